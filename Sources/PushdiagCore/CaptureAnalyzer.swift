@@ -1,0 +1,351 @@
+/// Streams 802.11 records into counts, per-BSS, per-transmitter and per-channel tables, roaming
+/// events and BSS Transition Management exchanges. Memory is bounded by the table capacities,
+/// never by the number of frames.
+public struct CaptureAnalyzer {
+    public struct Options: Sendable {
+        public var checkFCS = false
+        public var thresholds = Thresholds()
+        public var bssCapacity = 16_384
+        public var transmitterCapacity = 262_144
+        public var stationCapacity = 262_144
+        public var roamingEventCapacity = 10_000
+        /// A station that left one BSS and associates with another within this window has roamed.
+        public var roamWindowNs: Int64 = 30_000_000_000
+        public init() {}
+    }
+
+    struct BSS {
+        var ssid: [UInt8]?
+        var channel: UInt8?
+        var frequency: UInt16 = 0
+        var frames = 0
+        var retries = 0
+        var beacons = 0
+        var probeResponses = 0
+        var loadSamples = 0
+        var loadSum = 0
+        var loadMin: UInt8 = .max
+        var loadMax: UInt8 = 0
+        var loadLast: UInt8 = 0
+        var stationsLast: UInt16 = 0
+        var fastTransition = false
+        var radioMeasurement = false
+        var bssTransition = false
+        var mobilityDomain: UInt16?
+        var signalSum = 0
+        var signalSamples = 0
+    }
+
+    struct Transmitter {
+        var frames = 0
+        var retries = 0
+    }
+
+    struct Channel {
+        var frames = 0
+        var retries = 0
+        var airtimeFrames = 0
+        var airtimeUs: Double = 0
+        var first: Int64 = .max
+        var last: Int64 = .min
+    }
+
+    struct Station {
+        var bssid: MACAddress?
+        var leftBSSID: MACAddress?
+        var leftSubtype: UInt8 = 0
+        var leftReason: UInt16 = 0
+        var leftTime: Int64 = 0
+        var pending: Int = -1  // index of the roaming event awaiting its response
+    }
+
+    struct Roam {
+        var time: Int64
+        var station: MACAddress
+        var from: MACAddress?
+        var to: MACAddress
+        var kind: String
+        var reason: UInt16?
+        var status: UInt16?
+        var startedAt: Int64
+        var gapNs: Int64?
+    }
+
+    public let options: Options
+    public internal(set) var frames = 0
+    public internal(set) var dot11Frames = 0
+    public internal(set) var undecodable = 0
+    public internal(set) var retryFrames = 0
+    public internal(set) var dataFrames = 0
+    public internal(set) var controlFrames = 0
+    public internal(set) var extensionFrames = 0
+    /// Frames by management subtype (0–15).
+    public internal(set) var managementBySubtype = [Int](repeating: 0, count: 16)
+    public internal(set) var fcsFrames = 0
+    public internal(set) var fcsBadFlagged = 0
+    public internal(set) var fcsBad = 0
+    public internal(set) var malformedElements = 0
+    public internal(set) var firstTimestamp: Int64 = .max
+    public internal(set) var lastTimestamp: Int64 = .min
+    /// Raw BSS Load channel-utilisation values (0–255) seen in any frame, as a 256-bit set.
+    public internal(set) var utilizationValuesSeen = [UInt64](repeating: 0, count: 4)
+    var bssTable: MACTable<BSS>
+    var transmitterTable: MACTable<Transmitter>
+    var stationTable: MACTable<Station>
+    var channelIndex: [UInt16: Int] = [:]
+    var channels: [(UInt16, Channel)] = []
+    var roams: [Roam] = []
+    var roamsDropped = 0
+    var untrackedTransmitters = 0
+    var btm = BSSTransitionReport()
+
+    public init(options: Options = Options()) {
+        self.options = options
+        bssTable = MACTable(capacity: options.bssCapacity)
+        transmitterTable = MACTable(capacity: options.transmitterCapacity)
+        stationTable = MACTable(capacity: options.stationCapacity)
+    }
+
+    /// The distinct BSSIDs that sent beacons.
+    public var beaconBSSIDs: [MACAddress] {
+        (0..<bssTable.count).filter { bssTable[$0].beacons > 0 }.map { bssTable.keys[$0] }
+    }
+
+    /// The raw BSS Load utilisation values seen, sorted.
+    public var utilizationValues: [Int] {
+        (0..<256).filter { utilizationValuesSeen[$0 >> 6] & (1 << UInt64($0 & 63)) != 0 }
+    }
+
+    /// Frames and retry frames per transmitter address (`wlan.ta`).
+    public var transmitterCounts: [MACAddress: (frames: Int, retries: Int)] {
+        var out: [MACAddress: (frames: Int, retries: Int)] = [:]
+        for i in 0..<transmitterTable.count {
+            out[transmitterTable.keys[i]] = (transmitterTable[i].frames, transmitterTable[i].retries)
+        }
+        return out
+    }
+
+    // MARK: - Ingest
+
+    /// One capture record: its link type, time, captured bytes and original (on-the-wire) length.
+    @inline(__always)
+    public mutating func ingest(linkType: LinkType, timestampNs: Int64, packet: UnsafeRawBufferPointer, originalLength: Int) {
+        frames += 1
+        if timestampNs < firstTimestamp { firstTimestamp = timestampNs }
+        if timestampNs > lastTimestamp { lastTimestamp = timestampNs }
+        guard let d = LinkLayer.decapsulate(linkType, packet, originalLength: originalLength) else {
+            undecodable += 1
+            return
+        }
+        if d.info.fcsPresent { fcsFrames += 1 }
+        if d.info.badFCSFlagged { fcsBadFlagged += 1 }
+        guard let h = Dot11Header.parse(d.frame) else {
+            undecodable += 1
+            return
+        }
+        dot11Frames += 1
+        let retry = h.retry
+        if retry { retryFrames += 1 }
+        switch h.type {
+        case .management: managementBySubtype[Int(h.subtype)] += 1
+        case .control: controlFrames += 1
+        case .data: dataFrames += 1
+        case .extension_: extensionFrames += 1
+        }
+        if options.checkFCS, let fcs = d.fcs, CRC32.checksum(d.frame) != fcs { fcsBad += 1 }
+
+        if let ta = h.transmitter {
+            if let i = transmitterTable.slot(ta, make: { Transmitter() }) {
+                transmitterTable[i].frames += 1
+                if retry { transmitterTable[i].retries += 1 }
+            } else {
+                untrackedTransmitters += 1
+            }
+        }
+
+        var bssSlot: Int?
+        if let b = h.bssid, b != .broadcast, let i = bssTable.slot(b, make: { BSS() }) {
+            bssSlot = i
+            bssTable[i].frames += 1
+            if retry { bssTable[i].retries += 1 }
+        }
+
+        let freq = d.info.frequencyMHz
+        if freq != 0 {
+            let onAir = max(originalLength - d.headerLength, d.frame.count) + (d.info.fcsPresent ? 0 : 4)
+            let airtime = Airtime.microseconds(length: onAir, info: d.info)
+            updateChannel(freq, retry: retry, airtime: airtime, time: timestampNs)
+        }
+
+        switch h.type {
+        case .management where !h.truncated && !h.protected:
+            management(h, body: d.frame.suffix(from: h.headerLength), time: timestampNs, bss: bssSlot, info: d.info)
+        case .data where h.flags & 0x03 == 0x01:
+            // To DS: the transmitter is a station associated with addr1.
+            if let sta = h.addr2, let ap = h.addr1, !sta.isGroup, let i = stationTable.slot(sta, make: { Station() }),
+               stationTable[i].bssid == nil {
+                stationTable[i].bssid = ap
+            }
+        default:
+            break
+        }
+    }
+
+    @inline(__always)
+    mutating func updateChannel(_ freq: UInt16, retry: Bool, airtime: Double?, time: Int64) {
+        let i: Int
+        if let j = channelIndex[freq] {
+            i = j
+        } else {
+            guard channels.count < 1024 else { return }
+            i = channels.count
+            channelIndex[freq] = i
+            channels.append((freq, Channel()))
+        }
+        channels[i].1.frames += 1
+        if retry { channels[i].1.retries += 1 }
+        if let a = airtime {
+            channels[i].1.airtimeFrames += 1
+            channels[i].1.airtimeUs += a
+        }
+        if time < channels[i].1.first { channels[i].1.first = time }
+        if time > channels[i].1.last { channels[i].1.last = time }
+    }
+
+    // MARK: - Management bodies
+
+    mutating func management(_ h: Dot11Header, body: UnsafeRawBufferPointer, time: Int64, bss: Int?, info: RadioInfo) {
+        guard let sub = h.managementSubtype else { return }
+        switch sub {
+        case .beacon, .probeResponse:
+            // timestamp 8, beacon interval 2, capability 2, elements
+            guard body.count >= 12 else { return }
+            let e = elements(body.suffix(from: 12))
+            guard let i = bss else { return }
+            if sub == .beacon { bssTable[i].beacons += 1 } else { bssTable[i].probeResponses += 1 }
+            if let ssid = e.ssid, !ssid.isEmpty, !ssid.elementsEqual(bssTable[i].ssid ?? []) {
+                bssTable[i].ssid = Array(ssid)
+            }
+            if let ch = e.channel { bssTable[i].channel = ch }
+            if info.frequencyMHz != 0, sub == .beacon { bssTable[i].frequency = info.frequencyMHz }
+            if let s = info.signalDBm, s < 0 {
+                bssTable[i].signalSum += Int(s)
+                bssTable[i].signalSamples += 1
+            }
+            if let load = e.bssLoad {
+                bssTable[i].loadSamples += 1
+                bssTable[i].loadSum += Int(load.utilization)
+                bssTable[i].loadMin = min(bssTable[i].loadMin, load.utilization)
+                bssTable[i].loadMax = max(bssTable[i].loadMax, load.utilization)
+                bssTable[i].loadLast = load.utilization
+                bssTable[i].stationsLast = load.stationCount
+            }
+            if e.fastTransition { bssTable[i].fastTransition = true }
+            if let md = e.mobilityDomain { bssTable[i].mobilityDomain = md }
+            if e.radioMeasurement { bssTable[i].radioMeasurement = true }
+            if e.bssTransition { bssTable[i].bssTransition = true }
+        case .probeRequest:
+            _ = elements(body)
+        case .associationRequest:
+            _ = elements(body.suffix(from: 4))
+            guard let sta = h.addr2, let ap = h.addr1, let s = station(sta) else { return }
+            let st = stationTable[s]
+            if let left = st.leftBSSID, left != ap, time - st.leftTime <= options.roamWindowNs {
+                let kind = st.leftSubtype == 12 ? "association_after_deauthentication" : "association_after_disassociation"
+                addRoam(Roam(time: time, station: sta, from: left, to: ap, kind: kind, reason: st.leftReason, status: nil, startedAt: st.leftTime), slot: s)
+            }
+            stationTable[s].leftBSSID = nil
+        case .reassociationRequest:
+            // capability 2, listen interval 2, current AP address 6, elements
+            _ = elements(body.suffix(from: 10))
+            guard let sta = h.addr2, let ap = h.addr1, let s = station(sta) else { return }
+            let current = body.mac(at: 4)
+            let st = stationTable[s]
+            if st.pending >= 0, roams[st.pending].to == ap, roams[st.pending].status == nil || roams[st.pending].kind == "fast_transition" {
+                return  // part of a roam already reported (FT authentication, or a retransmission)
+            }
+            let from = current.flatMap { $0.rawValue == 0 ? nil : $0 } ?? st.bssid ?? st.leftBSSID
+            guard from != ap else { return }
+            addRoam(Roam(time: time, station: sta, from: from, to: ap, kind: "reassociation", reason: nil, status: nil, startedAt: time), slot: s)
+        case .associationResponse, .reassociationResponse:
+            guard let sta = h.addr1, let ap = h.addr2, let status = body.u16le(at: 2) else { return }
+            _ = elements(body.suffix(from: 6))
+            guard let s = stationTable.find(sta) ?? station(sta) else { return }
+            let p = stationTable[s].pending
+            if p >= 0, roams[p].to == ap, roams[p].status == nil || roams[p].kind == "fast_transition" {
+                roams[p].status = status
+                if status == 0 { roams[p].gapNs = time - roams[p].startedAt }
+                if status == 0 || roams[p].kind != "fast_transition" { stationTable[s].pending = -1 }
+            }
+            if status == 0 {
+                stationTable[s].bssid = ap
+                stationTable[s].leftBSSID = nil
+            }
+        case .authentication:
+            // algorithm 2, transaction sequence 2, status 2
+            guard let alg = body.u16le(at: 0), let seq = body.u16le(at: 2), let status = body.u16le(at: 4) else { return }
+            if body.count > 6 { _ = elements(body.suffix(from: 6)) }
+            guard alg == 2 else { return }  // fast BSS transition
+            if seq == 1, let sta = h.addr2, let ap = h.addr1, let s = station(sta) {
+                let st = stationTable[s]
+                if st.pending >= 0, roams[st.pending].to == ap, roams[st.pending].kind == "fast_transition" { return }
+                let from = st.bssid ?? st.leftBSSID
+                guard from != ap else { return }
+                addRoam(Roam(time: time, station: sta, from: from, to: ap, kind: "fast_transition", reason: nil, status: nil, startedAt: time), slot: s)
+            } else if seq == 2, status != 0, let sta = h.addr1, let ap = h.addr2, let s = stationTable.find(sta) {
+                let p = stationTable[s].pending
+                if p >= 0, roams[p].to == ap {
+                    roams[p].status = status
+                    stationTable[s].pending = -1
+                }
+            }
+        case .deauthentication, .disassociation:
+            guard let reason = body.u16le(at: 0), let a1 = h.addr1, let a2 = h.addr2, let b = h.addr3 else { return }
+            // Sent by the AP (addr2 is the BSSID) to a station, or by the station to its AP.
+            let (sta, ap) = a2 == b ? (a1, a2) : (a2, a1)
+            guard !sta.isGroup, let s = station(sta) else { return }
+            stationTable[s].bssid = nil
+            stationTable[s].leftBSSID = ap
+            stationTable[s].leftSubtype = sub.rawValue
+            stationTable[s].leftReason = reason
+            stationTable[s].leftTime = time
+        case .action:
+            // WNM (category 10): 6 BTM query, 7 BTM request, 8 BTM response (status at +2).
+            guard body.count >= 2, body[0] == 10 else { return }
+            switch body[1] {
+            case 6: btm.queries += 1
+            case 7: btm.requests += 1
+            case 8:
+                btm.responses += 1
+                if let status = body.u8(at: 3) {
+                    if status == 0 { btm.accepted += 1 } else { btm.rejected += 1 }
+                }
+            default: break
+            }
+        default:
+            break
+        }
+    }
+
+    @inline(__always)
+    mutating func elements(_ b: UnsafeRawBufferPointer) -> ElementSummary {
+        let e = ElementSummary.parse(b)
+        if e.malformed { malformedElements += 1 }
+        if let load = e.bssLoad { utilizationValuesSeen[Int(load.utilization >> 6)] |= 1 << UInt64(load.utilization & 63) }
+        return e
+    }
+
+    mutating func station(_ mac: MACAddress) -> Int? {
+        guard !mac.isGroup else { return nil }
+        return stationTable.slot(mac, make: { Station() })
+    }
+
+    mutating func addRoam(_ r: Roam, slot: Int) {
+        guard roams.count < options.roamingEventCapacity else {
+            roamsDropped += 1
+            return
+        }
+        stationTable[slot].pending = roams.count
+        roams.append(r)
+    }
+}

@@ -1,0 +1,202 @@
+/// The report model of `pushdiag capture`: plain values between the analysis and every renderer.
+/// JSON field names are these names in snake_case (the renderer converts them).
+
+public enum Severity: String, Codable, Sendable, Comparable {
+    case ok, warning, critical, unknown
+
+    /// Monitoring Plugins exit code: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+    public var exitCode: Int32 {
+        switch self {
+        case .ok: return 0
+        case .warning: return 1
+        case .critical: return 2
+        case .unknown: return 3
+        }
+    }
+
+    private var rank: Int {
+        switch self {
+        case .ok: return 0
+        case .warning: return 1
+        case .unknown: return 2
+        case .critical: return 3
+        }
+    }
+
+    /// Ordered OK < WARNING < UNKNOWN < CRITICAL: a critical finding is never hidden by a file
+    /// that could not be read completely.
+    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+}
+
+public struct Finding: Codable, Sendable, Equatable {
+    /// `frame_retries` or `channel_utilization`.
+    public var check: String
+    public var severity: Severity
+    /// What was measured: "overall", a BSS ("aa:bb:cc:dd:ee:ff (ward-3)") or a channel ("channel 6 (2437 MHz)").
+    public var subject: String
+    public var value: Double
+    /// The threshold that was exceeded (the warning or the critical one).
+    public var threshold: Double
+    public var unit: String
+    /// Where the value comes from: `retry_bit`, `bss_load` (advertised by the AP) or `airtime_estimate`.
+    public var source: String
+    public var message: String
+
+    public init(check: String, severity: Severity, subject: String, value: Double, threshold: Double, unit: String, source: String, message: String) {
+        self.check = check
+        self.severity = severity
+        self.subject = subject
+        self.value = value
+        self.threshold = threshold
+        self.unit = unit
+        self.source = source
+        self.message = message
+    }
+}
+
+public struct ManagementCounts: Codable, Sendable, Equatable {
+    public var associationRequest = 0
+    public var associationResponse = 0
+    public var reassociationRequest = 0
+    public var reassociationResponse = 0
+    public var authentication = 0
+    public var deauthentication = 0
+    public var disassociation = 0
+    public var probeRequest = 0
+    public var probeResponse = 0
+    public var action = 0
+    public init() {}
+}
+
+public struct BSSLoadReport: Codable, Sendable, Equatable {
+    /// The last advertised values.
+    public var stationCount: Int
+    public var channelUtilizationPercent: Double
+    /// Raw utilisation (0–255) last advertised.
+    public var channelUtilizationRaw: Int
+    public var channelUtilizationMinPercent: Double
+    public var channelUtilizationMaxPercent: Double
+    public var channelUtilizationMeanPercent: Double
+    public var samples: Int
+}
+
+public struct BSSReport: Codable, Sendable, Equatable {
+    public var bssid: MACAddress
+    @Nullable public var ssid: String?
+    @Nullable public var channel: Int?
+    @Nullable public var frequencyMhz: Int?
+    public var frames: Int
+    public var retryFrames: Int
+    @Nullable public var retryPercent: Double?
+    public var beacons: Int
+    public var probeResponses: Int
+    @Nullable public var bssLoad: BSSLoadReport?
+    /// 802.11r: Mobility Domain element or an FT AKM in RSN.
+    public var fastTransition: Bool
+    /// 802.11k: RM Enabled Capabilities element.
+    public var radioMeasurement: Bool
+    /// 802.11v: Extended Capabilities bit 19.
+    public var bssTransition: Bool
+    @Nullable public var mobilityDomain: Int?
+    @Nullable public var signalDbm: Double?
+}
+
+public struct TransmitterReport: Codable, Sendable, Equatable {
+    public var mac: MACAddress
+    public var frames: Int
+    public var retryFrames: Int
+    public var retryPercent: Double
+}
+
+public struct ChannelReport: Codable, Sendable, Equatable {
+    public var frequencyMhz: Int
+    @Nullable public var channel: Int?
+    public var frames: Int
+    public var retryFrames: Int
+    /// Frames whose rate was known, so their airtime could be computed.
+    public var airtimeFrames: Int
+    public var airtimeMs: Double
+    /// Time between the first and last frame on this channel.
+    public var spanSeconds: Double
+    /// Airtime / span: a lower bound of the channel's busy time (see pushdiag(1)).
+    @Nullable public var utilizationPercent: Double?
+    /// The highest BSS Load utilisation advertised by a BSS on this channel.
+    @Nullable public var advertisedUtilizationPercent: Double?
+}
+
+public struct RoamingEventReport: Codable, Sendable, Equatable {
+    public var time: String
+    public var station: MACAddress
+    @Nullable public var fromBssid: MACAddress?
+    public var toBssid: MACAddress
+    /// `reassociation`, `fast_transition`, `association_after_deauthentication`, `association_after_disassociation`.
+    public var kind: String
+    @Nullable public var ssid: String?
+    /// Reason code of the deauthentication/disassociation that preceded it.
+    @Nullable public var reasonCode: Int?
+    /// Status code of the AP's (re)association or FT authentication response, when seen.
+    @Nullable public var statusCode: Int?
+    /// From leaving the old BSS (or the roam's first frame) to the new BSS's successful response.
+    @Nullable public var gapMs: Double?
+}
+
+public struct BSSTransitionReport: Codable, Sendable, Equatable {
+    public var queries = 0
+    public var requests = 0
+    public var responses = 0
+    public var accepted = 0
+    public var rejected = 0
+    public init() {}
+}
+
+public struct CaptureReport: Codable, Sendable, Equatable {
+    @Nullable public var file: String?
+    @Nullable public var linkType: Int?
+    @Nullable public var linkTypeName: String?
+    /// Every record read.
+    public var frames: Int
+    /// Records whose 802.11 frame control could be read.
+    public var dot11Frames: Int
+    /// Records whose radio header could not be read (no 802.11 frame in them).
+    public var undecodable: Int
+    /// 802.11 frames with the Retry bit (bad-FCS frames included, as tshark's `wlan.fc.retry == 1`).
+    public var retryFrames: Int
+    @Nullable public var retryPercent: Double?
+    public var beacons: Int
+    public var management: ManagementCounts
+    public var dataFrames: Int
+    public var controlFrames: Int
+    public var extensionFrames: Int
+    public var fcsFrames: Int
+    public var fcsBadFlagged: Int
+    /// Frames whose recomputed FCS did not match (only with --check-fcs).
+    @Nullable public var fcsBad: Int?
+    public var malformedElements: Int
+    @Nullable public var start: String?
+    @Nullable public var end: String?
+    @Nullable public var durationSeconds: Double?
+    public var bss: [BSSReport]
+    public var transmitters: [TransmitterReport]
+    /// Transmitters beyond the table's bound, counted in totals only.
+    public var untrackedTransmitters: Int
+    public var channels: [ChannelReport]
+    public var roamingEvents: [RoamingEventReport]
+    public var roamingEventsDropped: Int
+    public var bssTransitionManagement: BSSTransitionReport
+    public var findings: [Finding]
+    public var status: Severity
+    public var truncated: Bool
+    @Nullable public var error: String?
+}
+
+public struct MultiCaptureReport: Codable, Sendable, Equatable {
+    public var files: [CaptureReport]
+    public var total: CaptureReport
+    public var status: Severity
+
+    public init(files: [CaptureReport], total: CaptureReport, status: Severity) {
+        self.files = files
+        self.total = total
+        self.status = status
+    }
+}

@@ -1,0 +1,70 @@
+/// An optional that encodes as JSON `null` instead of being left out, so every field of the JSON
+/// contract is always present.
+@propertyWrapper
+public struct Nullable<Value: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
+    public var wrappedValue: Value?
+    public init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        wrappedValue = c.decodeNil() ? nil : try c.decode(Value.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        if let v = wrappedValue { try c.encode(v) } else { try c.encodeNil() }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A missing key decodes as nil, as for a plain optional.
+    public func decode<T>(_ type: Nullable<T>.Type, forKey key: Key) throws -> Nullable<T> {
+        try decodeIfPresent(type, forKey: key) ?? Nullable(wrappedValue: nil)
+    }
+}
+
+/// RFC 3339 timestamps in UTC without Foundation: the core stays free of I/O and locale.
+public enum Timestamp {
+    /// `nanoseconds` since the Unix epoch → "2024-05-01T12:00:00.123456Z" (microseconds shown).
+    public static func rfc3339(nanoseconds: Int64) -> String {
+        let secs = nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
+        let frac = Int(nanoseconds - secs * 1_000_000_000) / 1000
+        var days = Int(secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400)
+        let rem = Int(secs - Int64(days) * 86_400)
+        // civil_from_days (H. Hinnant)
+        days += 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let doe = days - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        var y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        if m <= 2 { y += 1 }
+        func pad(_ v: Int, _ w: Int) -> String {
+            let s = String(v)
+            return s.count >= w ? s : String(repeating: "0", count: w - s.count) + s
+        }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rem / 3600, 2)):\(pad(rem / 60 % 60, 2)):\(pad(rem % 60, 2)).\(pad(frac, 6))Z"
+    }
+}
+
+/// SSIDs are bytes; show them as text where they are UTF-8 and printable, escaping the rest.
+public enum SSIDText {
+    public static func render(_ bytes: [UInt8]) -> String {
+        if let s = String(validating: bytes, as: UTF8.self), !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return s
+        }
+        var out = ""
+        for b in bytes {
+            if b >= 0x20 && b < 0x7F && b != UInt8(ascii: "\\") {
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            } else {
+                let hex = Array("0123456789abcdef")
+                out += "\\x" + String(hex[Int(b >> 4)]) + String(hex[Int(b & 0xF)])
+            }
+        }
+        return out
+    }
+}

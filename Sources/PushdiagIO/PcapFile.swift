@@ -1,0 +1,161 @@
+private import CPcap
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import PushdiagCore
+
+/// Why a capture could not be read, or not read to its end.
+public enum CaptureError: Error, CustomStringConvertible, Equatable {
+    /// libpcap could not open it (missing, unreadable, not a capture).
+    case cannotOpen(path: String, reason: String)
+    case unsupportedLinkType(path: String, linkType: Int32, name: String)
+    /// The file ends inside record `frame` (1-based).
+    case truncated(path: String, frame: Int, detail: String)
+    /// Any other read error at record `frame`.
+    case readError(path: String, frame: Int, detail: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason):
+            return "cannot open \(path): \(reason)"
+        case .unsupportedLinkType(let path, let lt, let name):
+            return "cannot analyse \(path): unsupported link type \(lt) (\(name)); pushdiag reads 802.11 captures: radiotap (127), IEEE802_11 (105), PPI (192), PRISM_HEADER (119), IEEE802_11_RADIO_AVS (163)"
+        case .truncated(let path, let frame, let detail):
+            return "\(path): truncated record at frame \(frame) (\(detail)); results cover the \(frame - 1) frames before it"
+        case .readError(let path, let frame, let detail):
+            return "\(path): cannot read frame \(frame) (\(detail)); results cover the \(frame - 1) frames before it"
+        }
+    }
+}
+
+/// One record as libpcap hands it over: borrowed bytes, valid only inside the callback.
+public struct CaptureRecord {
+    public var timestampNs: Int64
+    public var bytes: UnsafeRawBufferPointer
+    public var originalLength: Int
+}
+
+/// An open capture file (pcap or pcapng) read through libpcap. Owns its `pcap_t`, closed once.
+public final class PcapFile {
+    private let handle: OpaquePointer
+    public let path: String
+    /// The file's link-layer header type (LINKTYPE_ value).
+    public let linkType: Int32
+    /// Size of the file in bytes, for progress; 0 when unknown.
+    public let size: Int64
+
+    public init(path: String) throws(CaptureError) {
+        self.path = path
+        var errbuf = [CChar](repeating: 0, count: Int(CPcap_ERRBUF_SIZE()))
+        guard let h = pcap_open_offline_with_tstamp_precision(path, CPcap_TSTAMP_PRECISION_NANO(), &errbuf) else {
+            let reason = String(decoding: errbuf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw .cannotOpen(path: path, reason: reason.isEmpty ? "unknown error" : reason)
+        }
+        handle = h
+        linkType = pcap_datalink(h)
+        var st = stat()
+        size = stat(path, &st) == 0 ? Int64(st.st_size) : 0
+    }
+
+    deinit { pcap_close(handle) }
+
+    /// libpcap's name for a link type ("IEEE802_11_RADIO"), or "unknown".
+    public static func linkTypeName(_ linkType: Int32) -> String {
+        guard let p = pcap_datalink_val_to_name(linkType) else { return "unknown" }
+        return String(cString: p)
+    }
+
+    /// Bytes of the file consumed so far (for progress), or 0 for pcapng and unknown positions.
+    public var position: Int64 {
+        guard let f = pcap_file(handle) else { return 0 }
+        let p = ftello(f)
+        return p < 0 ? 0 : Int64(p)
+    }
+
+    /// Calls `body` for every record until the end of the file, returning the number of records.
+    /// Stops early when `body` returns false. A read error throws after the records before it
+    /// were delivered.
+    @discardableResult
+    public func forEachRecord(_ body: (CaptureRecord) -> Bool) throws(CaptureError) -> Int {
+        var n = 0
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        while true {
+            let rc = pcap_next_ex(handle, &header, &data)
+            if rc == 1, let hdr = header?.pointee, let data {
+                n += 1
+                let ts = Int64(hdr.ts.tv_sec) &* 1_000_000_000 &+ Int64(hdr.ts.tv_usec)  // nanoseconds: opened with NANO precision
+                let rec = CaptureRecord(timestampNs: ts, bytes: UnsafeRawBufferPointer(start: data, count: Int(hdr.caplen)), originalLength: Int(hdr.len))
+                if !body(rec) { return n }
+            } else if rc == CPcap_ERROR_BREAK() {
+                return n
+            } else if rc == 0 {
+                continue  // live capture timeout; not for files
+            } else {
+                let detail = String(cString: pcap_geterr(handle))
+                if detail.contains("truncated") {
+                    throw .truncated(path: path, frame: n + 1, detail: detail)
+                }
+                throw .readError(path: path, frame: n + 1, detail: detail)
+            }
+        }
+    }
+}
+
+/// Writes a pcap file through libpcap's own dumper, to a temporary name renamed into place when
+/// closed, so a reader never sees half a file.
+public final class PcapWriter {
+    private let dead: OpaquePointer
+    private let dumper: OpaquePointer
+    public let path: String
+    private let temporaryPath: String
+    private var closed = false
+
+    public init(path: String, linkType: Int32, snapLength: Int32 = 262_144) throws(CaptureError) {
+        self.path = path
+        temporaryPath = path + ".tmp-\(getpid())"
+        guard let d = pcap_open_dead_with_tstamp_precision(linkType, snapLength, CPcap_TSTAMP_PRECISION_NANO()) else {
+            throw .cannotOpen(path: path, reason: "pcap_open_dead failed")
+        }
+        guard let w = pcap_dump_open(d, temporaryPath) else {
+            let reason = String(cString: pcap_geterr(d))
+            pcap_close(d)
+            throw .cannotOpen(path: path, reason: reason)
+        }
+        dead = d
+        dumper = w
+    }
+
+    public func write(timestampNs: Int64, bytes: [UInt8], originalLength: Int? = nil) {
+        var hdr = pcap_pkthdr()
+        hdr.ts.tv_sec = Int(timestampNs / 1_000_000_000)
+        hdr.ts.tv_usec = Int(timestampNs % 1_000_000_000)
+        hdr.caplen = UInt32(bytes.count)
+        hdr.len = UInt32(originalLength ?? bytes.count)
+        bytes.withUnsafeBufferPointer { buf in
+            pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), &hdr, buf.baseAddress)
+        }
+    }
+
+    /// Flushes, closes and renames the file into place.
+    public func close() throws(CaptureError) {
+        guard !closed else { return }
+        closed = true
+        pcap_dump_flush(dumper)
+        pcap_dump_close(dumper)
+        pcap_close(dead)
+        guard rename(temporaryPath, path) == 0 else {
+            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    deinit {
+        if !closed {
+            pcap_dump_close(dumper)
+            pcap_close(dead)
+            unlink(temporaryPath)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import PushdiagRender
+
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+struct ThresholdOptions: ParsableArguments {
+    @Option(name: .customLong("retry-warning"), help: ArgumentHelp("Warn when retransmissions are above PCT percent of frames.", valueName: "PCT"))
+    var retryWarning: Double = Thresholds().retryWarning
+    @Option(name: .customLong("retry-critical"), help: ArgumentHelp("Critical when retransmissions are above PCT percent (Apple: 15).", valueName: "PCT"))
+    var retryCritical: Double = Thresholds().retryCritical
+    @Option(name: .customLong("utilization-warning"), help: ArgumentHelp("Warn when channel utilisation is above PCT percent.", valueName: "PCT"))
+    var utilizationWarning: Double = Thresholds().utilizationWarning
+    @Option(name: .customLong("utilization-critical"), help: ArgumentHelp("Critical when channel utilisation is above PCT percent (Apple: 40).", valueName: "PCT"))
+    var utilizationCritical: Double = Thresholds().utilizationCritical
+    @Option(name: .customLong("min-frames"), help: ArgumentHelp("Judge retry rates only over at least N frames.", valueName: "N"))
+    var minimumFrames: Int = Thresholds().minimumFrames
+
+    func validate() throws {
+        for (name, v) in [("retry-warning", retryWarning), ("retry-critical", retryCritical), ("utilization-warning", utilizationWarning), ("utilization-critical", utilizationCritical)] {
+            guard v.isFinite, (0...100).contains(v) else { throw ValidationError("--\(name) must be a percentage from 0 to 100, not \(v)") }
+        }
+        guard retryWarning <= retryCritical else { throw ValidationError("--retry-warning (\(retryWarning)) must not be above --retry-critical (\(retryCritical))") }
+        guard utilizationWarning <= utilizationCritical else { throw ValidationError("--utilization-warning (\(utilizationWarning)) must not be above --utilization-critical (\(utilizationCritical))") }
+        guard minimumFrames >= 1 else { throw ValidationError("--min-frames must be at least 1") }
+    }
+
+    var thresholds: Thresholds {
+        var t = Thresholds()
+        t.retryWarning = retryWarning
+        t.retryCritical = retryCritical
+        t.utilizationWarning = utilizationWarning
+        t.utilizationCritical = utilizationCritical
+        t.minimumFrames = minimumFrames
+        return t
+    }
+}
+
+struct CaptureCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "capture",
+        abstract: "Analyse 802.11 capture files: retries, channel utilisation, 802.11r/k/v, roaming.",
+        discussion: """
+            Reads pcap and pcapng files with radiotap, PPI, Prism, AVS or plain 802.11 headers. \
+            With several files, prints each file's result and their total. Exit status: 0 no \
+            finding, 1 warning, 2 critical, 3 a file could not be analysed (completely) and \
+            nothing critical was found.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Capture files (pcap or pcapng).", valueName: "FILE"))
+    var files: [String]
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    @Flag(name: .customLong("check-fcs"), help: "Recompute the FCS where the capture has one and count frames that fail.")
+    var checkFCS = false
+
+    @Option(help: ArgumentHelp("Rows per table in text output (0: all).", valueName: "N"))
+    var limit: Int = 20
+
+    @OptionGroup var thresholds: ThresholdOptions
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one capture file") }
+        guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
+    }
+
+    func run() throws {
+        var options = CaptureAnalyzer.Options()
+        options.checkFCS = checkFCS
+        options.thresholds = thresholds.thresholds
+        let progress = Progress()
+        var reports: [CaptureReport] = []
+        var total = CaptureAnalyzer(options: options)
+        for path in files {
+            let outcome = CaptureFileAnalysis.analyze(path: path, options: options) { done, size in
+                if size > 0 { progress.update("\(path): \(done * 100 / size)%") }
+            }
+            progress.clear()
+            if let e = outcome.error { diagnose(e.description) }
+            reports.append(outcome.report(file: path))
+            total.merge(outcome.analyzer)
+        }
+
+        let status: Severity
+        let output: String
+        if reports.count == 1 {
+            status = reports[0].status
+            output = format == .json ? try JSONRenderer.render(reports[0]) : CaptureTextRenderer(limit: limit).render(reports[0])
+        } else {
+            let errors = reports.compactMap(\.error)
+            let anyTruncated = reports.contains { $0.truncated }
+            let summary: String? = errors.isEmpty ? nil : "\(errors.count) of \(reports.count) files could not be read completely"
+            var combined = total.report(file: nil, truncated: anyTruncated, error: summary)
+            combined.status = max(combined.status, reports.map(\.status).max() ?? .ok)
+            let multi = MultiCaptureReport(files: reports, total: combined, status: combined.status)
+            status = multi.status
+            output = format == .json ? try JSONRenderer.render(multi) : CaptureTextRenderer(limit: limit).render(multi)
+        }
+        print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+        throw ExitCode(status.exitCode)
+    }
+}
