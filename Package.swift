@@ -42,6 +42,6 @@ let package = Package(
         .executableTarget(name: "pushdiag-fixtures", dependencies: ["FixtureKit", "PushdiagIO"]),
 
         .testTarget(name: "PushdiagCoreTests", dependencies: ["PushdiagCore", "FixtureKit", "PushdiagRender"]),
-        .testTarget(name: "PushdiagCLITests", dependencies: ["PushdiagCore", "PushdiagIO", "FixtureKit"]),
+        .testTarget(name: "PushdiagCLITests", dependencies: ["CPcap", "PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit"]),
     ]
 )

@@ -97,10 +97,10 @@ extension CaptureAnalyzer {
         for b in bssReports {
             guard let load = b.bssLoad,
                   let (sev, limit) = Thresholds.grade(load.channelUtilizationMeanPercent, warning: t.utilizationWarning, critical: t.utilizationCritical) else { continue }
-            let where_ = b.channel.map { " on channel \($0)" } ?? ""
+            let where_ = b.channel.map { "channel \($0)" } ?? "its channel"
             findings.append(Finding(
                 check: "channel_utilization", severity: sev, subject: label(b), value: load.channelUtilizationMeanPercent, threshold: limit, unit: "percent", source: "bss_load",
-                message: "\(label(b)) advertises its channel\(where_) \(Self.format(load.channelUtilizationMeanPercent))% busy (mean of \(load.samples) BSS Load elements), above \(Self.format(limit))%"))
+                message: "\(label(b)) advertises \(where_) as \(Self.format(load.channelUtilizationMeanPercent))% busy (mean of \(load.samples) BSS Load elements), above \(Self.format(limit))%"))
         }
         for c in channelReports {
             guard let u = c.utilizationPercent,

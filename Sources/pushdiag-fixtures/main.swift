@@ -1,1 +1,25 @@
-print("todo")
+// pushdiag-fixtures DIR: writes the captures of fixtures/ (see FixtureKit/Fixtures.swift).
+import FixtureKit
+import Foundation
+import PushdiagCore
+import PushdiagIO
+
+let dir = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "fixtures"
+do {
+    for f in Fixtures.all {
+        let path = dir + "/" + f.name
+        let w = try PcapWriter(path: path, linkType: LinkType.radiotap.rawValue)
+        for r in f.records { w.write(timestampNs: r.timeNs, bytes: r.bytes) }
+        try w.close()
+        if f.name == Fixtures.truncated().name {
+            let h = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+            let size = try h.seekToEnd()
+            try h.truncate(atOffset: size - UInt64(Fixtures.truncatedCut))
+            try h.close()
+        }
+        print("wrote \(path) (\(f.records.count) records)")
+    }
+} catch {
+    FileHandle.standardError.write(Data("pushdiag-fixtures: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// Paths and process helpers shared by the tests that read files or run the binary.
+enum TestPaths {
+    /// The package root, found from this file's path.
+    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = root.appendingPathComponent("fixtures")
+    /// `../shared/pcaps` beside the project, when present.
+    static let sharedPcaps = root.deletingLastPathComponent().appendingPathComponent("shared/pcaps")
+    static var hasSharedPcaps: Bool { FileManager.default.fileExists(atPath: sharedPcaps.appendingPathComponent("oracle.tsv").path) }
+
+    /// The built `pushdiag` executable, next to the test bundle.
+    static let binary: URL = {
+        var candidates: [URL] = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL]
+        candidates += [Bundle.main.bundleURL.deletingLastPathComponent()]
+        for dir in candidates {
+            let u = dir.appendingPathComponent("pushdiag")
+            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
+        }
+        return root.appendingPathComponent(".build/debug/pushdiag")
+    }()
+
+    static func which(_ tool: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let p = "\(dir)/\(tool)"
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return nil
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let u = FileManager.default.temporaryDirectory.appendingPathComponent("pushdiag-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: u, withIntermediateDirectories: true)
+        return u
+    }
+}
+
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    /// Terminated by a signal (a crash), not an exit.
+    var signalled: Bool
+}
+
+/// Runs a program with a time limit; a run that exceeds it is killed and reported as signalled.
+/// Output goes through temporary files, so a large report cannot fill a pipe and stall.
+func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60, environment: [String: String]? = nil) throws -> RunResult {
+    let dir = try TestPaths.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    if let environment { p.environment = environment }
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    let deadline = Date().addingTimeInterval(timeout)
+    while p.isRunning && Date() < deadline { usleep(2000) }
+    if p.isRunning { p.terminate() }
+    p.waitUntilExit()
+    try out.close()
+    try err.close()
+    return RunResult(status: p.terminationStatus, stdout: try String(contentsOf: outURL, encoding: .utf8), stderr: try String(contentsOf: errURL, encoding: .utf8),
+                     signalled: p.terminationReason == .uncaughtSignal)
+}
+
+func pushdiag(_ arguments: String...) throws -> RunResult {
+    try run(TestPaths.binary.path, arguments)
+}
+
+func pushdiag(_ arguments: [String]) throws -> RunResult {
+    try run(TestPaths.binary.path, arguments)
+}
+
+func json(_ text: String) throws -> [String: Any] {
+    let obj = try JSONSerialization.jsonObject(with: Data(text.utf8))
+    return try #require(obj as? [String: Any])
+}
