@@ -67,7 +67,8 @@ func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60
     p.waitUntilExit()
     try out.close()
     try err.close()
-    return RunResult(status: p.terminationStatus, stdout: try String(contentsOf: outURL, encoding: .utf8), stderr: try String(contentsOf: errURL, encoding: .utf8),
+    return RunResult(status: p.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                     stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
                      signalled: p.terminationReason == .uncaughtSignal)
 }
 

@@ -1,0 +1,83 @@
+# pushdiag — see README.md. `make demo` runs the main job, `make test` the tests; both install
+# the Debian packages they need first (apt-get, as root or through sudo).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+DESTDIR ?=
+SWIFT ?= swift
+CONFIG ?= release
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+SWIFT_FLAGS := $(if $(filter 1,$(V)),-v,)
+
+# Build: libpcap. Tests: tshark (the oracle), zzuf (corrupted inputs). Bench: tshark's editcap/mergecap, gcc, time.
+BUILD_PACKAGES := libpcap-dev pkg-config
+TEST_PACKAGES := tshark zzuf
+BENCH_PACKAGES := tshark gcc time
+
+BIN = .build/$(CONFIG)/pushdiag
+
+.PHONY: all deps deps-test deps-bench build debug test demo bench install uninstall fixtures clean
+
+all: build
+
+define apt_install
+	$(Q)missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(BUILD_PACKAGES))
+
+deps-test: deps
+	$(call apt_install,$(TEST_PACKAGES))
+
+deps-bench: deps
+	$(call apt_install,$(BENCH_PACKAGES))
+
+build: deps
+	$(Q)$(SWIFT) build -c $(CONFIG) $(SWIFT_FLAGS) --product pushdiag
+
+debug: deps
+	$(Q)$(SWIFT) build $(SWIFT_FLAGS)
+
+test: deps-test
+	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(Q)$(SWIFT) test $(SWIFT_FLAGS)
+
+# The main job on a machine without Wi-Fi: analyse the bundled captures.
+demo: build
+	$(Q)echo "== pushdiag capture on the bundled captures (fixtures/) =="
+	$(Q)$(BIN) capture fixtures/roam-ft.pcap fixtures/roam-reassociation.pcap fixtures/beacon-bssload-55pct.pcap fixtures/retries-above-15pct.pcap; \
+	  status=$$?; echo "exit status $$status (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)"; [ $$status -le 3 ]
+
+bench: deps-bench build
+	$(Q)CONFIG=$(CONFIG) bench/run.sh
+
+fixtures: debug
+	$(Q).build/debug/pushdiag-fixtures fixtures
+
+install: build
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	$(Q)install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/pushdiag
+	$(Q)install -m 644 man/pushdiag.1 $(DESTDIR)$(MANDIR)/man1/pushdiag.1
+	$(Q)$(BIN) --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/pushdiag
+	$(Q)$(BIN) --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_pushdiag
+	$(Q)$(BIN) --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/pushdiag.fish
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/pushdiag $(DESTDIR)$(MANDIR)/man1/pushdiag.1 \
+	  $(DESTDIR)$(DATADIR)/bash-completion/completions/pushdiag $(DESTDIR)$(DATADIR)/zsh/site-functions/_pushdiag \
+	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/pushdiag.fish
+
+clean:
+	$(Q)rm -rf .build bench/out bench/bin

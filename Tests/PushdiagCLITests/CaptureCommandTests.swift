@@ -1,0 +1,160 @@
+import CPcap
+import FixtureKit
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import Testing
+
+/// `pushdiag capture` as a user runs it: exit codes, JSON contract, errors, bad input.
+struct CaptureCommandTests {
+    func fixture(_ name: String) -> String { TestPaths.fixtures.appendingPathComponent(name).path }
+
+    @Test func exitCodesFollowTheWorstFinding() throws {
+        #expect(try pushdiag("capture", fixture("roam-ft.pcap")).status == 0)
+        #expect(try pushdiag("capture", fixture("retries-above-15pct.pcap")).status == 2)
+        #expect(try pushdiag("capture", fixture("beacon-bssload-55pct.pcap")).status == 2)
+        #expect(try pushdiag("capture", fixture("capture-truncated.pcap")).status == 3)
+        // A warning: 20% retries is between 18 and 25.
+        #expect(try pushdiag("capture", "--retry-warning", "18", "--retry-critical", "25", fixture("retries-above-15pct.pcap")).status == 1)
+        // Critical beats a file that could not be read.
+        #expect(try pushdiag("capture", fixture("retries-above-15pct.pcap"), fixture("capture-truncated.pcap")).status == 2)
+    }
+
+    @Test func jsonContract() throws {
+        let r = try pushdiag("capture", "--format", "json", "--check-fcs", fixture("roam-ft.pcap"))
+        #expect(r.status == 0)
+        let j = try json(r.stdout)
+        for key in ["frames", "retry_frames", "beacons", "management", "fcs_bad", "bss", "roaming_events", "findings", "truncated", "error"] {
+            #expect(j.keys.contains(key), "top-level \(key)")
+        }
+        #expect(j["error"] is NSNull)
+        #expect(j["fcs_bad"] as? Int == 0)
+        let m = try #require(j["management"] as? [String: Any])
+        for key in ["association_request", "association_response", "reassociation_request", "reassociation_response", "authentication",
+                    "deauthentication", "disassociation", "probe_request", "probe_response", "action"] {
+            #expect(m[key] is Int, "management.\(key)")
+        }
+        let bss = try #require(j["bss"] as? [[String: Any]])
+        for key in ["bssid", "ssid", "channel", "frames", "retry_frames", "bss_load", "fast_transition", "radio_measurement", "bss_transition"] {
+            #expect(bss.allSatisfy { $0.keys.contains(key) }, "bss[].\(key)")
+        }
+        #expect(bss.allSatisfy { $0["bss_load"] is NSNull })
+        let e = try #require((j["roaming_events"] as? [[String: Any]])?.first)
+        #expect(e["from_bssid"] as? String == Fixtures.ap1.description)
+        #expect(e["to_bssid"] as? String == Fixtures.ap2.description)
+        #expect(e["kind"] as? String == "fast_transition")
+
+        let crit = try json(try pushdiag("capture", "--format", "json", fixture("beacon-bssload-55pct.pcap")).stdout)
+        let f = try #require((crit["findings"] as? [[String: Any]])?.first)
+        #expect(f["check"] as? String == "channel_utilization")
+        #expect(f["severity"] as? String == "critical")
+        #expect(f["value"] as? Double == 54.9 && f["threshold"] as? Double == 40)
+        #expect(f["subject"] as? String != nil)
+    }
+
+    @Test func severalFilesGiveEachAndTheTotal() throws {
+        let r = try pushdiag("capture", "--format", "json", fixture("roam-ft.pcap"), fixture("retries-above-15pct.pcap"))
+        let j = try json(r.stdout)
+        let files = try #require(j["files"] as? [[String: Any]])
+        #expect(files.map { $0["file"] as? String } == [fixture("roam-ft.pcap"), fixture("retries-above-15pct.pcap")])
+        let total = try #require(j["total"] as? [String: Any])
+        #expect(total["frames"] as? Int == 16 + 200)
+        #expect(total["retry_frames"] as? Int == 40)
+        #expect(r.status == 2)
+    }
+
+    @Test func missingAndNonCaptureFilesGiveOneLineAndExit3() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let empty = dir.appendingPathComponent("empty.pcap").path
+        let text = dir.appendingPathComponent("notes.pcap").path
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        FileManager.default.createFile(atPath: text, contents: Data("this is not a capture\n".utf8))
+        for (path, words) in [(dir.appendingPathComponent("missing.pcap").path, "No such file"), (empty, "cannot open"), (text, "unknown file format")] {
+            let r = try pushdiag("capture", path)
+            #expect(r.status == 3, "\(path)")
+            let lines = r.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains(path) && r.stderr.contains(words), "\(r.stderr)")
+        }
+    }
+
+    @Test func otherLinkTypesAreNamed() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("ethernet.pcap").path
+        let w = try PcapWriter(path: path, linkType: CPcap_DLT_EN10MB())
+        w.write(timestampNs: 0, bytes: [UInt8](repeating: 0, count: 60))
+        try w.close()
+        let r = try pushdiag("capture", path)
+        #expect(r.status == 3)
+        #expect(r.stderr.contains("unsupported link type 1 (EN10MB)"), "\(r.stderr)")
+    }
+
+    @Test func badFlagsExit3() throws {
+        let a = try pushdiag("capture", "--format", "xml", fixture("roam-ft.pcap"))
+        #expect(a.status == 3 && a.stderr.contains("xml"))
+        let b = try pushdiag("capture", "--retry-critical", "150", fixture("roam-ft.pcap"))
+        #expect(b.status == 3 && b.stderr.contains("--retry-critical"))
+        let c = try pushdiag("capture")
+        #expect(c.status == 3)
+    }
+
+    @Test func helpListsEveryOption() throws {
+        let r = try pushdiag("capture", "--help")
+        #expect(r.status == 0)
+        for option in ["--format", "--check-fcs", "--limit", "--retry-warning", "--retry-critical", "--utilization-warning", "--utilization-critical", "--min-frames"] {
+            #expect(r.stdout.contains(option), "--help mentions \(option)")
+        }
+        let man = try String(contentsOf: TestPaths.root.appendingPathComponent("man/pushdiag.1"), encoding: .utf8)
+        for option in ["format", "check\\-fcs", "limit", "retry\\-warning", "retry\\-critical", "utilization\\-warning", "utilization\\-critical", "min\\-frames"] {
+            #expect(man.contains("\\-\\-" + option), "man page documents --\(option)")
+        }
+    }
+
+    /// Every shared capture, and randomly corrupted copies of them (zzuf), give a report or a
+    /// clear error — never a crash or a hang.
+    @Test(.enabled(if: TestPaths.hasSharedPcaps, "../shared/pcaps is absent"))
+    func corruptedCapturesNeverCrash() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let all = try FileManager.default.subpathsOfDirectory(atPath: TestPaths.sharedPcaps.path)
+            .filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".cap") }.sorted()
+        #expect(all.count > 200)
+        // Every original file, in one run.
+        let whole = try pushdiag(["capture", "--format", "json"] + all.map { TestPaths.sharedPcaps.appendingPathComponent($0).path })
+        #expect(!whole.signalled && (0...3).contains(whole.status), "status \(whole.status): \(whole.stderr.suffix(400))")
+        #expect(try json(whole.stdout)["files"] is [Any])
+
+        // Corrupted copies: zzuf where installed, otherwise a seeded bit-flipper of our own.
+        let zzuf = TestPaths.which("zzuf")
+        var corrupted: [String] = []
+        for (i, name) in all.enumerated() where i % 3 == 0 {
+            let src = TestPaths.sharedPcaps.appendingPathComponent(name)
+            let dst = dir.appendingPathComponent("\(i).pcap")
+            if let zzuf {
+                _ = FileManager.default.createFile(atPath: dst.path, contents: nil)
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: zzuf)
+                p.arguments = ["-s", "\(i)", "-r", "0.004", "cat", src.path]
+                p.standardOutput = try FileHandle(forWritingTo: dst)
+                try p.run()
+                p.waitUntilExit()
+            } else {
+                var bytes = [UInt8](try Data(contentsOf: src))
+                var state = UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15
+                for j in 24..<bytes.count {
+                    state = state &* 6_364_136_223_846_793_005 &+ 1
+                    if state >> 56 == 0 { bytes[j] ^= UInt8(truncatingIfNeeded: state >> 24) }
+                }
+                try Data(bytes).write(to: dst)
+            }
+            corrupted.append(dst.path)
+        }
+        for path in corrupted {
+            let r = try run(TestPaths.binary.path, ["capture", "--check-fcs", "--format", "json", path], timeout: 30)
+            #expect(!r.signalled && (0...3).contains(r.status), "\(path): status \(r.status) \(r.stderr.suffix(300))")
+            if r.status == 3 { #expect(!r.stderr.isEmpty, "\(path): exit 3 needs a reason on stderr") }
+            if !r.stdout.isEmpty { #expect((try? json(r.stdout)) != nil, "\(path): JSON output must stay valid") }
+        }
+    }
+}

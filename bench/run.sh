@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# make bench: capture analysis throughput against tshark and a bare libpcap loop (the floor),
+# and peak memory at 1x and 10x the capture size. Prints a table and rewrites docs/PERFORMANCE.md.
+# Each figure is the median of RUNS runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONFIG=${CONFIG:-release}
+RUNS=${RUNS:-5}
+BIN=.build/$CONFIG/pushdiag
+OUT=bench/out
+SHARED=../shared/pcaps
+mkdir -p "$OUT" bench/bin
+gcc -O2 -o bench/bin/floor bench/floor.c -lpcap
+
+# 1. A large capture of real frames: every complete radiotap capture in ../shared/pcaps (or the
+#    project's fixtures when that folder is absent), concatenated, then repeated with shifted
+#    timestamps.
+if [ ! -s "$OUT/base.pcap" ]; then
+  if [ -f "$SHARED/oracle.tsv" ]; then
+    mapfile -t files < <(awk -F'\t' 'NR>1 && $4==127 && $39=="" {print "'"$SHARED"'/" $1}' "$SHARED/oracle.tsv")
+    source="the ${#files[@]} complete radiotap captures of ../shared/pcaps"
+  else
+    files=(fixtures/retries-above-15pct.pcap fixtures/beacon-bssload-55pct.pcap fixtures/roam-ft.pcap fixtures/roam-reassociation.pcap)
+    source="the project's fixtures (../shared/pcaps absent)"
+  fi
+  mergecap -F pcap -a -w "$OUT/base.pcap" "${files[@]}"
+  echo "$source" > "$OUT/source.txt"
+fi
+repeat() {  # repeat SRC N DST
+  local src=$1 n=$2 dst=$3 parts=()
+  for i in $(seq 0 $((n - 1))); do
+    editcap -F pcap -t $((i * 86400)) "$src" "$OUT/part-$i.pcap"
+    parts+=("$OUT/part-$i.pcap")
+  done
+  mergecap -F pcap -a -w "$dst" "${parts[@]}"
+  rm -f "${parts[@]}"
+}
+[ -s "$OUT/x1.pcap" ] || repeat "$OUT/base.pcap" 10 "$OUT/x1.pcap"
+[ -s "$OUT/x10.pcap" ] || repeat "$OUT/x1.pcap" 10 "$OUT/x10.pcap"
+
+frames() { "$BIN" capture --format json "$1" > "$OUT/report.json" || true; awk -F"[:,]" '/^  "frames"/ && !done {gsub(/ /,"",$2); print $2; done=1}' "$OUT/report.json"; }
+F1=$(frames "$OUT/x1.pcap"); F10=$(frames "$OUT/x10.pcap")
+
+# time_cmd CMD...: prints "seconds maxrss_kib" of one run (output discarded)
+time_cmd() { /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$@" >/dev/null 2>&1 || true; tail -n 1 "$OUT/time.txt"; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+measure() {  # measure LABEL CMD... → sets SECS and RSS (medians)
+  shift; local s=() r=()
+  for _ in $(seq "$RUNS"); do read -r t m < <(time_cmd "$@"); s+=("$t"); r+=("$m"); done
+  SECS=$(printf '%s\n' "${s[@]}" | median); RSS=$(printf '%s\n' "${r[@]}" | median)
+}
+
+cat "$OUT/x10.pcap" > /dev/null  # warm the page cache
+measure floor bench/bin/floor "$OUT/x10.pcap"; FLOOR_S=$SECS
+measure pushdiag "$BIN" capture --format json "$OUT/x10.pcap"; PD_S=$SECS; PD_RSS10=$RSS
+measure pushdiag1 "$BIN" capture --format json "$OUT/x1.pcap"; PD_RSS1=$RSS
+measure fcs "$BIN" capture --check-fcs --format json "$OUT/x10.pcap"; FCS_S=$SECS
+measure tshark tshark -n -q -r "$OUT/x1.pcap" -z 'io,stat,0,COUNT(wlan.fc.retry)wlan.fc.retry==1'; TS_S=$SECS
+
+fps() { awk -v f="$1" -v s="$2" 'BEGIN { if (s <= 0) s = 0.001; printf "%.0f", f / s }'; }
+FLOOR_FPS=$(fps "$F10" "$FLOOR_S"); PD_FPS=$(fps "$F10" "$PD_S"); FCS_FPS=$(fps "$F10" "$FCS_S"); TS_FPS=$(fps "$F1" "$TS_S")
+RATIO=$(awk -v a="$PD_FPS" -v b="$FLOOR_FPS" 'BEGIN { printf "%.2f", a / b }')
+TS_RATIO=$(awk -v a="$PD_FPS" -v b="$TS_FPS" 'BEGIN { printf "%.1f", a / b }')
+MEM_RATIO=$(awk -v a="$PD_RSS10" -v b="$PD_RSS1" 'BEGIN { printf "%.2f", a / b }')
+MACHINE="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
+TSHARK_VERSION=$(tshark --version 2>/dev/null | head -1)
+
+table=$(cat <<TABLE
+| what | frames | median seconds | frames/s | vs floor |
+|---|---:|---:|---:|---:|
+| bare libpcap loop (floor), 10x | $F10 | $FLOOR_S | $FLOOR_FPS | 1.00 |
+| pushdiag capture, 10x | $F10 | $PD_S | $PD_FPS | $RATIO |
+| pushdiag capture --check-fcs, 10x | $F10 | $FCS_S | $FCS_FPS | $(awk -v a="$FCS_FPS" -v b="$FLOOR_FPS" 'BEGIN { printf "%.2f", a / b }') |
+| tshark counting retries, 1x | $F1 | $TS_S | $TS_FPS | $(awk -v a="$TS_FPS" -v b="$FLOOR_FPS" 'BEGIN { printf "%.2f", a / b }') |
+
+| peak memory (max RSS) | 1x ($F1 frames) | 10x ($F10 frames) | 10x / 1x |
+|---|---:|---:|---:|
+| pushdiag capture | $PD_RSS1 KiB | $PD_RSS10 KiB | $MEM_RATIO |
+TABLE
+)
+echo "$table"
+echo
+echo "pushdiag reads at $RATIO of the floor's throughput (target: at least 0.5) and $TS_RATIO times tshark's; memory 10x/1x: $MEM_RATIO (target: flat)."
+
+# Rewrite the generated part of docs/PERFORMANCE.md, between the markers.
+doc=docs/PERFORMANCE.md
+gen=$(cat <<GEN
+<!-- bench:capture:start -->
+Measured $(date -u +%Y-%m-%d) by \`make bench\` on: $MACHINE. Build: $CONFIG. Median of $RUNS runs each.
+Capture: $(cat "$OUT/source.txt"), concatenated (1x = 10 copies, 10x = 100 copies, timestamps shifted by editcap).
+tshark: $TSHARK_VERSION, \`tshark -n -q -z io,stat,0,COUNT(wlan.fc.retry)wlan.fc.retry==1\` on the 1x file.
+
+$table
+
+pushdiag: $RATIO of the floor (target ≥ 0.5), $TS_RATIO× tshark; peak memory 10x/1x = $MEM_RATIO (target: flat).
+<!-- bench:capture:end -->
+GEN
+)
+if [ -f "$doc" ] && grep -q 'bench:capture:start' "$doc"; then
+  awk -v gen="$gen" '/bench:capture:start/ {print gen; skip=1; next} /bench:capture:end/ {skip=0; next} !skip' "$doc" > "$doc.tmp"
+  mv "$doc.tmp" "$doc"
+else
+  printf '%s\n' "$gen" >> "$doc"
+fi
+echo "docs/PERFORMANCE.md updated"
