@@ -141,6 +141,14 @@ extension CaptureAnalyzer {
         return s
     }
 
+    private mutating func appendChannel(_ freq: UInt16) -> Int? {
+        guard channels.count < 1024 else { return nil }
+        if channelSlot.isEmpty { channelSlot = [Int16](repeating: 0, count: 65536) }
+        channels.append((freq, Channel()))
+        channelSlot[Int(freq)] = Int16(channels.count)
+        return channels.count - 1
+    }
+
     /// Adds another analyser's counts and tables to this one (for the combined result of several
     /// files). Roaming state is not carried across files; their events are appended.
     public mutating func merge(_ o: CaptureAnalyzer) {
@@ -196,12 +204,7 @@ extension CaptureAnalyzer {
         }
         untrackedTransmitters += o.untrackedTransmitters
         for (freq, c) in o.channels {
-            let i: Int
-            if let j = channelIndex[freq] { i = j } else {
-                i = channels.count
-                channelIndex[freq] = i
-                channels.append((freq, Channel()))
-            }
+            guard let i = channels.firstIndex(where: { $0.0 == freq }) ?? appendChannel(freq) else { continue }
             channels[i].1.frames += c.frames
             channels[i].1.retries += c.retries
             channels[i].1.airtimeFrames += c.airtimeFrames

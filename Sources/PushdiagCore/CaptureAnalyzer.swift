@@ -92,8 +92,11 @@ public struct CaptureAnalyzer {
     var bssTable: MACTable<BSS>
     var transmitterTable: MACTable<Transmitter>
     var stationTable: MACTable<Station>
-    var channelIndex: [UInt16: Int] = [:]
+    /// Frequency (MHz) → channel index + 1: a direct table, no hashing per frame.
+    var channelSlot: [Int16] = []
     var channels: [(UInt16, Channel)] = []
+    var lastFrequency: UInt16 = 0
+    var lastChannel = 0
     var roams: [Roam] = []
     var roamsDropped = 0
     var untrackedTransmitters = 0
@@ -194,14 +197,19 @@ public struct CaptureAnalyzer {
     @inline(__always)
     mutating func updateChannel(_ freq: UInt16, retry: Bool, airtime: Double?, time: Int64) {
         let i: Int
-        if let j = channelIndex[freq] {
-            i = j
+        if freq == lastFrequency {
+            i = lastChannel
+        } else if channelSlot.isEmpty == false, channelSlot[Int(freq)] != 0 {
+            i = Int(channelSlot[Int(freq)]) - 1
         } else {
             guard channels.count < 1024 else { return }
+            if channelSlot.isEmpty { channelSlot = [Int16](repeating: 0, count: 65536) }
             i = channels.count
-            channelIndex[freq] = i
+            channelSlot[Int(freq)] = Int16(i + 1)
             channels.append((freq, Channel()))
         }
+        lastFrequency = freq
+        lastChannel = i
         channels[i].1.frames += 1
         if retry { channels[i].1.retries += 1 }
         if let a = airtime {
@@ -244,10 +252,7 @@ public struct CaptureAnalyzer {
             if let md = e.mobilityDomain { bssTable[i].mobilityDomain = md }
             if e.radioMeasurement { bssTable[i].radioMeasurement = true }
             if e.bssTransition { bssTable[i].bssTransition = true }
-        case .probeRequest:
-            _ = elements(body)
         case .associationRequest:
-            _ = elements(body.suffix(from: 4))
             guard let sta = h.addr2, let ap = h.addr1, let s = station(sta) else { return }
             let st = stationTable[s]
             if let left = st.leftBSSID, left != ap, time - st.leftTime <= options.roamWindowNs {
@@ -257,7 +262,6 @@ public struct CaptureAnalyzer {
             stationTable[s].leftBSSID = nil
         case .reassociationRequest:
             // capability 2, listen interval 2, current AP address 6, elements
-            _ = elements(body.suffix(from: 10))
             guard let sta = h.addr2, let ap = h.addr1, let s = station(sta) else { return }
             let current = body.mac(at: 4)
             let st = stationTable[s]
@@ -269,7 +273,6 @@ public struct CaptureAnalyzer {
             addRoam(Roam(time: time, station: sta, from: from, to: ap, kind: "reassociation", reason: nil, status: nil, startedAt: time), slot: s)
         case .associationResponse, .reassociationResponse:
             guard let sta = h.addr1, let ap = h.addr2, let status = body.u16le(at: 2) else { return }
-            _ = elements(body.suffix(from: 6))
             guard let s = stationTable.find(sta) ?? station(sta) else { return }
             let p = stationTable[s].pending
             if p >= 0, roams[p].to == ap, roams[p].status == nil || roams[p].kind == "fast_transition" {
@@ -284,7 +287,6 @@ public struct CaptureAnalyzer {
         case .authentication:
             // algorithm 2, transaction sequence 2, status 2
             guard let alg = body.u16le(at: 0), let seq = body.u16le(at: 2), let status = body.u16le(at: 4) else { return }
-            if body.count > 6 { _ = elements(body.suffix(from: 6)) }
             guard alg == 2 else { return }  // fast BSS transition
             if seq == 1, let sta = h.addr2, let ap = h.addr1, let s = station(sta) {
                 let st = stationTable[s]
