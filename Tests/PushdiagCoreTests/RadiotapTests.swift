@@ -1,1 +1,76 @@
+import PushdiagCore
 import Testing
+
+func withBytes<R>(_ b: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try b.withUnsafeBytes(body)
+}
+
+func le32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)] }
+
+struct RadiotapTests {
+    @Test func extendedBitmapAndAlignment() throws {
+        // Words: TSFT | Flags | Channel | ext, then an empty word. Data starts at 12; TSFT is
+        // 8-aligned (16), Flags at 24, Channel 2-aligned at 26.
+        var h: [UInt8] = [0, 0, 0, 0] + le32(0x8000_000B) + le32(0)
+        h += [0, 0, 0, 0]  // pad to 16
+        h += [UInt8](repeating: 0x11, count: 8)  // TSFT
+        h += [0x10]  // Flags: FCS at end
+        h += [0]  // pad to 26
+        h += [0x85, 0x09, 0x80, 0x00]  // 2437 MHz, 2 GHz
+        h[2] = UInt8(h.count)
+        let (info, len) = try #require(withBytes(h) { Radiotap.parse($0) })
+        #expect(len == 30)
+        #expect(info.fcsPresent)
+        #expect(info.frequencyMHz == 2437)
+        #expect(!info.walkIncomplete)
+    }
+
+    @Test func vendorNamespaceIsSkipped() throws {
+        // word0: Flags, vendor NS next, ext; word1 (vendor): back to radiotap, ext; word2: dBm signal.
+        var h: [UInt8] = [0, 0, 0, 0] + le32(0xC000_0002) + le32(0xA000_0000) + le32(0x0000_0020)
+        h += [0x40]  // Flags at 16: bad FCS
+        h += [0]  // align 2
+        h += [0x00, 0x11, 0x22, 0x01] + [3, 0]  // vendor NS: OUI, sub-namespace, skip length 3
+        h += [0xAA, 0xBB, 0xCC]  // vendor data
+        h += [0xC4]  // dBm signal: -60
+        h[2] = UInt8(h.count)
+        let (info, len) = try #require(withBytes(h) { Radiotap.parse($0) })
+        #expect(len == 28)
+        #expect(info.badFCSFlagged)
+        #expect(info.signalDBm == -60)
+        #expect(!info.walkIncomplete)
+    }
+
+    @Test func unknownFieldEndsTheWalkKeepingEarlierFields() throws {
+        var h: [UInt8] = [0, 0, 0, 0] + le32(0x1000_0022)  // Flags, dBm signal, bit 28 (reserved)
+        h += [0x10, 0xC4, 0xFF, 0xFF]
+        h[2] = UInt8(h.count)
+        let (info, _) = try #require(withBytes(h) { Radiotap.parse($0) })
+        #expect(info.fcsPresent && info.signalDBm == -60)
+        #expect(info.walkIncomplete)
+    }
+
+    @Test func unusableHeadersAreRefused() {
+        #expect(withBytes([1, 0, 8, 0, 0, 0, 0, 0]) { Radiotap.parse($0) } == nil, "version 1")
+        #expect(withBytes([0, 0, 64, 0, 0, 0, 0, 0]) { Radiotap.parse($0) } == nil, "longer than the record")
+        #expect(withBytes([0, 0, 4, 0, 0, 0, 0, 0]) { Radiotap.parse($0) } == nil, "shorter than 8")
+        #expect(withBytes([0, 0, 8]) { Radiotap.parse($0) } == nil, "cut inside the header")
+        // A presence word announcing another one that is not there.
+        let h: [UInt8] = [0, 0, 8, 0] + le32(0x8000_0000)
+        #expect(withBytes(h) { Radiotap.parse($0) }?.info.walkIncomplete == true)
+    }
+
+    @Test func htAndVhtRates() throws {
+        var h: [UInt8] = [0, 0, 0, 0] + le32(1 << 19)  // MCS
+        h += [0x07, 0x04, 7]  // known: bw, mcs, gi; flags: short GI; MCS 7
+        h[2] = UInt8(h.count)
+        let (ht, _) = try #require(withBytes(h) { Radiotap.parse($0) })
+        #expect(ht.modulation == .ht(mcs: 7, bandwidthMHz: 20, shortGI: true))
+
+        var v: [UInt8] = [0, 0, 0, 0] + le32(1 << 21)  // VHT, 2-aligned at 8
+        v += [0x44, 0x00, 0x00, 4, 0x92, 0, 0, 0, 0, 0, 0, 0]  // known GI+bw; 80 MHz; MCS 9, NSS 2
+        v[2] = UInt8(v.count)
+        let (vht, _) = try #require(withBytes(v) { Radiotap.parse($0) })
+        #expect(vht.modulation == .vht(mcs: 9, nss: 2, bandwidthMHz: 80, shortGI: false))
+    }
+}
