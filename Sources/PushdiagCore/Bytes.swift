@@ -43,9 +43,9 @@ extension UnsafeRawBufferPointer {
     @inline(__always)
     func mac(at offset: Int) -> MACAddress? {
         guard offset >= 0, offset <= count - 6 else { return nil }
-        var v: UInt64 = 0
-        for i in 0..<6 { v = v << 8 | UInt64(self[offset + i]) }
-        return MACAddress(rawValue: v)
+        let high = UInt32(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        let low = UInt16(bigEndian: loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self))
+        return MACAddress(rawValue: UInt64(high) << 16 | UInt64(low))
     }
 
     /// A borrowed sub-range, or nil when it does not fit.

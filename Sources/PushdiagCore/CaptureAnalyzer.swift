@@ -101,6 +101,7 @@ public struct CaptureAnalyzer {
     var roamsDropped = 0
     var untrackedTransmitters = 0
     var btm = BSSTransitionReport()
+    var radiotapLayout = Radiotap.LayoutCache()
 
     public init(options: Options = Options()) {
         self.options = options
@@ -136,7 +137,7 @@ public struct CaptureAnalyzer {
         frames += 1
         if timestampNs < firstTimestamp { firstTimestamp = timestampNs }
         if timestampNs > lastTimestamp { lastTimestamp = timestampNs }
-        guard let d = LinkLayer.decapsulate(linkType, packet, originalLength: originalLength) else {
+        guard let d = LinkLayer.decapsulate(linkType, packet, originalLength: originalLength, cache: &radiotapLayout) else {
             undecodable += 1
             return
         }

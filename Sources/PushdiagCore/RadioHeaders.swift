@@ -121,9 +121,17 @@ public enum LinkLayer {
     /// `originalLength` is the record's length on the wire: when the capture cut the record
     /// short (snap length), the FCS was not captured and is not there to strip or check.
     public static func decapsulate(_ linkType: LinkType, _ p: UnsafeRawBufferPointer, originalLength: Int) -> Decapsulated? {
+        var cache = Radiotap.LayoutCache()
+        return decapsulate(linkType, p, originalLength: originalLength, cache: &cache)
+    }
+
+    /// As above, reusing the radiotap layout of the previous record when it has the same
+    /// presence words.
+    @inline(__always)
+    public static func decapsulate(_ linkType: LinkType, _ p: UnsafeRawBufferPointer, originalLength: Int, cache: inout Radiotap.LayoutCache) -> Decapsulated? {
         let parsed: (info: RadioInfo, headerLength: Int)?
         switch linkType {
-        case .radiotap: parsed = Radiotap.parse(p)
+        case .radiotap: parsed = Radiotap.parse(p, cache: &cache)
         case .ieee80211: parsed = (RadioInfo(), 0)
         case .ppi: parsed = PPI.parse(p)
         case .prism: parsed = Prism.parse(p)

@@ -4,58 +4,119 @@
 /// field naturally relative to the start of the header. A field this table does not know ends
 /// the walk for that frame: its size, and so where later fields sit, cannot be known.
 public enum Radiotap {
-    /// (alignment, size) of the fields of the radiotap namespace, by bit number.
-    /// Bit 27 (TLVs) has no fixed size; bit 28 is reserved.
-    @usableFromInline
-    static let fields: [(align: Int, size: Int)] = [
-        (8, 8),  // 0 TSFT
-        (1, 1),  // 1 Flags
-        (1, 1),  // 2 Rate
-        (2, 4),  // 3 Channel
-        (2, 2),  // 4 FHSS
-        (1, 1),  // 5 dBm antenna signal
-        (1, 1),  // 6 dBm antenna noise
-        (2, 2),  // 7 Lock quality
-        (2, 2),  // 8 TX attenuation
-        (2, 2),  // 9 dB TX attenuation
-        (1, 1),  // 10 dBm TX power
-        (1, 1),  // 11 Antenna
-        (1, 1),  // 12 dB antenna signal
-        (1, 1),  // 13 dB antenna noise
-        (2, 2),  // 14 RX flags
-        (2, 2),  // 15 TX flags
-        (1, 1),  // 16 RTS retries
-        (1, 1),  // 17 data retries
-        (4, 8),  // 18 XChannel
-        (1, 3),  // 19 MCS
-        (4, 8),  // 20 A-MPDU status
-        (2, 12),  // 21 VHT
-        (8, 12),  // 22 Timestamp
-        (2, 12),  // 23 HE
-        (2, 12),  // 24 HE-MU
-        (1, 1),  // 25 0-length PSDU
-        (2, 4),  // 26 L-SIG
-    ]
+    /// (alignment, size) of the fields of the radiotap namespace, by bit number; nil for bit 27
+    /// (TLVs, no fixed size), bit 28 (reserved) and anything later. A switch, not a table: it
+    /// compiles to a jump table with no lazy global to check on every field.
+    @inline(__always)
+    static func field(_ index: Int) -> (align: Int, size: Int)? {
+        switch index {
+        case 0: return (8, 8)  // TSFT
+        case 1, 2: return (1, 1)  // Flags, Rate
+        case 3: return (2, 4)  // Channel
+        case 4: return (2, 2)  // FHSS
+        case 5, 6: return (1, 1)  // dBm antenna signal, noise
+        case 7, 8, 9: return (2, 2)  // Lock quality, TX attenuation, dB TX attenuation
+        case 10, 11, 12, 13: return (1, 1)  // dBm TX power, Antenna, dB antenna signal, noise
+        case 14, 15: return (2, 2)  // RX flags, TX flags
+        case 16, 17: return (1, 1)  // RTS retries, data retries
+        case 18: return (4, 8)  // XChannel
+        case 19: return (1, 3)  // MCS
+        case 20: return (4, 8)  // A-MPDU status
+        case 21: return (2, 12)  // VHT
+        case 22: return (8, 12)  // Timestamp
+        case 23, 24: return (2, 12)  // HE, HE-MU
+        case 25: return (1, 1)  // 0-length PSDU
+        case 26: return (2, 4)  // L-SIG
+        default: return nil
+        }
+    }
+
+    /// Where the fields pushdiag reads sit, for one sequence of presence words.
+    public struct Layout {
+        /// Offsets from the start of the header, -1 when absent: Flags, Rate, Channel, dBm
+        /// signal, dBm noise, XChannel, MCS, VHT, HE.
+        var offsets: (Int16, Int16, Int16, Int16, Int16, Int16, Int16, Int16, Int16) = (-1, -1, -1, -1, -1, -1, -1, -1, -1)
+        /// The walk met a field it does not know, or presence words it could not follow.
+        var stoppedEarly = false
+        /// Offset just past the last field walked (or the first that did not fit).
+        var end = 0
+    }
+
+    /// The layout of the last header seen, keyed by its first two presence words. Captures keep
+    /// one layout for long runs of frames, so the walk is usually skipped. Headers with a vendor
+    /// namespace (whose layout depends on the data) or more than two words are always walked.
+    public struct LayoutCache {
+        var key: UInt64 = .max
+        var layout = Layout()
+        public init() {}
+    }
 
     /// Parses the header at the start of `packet`. Returns nil when the header itself is unusable
     /// (wrong version, length shorter than 8 or longer than the record); otherwise the radio
     /// information and the header length, where the 802.11 frame starts.
     public static func parse(_ p: UnsafeRawBufferPointer) -> (info: RadioInfo, headerLength: Int)? {
+        var cache = LayoutCache()
+        return parse(p, cache: &cache)
+    }
+
+    @inline(__always)
+    public static func parse(_ p: UnsafeRawBufferPointer, cache: inout LayoutCache) -> (info: RadioInfo, headerLength: Int)? {
         guard let version = p.u8(at: 0), version == 0,
               let len16 = p.u16le(at: 2), let firstWord = p.u32le(at: 4)
         else { return nil }
         let headerLength = Int(len16)
         guard headerLength >= 8, headerLength <= p.count else { return nil }
         let h = UnsafeRawBufferPointer(rebasing: p[0..<headerLength])
-        var info = RadioInfo()
 
+        var key: UInt64 = .max
+        if firstWord & 0x4000_0000 == 0 {
+            if firstWord & 0x8000_0000 == 0 {
+                key = UInt64(firstWord)
+            } else if let second = h.u32le(at: 8), second & 0xC000_0000 == 0 {
+                key = UInt64(second) << 32 | UInt64(firstWord)
+            }
+        }
+        let layout: Layout
+        if key != .max, key == cache.key {
+            layout = cache.layout
+        } else {
+            layout = walk(h)
+            if key != .max {
+                cache.key = key
+                cache.layout = layout
+            }
+        }
+        var info = RadioInfo()
+        info.walkIncomplete = layout.stoppedEarly || layout.end > headerLength
+        let o = layout.offsets
+        @inline(__always) func read(_ off: Int16, _ index: Int) {
+            guard off >= 0, let f = field(index), Int(off) + f.size <= headerLength else { return }
+            Radiotap.read(field: index, at: Int(off), in: h, into: &info)
+        }
+        read(o.0, 1)
+        read(o.1, 2)
+        read(o.2, 3)
+        read(o.3, 5)
+        read(o.4, 6)
+        read(o.5, 18)
+        read(o.6, 19)
+        read(o.7, 21)
+        read(o.8, 23)
+        return (info, headerLength)
+    }
+
+    /// Walks the presence words (extended bitmaps, radiotap and vendor namespaces), aligning each
+    /// field naturally relative to the start of the header, and records where the fields read sit.
+    static func walk(_ h: UnsafeRawBufferPointer) -> Layout {
+        var layout = Layout()
+        let headerLength = h.count
         // Count the presence words: each one with bit 31 set is followed by another.
         var words = 1
-        var word = firstWord
+        var word = h.u32le(at: 4)!
         while word & 0x8000_0000 != 0 {
             guard let next = h.u32le(at: 4 + 4 * words) else {
-                info.walkIncomplete = true
-                return (info, headerLength)
+                layout.stoppedEarly = true
+                return layout
             }
             word = next
             words += 1
@@ -72,24 +133,33 @@ public enum Radiotap {
                     let bit = remaining.trailingZeroBitCount
                     remaining &= remaining - 1
                     let index = base + bit
-                    guard index < fields.count else {
-                        info.walkIncomplete = true  // unknown field (or TLVs): stop safely
+                    guard let (align, size) = field(index) else {
+                        layout.stoppedEarly = true  // unknown field (or TLVs): stop safely
                         break walk
                     }
-                    let (align, size) = fields[index]
                     offset = (offset + align - 1) & ~(align - 1)
-                    guard offset + size <= headerLength else {
-                        info.walkIncomplete = true
-                        break walk
+                    layout.end = offset + size
+                    guard offset + size <= headerLength else { break walk }
+                    let o = Int16(offset)
+                    switch index {
+                    case 1: layout.offsets.0 = o
+                    case 2: layout.offsets.1 = o
+                    case 3: layout.offsets.2 = o
+                    case 5: layout.offsets.3 = o
+                    case 6: layout.offsets.4 = o
+                    case 18: layout.offsets.5 = o
+                    case 19: layout.offsets.6 = o
+                    case 21: layout.offsets.7 = o
+                    case 23: layout.offsets.8 = o
+                    default: break
                     }
-                    read(field: index, at: offset, in: h, into: &info)
                     offset += size
                 }
             }
             let switchToRadiotap = bits & (1 << 29) != 0
             let switchToVendor = bits & (1 << 30) != 0
             if switchToRadiotap && switchToVendor {
-                info.walkIncomplete = true
+                layout.stoppedEarly = true
                 break walk
             }
             if switchToVendor {
@@ -97,7 +167,7 @@ public enum Radiotap {
                 // the vendor's own fields, which nobody but the vendor can interpret.
                 offset = (offset + 1) & ~1
                 guard let skip = h.u16le(at: offset + 4) else {
-                    info.walkIncomplete = true
+                    layout.stoppedEarly = true
                     break walk
                 }
                 offset += 6 + Int(skip)
@@ -110,7 +180,7 @@ public enum Radiotap {
                 base += 32
             }
         }
-        return (info, headerLength)
+        return layout
     }
 
     @inline(__always)

@@ -18,8 +18,13 @@ public enum CaptureFileAnalysis {
         }
     }
 
+    /// Files at least this large are read on a second thread while the first analyses.
+    public static let pipelineThreshold: Int64 = 16 << 20
+
     /// `progress` is called about every 64k records with (bytes read, file size).
-    public static func analyze(path: String, options: CaptureAnalyzer.Options, progress: ((Int64, Int64) -> Void)? = nil) -> Outcome {
+    /// `pipelineThreshold`: files this size or larger are read on a second thread.
+    public static func analyze(path: String, options: CaptureAnalyzer.Options, pipelineThreshold: Int64 = pipelineThreshold,
+                               pipelineBatchBytes: Int = 4 << 20, progress: ((Int64, Int64) -> Void)? = nil) -> Outcome {
         var analyzer = CaptureAnalyzer(options: options)
         let file: PcapFile
         do {
@@ -35,11 +40,20 @@ public enum CaptureFileAnalysis {
         var outcome = Outcome(analyzer: analyzer, linkType: file.linkType, linkTypeName: name, error: nil)
         do {
             var n = 0
-            try file.forEachRecord { rec in
-                analyzer.ingest(linkType: lt, timestampNs: rec.timestampNs, packet: rec.bytes, originalLength: rec.originalLength)
-                n &+= 1
-                if let progress, n & 0xFFFF == 0 { progress(file.position, file.size) }
-                return true
+            if file.size >= pipelineThreshold {
+                try file.forEachRecordPipelined(batchBytes: pipelineBatchBytes) { rec in
+                    analyzer.ingest(linkType: lt, timestampNs: rec.timestampNs, packet: rec.bytes, originalLength: rec.originalLength)
+                    n &+= 1
+                    if let progress, n & 0xFFFF == 0 { progress(file.analysedPosition, file.size) }
+                    return true
+                }
+            } else {
+                try file.forEachRecord { rec in
+                    analyzer.ingest(linkType: lt, timestampNs: rec.timestampNs, packet: rec.bytes, originalLength: rec.originalLength)
+                    n &+= 1
+                    if let progress, n & 0xFFFF == 0 { progress(file.position, file.size) }
+                    return true
+                }
             }
         } catch {
             outcome.error = error

@@ -38,8 +38,14 @@ public struct CaptureRecord {
 }
 
 /// An open capture file (pcap or pcapng) read through libpcap. Owns its `pcap_t`, closed once.
-public final class PcapFile {
+///
+/// Used by one thread at a time: `forEachRecordPipelined` hands the handle to its reader thread
+/// and waits for it before returning.
+public final class PcapFile: @unchecked Sendable {
     private let handle: OpaquePointer
+    var rawHandle: OpaquePointer { handle }
+    /// Bytes consumed when the pipelined reader last handed over a batch.
+    var lastPipelinedPosition: Int64 = 0
     public let path: String
     /// The file's link-layer header type (LINKTYPE_ value).
     public let linkType: Int32
@@ -68,10 +74,23 @@ public final class PcapFile {
     }
 
     /// Bytes of the file consumed so far (for progress), or 0 for pcapng and unknown positions.
+    /// During a pipelined read, from the consumer's side: up to the batch being analysed.
+    public var analysedPosition: Int64 { lastPipelinedPosition }
+
+    /// Bytes of the file libpcap has consumed so far, or 0 for pcapng and unknown positions.
     public var position: Int64 {
         guard let f = pcap_file(handle) else { return 0 }
         let p = ftello(f)
         return p < 0 ? 0 : Int64(p)
+    }
+
+    /// The error libpcap reports for record `frame` (1-based).
+    func readError(frame: Int) -> CaptureError {
+        let detail = String(cString: pcap_geterr(handle))
+        if detail.contains("truncated") {
+            return .truncated(path: path, frame: frame, detail: detail)
+        }
+        return .readError(path: path, frame: frame, detail: detail)
     }
 
     /// Calls `body` for every record until the end of the file, returning the number of records.
@@ -94,11 +113,7 @@ public final class PcapFile {
             } else if rc == 0 {
                 continue  // live capture timeout; not for files
             } else {
-                let detail = String(cString: pcap_geterr(handle))
-                if detail.contains("truncated") {
-                    throw .truncated(path: path, frame: n + 1, detail: detail)
-                }
-                throw .readError(path: path, frame: n + 1, detail: detail)
+                throw readError(frame: n + 1)
             }
         }
     }

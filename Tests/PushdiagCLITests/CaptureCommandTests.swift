@@ -68,8 +68,8 @@ struct CaptureCommandTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let empty = dir.appendingPathComponent("empty.pcap").path
         let text = dir.appendingPathComponent("notes.pcap").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
-        FileManager.default.createFile(atPath: text, contents: Data("this is not a capture\n".utf8))
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
+        _ = FileManager.default.createFile(atPath: text, contents: Data("this is not a capture\n".utf8))
         for (path, words) in [(dir.appendingPathComponent("missing.pcap").path, "No such file"), (empty, "cannot open"), (text, "unknown file format")] {
             let r = try pushdiag("capture", path)
             #expect(r.status == 3, "\(path)")
