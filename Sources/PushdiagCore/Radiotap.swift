@@ -81,7 +81,8 @@ public enum Radiotap {
             layout = cache.layout
         } else {
             layout = walk(h)
-            if key != .max {
+            // A walk cut short by this header's length says nothing about a longer one.
+            if key != .max, layout.end <= headerLength {
                 cache.key = key
                 cache.layout = layout
             }

@@ -74,3 +74,50 @@ struct RadiotapTests {
         #expect(vht.modulation == .vht(mcs: 9, nss: 2, bandwidthMHz: 80, shortGI: false))
     }
 }
+
+struct LayoutCacheTests {
+    /// The same presence words with a header too short for its fields, then a complete one: the
+    /// cut-short walk must not be reused.
+    @Test func aCutShortHeaderDoesNotPoisonTheCache() throws {
+        var cache = Radiotap.LayoutCache()
+        let words = le32(0x0000_000A)  // Flags, Channel
+        let short: [UInt8] = [0, 0, 9, 0] + words + [0x10]
+        var full: [UInt8] = [0, 0, 0, 0] + words + [0x10, 0, 0x85, 0x09, 0x80, 0x00]
+        full[2] = UInt8(full.count)
+        let a = try #require(withBytes(short) { Radiotap.parse($0, cache: &cache) })
+        #expect(a.info.walkIncomplete && a.info.frequencyMHz == 0 && a.info.fcsPresent)
+        let b = try #require(withBytes(full) { Radiotap.parse($0, cache: &cache) })
+        #expect(!b.info.walkIncomplete && b.info.frequencyMHz == 2437)
+        let c = try #require(withBytes(full) { Radiotap.parse($0, cache: &cache) })
+        #expect(c.info == b.info, "the cached layout reads the same fields")
+    }
+}
+
+struct OtherRadioHeaderTests {
+    @Test func avs() throws {
+        func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        var h = be32(0x8021_1001) + be32(64) + [UInt8](repeating: 0, count: 16)  // mactime, hosttime
+        h += be32(4) + be32(6) + be32(540)  // phytype, channel 6, 54 Mb/s in 100 kb/s
+        h += be32(0) + be32(0) + be32(2)  // antenna, priority, ssi type dBm
+        h += be32(UInt32(bitPattern: -55)) + be32(UInt32(bitPattern: -95)) + be32(1) + be32(0)  // signal, noise, short preamble, encoding
+        #expect(h.count == 64)
+        let frame: [UInt8] = [0x80, 0x08] + [UInt8](repeating: 0, count: 22)
+        let d = try #require(withBytes(h + frame) { LinkLayer.decapsulate(.avs, $0, originalLength: 88) })
+        #expect(d.headerLength == 64 && d.frame.count == 24)
+        #expect(d.info.frequencyMHz == 2437 && d.info.modulation == .legacy(rate500k: 108))
+        #expect(d.info.signalDBm == -55 && d.info.noiseDBm == -95 && d.info.shortPreamble)
+        // The same header under the Prism link type is recognised by its magic.
+        let p = try #require(withBytes(h + frame) { LinkLayer.decapsulate(.prism, $0, originalLength: 88) })
+        #expect(p.headerLength == 64)
+    }
+
+    @Test func fcsIsStrippedOnlyWhenCaptured() throws {
+        var h: [UInt8] = [0, 0, 9, 0] + le32(0x0000_0002) + [0x10]  // Flags: FCS at end
+        h += [0xD4, 0x00, 0, 0, 1, 2, 3, 4, 5, 6] + [0xAA, 0xBB, 0xCC, 0xDD]
+        let whole = try #require(withBytes(h) { LinkLayer.decapsulate(.radiotap, $0, originalLength: h.count) })
+        #expect(whole.frame.count == 10 && whole.fcs == 0xDDCC_BBAA)
+        // Cut by the snap length two bytes short: two FCS bytes captured, none to check.
+        let cut = try #require(withBytes(h) { LinkLayer.decapsulate(.radiotap, $0, originalLength: h.count + 2) })
+        #expect(cut.frame.count == 12 && cut.fcs == nil)
+    }
+}
