@@ -19,11 +19,17 @@ let package = Package(
             providers: [.apt(["libpcap-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CNetlink",
+            pkgConfig: "libnl-genl-3.0",
+            providers: [.apt(["libnl-3-dev", "libnl-genl-3-dev"])]
+        ),
+
         // Pure Swift: formats, analysis, verdicts and the report model. No C, no I/O.
         .target(name: "PushdiagCore"),
 
         // The only layer that touches libpcap (and later netlink and sockets).
-        .target(name: "PushdiagIO", dependencies: ["CPcap", "PushdiagCore"]),
+        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "PushdiagCore"]),
 
         // Report model → text and JSON.
         .target(name: "PushdiagRender", dependencies: ["PushdiagCore"]),
@@ -42,6 +48,6 @@ let package = Package(
         .executableTarget(name: "pushdiag-fixtures", dependencies: ["FixtureKit", "PushdiagIO"]),
 
         .testTarget(name: "PushdiagCoreTests", dependencies: ["PushdiagCore", "FixtureKit", "PushdiagRender"]),
-        .testTarget(name: "PushdiagCLITests", dependencies: ["CPcap", "PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit"]),
+        .testTarget(name: "PushdiagCLITests", dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit"]),
     ]
 )

@@ -4,44 +4,44 @@
 /// truncated record can never be read past its end.
 extension UnsafeRawBufferPointer {
     @inline(__always)
-    func u8(at offset: Int) -> UInt8? {
+    public func u8(at offset: Int) -> UInt8? {
         guard offset >= 0, offset < count else { return nil }
         return self[offset]
     }
 
     @inline(__always)
-    func u16le(at offset: Int) -> UInt16? {
+    public func u16le(at offset: Int) -> UInt16? {
         guard offset >= 0, offset <= count - 2 else { return nil }
         return UInt16(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 
     @inline(__always)
-    func u16be(at offset: Int) -> UInt16? {
+    public func u16be(at offset: Int) -> UInt16? {
         guard offset >= 0, offset <= count - 2 else { return nil }
         return UInt16(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 
     @inline(__always)
-    func u32le(at offset: Int) -> UInt32? {
+    public func u32le(at offset: Int) -> UInt32? {
         guard offset >= 0, offset <= count - 4 else { return nil }
         return UInt32(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
     @inline(__always)
-    func u32be(at offset: Int) -> UInt32? {
+    public func u32be(at offset: Int) -> UInt32? {
         guard offset >= 0, offset <= count - 4 else { return nil }
         return UInt32(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
     @inline(__always)
-    func u64le(at offset: Int) -> UInt64? {
+    public func u64le(at offset: Int) -> UInt64? {
         guard offset >= 0, offset <= count - 8 else { return nil }
         return UInt64(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     /// Six bytes as a MAC address, or nil when fewer remain.
     @inline(__always)
-    func mac(at offset: Int) -> MACAddress? {
+    public func mac(at offset: Int) -> MACAddress? {
         guard offset >= 0, offset <= count - 6 else { return nil }
         let high = UInt32(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
         let low = UInt16(bigEndian: loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self))
@@ -50,14 +50,14 @@ extension UnsafeRawBufferPointer {
 
     /// A borrowed sub-range, or nil when it does not fit.
     @inline(__always)
-    func slice(_ offset: Int, _ length: Int) -> UnsafeRawBufferPointer? {
+    public func slice(_ offset: Int, _ length: Int) -> UnsafeRawBufferPointer? {
         guard offset >= 0, length >= 0, offset <= count - length else { return nil }
         return UnsafeRawBufferPointer(rebasing: self[offset..<(offset + length)])
     }
 
     /// Everything from `offset` on (empty when past the end).
     @inline(__always)
-    func suffix(from offset: Int) -> UnsafeRawBufferPointer {
+    public func suffix(from offset: Int) -> UnsafeRawBufferPointer {
         let start = Swift.min(Swift.max(offset, 0), count)
         return UnsafeRawBufferPointer(rebasing: self[start..<count])
     }

@@ -128,9 +128,11 @@ public final class PcapWriter {
     private let temporaryPath: String
     private var closed = false
 
-    public init(path: String, linkType: Int32, snapLength: Int32 = 262_144) throws(CaptureError) {
+    /// `atomic`: write to a temporary name and rename it into place when closed (for reports
+    /// and fixtures); otherwise write in place (for recordings flushed record by record).
+    public init(path: String, linkType: Int32, snapLength: Int32 = 262_144, atomic: Bool = true) throws(CaptureError) {
         self.path = path
-        temporaryPath = path + ".tmp-\(getpid())"
+        temporaryPath = atomic ? path + ".tmp-\(getpid())" : path
         guard let d = pcap_open_dead_with_tstamp_precision(linkType, snapLength, CPcap_TSTAMP_PRECISION_NANO()) else {
             throw .cannotOpen(path: path, reason: "pcap_open_dead failed")
         }
@@ -154,6 +156,8 @@ public final class PcapWriter {
         }
     }
 
+    public func flush() { pcap_dump_flush(dumper) }
+
     /// Flushes, closes and renames the file into place.
     public func close() throws(CaptureError) {
         guard !closed else { return }
@@ -161,7 +165,7 @@ public final class PcapWriter {
         pcap_dump_flush(dumper)
         pcap_dump_close(dumper)
         pcap_close(dead)
-        guard rename(temporaryPath, path) == 0 else {
+        guard temporaryPath == path || rename(temporaryPath, path) == 0 else {
             throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
     }
@@ -170,7 +174,7 @@ public final class PcapWriter {
         if !closed {
             pcap_dump_close(dumper)
             pcap_close(dead)
-            unlink(temporaryPath)
+            if temporaryPath != path { unlink(temporaryPath) }
         }
     }
 }

@@ -1,0 +1,317 @@
+/// nl80211 (`<linux/nl80211.h>`): the commands and attributes pushdiag uses, and decoders from
+/// messages to plain values. The numbers mirror the kernel header; a test compares each with
+/// the value compiled from the system's header.
+public enum NL80211 {
+    public enum Command: UInt8, Sendable {
+        case getInterface = 5, newInterface = 7, setInterface = 6, delInterface = 8
+        case getStation = 17, newStation = 19, delStation = 20
+        case getScan = 32, triggerScan = 33, newScanResults = 34, scanAborted = 35
+        case authenticate = 37, associate = 38, deauthenticate = 39, disassociate = 40
+        case connect = 46, roam = 47, disconnect = 48
+        case getSurvey = 50, newSurveyResults = 51
+        case frame = 59, unprotectedDeauthenticate = 70, channelSwitchNotify = 88, portAuthorized = 125
+    }
+
+    /// `NL80211_ATTR_*`.
+    public enum Attr {
+        public static let wiphy: UInt16 = 1, ifindex: UInt16 = 3, ifname: UInt16 = 4, iftype: UInt16 = 5, mac: UInt16 = 6
+        public static let staInfo: UInt16 = 21, wiphyFreq: UInt16 = 38, generation: UInt16 = 46, bss: UInt16 = 47
+        public static let ssid: UInt16 = 52, reasonCode: UInt16 = 54, timedOut: UInt16 = 65, disconnectedByAP: UInt16 = 71
+        public static let statusCode: UInt16 = 72, reqIE: UInt16 = 77, respIE: UInt16 = 78, surveyInfo: UInt16 = 84
+        public static let wdev: UInt16 = 153, channelWidth: UInt16 = 159, centerFreq1: UInt16 = 160, pad: UInt16 = 229
+    }
+
+    /// `NL80211_SURVEY_INFO_*`.
+    public enum Survey {
+        public static let frequency: UInt16 = 1, noise: UInt16 = 2, inUse: UInt16 = 3, time: UInt16 = 4, timeBusy: UInt16 = 5
+        public static let timeExtBusy: UInt16 = 6, timeRx: UInt16 = 7, timeTx: UInt16 = 8, timeScan: UInt16 = 9, pad: UInt16 = 10
+    }
+
+    /// `NL80211_STA_INFO_*`.
+    public enum StaInfo {
+        public static let inactiveTime: UInt16 = 1, signal: UInt16 = 7, rxPackets: UInt16 = 9, txPackets: UInt16 = 10
+        public static let txRetries: UInt16 = 11, txFailed: UInt16 = 12, signalAverage: UInt16 = 13, connectedTime: UInt16 = 16
+        public static let beaconLoss: UInt16 = 18, pad: UInt16 = 33
+    }
+
+    /// `NL80211_BSS_*`.
+    public enum BSSAttr {
+        public static let bssid: UInt16 = 1, frequency: UInt16 = 2, tsf: UInt16 = 3, informationElements: UInt16 = 6
+        public static let signalMBm: UInt16 = 7, status: UInt16 = 9, seenMsAgo: UInt16 = 10, beaconIEs: UInt16 = 11, pad: UInt16 = 16
+        /// `NL80211_BSS_STATUS_ASSOCIATED`.
+        public static let statusAssociated: UInt32 = 1
+    }
+
+    /// `NL80211_IFTYPE_*` names.
+    public static func interfaceTypeName(_ t: UInt32) -> String {
+        switch t {
+        case 1: return "IBSS"
+        case 2: return "managed"
+        case 3: return "AP"
+        case 4: return "AP/VLAN"
+        case 5: return "WDS"
+        case 6: return "monitor"
+        case 7: return "mesh point"
+        case 8: return "P2P-client"
+        case 9: return "P2P-GO"
+        case 10: return "P2P-device"
+        case 11: return "outside context of a BSS"
+        case 12: return "NAN"
+        default: return "unknown (\(t))"
+        }
+    }
+
+    /// `NL80211_CHAN_WIDTH_*` in MHz ("20 MHz (no HT)" is 20).
+    public static func channelWidthMHz(_ w: UInt32) -> Int? {
+        switch w {
+        case 0, 1: return 20
+        case 2: return 40
+        case 3: return 80
+        case 4, 5: return 160
+        case 6: return 5
+        case 7: return 10
+        case 13: return 320
+        default: return nil
+        }
+    }
+
+    // MARK: Requests
+
+    public static func request(family: UInt16, command: Command, dump: Bool, sequence: UInt32, ifindex: UInt32? = nil, mac: MACAddress? = nil) -> [UInt8] {
+        var b = NetlinkMessageBuilder(type: family, flags: Netlink.flagRequest | (dump ? Netlink.flagDump : Netlink.flagAck), sequence: sequence)
+        b.genl(command: command.rawValue, version: 0)
+        if let ifindex { b.attribute(Attr.ifindex, u32: ifindex) }
+        if let mac { b.attribute(Attr.mac, mac.bytes) }
+        return b.finish()
+    }
+
+    // MARK: Decoded values
+
+    public struct Interface: Equatable, Sendable {
+        public var ifindex: UInt32
+        public var name: String?
+        public var type: UInt32?
+        public var mac: MACAddress?
+        public var ssid: [UInt8]?
+        public var frequency: UInt32?
+        public var channelWidth: UInt32?
+        public var wiphy: UInt32?
+    }
+
+    public struct SurveyEntry: Equatable, Sendable {
+        public var frequency: UInt32
+        public var noise: Int8?
+        public var inUse = false
+        /// Milliseconds (`NL80211_SURVEY_INFO_TIME*`); nil when the driver does not report them.
+        public var active: UInt64?
+        public var busy: UInt64?
+        public var extBusy: UInt64?
+        public var rx: UInt64?
+        public var tx: UInt64?
+    }
+
+    public struct Station: Equatable, Sendable {
+        public var mac: MACAddress
+        public var ifindex: UInt32?
+        public var txPackets: UInt32?
+        public var txRetries: UInt32?
+        public var txFailed: UInt32?
+        public var rxPackets: UInt32?
+        public var signal: Int8?
+        public var connectedTime: UInt32?
+        public var inactiveTime: UInt32?
+    }
+
+    public struct ScanBSS: Equatable, Sendable {
+        public var bssid: MACAddress
+        public var frequency: UInt32?
+        /// Signal in mBm (100 × dBm).
+        public var signalMBm: Int32?
+        public var status: UInt32?
+        public var seenMsAgo: UInt32?
+        public var ssid: [UInt8]?
+        public var channel: UInt8?
+        public var bssLoadStations: UInt16?
+        public var bssLoadUtilization: UInt8?
+        public var fastTransition = false
+        public var radioMeasurement = false
+        public var bssTransition = false
+        public var malformedElements = false
+
+        public var associated: Bool { status == BSSAttr.statusAssociated }
+    }
+
+    /// What a message of the nl80211 family says.
+    public enum Event: Equatable, Sendable {
+        case interface(Interface)
+        case survey(ifindex: UInt32?, SurveyEntry)
+        case station(Station)
+        case scanBSS(ifindex: UInt32?, ScanBSS)
+        case connect(ifindex: UInt32?, bssid: MACAddress?, status: UInt16?, timedOut: Bool)
+        case roam(ifindex: UInt32?, bssid: MACAddress?)
+        case disconnect(ifindex: UInt32?, reason: UInt16?, byAP: Bool)
+        case newScanResults(ifindex: UInt32?)
+        case other(command: UInt8, ifindex: UInt32?)
+    }
+
+    public static func decode(_ m: Netlink.Message) -> Event? {
+        guard let cmd = m.genlCommand else { return nil }
+        let attrs = m.genlAttributes
+        var ifindex: UInt32?
+        switch Command(rawValue: cmd) {
+        case .newInterface:
+            var i = Interface(ifindex: 0)
+            Netlink.forEachAttribute(attrs) { t, v in
+                switch t {
+                case Attr.ifindex: i.ifindex = v.nlU32 ?? 0
+                case Attr.ifname: i.name = v.nlString
+                case Attr.iftype: i.type = v.nlU32
+                case Attr.mac: i.mac = v.nlMAC
+                case Attr.ssid: i.ssid = v.count <= 32 ? v.nlBytes : nil
+                case Attr.wiphyFreq: i.frequency = v.nlU32
+                case Attr.channelWidth: i.channelWidth = v.nlU32
+                case Attr.wiphy: i.wiphy = v.nlU32
+                default: break
+                }
+            }
+            return .interface(i)
+        case .newSurveyResults:
+            var entry: SurveyEntry?
+            Netlink.forEachAttribute(attrs) { t, v in
+                if t == Attr.ifindex { ifindex = v.nlU32 }
+                if t == Attr.surveyInfo { entry = survey(v) }
+            }
+            return entry.map { .survey(ifindex: ifindex, $0) }
+        case .newStation:
+            var st: Station?
+            var info: UnsafeRawBufferPointer?
+            Netlink.forEachAttribute(attrs) { t, v in
+                switch t {
+                case Attr.ifindex: ifindex = v.nlU32
+                case Attr.mac: if let mac = v.nlMAC { st = Station(mac: mac) }
+                case Attr.staInfo: info = v
+                default: break
+                }
+            }
+            guard var s = st else { return nil }
+            s.ifindex = ifindex
+            if let info { station(info, into: &s) }
+            return .station(s)
+        case .newScanResults:
+            var bss: ScanBSS?
+            Netlink.forEachAttribute(attrs) { t, v in
+                if t == Attr.ifindex { ifindex = v.nlU32 }
+                if t == Attr.bss { bss = scanBSS(v) }
+            }
+            if let bss { return .scanBSS(ifindex: ifindex, bss) }
+            return .newScanResults(ifindex: ifindex)
+        case .connect, .roam:
+            var bssid: MACAddress?, status: UInt16?, timedOut = false
+            Netlink.forEachAttribute(attrs) { t, v in
+                switch t {
+                case Attr.ifindex: ifindex = v.nlU32
+                case Attr.mac: bssid = v.nlMAC
+                case Attr.statusCode: status = v.nlU16
+                case Attr.timedOut: timedOut = true
+                default: break
+                }
+            }
+            return cmd == Command.roam.rawValue ? .roam(ifindex: ifindex, bssid: bssid) : .connect(ifindex: ifindex, bssid: bssid, status: status, timedOut: timedOut)
+        case .disconnect:
+            var reason: UInt16?, byAP = false
+            Netlink.forEachAttribute(attrs) { t, v in
+                switch t {
+                case Attr.ifindex: ifindex = v.nlU32
+                case Attr.reasonCode: reason = v.nlU16
+                case Attr.disconnectedByAP: byAP = true
+                default: break
+                }
+            }
+            return .disconnect(ifindex: ifindex, reason: reason, byAP: byAP)
+        default:
+            Netlink.forEachAttribute(attrs) { t, v in if t == Attr.ifindex { ifindex = v.nlU32 } }
+            return .other(command: cmd, ifindex: ifindex)
+        }
+    }
+
+    static func survey(_ b: UnsafeRawBufferPointer) -> SurveyEntry? {
+        var e = SurveyEntry(frequency: 0)
+        Netlink.forEachAttribute(b) { t, v in
+            switch t {
+            case Survey.frequency: e.frequency = v.nlU32 ?? 0
+            case Survey.noise: e.noise = v.nlS8
+            case Survey.inUse: e.inUse = true
+            case Survey.time: e.active = v.nlU64
+            case Survey.timeBusy: e.busy = v.nlU64
+            case Survey.timeExtBusy: e.extBusy = v.nlU64
+            case Survey.timeRx: e.rx = v.nlU64
+            case Survey.timeTx: e.tx = v.nlU64
+            default: break
+            }
+        }
+        return e.frequency == 0 ? nil : e
+    }
+
+    static func station(_ b: UnsafeRawBufferPointer, into s: inout Station) {
+        Netlink.forEachAttribute(b) { t, v in
+            switch t {
+            case StaInfo.txPackets: s.txPackets = v.nlU32
+            case StaInfo.txRetries: s.txRetries = v.nlU32
+            case StaInfo.txFailed: s.txFailed = v.nlU32
+            case StaInfo.rxPackets: s.rxPackets = v.nlU32
+            case StaInfo.signal: s.signal = v.nlS8
+            case StaInfo.connectedTime: s.connectedTime = v.nlU32
+            case StaInfo.inactiveTime: s.inactiveTime = v.nlU32
+            default: break
+            }
+        }
+    }
+
+    static func scanBSS(_ b: UnsafeRawBufferPointer) -> ScanBSS? {
+        var bss: ScanBSS?
+        var ies: UnsafeRawBufferPointer?, beaconIEs: UnsafeRawBufferPointer?
+        var freq: UInt32?, signal: Int32?, status: UInt32?, seen: UInt32?
+        Netlink.forEachAttribute(b) { t, v in
+            switch t {
+            case BSSAttr.bssid: if let m = v.nlMAC { bss = ScanBSS(bssid: m) }
+            case BSSAttr.frequency: freq = v.nlU32
+            case BSSAttr.signalMBm: signal = v.nlS32
+            case BSSAttr.status: status = v.nlU32
+            case BSSAttr.seenMsAgo: seen = v.nlU32
+            case BSSAttr.informationElements: ies = v
+            case BSSAttr.beaconIEs: beaconIEs = v
+            default: break
+            }
+        }
+        guard var r = bss else { return nil }
+        r.frequency = freq
+        r.signalMBm = signal
+        r.status = status
+        r.seenMsAgo = seen
+        // The same element parser as the capture analyser, over the probe response's elements
+        // (or the beacon's when the driver kept only those).
+        if let e = ies ?? beaconIEs {
+            let s = ElementSummary.parse(e)
+            r.ssid = s.ssid.map(Array.init)
+            r.channel = s.channel
+            r.bssLoadStations = s.bssLoad?.stationCount
+            r.bssLoadUtilization = s.bssLoad?.utilization
+            r.fastTransition = s.fastTransition
+            r.radioMeasurement = s.radioMeasurement
+            r.bssTransition = s.bssTransition
+            r.malformedElements = s.malformed
+            if let b2 = beaconIEs, ies != nil {
+                // Capabilities advertised only in beacons still count.
+                let sb = ElementSummary.parse(b2)
+                r.fastTransition = r.fastTransition || sb.fastTransition
+                r.radioMeasurement = r.radioMeasurement || sb.radioMeasurement
+                r.bssTransition = r.bssTransition || sb.bssTransition
+                if r.bssLoadUtilization == nil, let l = sb.bssLoad {
+                    r.bssLoadStations = l.stationCount
+                    r.bssLoadUtilization = l.utilization
+                }
+            }
+        }
+        return r
+    }
+}

@@ -1,0 +1,67 @@
+/// The report model of `pushdiag wifi`. JSON names are these in snake_case.
+public struct SurveyReport: Codable, Sendable, Equatable {
+    public var frequencyMhz: Int
+    public var inUse: Bool
+    @Nullable public var noiseDbm: Int?
+    @Nullable public var activeMs: UInt64?
+    @Nullable public var busyMs: UInt64?
+    @Nullable public var extBusyMs: UInt64?
+    @Nullable public var rxMs: UInt64?
+    @Nullable public var txMs: UInt64?
+}
+
+public struct StationReport: Codable, Sendable, Equatable {
+    public var mac: MACAddress
+    @Nullable public var txPackets: UInt32?
+    @Nullable public var txRetries: UInt32?
+    @Nullable public var txFailed: UInt32?
+    @Nullable public var rxPackets: UInt32?
+    @Nullable public var signalDbm: Int?
+    @Nullable public var connectedSeconds: UInt32?
+}
+
+public struct ScanBSSReport: Codable, Sendable, Equatable {
+    public var bssid: MACAddress
+    @Nullable public var ssid: String?
+    @Nullable public var frequencyMhz: Int?
+    @Nullable public var channel: Int?
+    @Nullable public var signalDbm: Double?
+    @Nullable public var bssLoad: ScanBSSLoad?
+    public var fastTransition: Bool
+    public var radioMeasurement: Bool
+    public var bssTransition: Bool
+    /// The interface is associated with this BSS.
+    public var current: Bool
+}
+
+public struct ScanBSSLoad: Codable, Sendable, Equatable {
+    public var stationCount: Int
+    public var channelUtilizationPercent: Double
+}
+
+public struct WiFiReport: Codable, Sendable, Equatable {
+    public var interface: String
+    @Nullable public var ssid: String?
+    @Nullable public var bssid: MACAddress?
+    @Nullable public var frequencyMhz: Int?
+    @Nullable public var channel: Int?
+    @Nullable public var channelWidthMhz: Int?
+    public var samples: Int
+    public var windowSeconds: Double
+    /// The last sample's raw survey entries.
+    public var survey: [SurveyReport]
+    /// The last sample's raw station counters.
+    public var stations: [StationReport]
+    /// Δbusy / Δactive on the channel in use over the window.
+    @Nullable public var channelUtilizationPercent: Double?
+    /// Δtx_retries / Δtx_packets to the associated peer over the window.
+    @Nullable public var retransmissionPercent: Double?
+    /// Δtx_failed over the window (frames given up after all retries).
+    @Nullable public var txFailed: UInt64?
+    /// The BSSes of the connected SSID in the scan cache.
+    public var bss: [ScanBSSReport]
+    public var findings: [Finding]
+    public var status: Severity
+    /// What could not be derived, and why ("survey: not reported by driver").
+    public var notes: [String]
+}

@@ -1,0 +1,144 @@
+private import CPcap
+import PushdiagCore
+
+/// Writes every netlink buffer sent and received as a LINKTYPE_NETLINK pcap (the format nlmon
+/// produces, which tshark decodes). Each record is flushed as it is written, so a recording cut
+/// off by a signal keeps everything before it.
+public final class NetlinkRecorder {
+    let writer: PcapWriter
+    public init(path: String) throws(CaptureError) {
+        writer = try PcapWriter(path: path, linkType: CPcap_DLT_NETLINK(), atomic: false)
+    }
+
+    public func record(_ bytes: [UInt8], outgoing: Bool, protocol proto: UInt16, time: Int64) {
+        writer.write(timestampNs: time, bytes: NetlinkRecord.header(outgoing: outgoing, netlinkProtocol: proto) + bytes)
+        writer.flush()
+    }
+
+    public func close() throws(CaptureError) { try writer.close() }
+}
+
+/// Replays a LINKTYPE_NETLINK recording: requests are answered with the replies recorded for the
+/// same request, multicast messages come back as events, with the recorded times.
+///
+/// Works on pushdiag's own recordings and on `tcpdump -i nlmon0` captures, which hold every
+/// process's netlink traffic: a request is matched to the next recorded request of the same
+/// netlink type and command, and its replies by that request's sequence number and port.
+public final class ReplayNetlink: NetlinkTransport {
+    struct Record {
+        var time: Int64
+        var outgoing: Bool
+        var proto: UInt16
+        var bytes: [UInt8]
+        var index: Int
+    }
+
+    let path: String
+    var records: [Record] = []
+    var cursor = 0
+    var eventCursor = 0
+    var consumed = Set<Int>()
+    public let netlinkProtocol: UInt16
+    public let isReplay = true
+    public private(set) var now: Int64 = 0
+    /// Set when the file ended inside a record or held garbage; the records before stand.
+    public private(set) var readError: String?
+
+    public init(path: String, protocol proto: UInt16) throws(NetlinkError) {
+        self.path = path
+        netlinkProtocol = proto
+        let file: PcapFile
+        do { file = try PcapFile(path: path) } catch { throw .replay(error.description) }
+        guard file.linkType == CPcap_DLT_NETLINK() else {
+            throw .replay("cannot replay \(path): link type \(file.linkType) (\(PcapFile.linkTypeName(file.linkType))), not a netlink recording (NETLINK, 253)")
+        }
+        var n = 0
+        do {
+            try file.forEachRecord { rec in
+                n += 1
+                guard let p = NetlinkRecord.parse(rec.bytes) else {
+                    readError = "\(path): record \(n) is not a netlink record (no ARPHRD_NETLINK cooked header)"
+                    return false
+                }
+                if p.netlinkProtocol == proto {
+                    records.append(Record(time: rec.timestampNs, outgoing: p.outgoing, proto: p.netlinkProtocol, bytes: Array(p.messages), index: n))
+                }
+                return true
+            }
+        } catch {
+            readError = error.description
+        }
+        if let first = records.first { now = first.time }
+    }
+
+    public var exhausted: Bool { eventCursor >= records.count && cursor >= records.count }
+
+    public func join(group: UInt32) throws(NetlinkError) {}
+
+    /// (type, command) of the first message of a buffer.
+    static func key(_ bytes: [UInt8]) -> (UInt16, UInt8?, UInt16, UInt32, UInt32)? {
+        bytes.withUnsafeBytes { b -> (UInt16, UInt8?, UInt16, UInt32, UInt32)? in
+            guard b.count >= 16 else { return nil }
+            return (b.u16le(at: 4)!, b.u8(at: 16), b.u16le(at: 6)!, b.u32le(at: 8)!, b.u32le(at: 12)!)
+        }
+    }
+
+    public func exchange(_ request: [UInt8], dump: Bool) throws(NetlinkError) -> [[UInt8]] {
+        guard let want = Self.key(request) else { throw .replay("empty request") }
+        // The next recorded request of the same type and command.
+        var i = cursor
+        var found: (seq: UInt32, port: UInt32)?
+        while i < records.count {
+            let r = records[i]
+            if r.outgoing, !consumed.contains(i), let k = Self.key(r.bytes), k.0 == want.0, k.1 == want.1, (k.2 & Netlink.flagDump == Netlink.flagDump) == dump {
+                found = (k.3, k.4)
+                consumed.insert(i)
+                break
+            }
+            i += 1
+        }
+        guard let req = found else {
+            let what = want.0 == GenericNetlink.controlID ? "a generic netlink family look-up" : "request type \(want.0) command \(want.1.map(String.init) ?? "?")"
+            throw .replay("\(path): the recording has no \(what) left to replay\(readError.map { " (\($0))" } ?? "")")
+        }
+        now = records[i].time
+        var replies: [[UInt8]] = []
+        var j = i + 1
+        while j < records.count {
+            let r = records[j]
+            if !r.outgoing, !consumed.contains(j) {
+                // Replies carry the request's sequence number and are addressed to its port
+                // (captures of other tools may record port 0, filled in by the kernel).
+                let (ours, finished, _) = r.bytes.withUnsafeBytes { Netlink.replyProgress($0, sequence: req.seq, port: req.port, dump: dump) }
+                if ours {
+                    consumed.insert(j)
+                    replies.append(r.bytes)
+                    now = r.time
+                    if finished {
+                        cursor = i + 1
+                        return replies
+                    }
+                }
+            }
+            j += 1
+        }
+        throw .replay("\(path): the recording ends before the reply to record \(records[i].index) is complete\(readError.map { " (\($0))" } ?? "")")
+    }
+
+    public func nextEvent(timeoutMs: Int32) throws(NetlinkError) -> [UInt8]? {
+        while eventCursor < records.count {
+            let i = eventCursor
+            eventCursor += 1
+            let r = records[i]
+            guard !r.outgoing, !consumed.contains(i) else { continue }
+            // Multicast messages have sequence number 0.
+            var multicast = false
+            r.bytes.withUnsafeBytes { b in multicast = b.count >= 16 && b.u32le(at: 8) == 0 }
+            guard multicast else { continue }
+            consumed.insert(i)
+            now = r.time
+            return r.bytes
+        }
+        return nil
+    }
+}

@@ -1,0 +1,92 @@
+import PushdiagCore
+
+/// Where nl80211 and rtnetlink messages come from: the kernel (live) or a recording (replay).
+/// Both hand the same raw bytes to the same decoders.
+public protocol NetlinkTransport: AnyObject {
+    /// Sends a request and returns every reply buffer up to and including the one that ends it
+    /// (NLMSG_DONE for a dump, the acknowledgement or error otherwise).
+    func exchange(_ request: [UInt8], dump: Bool) throws(NetlinkError) -> [[UInt8]]
+    /// The next multicast buffer, nil when none arrives within `timeoutMs` or a replay ran out.
+    func nextEvent(timeoutMs: Int32) throws(NetlinkError) -> [UInt8]?
+    func join(group: UInt32) throws(NetlinkError)
+    /// Nanoseconds since the epoch: now, or the time the recording says.
+    var now: Int64 { get }
+    /// A replay has no more records.
+    var exhausted: Bool { get }
+    var isReplay: Bool { get }
+    var netlinkProtocol: UInt16 { get }
+}
+
+/// The kernel, through a libnl socket; every buffer sent or received is given to `recorder`.
+public final class LiveNetlink: NetlinkTransport {
+    let socket: NetlinkSocket
+    let recorder: NetlinkRecorder?
+    var sequence: UInt32
+    var pendingEvents: [[UInt8]] = []
+    public let isReplay = false
+    public var exhausted: Bool { false }
+    public var netlinkProtocol: UInt16 { socket.netlinkProtocol }
+    /// How long to wait for the kernel's reply before giving up.
+    public var replyTimeoutMs: Int32 = 5000
+
+    public init(protocol proto: UInt16, recorder: NetlinkRecorder? = nil) throws(NetlinkError) {
+        socket = try NetlinkSocket(protocol: proto)
+        self.recorder = recorder
+        sequence = UInt32(truncatingIfNeeded: WallClock.nanoseconds() / 1_000_000) | 1
+    }
+
+    public var now: Int64 { WallClock.nanoseconds() }
+
+    public func join(group: UInt32) throws(NetlinkError) { try socket.join(group: group) }
+
+    public func exchange(_ request: [UInt8], dump: Bool) throws(NetlinkError) -> [[UInt8]] {
+        sequence &+= 1
+        var message = request
+        // Stamp our sequence number and port id into the header.
+        for i in 0..<4 { message[8 + i] = UInt8(truncatingIfNeeded: sequence >> (8 * UInt32(i))) }
+        let port = socket.portID
+        for i in 0..<4 { message[12 + i] = UInt8(truncatingIfNeeded: port >> (8 * UInt32(i))) }
+        recorder?.record(message, outgoing: true, protocol: netlinkProtocol, time: now)
+        try socket.send(message)
+        var replies: [[UInt8]] = []
+        while true {
+            guard let buf = try socket.receive(timeoutMs: replyTimeoutMs) else {
+                throw .io("the kernel did not answer a netlink request within \(replyTimeoutMs) ms")
+            }
+            recorder?.record(buf, outgoing: false, protocol: netlinkProtocol, time: now)
+            let (ours, finished, _) = buf.withUnsafeBytes { Netlink.replyProgress($0, sequence: sequence, port: nil, dump: dump) }
+            if ours {
+                replies.append(buf)
+                if finished { return replies }
+            } else {
+                pendingEvents.append(buf)
+            }
+        }
+    }
+
+    public func nextEvent(timeoutMs: Int32) throws(NetlinkError) -> [UInt8]? {
+        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+        guard let buf = try socket.receive(timeoutMs: timeoutMs) else { return nil }
+        recorder?.record(buf, outgoing: false, protocol: netlinkProtocol, time: now)
+        return buf
+    }
+}
+
+/// Wall-clock nanoseconds since the epoch.
+public enum WallClock {
+    public static func nanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    public static func monotonicNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

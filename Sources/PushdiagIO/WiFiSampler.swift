@@ -1,0 +1,80 @@
+import PushdiagCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why `pushdiag wifi` (or the Wi-Fi part of a survey) could not run. Every case is one line a
+/// field engineer can act on.
+public enum WiFiError: Error, CustomStringConvertible, Equatable {
+    case netlink(NetlinkError)
+    case noSuchInterface(String)
+    case notWireless(String)
+    case noStationInterface(found: [String])
+
+    public var description: String {
+        switch self {
+        case .netlink(let e): return e.description
+        case .noSuchInterface(let n): return "no such interface: \(n)"
+        case .notWireless(let n): return "\(n) is not a wireless interface (nl80211 does not know it)"
+        case .noStationInterface(let found):
+            return found.isEmpty ? "no wireless interfaces: nl80211 lists none" : "no Wi-Fi interface in station (managed) mode; found: \(found.joined(separator: ", ")); name one with --interface"
+        }
+    }
+}
+
+/// Samples nl80211 counters on an interface and builds the report.
+public enum WiFiSampler {
+    public static func chooseInterface(_ client: NL80211Client, name: String?) throws(WiFiError) -> NL80211.Interface {
+        let all: [NL80211.Interface]
+        do { all = try client.interfaces() } catch { throw .netlink(error) }
+        if let name {
+            if let i = all.first(where: { $0.name == name }) { return i }
+            if client.transport.isReplay { throw .noSuchInterface("\(name) (not in the recording)") }
+            return try { () throws(WiFiError) -> NL80211.Interface in
+                if access("/sys/class/net/\(name)", F_OK) == 0 { throw .notWireless(name) }
+                throw .noSuchInterface(name)
+            }()
+        }
+        if let i = all.first(where: { $0.type == 2 }) { return i }
+        throw .noStationInterface(found: all.map { "\($0.name ?? "?") (\(NL80211.interfaceTypeName($0.type ?? 0)))" })
+    }
+
+    /// One sample: the interface (frequency may change), survey and station counters.
+    public static func sample(_ client: NL80211Client, ifindex: UInt32, bssid: MACAddress?) throws(WiFiError) -> WiFiSample {
+        do {
+            let iface = try client.interfaces().first { $0.ifindex == ifindex }
+            let time = client.transport.now  // when the kernel answered (or the recording says it did)
+            guard let iface else { throw WiFiError.noSuchInterface("ifindex \(ifindex) (gone during sampling)") }
+            let survey = try client.survey(ifindex: ifindex)
+            var stations = try client.stations(ifindex: ifindex)
+            if stations.isEmpty, iface.type == 2, let bssid, let s = try client.station(ifindex: ifindex, mac: bssid) {
+                stations = [s]
+            }
+            return WiFiSample(time: time, interface: iface, survey: survey, stations: stations)
+        } catch let e as WiFiError {
+            throw e
+        } catch let e as NetlinkError {
+            throw .netlink(e)
+        } catch {
+            throw .netlink(.io("\(error)"))
+        }
+    }
+
+    public static func run(_ client: NL80211Client, interfaceName: String?, count: Int, intervalSeconds: Double, thresholds: Thresholds,
+                           progress: ((Int, Int) -> Void)? = nil) throws(WiFiError) -> WiFiReport {
+        let iface = try chooseInterface(client, name: interfaceName)
+        var scan: [NL80211.ScanBSS]
+        do { scan = try client.scan(ifindex: iface.ifindex) } catch { throw .netlink(error) }
+        let bssid = scan.first(where: \.associated)?.bssid
+        var samples: [WiFiSample] = []
+        for k in 0..<max(count, 1) {
+            if k > 0, !client.transport.isReplay {
+                let wait = max(0, intervalSeconds - Double(WallClock.nanoseconds() - samples.last!.time) / 1e9)
+                usleep(UInt32(min(wait, 4000) * 1_000_000))
+            }
+            progress?(k + 1, count)
+            samples.append(try sample(client, ifindex: iface.ifindex, bssid: bssid))
+        }
+        return WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: thresholds)
+    }
+}

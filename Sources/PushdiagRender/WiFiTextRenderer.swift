@@ -1,0 +1,58 @@
+import PushdiagCore
+
+/// `pushdiag wifi` for people: where the interface is, the two ratios, raw counters, the BSSes of
+/// the SSID with their roaming support, notes and findings.
+public struct WiFiTextRenderer {
+    public init() {}
+
+    func opt<T>(_ v: T?) -> String { v.map { "\($0)" } ?? "-" }
+
+    public func render(_ r: WiFiReport) -> String {
+        var out = "\(r.interface): "
+        if let b = r.bssid {
+            out += "connected to \(b)" + (r.ssid.map { " (\($0))" } ?? "")
+        } else {
+            out += r.ssid.map { "SSID \($0), no BSSID known" } ?? "not connected"
+        }
+        if let f = r.frequencyMhz {
+            out += ", " + (r.channel.map { "channel \($0) " } ?? "") + "(\(f) MHz" + (r.channelWidthMhz.map { ", \($0) MHz wide" } ?? "") + ")"
+        }
+        out += "\n  \(r.samples) sample\(r.samples == 1 ? "" : "s") over \(CaptureAnalyzer.format(r.windowSeconds)) s"
+        out += "; channel utilisation " + (r.channelUtilizationPercent.map { CaptureAnalyzer.format($0) + "%" } ?? "-")
+        out += "; retransmissions " + (r.retransmissionPercent.map { CaptureAnalyzer.format($0) + "%" } ?? "-")
+        if let f = r.txFailed { out += "; tx failed \(f)" }
+        out += "\n"
+        if !r.survey.isEmpty {
+            var t = TextTable([("FREQ", .right), ("IN USE", .left), ("NOISE", .right), ("ACTIVE ms", .right), ("BUSY ms", .right),
+                               ("EXT BUSY ms", .right), ("RX ms", .right), ("TX ms", .right)])
+            for s in r.survey {
+                t.add([String(s.frequencyMhz), s.inUse ? "yes" : "", opt(s.noiseDbm), opt(s.activeMs), opt(s.busyMs), opt(s.extBusyMs), opt(s.rxMs), opt(s.txMs)])
+            }
+            out += "\n" + t.render()
+        } else {
+            out += "\n  survey: not reported by driver\n"
+        }
+        if !r.stations.isEmpty {
+            var t = TextTable([("PEER", .left), ("TX PACKETS", .right), ("TX RETRIES", .right), ("TX FAILED", .right), ("RX PACKETS", .right),
+                               ("SIGNAL", .right), ("CONNECTED", .right)])
+            for s in r.stations {
+                t.add([s.mac.description, opt(s.txPackets), opt(s.txRetries), opt(s.txFailed), opt(s.rxPackets), s.signalDbm.map { "\($0) dBm" } ?? "-",
+                       s.connectedSeconds.map { "\($0) s" } ?? "-"])
+            }
+            out += "\n" + t.render()
+        }
+        if !r.bss.isEmpty {
+            var t = TextTable([("", .left), ("BSSID", .left), ("SSID", .left), ("CH", .right), ("SIGNAL", .right), ("LOAD", .right), ("STA", .right),
+                               ("11r", .left), ("11k", .left), ("11v", .left)])
+            for b in r.bss {
+                t.add([b.current ? "*" : "", b.bssid.description, b.ssid ?? "", opt(b.channel), b.signalDbm.map { CaptureAnalyzer.format($0) + " dBm" } ?? "-",
+                       b.bssLoad.map { CaptureAnalyzer.format($0.channelUtilizationPercent) + "%" } ?? "-", b.bssLoad.map { String($0.stationCount) } ?? "-",
+                       b.fastTransition ? "yes" : "no", b.radioMeasurement ? "yes" : "no", b.bssTransition ? "yes" : "no"])
+            }
+            out += "\n" + t.render() + "  * the BSS this interface is on; from the kernel's scan cache\n"
+        }
+        for n in r.notes { out += "  note: \(n)\n" }
+        out += "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
+        return out
+    }
+}

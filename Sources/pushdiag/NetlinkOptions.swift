@@ -1,0 +1,35 @@
+import ArgumentParser
+import PushdiagCore
+import PushdiagIO
+
+/// --record / --replay, shared by the commands that talk nl80211.
+struct NetlinkOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Write every netlink message sent and received to FILE (pcap, link type NETLINK, as nlmon writes; tshark decodes it).", valueName: "FILE"))
+    var record: String?
+
+    @Option(help: ArgumentHelp("Run from a netlink recording (pushdiag --record, or tcpdump -i nlmon0) instead of the kernel.", valueName: "FILE"))
+    var replay: String?
+
+    func validate() throws {
+        if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
+    }
+
+    /// The transport for nl80211: the kernel (recorded when asked) or the replay file.
+    func transport() throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?) {
+        if let replay {
+            return (try ReplayNetlink(path: replay, protocol: Netlink.protocolGeneric), nil)
+        }
+        var recorder: NetlinkRecorder?
+        if let record {
+            do { recorder = try NetlinkRecorder(path: record) } catch { throw .io(error.description) }
+        }
+        return (try LiveNetlink(protocol: Netlink.protocolGeneric, recorder: recorder), recorder)
+    }
+}
+
+func parseDuration(_ text: String, option: String) throws -> Double {
+    guard let s = DurationText.seconds(text) else {
+        throw ValidationError("\(option): '\(text)' is not a duration (examples: 30s, 500ms, 2m, 1.5)")
+    }
+    return s
+}

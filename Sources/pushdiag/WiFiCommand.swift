@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import PushdiagRender
+
+struct WiFiCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wifi",
+        abstract: "Read channel utilisation, retransmissions and nearby BSSes from the Wi-Fi interface (nl80211).",
+        discussion: """
+            Takes --count samples --interval apart. Channel utilisation = Δbusy / Δactive time \
+            of the channel in use (survey); retransmissions = Δtx_retries / Δtx_packets to the \
+            associated AP (station counters). With --count 1, raw counters only. Lists the BSSes \
+            of the connected SSID from the kernel's scan cache with 802.11r/k/v support. Exit \
+            status as for capture; 3 when nl80211 or the interface cannot be read.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Wireless interface (default: the first in station mode).", valueName: "IF"))
+    var interface: String?
+
+    @Option(help: ArgumentHelp("Time between samples (30s, 500ms, 2m).", valueName: "D"))
+    var interval: String = "1s"
+
+    @Option(help: ArgumentHelp("Number of samples.", valueName: "N"))
+    var count: Int = 2
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    @OptionGroup var netlink: NetlinkOptions
+    @OptionGroup var thresholds: ThresholdOptions
+
+    func validate() throws {
+        guard count >= 1 else { throw ValidationError("--count must be at least 1") }
+        _ = try parseDuration(interval, option: "--interval")
+    }
+
+    func run() throws {
+        let seconds = try parseDuration(interval, option: "--interval")
+        let progress = Progress()
+        let report: WiFiReport
+        do {
+            let (transport, recorder) = try netlink.transport()
+            defer { try? recorder?.close() }
+            let client = try NL80211Client(transport: transport)
+            report = try WiFiSampler.run(client, interfaceName: interface, count: count, intervalSeconds: seconds, thresholds: thresholds.thresholds) { k, n in
+                progress.update("sampling \(interface ?? "Wi-Fi"): \(k)/\(n)")
+            }
+            progress.clear()
+        } catch let e as WiFiError {
+            progress.clear()
+            diagnose(e.description)
+            throw ExitCode(3)
+        } catch let e as NetlinkError {
+            progress.clear()
+            diagnose(e.description)
+            throw ExitCode(3)
+        }
+        let output = format == .json ? try JSONRenderer.render(report) : WiFiTextRenderer().render(report)
+        print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+        throw ExitCode(report.status.exitCode)
+    }
+}

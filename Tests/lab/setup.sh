@@ -1,0 +1,73 @@
+# Sourced inside the lab VM: three simulated radios, two hostapd access points of one SSID
+# (channels 1 and 6, FT-PSK, BSS Load, 802.11k neighbour reports, 802.11v BSS transition) and a
+# wpa_supplicant station on wlan2.
+LAB_SSID=ward-3
+AP1=02:00:00:00:00:00
+AP2=02:00:00:00:01:00
+STA=02:00:00:00:02:00
+conf=/run/pushdiag-lab
+mkdir -p "$conf"
+
+lab_ap_conf() {  # lab_ap_conf IFACE CHANNEL NAS_ID KEYHOLDER
+  cat > "$conf/hostapd-$1.conf" <<CONF
+interface=$1
+driver=nl80211
+ctrl_interface=/run/hostapd
+ssid=$LAB_SSID
+hw_mode=g
+channel=$2
+ieee80211n=1
+wpa=2
+wpa_key_mgmt=WPA-PSK FT-PSK
+rsn_pairwise=CCMP
+wpa_passphrase=pushdiag-lab-passphrase
+mobility_domain=a1b2
+nas_identifier=$3
+r1_key_holder=$4
+ft_over_ds=0
+ft_psk_generate_local=1
+bss_load_update_period=10
+chan_util_avg_period=20
+rrm_neighbor_report=1
+rrm_beacon_report=1
+bss_transition=1
+CONF
+}
+
+lab_up() {
+  modprobe mac80211_hwsim radios=3 || return 1
+  for i in 1 2 3 4 5 6 7 8 9 10; do [ -e /sys/class/net/wlan2 ] && break; sleep 0.2; done
+  ip link set lo up
+  lab_ap_conf wlan0 1 ap1.lab 020000000000
+  lab_ap_conf wlan1 6 ap2.lab 020000000100
+  hostapd -B -P "$conf/hostapd0.pid" "$conf/hostapd-wlan0.conf" > "$conf/hostapd0.log" 2>&1 || { cat "$conf/hostapd0.log"; return 1; }
+  hostapd -B -P "$conf/hostapd1.pid" "$conf/hostapd-wlan1.conf" > "$conf/hostapd1.log" 2>&1 || { cat "$conf/hostapd1.log"; return 1; }
+  cat > "$conf/wpa.conf" <<CONF
+ctrl_interface=/run/wpa_supplicant
+network={
+  ssid="$LAB_SSID"
+  psk="pushdiag-lab-passphrase"
+  key_mgmt=FT-PSK WPA-PSK
+  bgscan=""
+}
+CONF
+  wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa.pid" -f "$conf/wpa.log" || return 1
+  lab_wait_connected 30
+}
+
+# lab_wait_connected SECONDS [BSSID]: until wlan2 is associated (with BSSID if given).
+lab_wait_connected() {
+  local i=0 want=${2:-}
+  while [ $i -lt $(( $1 * 5 )) ]; do
+    state=$(wpa_cli -i wlan2 status 2>/dev/null)
+    if echo "$state" | grep -q '^wpa_state=COMPLETED'; then
+      [ -z "$want" ] && return 0
+      echo "$state" | grep -q "^bssid=$want" && return 0
+    fi
+    sleep 0.2; i=$((i + 1))
+  done
+  echo "lab: wlan2 did not connect${want:+ to $want}"; wpa_cli -i wlan2 status; tail -20 "$conf/wpa.log"
+  return 1
+}
+
+lab_bssid() { wpa_cli -i wlan2 status | sed -n 's/^bssid=//p'; }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Boots Debian's own kernel under qemu (TCG) with this machine's root filesystem shared over 9p,
+# and runs one script inside it as root. The script's exit status becomes ours.
+#
+#   Tests/lab/vm.sh SCRIPT [ARGS...]
+#
+# Needs: qemu-system-x86, linux-image-amd64, busybox-static (make lab-deps installs them).
+set -euo pipefail
+script=$(readlink -f "$1"); shift
+here=$(cd "$(dirname "$0")" && pwd)
+kernel=$(ls /boot/vmlinuz-* | sort -V | tail -1)
+kver=${kernel#/boot/vmlinuz-}
+work=$(mktemp -d /var/tmp/pushdiag-lab.XXXXXX)  # not /tmp: the VM mounts its own tmpfs there
+trap 'rm -rf "$work"' EXIT
+
+# The initramfs: busybox, the modules that reach the host's root over virtio-9p, and /init.
+root=$work/initramfs
+mkdir -p "$root"/{bin,dev,proc,sys,mnt,lib/modules}
+cp /bin/busybox "$root/bin/busybox"
+for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p; do
+  f=$(modinfo -k "$kver" -n "$m" 2>/dev/null || true)
+  [ -n "$f" ] && [ "$f" != "(builtin)" ] || continue
+  case "$f" in
+    *.ko.xz) xz -dc "$f" > "$root/lib/modules/$m.ko" ;;
+    *.ko.zst) zstd -qdc "$f" > "$root/lib/modules/$m.ko" ;;
+    *) cp "$f" "$root/lib/modules/$m.ko" ;;
+  esac
+  echo "$m" >> "$root/lib/modules/order"
+done
+cat > "$root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+for m in $(cat /lib/modules/order); do insmod /lib/modules/$m.ko 2>/dev/null; done
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 hostroot /mnt || { echo "lab: cannot mount the host root"; poweroff -f; }
+script=$(sed -n 's/.*pushdiag.script=\([^ ]*\).*/\1/p' /proc/cmdline)
+for d in proc sys dev; do mount --move /$d /mnt/$d; done
+exec switch_root /mnt /bin/sh -c "mount -t tmpfs tmpfs /tmp; mount -t tmpfs tmpfs /run; /bin/sh \"$script\"; echo \"lab: exit status \$?\"; echo o > /proc/sysrq-trigger; sleep 30"
+INIT
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
+
+# Arguments reach the script through a file on the shared root.
+args=$work/args
+printf '%s\n' "$@" > "$args"
+runner=$work/run.sh
+cat > "$runner" <<RUN
+#!/bin/sh
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/swift/usr/bin
+export HOME=/root LAB_ARGS_FILE=$args
+cd "$(pwd)"
+sh "$script" \$(cat "$args")
+status=\$?
+echo "\$status" > "$work/status"
+exit \$status
+RUN
+chmod +x "$runner"
+
+timeout "${LAB_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg -m "${LAB_MEMORY:-1024}" -smp 1 -nographic -no-reboot \
+  -kernel "$kernel" -initrd "$work/initrd.gz" \
+  -append "console=ttyS0 quiet edd=off panic=-1 pushdiag.script=$runner" \
+  -virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,id=hostroot,multidevs=remap \
+  -nic none </dev/null | tr -d '\r' | sed -u 's/^/vm| /'
+[ -f "$work/status" ] || { echo "lab: the VM did not finish its script" >&2; exit 3; }
+exit "$(cat "$work/status")"
