@@ -18,7 +18,7 @@ BENCH_PACKAGES := tshark gcc time
 
 BIN = .build/$(CONFIG)/pushdiag
 
-.PHONY: all deps deps-test deps-bench build debug test demo bench install uninstall fixtures clean
+.PHONY: all deps deps-test deps-bench build debug test demo bench install uninstall fixtures clean lab lab-deps lab-record
 
 all: build
 
@@ -81,3 +81,20 @@ uninstall:
 
 clean:
 	$(Q)rm -rf .build bench/out bench/bin
+
+# The Wi-Fi lab: Debian's kernel under qemu with mac80211_hwsim, hostapd and wpa_supplicant; see
+# Tests/lab/. `make lab` checks pushdiag against iw there; `make lab-record` also refreshes the
+# lab recordings in fixtures/.
+LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busybox-static tcpdump kmod cpio
+LAB_RESULTS ?= .build/lab
+
+lab-deps:
+	$(call apt_install,$(LAB_PACKAGES))
+
+lab: deps-test lab-deps
+	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS))
+
+lab-record: deps-test lab-deps
+	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS)) record

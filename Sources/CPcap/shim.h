@@ -15,4 +15,7 @@ static inline int CPcap_DLT_EN10MB(void) { return DLT_EN10MB; }
 static inline int CPcap_ERRBUF_SIZE(void) { return PCAP_ERRBUF_SIZE; }
 static inline int CPcap_ERROR_BREAK(void) { return PCAP_ERROR_BREAK; }
 static inline unsigned CPcap_TSTAMP_PRECISION_NANO(void) { return PCAP_TSTAMP_PRECISION_NANO; }
+static inline int CPcap_ERROR_PERM_DENIED(void) { return PCAP_ERROR_PERM_DENIED; }
+static inline int CPcap_ERROR_NO_SUCH_DEVICE(void) { return PCAP_ERROR_NO_SUCH_DEVICE; }
+static inline int CPcap_ERROR_IFACE_NOT_UP(void) { return PCAP_ERROR_IFACE_NOT_UP; }
 #endif

@@ -61,4 +61,33 @@ public enum CaptureFileAnalysis {
         outcome.analyzer = analyzer
         return outcome
     }
+
+    /// A live capture on a monitor interface for `seconds`, analysed as it arrives.
+    public static func analyzeLive(interface: String, seconds: Double, writeTo path: String?, options: CaptureAnalyzer.Options,
+                                   stop: () -> Bool = { false }) -> Outcome {
+        var analyzer = CaptureAnalyzer(options: options)
+        let live: PcapLive
+        do {
+            live = try PcapLive(interface: interface)
+            if let path { try live.write(to: path) }
+        } catch {
+            return Outcome(analyzer: analyzer, linkType: nil, linkTypeName: nil, error: error)
+        }
+        let name = PcapFile.linkTypeName(live.linkType)
+        guard let lt = LinkType(rawValue: live.linkType) else {
+            return Outcome(analyzer: analyzer, linkType: live.linkType, linkTypeName: name,
+                           error: .unsupportedLinkType(path: interface + " (not a monitor interface)", linkType: live.linkType, name: name))
+        }
+        var outcome = Outcome(analyzer: analyzer, linkType: live.linkType, linkTypeName: name, error: nil)
+        do {
+            _ = try live.capture(seconds: seconds, stop: stop) { rec in
+                analyzer.ingest(linkType: lt, timestampNs: rec.timestampNs, packet: rec.bytes, originalLength: rec.originalLength)
+            }
+            try live.finish()
+        } catch {
+            outcome.error = error
+        }
+        outcome.analyzer = analyzer
+        return outcome
+    }
 }

@@ -118,6 +118,6 @@ public final class NL80211Client {
         try Self.messages(buf) { m in
             if m.type == family.id, let e = NL80211.decode(m) { events.append(e) }
         }
-        return (transport.now, events)
+        return (transport.lastReceived, events)
     }
 }

@@ -41,6 +41,10 @@ public final class ReplayNetlink: NetlinkTransport {
     public let netlinkProtocol: UInt16
     public let isReplay = true
     public private(set) var now: Int64 = 0
+    public var lastReceived: Int64 { now }
+    /// The last event handed out, to drop the copies nlmon records when a multicast message is
+    /// delivered to several sockets.
+    var lastEvent: (time: Int64, bytes: [UInt8])?
     /// Set when the file ended inside a record or held garbage; the records before stand.
     public private(set) var readError: String?
 
@@ -61,7 +65,10 @@ public final class ReplayNetlink: NetlinkTransport {
                     return false
                 }
                 if p.netlinkProtocol == proto {
-                    records.append(Record(time: rec.timestampNs, outgoing: p.outgoing, proto: p.netlinkProtocol, bytes: Array(p.messages), index: n))
+                    // Direction from the message itself: requests carry NLM_F_REQUEST. (The
+                    // cooked header's packet type cannot tell: nlmon marks every record outgoing.)
+                    let request = p.messages.count >= 16 && p.messages.u16le(at: 6)! & Netlink.flagRequest != 0
+                    records.append(Record(time: rec.timestampNs, outgoing: request, proto: p.netlinkProtocol, bytes: Array(p.messages), index: n))
                 }
                 return true
             }
@@ -136,6 +143,8 @@ public final class ReplayNetlink: NetlinkTransport {
             r.bytes.withUnsafeBytes { b in multicast = b.count >= 16 && b.u32le(at: 8) == 0 }
             guard multicast else { continue }
             consumed.insert(i)
+            if let last = lastEvent, last.bytes == r.bytes, r.time - last.time < 1_000_000 { continue }
+            lastEvent = (r.time, r.bytes)
             now = r.time
             return r.bytes
         }

@@ -11,6 +11,9 @@ public protocol NetlinkTransport: AnyObject {
     func join(group: UInt32) throws(NetlinkError)
     /// Nanoseconds since the epoch: now, or the time the recording says.
     var now: Int64 { get }
+    /// When the last buffer was received, as written to a recording (or read from one): the
+    /// time of a sample or an event, the same live and in a replay.
+    var lastReceived: Int64 { get }
     /// A replay has no more records.
     var exhausted: Bool { get }
     var isReplay: Bool { get }
@@ -22,7 +25,8 @@ public final class LiveNetlink: NetlinkTransport {
     let socket: NetlinkSocket
     let recorder: NetlinkRecorder?
     var sequence: UInt32
-    var pendingEvents: [[UInt8]] = []
+    var pendingEvents: [(time: Int64, bytes: [UInt8])] = []
+    public private(set) var lastReceived: Int64 = 0
     public let isReplay = false
     public var exhausted: Bool { false }
     public var netlinkProtocol: UInt16 { socket.netlinkProtocol }
@@ -53,21 +57,29 @@ public final class LiveNetlink: NetlinkTransport {
             guard let buf = try socket.receive(timeoutMs: replyTimeoutMs) else {
                 throw .io("the kernel did not answer a netlink request within \(replyTimeoutMs) ms")
             }
-            recorder?.record(buf, outgoing: false, protocol: netlinkProtocol, time: now)
+            let t = now
+            recorder?.record(buf, outgoing: false, protocol: netlinkProtocol, time: t)
             let (ours, finished, _) = buf.withUnsafeBytes { Netlink.replyProgress($0, sequence: sequence, port: nil, dump: dump) }
             if ours {
+                lastReceived = t
                 replies.append(buf)
                 if finished { return replies }
             } else {
-                pendingEvents.append(buf)
+                pendingEvents.append((t, buf))
             }
         }
     }
 
     public func nextEvent(timeoutMs: Int32) throws(NetlinkError) -> [UInt8]? {
-        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+        if !pendingEvents.isEmpty {
+            let e = pendingEvents.removeFirst()
+            lastReceived = e.time
+            return e.bytes
+        }
         guard let buf = try socket.receive(timeoutMs: timeoutMs) else { return nil }
-        recorder?.record(buf, outgoing: false, protocol: netlinkProtocol, time: now)
+        let t = now
+        recorder?.record(buf, outgoing: false, protocol: netlinkProtocol, time: t)
+        lastReceived = t
         return buf
     }
 }

@@ -43,7 +43,7 @@ public enum WiFiSampler {
     public static func sample(_ client: NL80211Client, ifindex: UInt32, bssid: MACAddress?) throws(WiFiError) -> WiFiSample {
         do {
             let iface = try client.interfaces().first { $0.ifindex == ifindex }
-            let time = client.transport.now  // when the kernel answered (or the recording says it did)
+            let time = client.transport.lastReceived  // when the kernel answered (or the recording says it did)
             guard let iface else { throw WiFiError.noSuchInterface("ifindex \(ifindex) (gone during sampling)") }
             let survey = try client.survey(ifindex: ifindex)
             var stations = try client.stations(ifindex: ifindex)

@@ -3,10 +3,15 @@ import PushdiagCore
 
 /// Any report model → JSON with snake_case keys, in the model's field order.
 public enum JSONRenderer {
+    /// One line per value, for JSON Lines output.
+    public static func line<T: Encodable>(_ value: T) throws -> String { try render(value, pretty: false) }
+
     public static func render<T: Encodable>(_ value: T, pretty: Bool = true) throws -> String {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        // Sorted keys: the same report always prints the same bytes, whatever the platform's
+        // dictionary order.
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }

@@ -53,7 +53,16 @@ struct CaptureCommand: ParsableCommand {
     )
 
     @Argument(help: ArgumentHelp("Capture files (pcap or pcapng).", valueName: "FILE"))
-    var files: [String]
+    var files: [String] = []
+
+    @Option(help: ArgumentHelp("Capture live on this monitor interface instead of reading files.", valueName: "MON"))
+    var interface: String?
+
+    @Option(help: ArgumentHelp("With --interface: how long to capture (default 30s).", valueName: "D"))
+    var duration: String = "30s"
+
+    @Option(help: ArgumentHelp("With --interface: also write the frames to FILE (pcap).", valueName: "FILE"))
+    var write: String?
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -67,7 +76,13 @@ struct CaptureCommand: ParsableCommand {
     @OptionGroup var thresholds: ThresholdOptions
 
     func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("give at least one capture file") }
+        if interface != nil {
+            guard files.isEmpty else { throw ValidationError("give capture files or --interface, not both") }
+            _ = try parseDuration(duration, option: "--duration")
+        } else {
+            guard !files.isEmpty else { throw ValidationError("give at least one capture file, or --interface MON for a live capture") }
+            guard write == nil else { throw ValidationError("--write goes with --interface") }
+        }
         guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
     }
 
@@ -78,6 +93,13 @@ struct CaptureCommand: ParsableCommand {
         let progress = Progress()
         var reports: [CaptureReport] = []
         var total = CaptureAnalyzer(options: options)
+        if let interface {
+            StopSignal.install()
+            let seconds = try parseDuration(duration, option: "--duration")
+            let outcome = CaptureFileAnalysis.analyzeLive(interface: interface, seconds: seconds, writeTo: write, options: options) { StopSignal.isRequested }
+            if let e = outcome.error { diagnose(e.description) }
+            reports.append(outcome.report(file: interface))
+        }
         for path in files {
             let outcome = CaptureFileAnalysis.analyze(path: path, options: options) { done, size in
                 if size > 0 { progress.update("\(path): \(done * 100 / size)%") }

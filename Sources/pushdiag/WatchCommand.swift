@@ -43,9 +43,6 @@ struct WatchCommand: ParsableCommand {
         let window = try parseDuration(roamWindow, option: "--roam-window")
         StopSignal.install()
         var tracker = RoamTracker(windowSeconds: window)
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.withoutEscapingSlashes]
         var start: Int64 = 0
         var end: Int64 = 0
         do {
@@ -68,7 +65,7 @@ struct WatchCommand: ParsableCommand {
                 let ssid = try client.interfaces().first { $0.ifindex == ifindex }?.ssid
                 tracker.seed(ifindex: ifindex, bssid: bss?.bssid, ssid: ssid.map(SSIDText.render) ?? bss?.ssid.map(SSIDText.render))
             }
-            start = transport.now
+            start = transport.lastReceived
             end = start
             let monotonicStart = WallClock.monotonicNanoseconds()
             while !StopSignal.isRequested {
@@ -89,14 +86,18 @@ struct WatchCommand: ParsableCommand {
                     }
                     guard let ifindex, only == nil || only == ifindex else { continue }
                     let out = tracker.handle(e, time: time, name: { names[$0] ?? "ifindex \($0)" }) { idx, bssid in
-                        // The SSID after a connect: the interface says it (live or recorded).
+                        // The SSID after a connect: the interface says it, or the scan cache's
+                        // entry for the BSS (live or recorded).
                         if let s = try? client.interfaces().first(where: { $0.ifindex == idx })?.ssid { return SSIDText.render(s) }
+                        if let bssid, let s = try? client.scan(ifindex: idx).first(where: { $0.bssid == bssid })?.ssid { return SSIDText.render(s) }
                         return nil
                     }
-                    for w in out { emit(w, encoder: encoder) }
+                    for w in out { emit(w) }
                 }
             }
-            if !transport.isReplay { end = transport.now }
+            // The state at the end (also what ends a replay at the same moment as the run).
+            _ = try? client.interfaces()
+            end = max(end, transport.lastReceived)
         } catch let e as WiFiError {
             diagnose(e.description)
             throw ExitCode(3)
@@ -107,10 +108,7 @@ struct WatchCommand: ParsableCommand {
         let summary = tracker.summary(start: start, end: end)
         switch format {
         case .jsonl:
-            var obj = try JSONSerialization.jsonObject(with: try encoder.encode(summary)) as? [String: Any] ?? [:]
-            obj["event"] = "summary"
-            let data = try JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
+            print(try JSONRenderer.line(summary))
         case .text:
             print("summary: \(summary.connects) connects, \(summary.disconnects) disconnects, \(summary.roams) roams over \(CaptureAnalyzer.format(summary.durationSeconds)) s"
                 + " (\(CaptureAnalyzer.format(summary.roamsPerHour)) roams/hour)"
@@ -118,10 +116,10 @@ struct WatchCommand: ParsableCommand {
         }
     }
 
-    func emit(_ w: WatchEvent, encoder: JSONEncoder) {
+    func emit(_ w: WatchEvent) {
         switch format {
         case .jsonl:
-            if let data = try? encoder.encode(w) { print(String(decoding: data, as: UTF8.self)) }
+            if let line = try? JSONRenderer.line(w) { print(line) }
         case .text:
             var line = "\(w.time)  \(w.interface)  \(w.event)"
             switch w.event {

@@ -45,6 +45,8 @@ public struct WatchEvent: Codable, Sendable, Equatable {
 }
 
 public struct WatchSummary: Codable, Sendable, Equatable {
+    /// Always "summary", so a JSON Lines reader tells it from the events.
+    public var event = "summary"
     public var durationSeconds: Double
     public var connects: Int
     public var disconnects: Int
@@ -92,7 +94,7 @@ public struct RoamTracker {
             let newSSID = ssid(ifindex, bssid)
             defer {
                 st.bssid = bssid
-                st.ssid = newSSID
+                st.ssid = newSSID ?? st.disconnectedSSID
                 st.disconnectedAt = nil
                 states[ifindex] = st
             }
@@ -147,7 +149,7 @@ public struct RoamTracker {
     public func summary(start: Int64, end: Int64) -> WatchSummary {
         let duration = max(Double(end - start) / 1e9, 0)
         return WatchSummary(
-            durationSeconds: CaptureAnalyzer.rounded(duration, places: 1000), connects: connects, disconnects: disconnects, roams: roams,
+            event: "summary", durationSeconds: CaptureAnalyzer.rounded(duration, places: 1000), connects: connects, disconnects: disconnects, roams: roams,
             roamsPerHour: duration > 0 ? CaptureAnalyzer.rounded(Double(roams) * 3600 / duration) : 0,
             longestGapMs: longestGapNs.map { CaptureAnalyzer.rounded(Double($0) / 1e6, places: 1000) },
             meanGapMs: gapCount > 0 ? CaptureAnalyzer.rounded(Double(gapSumNs) / Double(gapCount) / 1e6, places: 1000) : nil)

@@ -1,0 +1,68 @@
+# Runs inside the lab VM (see vm.sh): brings up the simulated Wi-Fi, runs pushdiag against it
+# next to iw (the oracle), then checks the results with the LabTests suite of the test binary.
+#   run.sh RESULTS_DIR [record]
+# With "record", refreshes the lab recordings in fixtures/.
+set -u
+out=$1
+mode=${2:-}
+cd "$(dirname "$0")/../.."
+PD=$(pwd)/.build/debug/pushdiag
+mkdir -p "$out" && rm -rf "${out:?}"/*
+. Tests/lab/setup.sh
+lab_up > "$out/setup.log" 2>&1 || { cat "$out/setup.log"; exit 1; }
+initial=$(lab_bssid)
+other=$AP2; [ "$initial" = "$AP2" ] && other=$AP1
+echo "lab: wlan2 connected to $initial"
+
+# 1. pushdiag wifi between two readings of iw's survey and station dumps.
+iw dev wlan2 survey dump > "$out/survey-before.txt"
+iw dev wlan2 station dump > "$out/station-before.txt"
+$PD wifi --interface wlan2 --count 3 --interval 1s --format json --record "$out/wifi.pcap" > "$out/wifi.json" 2> "$out/wifi.err"
+echo $? > "$out/wifi.status"
+iw dev wlan2 survey dump > "$out/survey-after.txt"
+iw dev wlan2 station dump > "$out/station-after.txt"
+echo "lab: wifi done (exit $(cat "$out/wifi.status"))"
+
+# 2. The same, recorded by nlmon with tcpdump: the kernel's own view of the netlink traffic.
+modprobe nlmon && ip link add nlmon0 type nlmon && ip link set nlmon0 up
+tcpdump -i nlmon0 -U -w "$out/nlmon-wifi.pcap" > "$out/tcpdump-nlmon.log" 2>&1 &
+tcpdump_pid=$!
+sleep 1
+$PD wifi --interface wlan2 --count 2 --interval 1s --format json > "$out/wifi-nlmon.json" 2> "$out/wifi-nlmon.err"
+sleep 1
+kill -INT $tcpdump_pid; wait $tcpdump_pid 2>/dev/null
+ip link del nlmon0
+echo "lab: nlmon recording done"
+
+# 3. pushdiag capture on the radiotap monitor that sees every radio.
+ip link set hwsim0 up
+$PD capture --interface hwsim0 --duration 4s --format json --write "$out/hwsim0.pcap" > "$out/capture.json" 2> "$out/capture.err"
+echo $? > "$out/capture.status"
+echo "lab: capture done (exit $(cat "$out/capture.status"))"
+
+# 4. pushdiag watch while wpa_supplicant roams to the other AP and back; iw event alongside.
+iw event -t > "$out/iw-event.txt" 2>&1 &
+iw_pid=$!
+$PD watch --interface wlan2 --format jsonl --record "$out/watch.pcap" > "$out/watch.jsonl" 2> "$out/watch.err" &
+watch_pid=$!
+sleep 2
+wpa_cli -i wlan2 roam "$other" > /dev/null && lab_wait_connected 20 "$other" || exit 1
+sleep 1
+wpa_cli -i wlan2 roam "$initial" > /dev/null && lab_wait_connected 20 "$initial" || exit 1
+sleep 1
+kill -TERM $watch_pid; wait $watch_pid
+echo $? > "$out/watch.status"
+kill $iw_pid; wait $iw_pid 2>/dev/null
+echo "$initial $other $initial" > "$out/roams.txt"
+echo "lab: watch done (exit $(cat "$out/watch.status"))"
+
+if [ "$mode" = record ]; then
+  cp "$out/wifi.pcap" fixtures/lab-wifi.pcap && cp "$out/wifi.json" fixtures/lab-wifi.json
+  cp "$out/nlmon-wifi.pcap" fixtures/lab-nlmon-wifi.pcap && cp "$out/wifi-nlmon.json" fixtures/lab-nlmon-wifi.json
+  cp "$out/watch.pcap" fixtures/lab-watch-roams.pcap && cp "$out/watch.jsonl" fixtures/lab-watch-roams.jsonl
+  cp "$out/hwsim0.pcap" fixtures/lab-hwsim0-beacons.pcap
+  echo "lab: fixtures refreshed"
+fi
+
+# 5. The assertions, inside the VM, with iw's outputs as the oracle.
+PUSHDIAG_LAB_RESULTS="$out" .build/debug/pushdiagPackageTests.xctest --testing-library swift-testing --filter LabTests
