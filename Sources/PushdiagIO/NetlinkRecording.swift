@@ -42,6 +42,8 @@ public final class ReplayNetlink: NetlinkTransport {
     public let isReplay = true
     public private(set) var now: Int64 = 0
     public var lastReceived: Int64 { now }
+    /// The port the recorded command used (learnt from its first request).
+    var recordingPort: UInt32?
     /// The last event handed out, to drop the copies nlmon records when a multicast message is
     /// delivered to several sockets.
     var lastEvent: (time: Int64, bytes: [UInt8])?
@@ -90,23 +92,38 @@ public final class ReplayNetlink: NetlinkTransport {
         }
     }
 
+    static func describe(_ type: UInt16, _ command: UInt8?) -> String {
+        if type == GenericNetlink.controlID { return "a generic netlink family look-up" }
+        if let c = command, let n = NL80211.Command(rawValue: c) { return "an \(n.kernelName) request" }
+        return "request type \(type) command \(command.map(String.init) ?? "?")"
+    }
+
     public func exchange(_ request: [UInt8], dump: Bool) throws(NetlinkError) -> [[UInt8]] {
         guard let want = Self.key(request) else { throw .replay("empty request") }
-        // The next recorded request of the same type and command.
+        // The next recorded request of the same type and command. Once the first request is
+        // matched, only requests from the same port count, and they must come in the order the
+        // command makes them: a recording made with other options says so instead of giving
+        // numbers that belong to another question.
         var i = cursor
         var found: (seq: UInt32, port: UInt32)?
         while i < records.count {
             let r = records[i]
-            if r.outgoing, !consumed.contains(i), let k = Self.key(r.bytes), k.0 == want.0, k.1 == want.1, (k.2 & Netlink.flagDump == Netlink.flagDump) == dump {
-                found = (k.3, k.4)
-                consumed.insert(i)
-                break
+            if r.outgoing, !consumed.contains(i), let k = Self.key(r.bytes) {
+                let samePort = recordingPort == nil || k.4 == recordingPort
+                if samePort, k.0 == want.0, k.1 == want.1, (k.2 & Netlink.flagDump == Netlink.flagDump) == dump {
+                    found = (k.3, k.4)
+                    consumed.insert(i)
+                    if recordingPort == nil, k.4 != 0 { recordingPort = k.4 }
+                    break
+                }
+                if recordingPort != nil, samePort {
+                    throw .replay("\(path): record \(r.index) is \(Self.describe(k.0, k.1)), but the command now asks for \(Self.describe(want.0, want.1)): replay with the interface and options used when recording")
+                }
             }
             i += 1
         }
         guard let req = found else {
-            let what = want.0 == GenericNetlink.controlID ? "a generic netlink family look-up" : "request type \(want.0) command \(want.1.map(String.init) ?? "?")"
-            throw .replay("\(path): the recording has no \(what) left to replay\(readError.map { " (\($0))" } ?? "")")
+            throw .replay("\(path): the recording has no \(Self.describe(want.0, want.1)) left to replay\(readError.map { " (\($0))" } ?? "")")
         }
         now = records[i].time
         var replies: [[UInt8]] = []

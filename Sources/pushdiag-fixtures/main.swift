@@ -1,4 +1,5 @@
-// pushdiag-fixtures DIR: writes the captures of fixtures/ (see FixtureKit/Fixtures.swift).
+// pushdiag-fixtures DIR: writes the captures of fixtures/ (see FixtureKit/Fixtures.swift) and
+// the nl80211 fixtures derived from the lab's recordings (FixtureKit/NetlinkFixtures.swift).
 import FixtureKit
 import Foundation
 import PushdiagCore
@@ -18,6 +19,20 @@ do {
             try h.close()
         }
         print("wrote \(path) (\(f.records.count) records)")
+    }
+    for f in NetlinkFixtures.all {
+        let source = try PcapFile(path: dir + "/" + f.source)
+        var records: [NetlinkFixtures.Record] = []
+        try source.forEachRecord { r in
+            records.append(NetlinkFixtures.Record(time: r.timestampNs, bytes: Array(r.bytes)))
+            return true
+        }
+        let out = f.transform(records)
+        let path = dir + "/" + f.name
+        let w = try PcapWriter(path: path, linkType: source.linkType)
+        for r in out { w.write(timestampNs: r.time, bytes: r.bytes) }
+        try w.close()
+        print("wrote \(path) (\(out.count) records, from \(f.source))")
     }
 } catch {
     FileHandle.standardError.write(Data("pushdiag-fixtures: \(error)\n".utf8))

@@ -1,6 +1,14 @@
 /// nl80211 (`<linux/nl80211.h>`): the commands and attributes pushdiag uses, and decoders from
 /// messages to plain values. The numbers mirror the kernel header; a test compares each with
 /// the value compiled from the system's header.
+extension String {
+    func replacingUnderscoreRuns() -> String {
+        var out = ""
+        for ch in self where !(ch == "_" && out.last == "_") { out.append(ch) }
+        return out
+    }
+}
+
 public enum NL80211 {
     public enum Command: UInt8, Sendable {
         case getInterface = 5, newInterface = 7, setInterface = 6, delInterface = 8
@@ -10,6 +18,16 @@ public enum NL80211 {
         case connect = 46, roam = 47, disconnect = 48
         case getSurvey = 50, newSurveyResults = 51
         case frame = 59, unprotectedDeauthenticate = 70, channelSwitchNotify = 88, portAuthorized = 125
+
+        /// The kernel's name, for messages ("NL80211_CMD_GET_SCAN").
+        public var kernelName: String {
+            var out = "NL80211_CMD_"
+            for ch in String(describing: self) {
+                if ch.isUppercase { out += "_" }
+                out += ch.uppercased()
+            }
+            return out.replacingUnderscoreRuns()
+        }
     }
 
     /// `NL80211_ATTR_*`.

@@ -1,0 +1,199 @@
+import CNetlink
+import FixtureKit
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import Testing
+
+/// nl80211 recordings made in the lab, replayed through the same decoding code as live data.
+struct NetlinkReplayTests {
+    func fixture(_ name: String) -> String { TestPaths.fixtures.appendingPathComponent(name).path }
+
+    func text(_ name: String) throws -> String { try String(contentsOfFile: fixture(name), encoding: .utf8) }
+
+    /// The lab's live outputs were written by the same run that recorded these files.
+    @Test func replaysReproduceTheLiveRunsExactly() throws {
+        let wifi = try pushdiag("wifi", "--replay", fixture("lab-wifi.pcap"), "--interface", "wlan2", "--count", "3", "--format", "json")
+        #expect(wifi.status == 0, "\(wifi.stderr)")
+        #expect(wifi.stdout == (try text("lab-wifi.json")))
+        // tcpdump on nlmon0: every process's netlink traffic, several messages per record.
+        let nlmon = try pushdiag("wifi", "--replay", fixture("lab-nlmon-wifi.pcap"), "--interface", "wlan2", "--count", "2", "--format", "json")
+        #expect(nlmon.status == 0, "\(nlmon.stderr)")
+        #expect(nlmon.stdout == (try text("lab-nlmon-wifi.json")))
+        let watch = try pushdiag("watch", "--replay", fixture("lab-watch-roams.pcap"), "--interface", "wlan2", "--format", "jsonl")
+        #expect(watch.status == 0, "\(watch.stderr)")
+        #expect(watch.stdout == (try text("lab-watch-roams.jsonl")))
+    }
+
+    func wifi(_ name: String) throws -> ([String: Any], Int32) {
+        let r = try pushdiag("wifi", "--replay", fixture(name), "--interface", "wlan2", "--count", "3", "--format", "json")
+        return (try json(r.stdout), r.status)
+    }
+
+    @Test func highUtilization() throws {
+        let (j, status) = try wifi("wifi-utilization-57pct.pcap")
+        let a = NetlinkFixtures.utilizationActive, b = NetlinkFixtures.utilizationBusy
+        let expected = (Double(b[2] - b[0]) * 100 / Double(a[2] - a[0]) * 100).rounded() / 100
+        #expect(j["channel_utilization_percent"] as? Double == expected)
+        let f = try #require((j["findings"] as? [[String: Any]])?.first)
+        #expect(f["check"] as? String == "channel_utilization" && f["severity"] as? String == "critical" && f["threshold"] as? Double == 40)
+        #expect(status == 2)
+    }
+
+    @Test func highRetransmissions() throws {
+        let (j, status) = try wifi("wifi-retries-20pct.pcap")
+        #expect(j["retransmission_percent"] as? Double == 20)
+        #expect(j["tx_failed"] as? Int == Int(NetlinkFixtures.retriesFailed[2] - NetlinkFixtures.retriesFailed[0]))
+        let f = try #require((j["findings"] as? [[String: Any]])?.first)
+        #expect(f["check"] as? String == "retransmissions" && f["severity"] as? String == "critical" && f["value"] as? Double == 20)
+        #expect(status == 2)
+        // The raw counters are the last sample's.
+        let st = try #require((j["stations"] as? [[String: Any]])?.first)
+        #expect(st["tx_packets"] as? Int == Int(NetlinkFixtures.retriesPackets[2]) && st["tx_retries"] as? Int == Int(NetlinkFixtures.retriesRetries[2]))
+    }
+
+    @Test func countersThatWrap() throws {
+        let (j, status) = try wifi("wifi-counter-wrap.pcap")
+        let p = NetlinkFixtures.wrapPackets, r = NetlinkFixtures.wrapRetries
+        let packets = UInt64(p[1] &- p[0]) + UInt64(p[2] &- p[1]), retries = UInt64(r[1] &- r[0]) + UInt64(r[2] &- r[1])
+        #expect(j["retransmission_percent"] as? Double == (Double(retries) * 100 / Double(packets) * 100).rounded() / 100)
+        #expect(status == 1, "14% is a warning")
+    }
+
+    @Test func reassociationRebaselines() throws {
+        let (j, status) = try wifi("wifi-reassociation.pcap")
+        let p = NetlinkFixtures.reassocPackets, r = NetlinkFixtures.reassocRetries
+        #expect(j["retransmission_percent"] as? Double == Double(r[2] - r[1]) * 100 / Double(p[2] - p[1]))
+        #expect((j["notes"] as? [String])?.contains { $0.contains("restarted") } == true)
+        #expect(status == 0)
+    }
+
+    @Test func commandRoamFromAFullMACDriver() throws {
+        let r = try pushdiag("watch", "--replay", fixture("watch-cmd-roam.pcap"), "--interface", "wlan2", "--format", "jsonl")
+        let lines = try r.stdout.split(separator: "\n").map { try json(String($0)) }
+        let first = try #require(lines.first)
+        let roams = try text("lab-watch-roams.jsonl").split(separator: "\n").map { try json(String($0)) }.filter { $0["event"] as? String == "roam" }
+        #expect(first["event"] as? String == "roam" && first["gap_ms"] as? Double == 0)
+        #expect(first["from_bssid"] as? String == roams.first?["from_bssid"] as? String)
+        #expect(first["bssid"] as? String == roams.first?["bssid"] as? String)
+        #expect(lines.last?["roams"] as? Int == 2)
+    }
+
+    @Test func damagedRecordingsFailWithTheRecordNumber() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: fixture("lab-wifi.pcap")))
+        // Cut in the middle of the reply to the last survey dump.
+        let cut = dir.appendingPathComponent("cut.pcap")
+        try whole.prefix(whole.count - 700).write(to: cut)
+        let r = try pushdiag("wifi", "--replay", cut.path, "--interface", "wlan2", "--count", "3")
+        #expect(r.status == 3 && r.stderr.contains("record") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        // A capture of another kind.
+        let other = try pushdiag("wifi", "--replay", fixture("roam-ft.pcap"))
+        #expect(other.status == 3 && other.stderr.contains("not a netlink recording"), "\(other.stderr)")
+        // Asked differently from how it was recorded.
+        let mismatch = try pushdiag("watch", "--replay", fixture("lab-watch-roams.pcap"))
+        #expect(mismatch.status == 3 && mismatch.stderr.contains("options used when recording"), "\(mismatch.stderr)")
+        // Random damage: a result or one clear line, never a crash or a hang.
+        var bytes = [UInt8](whole)
+        var state: UInt64 = 0x1234_5678
+        for round in 0..<40 {
+            var copy = bytes
+            for _ in 0..<8 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let i = 24 + Int(state >> 33) % (copy.count - 24)
+                copy[i] ^= UInt8(truncatingIfNeeded: state >> 13) | 1
+            }
+            let path = dir.appendingPathComponent("damaged-\(round).pcap")
+            try Data(copy).write(to: path)
+            for args in [["wifi", "--replay", path.path, "--interface", "wlan2", "--count", "3", "--format", "json"],
+                         ["watch", "--replay", path.path, "--interface", "wlan2", "--format", "jsonl"]] {
+                let r = try run(TestPaths.binary.path, args, timeout: 30)
+                #expect(!r.signalled && (0...3).contains(r.status), "\(args) status \(r.status): \(r.stderr.suffix(300))")
+                if r.status == 3 { #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)") }
+            }
+        }
+        bytes.removeAll()
+    }
+
+    /// The monitor capture the lab's kernel wrote (radiotap from mac80211_hwsim) reads as both APs.
+    @Test func labMonitorCapture() throws {
+        let o = CaptureFileAnalysis.analyze(path: fixture("lab-hwsim0-beacons.pcap"), options: .init())
+        let r = o.report(file: "lab-hwsim0-beacons.pcap")
+        let aps = r.bss.filter { $0.beacons > 0 }
+        #expect(o.error == nil && aps.count == 2)
+        #expect(aps.allSatisfy { $0.ssid == "ward-3" && $0.bssLoad != nil && $0.fastTransition && $0.radioMeasurement && $0.bssTransition })
+    }
+
+    @Test func derivedFixturesAreReproducible() throws {
+        for f in NetlinkFixtures.all {
+            let source = try PcapFile(path: fixture(f.source))
+            var records: [NetlinkFixtures.Record] = []
+            try source.forEachRecord { r in
+                records.append(NetlinkFixtures.Record(time: r.timestampNs, bytes: Array(r.bytes)))
+                return true
+            }
+            var committed: [NetlinkFixtures.Record] = []
+            try PcapFile(path: fixture(f.name)).forEachRecord { r in
+                committed.append(NetlinkFixtures.Record(time: r.timestampNs, bytes: Array(r.bytes)))
+                return true
+            }
+            let fresh = f.transform(records)
+            #expect(fresh.map(\.bytes) == committed.map(\.bytes) && fresh.map(\.time) == committed.map(\.time), "fixtures/\(f.name): run make fixtures")
+        }
+    }
+
+    /// PushdiagCore's mirror of <linux/nl80211.h> and <linux/genetlink.h> against the C values.
+    @Test func constantsMatchTheKernelHeaders() {
+        #expect(UInt32(NL80211.Command.getInterface.rawValue) == NL80211_CMD_GET_INTERFACE.rawValue)
+        #expect(UInt32(NL80211.Command.newInterface.rawValue) == NL80211_CMD_NEW_INTERFACE.rawValue)
+        #expect(UInt32(NL80211.Command.getStation.rawValue) == NL80211_CMD_GET_STATION.rawValue)
+        #expect(UInt32(NL80211.Command.newStation.rawValue) == NL80211_CMD_NEW_STATION.rawValue)
+        #expect(UInt32(NL80211.Command.getScan.rawValue) == NL80211_CMD_GET_SCAN.rawValue)
+        #expect(UInt32(NL80211.Command.newScanResults.rawValue) == NL80211_CMD_NEW_SCAN_RESULTS.rawValue)
+        #expect(UInt32(NL80211.Command.connect.rawValue) == NL80211_CMD_CONNECT.rawValue)
+        #expect(UInt32(NL80211.Command.roam.rawValue) == NL80211_CMD_ROAM.rawValue)
+        #expect(UInt32(NL80211.Command.disconnect.rawValue) == NL80211_CMD_DISCONNECT.rawValue)
+        #expect(UInt32(NL80211.Command.getSurvey.rawValue) == NL80211_CMD_GET_SURVEY.rawValue)
+        #expect(UInt32(NL80211.Command.newSurveyResults.rawValue) == NL80211_CMD_NEW_SURVEY_RESULTS.rawValue)
+        let attrs: [(UInt16, nl80211_attrs)] = [
+            (NL80211.Attr.wiphy, NL80211_ATTR_WIPHY), (NL80211.Attr.ifindex, NL80211_ATTR_IFINDEX), (NL80211.Attr.ifname, NL80211_ATTR_IFNAME),
+            (NL80211.Attr.iftype, NL80211_ATTR_IFTYPE), (NL80211.Attr.mac, NL80211_ATTR_MAC), (NL80211.Attr.staInfo, NL80211_ATTR_STA_INFO),
+            (NL80211.Attr.wiphyFreq, NL80211_ATTR_WIPHY_FREQ), (NL80211.Attr.bss, NL80211_ATTR_BSS), (NL80211.Attr.ssid, NL80211_ATTR_SSID),
+            (NL80211.Attr.reasonCode, NL80211_ATTR_REASON_CODE), (NL80211.Attr.timedOut, NL80211_ATTR_TIMED_OUT),
+            (NL80211.Attr.disconnectedByAP, NL80211_ATTR_DISCONNECTED_BY_AP), (NL80211.Attr.statusCode, NL80211_ATTR_STATUS_CODE),
+            (NL80211.Attr.surveyInfo, NL80211_ATTR_SURVEY_INFO), (NL80211.Attr.channelWidth, NL80211_ATTR_CHANNEL_WIDTH),
+        ]
+        for (ours, theirs) in attrs { #expect(UInt32(ours) == theirs.rawValue) }
+        let survey: [(UInt16, nl80211_survey_info)] = [
+            (NL80211.Survey.frequency, NL80211_SURVEY_INFO_FREQUENCY), (NL80211.Survey.noise, NL80211_SURVEY_INFO_NOISE),
+            (NL80211.Survey.inUse, NL80211_SURVEY_INFO_IN_USE), (NL80211.Survey.time, NL80211_SURVEY_INFO_TIME),
+            (NL80211.Survey.timeBusy, NL80211_SURVEY_INFO_TIME_BUSY), (NL80211.Survey.timeExtBusy, NL80211_SURVEY_INFO_TIME_EXT_BUSY),
+            (NL80211.Survey.timeRx, NL80211_SURVEY_INFO_TIME_RX), (NL80211.Survey.timeTx, NL80211_SURVEY_INFO_TIME_TX),
+        ]
+        for (ours, theirs) in survey { #expect(UInt32(ours) == theirs.rawValue) }
+        let sta: [(UInt16, nl80211_sta_info)] = [
+            (NL80211.StaInfo.signal, NL80211_STA_INFO_SIGNAL), (NL80211.StaInfo.rxPackets, NL80211_STA_INFO_RX_PACKETS),
+            (NL80211.StaInfo.txPackets, NL80211_STA_INFO_TX_PACKETS), (NL80211.StaInfo.txRetries, NL80211_STA_INFO_TX_RETRIES),
+            (NL80211.StaInfo.txFailed, NL80211_STA_INFO_TX_FAILED), (NL80211.StaInfo.connectedTime, NL80211_STA_INFO_CONNECTED_TIME),
+        ]
+        for (ours, theirs) in sta { #expect(UInt32(ours) == theirs.rawValue) }
+        let bss: [(UInt16, nl80211_bss)] = [
+            (NL80211.BSSAttr.bssid, NL80211_BSS_BSSID), (NL80211.BSSAttr.frequency, NL80211_BSS_FREQUENCY),
+            (NL80211.BSSAttr.informationElements, NL80211_BSS_INFORMATION_ELEMENTS), (NL80211.BSSAttr.signalMBm, NL80211_BSS_SIGNAL_MBM),
+            (NL80211.BSSAttr.status, NL80211_BSS_STATUS), (NL80211.BSSAttr.beaconIEs, NL80211_BSS_BEACON_IES),
+        ]
+        for (ours, theirs) in bss { #expect(UInt32(ours) == theirs.rawValue) }
+        #expect(Int32(GenericNetlink.controlID) == CNetlink_GENL_ID_CTRL())
+        #expect(Int32(Netlink.protocolGeneric) == CNetlink_NETLINK_GENERIC() && Int32(Netlink.flagDump) == CNetlink_NLM_F_DUMP())
+        #expect(Int32(Netlink.arphrdNetlink) == CNetlink_ARPHRD_NETLINK())
+        #expect(Int(GenericNetlink.getFamily) == Int(CTRL_CMD_GETFAMILY) && Int(GenericNetlink.attrMulticastGroups) == Int(CTRL_ATTR_MCAST_GROUPS))
+    }
+
+    @Test func noNl80211OnThisKernelIsOneLine() throws {
+        // The host kernel of these machines has no cfg80211; elsewhere the test says nothing.
+        guard access("/sys/class/ieee80211", F_OK) != 0 else { return }
+        let r = try pushdiag("wifi")
+        #expect(r.status == 3 && r.stderr == "pushdiag: nl80211 is not available: this kernel has no cfg80211 (no Wi-Fi driver is loaded)\n")
+    }
+}
