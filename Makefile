@@ -11,14 +11,18 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 SWIFT_FLAGS := $(if $(filter 1,$(V)),-v,)
 
-# Build: libpcap. Tests: tshark (the oracle), zzuf (corrupted inputs). Bench: tshark's editcap/mergecap, gcc, time.
-BUILD_PACKAGES := libpcap-dev pkg-config
+# Build: libpcap, libnl. Tests: tshark (the oracle), zzuf (corrupted inputs). Bench: tshark's editcap/mergecap, gcc, time.
+BUILD_PACKAGES := libpcap-dev libnl-3-dev libnl-genl-3-dev pkg-config
 TEST_PACKAGES := tshark zzuf
 BENCH_PACKAGES := tshark gcc time
 
 BIN = .build/$(CONFIG)/pushdiag
+# The Wi-Fi lab (Tests/lab/): Debian's kernel under qemu with mac80211_hwsim, hostapd, wpa_supplicant.
+LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busybox-static tcpdump kmod cpio
+LAB_RESULTS ?= .build/lab
 
-.PHONY: all deps deps-test deps-bench build debug test demo bench install uninstall fixtures clean lab lab-deps lab-record
+
+.PHONY: all deps deps-test deps-bench build debug test unit demo bench install uninstall fixtures clean lab lab-deps lab-record
 
 all: build
 
@@ -49,7 +53,14 @@ build: deps
 debug: deps
 	$(Q)$(SWIFT) build $(SWIFT_FLAGS)
 
-test: deps-test
+# Everything: the Wi-Fi lab (make lab) first, then the whole suite, whose summary closes the output.
+test: deps-test lab-deps
+	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS))
+	$(Q)$(SWIFT) test $(SWIFT_FLAGS)
+
+# The suite without the lab (no qemu needed).
+unit: deps-test
 	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(Q)$(SWIFT) test $(SWIFT_FLAGS)
 
@@ -85,8 +96,6 @@ clean:
 # The Wi-Fi lab: Debian's kernel under qemu with mac80211_hwsim, hostapd and wpa_supplicant; see
 # Tests/lab/. `make lab` checks pushdiag against iw there; `make lab-record` also refreshes the
 # lab recordings in fixtures/.
-LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busybox-static tcpdump kmod cpio
-LAB_RESULTS ?= .build/lab
 
 lab-deps:
 	$(call apt_install,$(LAB_PACKAGES))

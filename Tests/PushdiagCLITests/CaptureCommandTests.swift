@@ -99,15 +99,21 @@ struct CaptureCommandTests {
         #expect(c.status == 3)
     }
 
-    @Test func helpListsEveryOption() throws {
-        let r = try pushdiag("capture", "--help")
+    /// --help and the man page name every option of every command.
+    @Test(arguments: [
+        ("capture", ["--format", "--check-fcs", "--limit", "--retry-warning", "--retry-critical", "--utilization-warning", "--utilization-critical",
+                     "--min-frames", "--interface", "--duration", "--write"]),
+        ("wifi", ["--interface", "--interval", "--count", "--format", "--record", "--replay", "--retry-critical", "--utilization-critical"]),
+        ("watch", ["--interface", "--duration", "--roam-window", "--format", "--record", "--replay"]),
+    ])
+    func helpAndManPageListEveryOption(command: String, options: [String]) throws {
+        let r = try pushdiag(command, "--help")
         #expect(r.status == 0)
-        for option in ["--format", "--check-fcs", "--limit", "--retry-warning", "--retry-critical", "--utilization-warning", "--utilization-critical", "--min-frames"] {
-            #expect(r.stdout.contains(option), "--help mentions \(option)")
-        }
         let man = try String(contentsOf: TestPaths.root.appendingPathComponent("man/pushdiag.1"), encoding: .utf8)
-        for option in ["format", "check\\-fcs", "limit", "retry\\-warning", "retry\\-critical", "utilization\\-warning", "utilization\\-critical", "min\\-frames"] {
-            #expect(man.contains("\\-\\-" + option), "man page documents --\(option)")
+        #expect(man.contains("pushdiag \(command)"), "man page has a section for \(command)")
+        for option in options {
+            #expect(r.stdout.contains(option), "\(command) --help mentions \(option)")
+            #expect(man.contains(option.replacingOccurrences(of: "-", with: "\\-")), "man page documents \(option)")
         }
     }
 
