@@ -130,4 +130,13 @@ struct LabTests {
         }
         #expect(Set(bss.compactMap { $0["channel"] as? Int }) == [1, 6])
     }
+
+    /// One line naming the interface or the capability, and exit 3.
+    @Test func errorsNameWhatIsWrong() throws {
+        for (file, words) in [("error-nosuch.txt", "no such interface: nosuch0"), ("error-lo.txt", "lo is not a wireless interface"),
+                              ("error-perm.txt", "CAP_NET_RAW")] {
+            let lines = try text(file).split(separator: "\n").map(String.init)
+            #expect(lines.count == 2 && lines[0].contains(words) && lines[1] == "3", "\(file): \(lines)")
+        }
+    }
 }

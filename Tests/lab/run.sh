@@ -56,6 +56,12 @@ kill $iw_pid; wait $iw_pid 2>/dev/null
 echo "$initial $other $initial" > "$out/roams.txt"
 echo "lab: watch done (exit $(cat "$out/watch.status"))"
 
+# 5. Errors a field engineer meets: a name that is no interface, an interface that is not
+#    wireless, capturing without CAP_NET_RAW.
+$PD wifi --interface nosuch0 > /dev/null 2> "$out/error-nosuch.txt"; echo $? >> "$out/error-nosuch.txt"
+$PD wifi --interface lo > /dev/null 2> "$out/error-lo.txt"; echo $? >> "$out/error-lo.txt"
+setpriv --reuid=65534 --regid=65534 --clear-groups $PD capture --interface hwsim0 --duration 1s > /dev/null 2> "$out/error-perm.txt"; echo $? >> "$out/error-perm.txt"
+
 if [ "$mode" = record ]; then
   cp "$out/wifi.pcap" fixtures/lab-wifi.pcap && cp "$out/wifi.json" fixtures/lab-wifi.json
   cp "$out/nlmon-wifi.pcap" fixtures/lab-nlmon-wifi.pcap && cp "$out/wifi-nlmon.json" fixtures/lab-nlmon-wifi.json
@@ -64,5 +70,5 @@ if [ "$mode" = record ]; then
   echo "lab: fixtures refreshed"
 fi
 
-# 5. The assertions, inside the VM, with iw's outputs as the oracle.
+# 6. The assertions, inside the VM, with iw's outputs as the oracle.
 PUSHDIAG_LAB_RESULTS="$out" .build/debug/pushdiagPackageTests.xctest --testing-library swift-testing --filter LabTests
