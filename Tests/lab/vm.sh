@@ -48,6 +48,10 @@ cat > "$runner" <<RUN
 #!/bin/sh
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/swift/usr/bin
 export HOME=/root LAB_ARGS_FILE=$args
+# /tmp must be local (wpa_cli and hostapd_cli make their sockets there; 9p has none), but a
+# checkout may live under the host's /tmp: bind it back in.
+mkdir -p /run/hosttmp && mount --bind /tmp /run/hosttmp && mount -t tmpfs tmpfs /tmp
+case "$(pwd)" in /tmp/*) mkdir -p "$(pwd)" && mount --bind "/run/hosttmp/$(pwd | sed 's|^/tmp/||')" "$(pwd)" ;; esac
 cd "$(pwd)"
 sh "$script" \$(cat "$args")
 status=\$?
