@@ -160,6 +160,8 @@ public struct NetlinkMessageBuilder {
         for i in 0..<4 { bytes[o + i] = UInt8(truncatingIfNeeded: v >> (8 * UInt32(i))) }
     }
 
+    mutating func appendRaw(_ b: [UInt8]) { bytes += b }
+
     /// The generic netlink header: command, version.
     public mutating func genl(command: UInt8, version: UInt8 = 1) {
         bytes += [command, version, 0, 0]

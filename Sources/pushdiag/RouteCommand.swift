@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import PushdiagRender
+
+struct RouteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "route",
+        abstract: "Check the route from this network to push servers: egress interface, gateway state, VLAN, MTU.",
+        discussion: """
+            For each HOST, the route the kernel would take (as ip route get), through rtnetlink: \
+            egress interface and the devices below it, source address, gateway and its neighbour \
+            state, the VLAN id when a device on the way is a VLAN, and the MTU. No route, or a \
+            gateway whose neighbour entry failed, is critical. Needs no privileges.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Push server names or addresses.", valueName: "HOST"))
+    var hosts: [String]
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    @Option(help: ArgumentHelp("Write the rtnetlink messages to FILE (pcap, link type NETLINK).", valueName: "FILE"))
+    var record: String?
+
+    @Option(help: ArgumentHelp("Answer from an rtnetlink recording instead of the kernel (names are still resolved here).", valueName: "FILE"))
+    var replay: String?
+
+    func validate() throws {
+        guard !hosts.isEmpty else { throw ValidationError("give at least one HOST") }
+        if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
+    }
+
+    func run() throws {
+        let report: RouteSetReport
+        do {
+            let transport: NetlinkTransport
+            var recorder: NetlinkRecorder?
+            if let replay {
+                transport = try ReplayNetlink(path: replay, protocol: Netlink.protocolRoute)
+            } else {
+                if let record {
+                    do { recorder = try NetlinkRecorder(path: record) } catch { throw NetlinkError.io(error.description) }
+                }
+                transport = try LiveNetlink(protocol: Netlink.protocolRoute, recorder: recorder)
+            }
+            defer { try? recorder?.close() }
+            report = try RouteChecker.check(hosts, transport: transport)
+        } catch let e as NetlinkError {
+            diagnose(e.description)
+            throw ExitCode(3)
+        }
+        for r in report.routes { if let e = r.error { diagnose(e) } }
+        let output = format == .json ? try JSONRenderer.render(report) : RouteTextRenderer().render(report)
+        print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+        throw ExitCode(report.status.exitCode)
+    }
+}
