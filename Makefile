@@ -107,3 +107,4 @@ lab: deps-test lab-deps
 lab-record: deps-test lab-deps
 	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS)) record
+	$(Q).build/debug/pushdiag-fixtures fixtures  # the fixtures derived from the new recordings

@@ -139,4 +139,19 @@ struct LabTests {
             #expect(lines.count == 2 && lines[0].contains(words) && lines[1] == "3", "\(file): \(lines)")
         }
     }
+
+    /// ip route get and ip -d link as the oracle for the route through VLAN 20.
+    @Test func routeThroughARealVLAN() throws {
+        let status = try text("route-vlan.status").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(status == "0", "\(peek("route-vlan.err"))")
+        let route = try #require((try object("route-vlan.json")["routes"] as? [[String: Any]])?.first)
+        let link = try text("ip-link-vlan.txt"), get = try text("ip-route-get.txt")
+        #expect(link.contains("vlan protocol 802.1Q id 20"))
+        #expect(route["vlan_id"] as? Int == 20)
+        #expect(route["interface"] as? String == "vl0.20" && get.contains("dev vl0.20"))
+        #expect(route["devices"] as? [String] == ["vl0.20", "vl0"])
+        #expect(route["gateway"] as? String == "10.20.0.1" && get.contains("via 10.20.0.1"))
+        #expect(route["gateway_state"] as? String == "reachable")
+        #expect(get.contains("src \(route["source"] as? String ?? "?")"))
+    }
 }

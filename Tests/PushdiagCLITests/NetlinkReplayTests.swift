@@ -190,6 +190,20 @@ struct NetlinkReplayTests {
         #expect(Int(GenericNetlink.getFamily) == Int(CTRL_CMD_GETFAMILY) && Int(GenericNetlink.attrMulticastGroups) == Int(CTRL_ATTR_MCAST_GROUPS))
     }
 
+    @Test func rtnetlinkConstantsMatchTheKernelHeaders() {
+        #expect(Int(RTNetlink.getRoute) == Int(RTM_GETROUTE) && Int(RTNetlink.newRoute) == Int(RTM_NEWROUTE))
+        #expect(Int(RTNetlink.getLink) == Int(RTM_GETLINK) && Int(RTNetlink.newLink) == Int(RTM_NEWLINK))
+        #expect(Int(RTNetlink.getNeighbour) == Int(RTM_GETNEIGH) && Int(RTNetlink.newNeighbour) == Int(RTM_NEWNEIGH))
+        #expect(Int(RTNetlink.rtaDst) == Int(RTA_DST.rawValue) && Int(RTNetlink.rtaOIF) == Int(RTA_OIF.rawValue))
+        #expect(Int(RTNetlink.rtaGateway) == Int(RTA_GATEWAY.rawValue) && Int(RTNetlink.rtaPrefSrc) == Int(RTA_PREFSRC.rawValue))
+        #expect(Int(RTNetlink.rtaMetrics) == Int(RTA_METRICS.rawValue) && Int(RTNetlink.rtaTable) == Int(RTA_TABLE.rawValue) && Int(RTNetlink.rtaVia) == Int(RTA_VIA.rawValue))
+        #expect(Int(RTNetlink.iflaIfname) == Int(IFLA_IFNAME) && Int(RTNetlink.iflaMTU) == Int(IFLA_MTU))
+        #expect(Int(RTNetlink.iflaLink) == Int(IFLA_LINK) && Int(RTNetlink.iflaLinkinfo) == Int(IFLA_LINKINFO))
+        #expect(Int(RTNetlink.iflaVLANID) == Int(IFLA_VLAN_ID) && Int(RTNetlink.iflaInfoKind) == Int(IFLA_INFO_KIND))
+        #expect(Int(RTNetlink.rtnUnicast) == Int(RTN_UNICAST) && Int(RTNetlink.rtnUnreachable) == Int(RTN_UNREACHABLE))
+        #expect(Int(RTNetlink.afInet6) == Int(AF_INET6) && Int(RTNetlink.lookupTable) == Int(RTM_F_LOOKUP_TABLE))
+    }
+
     @Test func noNl80211OnThisKernelIsOneLine() throws {
         // The host kernel of these machines has no cfg80211; elsewhere the test says nothing.
         guard access("/sys/class/ieee80211", F_OK) != 0 else { return }

@@ -56,7 +56,17 @@ kill $iw_pid; wait $iw_pid 2>/dev/null
 echo "$initial $other $initial" > "$out/roams.txt"
 echo "lab: watch done (exit $(cat "$out/watch.status"))"
 
-# 5. Errors a field engineer meets: a name that is no interface, an interface that is not
+# 5. pushdiag route over a real 802.1Q device: VLAN 20 on a veth, a gateway on it.
+ip link add name vl0 type veth peer name vl1 && ip link set vl0 up && ip link set vl1 up
+modprobe 8021q && ip link add link vl0 name vl0.20 type vlan id 20 && ip link set vl0.20 up
+ip addr add 10.20.0.2/24 dev vl0.20 && ip route add 10.99.0.0/16 via 10.20.0.1 dev vl0.20
+ip neigh replace 10.20.0.1 dev vl0.20 lladdr 02:00:00:00:20:01 nud reachable
+$PD route --format json --record "$out/route-vlan.pcap" 10.99.1.1 > "$out/route-vlan.json" 2> "$out/route-vlan.err"
+echo $? > "$out/route-vlan.status"
+ip -d link show vl0.20 > "$out/ip-link-vlan.txt"
+ip route get 10.99.1.1 > "$out/ip-route-get.txt"
+
+# 6. Errors a field engineer meets: a name that is no interface, an interface that is not
 #    wireless, capturing without CAP_NET_RAW.
 $PD wifi --interface nosuch0 > /dev/null 2> "$out/error-nosuch.txt"; echo $? >> "$out/error-nosuch.txt"
 $PD wifi --interface lo > /dev/null 2> "$out/error-lo.txt"; echo $? >> "$out/error-lo.txt"
@@ -67,8 +77,9 @@ if [ "$mode" = record ]; then
   cp "$out/nlmon-wifi.pcap" fixtures/lab-nlmon-wifi.pcap && cp "$out/wifi-nlmon.json" fixtures/lab-nlmon-wifi.json
   cp "$out/watch.pcap" fixtures/lab-watch-roams.pcap && cp "$out/watch.jsonl" fixtures/lab-watch-roams.jsonl
   cp "$out/hwsim0.pcap" fixtures/lab-hwsim0-beacons.pcap
+  cp "$out/route-vlan.pcap" fixtures/lab-route-vlan.pcap && cp "$out/route-vlan.json" fixtures/lab-route-vlan.json
   echo "lab: fixtures refreshed"
 fi
 
-# 6. The assertions, inside the VM, with iw's outputs as the oracle.
+# 7. The assertions, inside the VM, with iw's outputs as the oracle.
 PUSHDIAG_LAB_RESULTS="$out" .build/debug/pushdiagPackageTests.xctest --testing-library swift-testing --filter LabTests

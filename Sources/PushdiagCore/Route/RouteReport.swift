@@ -73,7 +73,9 @@ public enum RouteAnalysis {
                 seen.insert(l.index)
                 r.devices.append(l.name ?? "ifindex \(l.index)")
                 if r.vlanId == nil, let v = l.vlanID { r.vlanId = Int(v) }
-                current = l.parent.flatMap { $0 != l.index ? byIndex[$0] : nil }
+                // IFLA_LINK means "lower device" only for stacked kinds (for a veth it is the peer).
+                let stacked = ["vlan", "macvlan", "macvtap", "ipvlan", "ipvtap"].contains(l.kind ?? "")
+                current = stacked ? l.parent.flatMap { $0 != l.index ? byIndex[$0] : nil } : nil
             }
         } else if let oif = route.outputInterface {
             r.interface = "ifindex \(oif)"

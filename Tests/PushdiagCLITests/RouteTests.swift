@@ -1,0 +1,64 @@
+import Foundation
+import PushdiagCore
+import Testing
+
+/// `pushdiag route` in a network namespace of its own: real routes, real neighbour entries.
+@Suite(.serialized, .enabled(if: getuid() == 0 && TestPaths.which("ip") != nil, "needs root and iproute2 for a network namespace"))
+struct RouteTests {
+    let ns = "pdroute-\(getpid())"
+
+    func ip(_ args: String...) throws {
+        let r = try run(TestPaths.which("ip")!, ["netns", "exec", ns, "ip"] + args)
+        #expect(r.status == 0, "ip \(args.joined(separator: " ")): \(r.stderr)")
+    }
+
+    func routeJSON(_ hosts: String...) throws -> ([[String: Any]], Int32) {
+        let r = try run(TestPaths.which("ip")!, ["netns", "exec", ns, TestPaths.binary.path, "route", "--format", "json"] + hosts)
+        let j = try json(r.stdout)
+        return (try #require(j["routes"] as? [[String: Any]]), r.status)
+    }
+
+    @Test func routesGatewaysAndNoRoute() throws {
+        _ = try run(TestPaths.which("ip")!, ["netns", "add", ns])
+        defer { _ = try? run(TestPaths.which("ip")!, ["netns", "del", ns]) }
+        try ip("link", "add", "name", "vc0", "type", "veth", "peer", "name", "vs0")
+        try ip("link", "set", "vc0", "up")
+        try ip("link", "set", "vs0", "up")
+        try ip("addr", "add", "10.200.1.2/24", "dev", "vc0")
+        try ip("neigh", "add", "10.200.1.98", "dev", "vc0", "lladdr", "02:00:00:00:00:98", "nud", "reachable")
+        try ip("neigh", "add", "10.200.1.99", "dev", "vc0", "nud", "failed")
+        try ip("route", "add", "10.66.0.0/16", "via", "10.200.1.98")
+        try ip("route", "add", "10.55.0.0/16", "via", "10.200.1.99")
+
+        let (ok, okStatus) = try routeJSON("10.66.0.1", "10.200.1.5")
+        #expect(okStatus == 0)
+        #expect(ok[0]["interface"] as? String == "vc0" && ok[0]["gateway"] as? String == "10.200.1.98" && ok[0]["gateway_state"] as? String == "reachable")
+        #expect(ok[0]["source"] as? String == "10.200.1.2" && ok[0]["mtu"] as? Int == 1500 && ok[0]["vlan_id"] is NSNull)
+        #expect(ok[1]["gateway"] is NSNull && ok[1]["interface"] as? String == "vc0", "on-link destination")
+
+        let (failed, failedStatus) = try routeJSON("10.55.0.1")
+        #expect(failed[0]["gateway_state"] as? String == "failed" && failedStatus == 2)
+
+        // Take the route away: "no route" is critical.
+        try ip("route", "del", "10.66.0.0/16")
+        let (none, noneStatus) = try routeJSON("10.66.0.1")
+        #expect(noneStatus == 2 && none[0]["interface"] is NSNull)
+        let finding = try #require((none[0]["findings"] as? [[String: Any]])?.first)
+        #expect(finding["check"] as? String == "route" && (finding["message"] as? String)?.contains("no route") == true)
+    }
+
+    @Test func unresolvableNamesAreUnknown() throws {
+        let r = try pushdiag("route", "no-such-host.invalid")
+        #expect(r.status == 3 && r.stderr.contains("cannot resolve no-such-host.invalid"))
+    }
+
+    /// A VLAN link recorded in the lab (rtnetlink replies from a real 802.1Q device), replayed.
+    @Test func vlanFromTheLabRecording() throws {
+        let fixture = TestPaths.fixtures.appendingPathComponent("lab-route-vlan.pcap").path
+        let expected = try String(contentsOf: TestPaths.fixtures.appendingPathComponent("lab-route-vlan.json"), encoding: .utf8)
+        let r = try pushdiag("route", "--replay", fixture, "--format", "json", "10.99.1.1")
+        #expect(r.stdout == expected)
+        let route = try #require((try json(r.stdout)["routes"] as? [[String: Any]])?.first)
+        #expect(route["vlan_id"] as? Int == 20 && (route["devices"] as? [String])?.count == 2)
+    }
+}
