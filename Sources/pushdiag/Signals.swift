@@ -18,6 +18,13 @@ enum StopSignal {
         action.sa_flags = 0  // no SA_RESTART: a blocked poll returns EINTR
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        // A parent may have left them blocked (test runners, some supervisors): unblock them,
+        // or a stop request would wait forever.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     static var isRequested: Bool { requested != 0 }

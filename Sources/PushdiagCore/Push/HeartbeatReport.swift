@@ -1,0 +1,136 @@
+/// The report model of `pushdiag heartbeat`.
+public struct RTTSummary: Codable, Sendable, Equatable {
+    public var min: Double
+    public var avg: Double
+    public var median: Double
+    public var p95: Double
+    public var p99: Double
+    public var max: Double
+    public var stdev: Double
+
+    /// Milliseconds, rounded to microseconds. nil without samples.
+    public static func of(_ samples: [Double]) -> RTTSummary? {
+        guard !samples.isEmpty else { return nil }
+        let s = samples.sorted()
+        func pct(_ p: Double) -> Double {
+            // Nearest-rank percentile.
+            let rank = Swift.max(1, Int((p / 100 * Double(s.count)).rounded(.up)))
+            return s[Swift.min(rank, s.count) - 1]
+        }
+        let avg = s.reduce(0, +) / Double(s.count)
+        let variance = s.reduce(0) { $0 + ($1 - avg) * ($1 - avg) } / Double(s.count)
+        let median = s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        let r = { (v: Double) in (v * 1000).rounded() / 1000 }
+        return RTTSummary(min: r(s[0]), avg: r(avg), median: r(median), p95: r(pct(95)), p99: r(pct(99)), max: r(s[s.count - 1]), stdev: r(variance.squareRoot()))
+    }
+
+    /// Mean |Δ| between consecutive samples, in arrival order (mtr's jitter).
+    public static func jitter(_ samples: [Double]) -> Double? {
+        guard samples.count >= 2 else { return nil }
+        let total = zip(samples, samples.dropFirst()).reduce(0) { $0 + abs($1.1 - $1.0) }
+        return (total / Double(samples.count - 1) * 1000).rounded() / 1000
+    }
+}
+
+public struct ConnectionState: Codable, Sendable, Equatable {
+    public var time: String
+    /// setup, preparing, ready, waiting, failed, cancelled (the states of Apple's Network framework).
+    public var state: String
+    @Nullable public var reason: String?
+    public init(timeNs: Int64, state: String, reason: String? = nil) {
+        time = Timestamp.rfc3339(nanoseconds: timeNs)
+        self.state = state
+        self.reason = reason
+    }
+}
+
+public struct ReconnectAttempt: Codable, Sendable, Equatable {
+    public var attempt: Int
+    public var delayS: Double
+    /// `connected` or the failure ("connection refused (ECONNREFUSED)").
+    public var outcome: String
+    /// Time to connect (success) or to fail.
+    public var ms: Double
+
+    public init(attempt: Int, delayS: Double, outcome: String, ms: Double) {
+        self.attempt = attempt
+        self.delayS = delayS
+        self.outcome = outcome
+        self.ms = (ms * 1000).rounded() / 1000
+    }
+}
+
+public struct HeartbeatReport: Codable, Sendable, Equatable {
+    public var target: String
+    public var `protocol`: String
+    @Nullable public var address: String?
+    @Nullable public var resolveMs: Double?
+    @Nullable public var connectMs: Double?
+    @Nullable public var tlsMs: Double?
+    public var sent: Int
+    public var received: Int
+    public var lossPercent: Double
+    @Nullable public var rttMs: RTTSummary?
+    @Nullable public var jitterMs: Double?
+    public var states: [ConnectionState]
+    public var reconnects: [ReconnectAttempt]
+    /// The reconnect schedule ran out: the connection was lost for good.
+    public var connectionLost: Bool
+    public var findings: [Finding]
+    public var status: Severity
+    @Nullable public var error: String?
+
+    public init(target: String, protocol proto: String) {
+        self.target = target
+        self.protocol = proto
+        sent = 0
+        received = 0
+        lossPercent = 0
+        states = []
+        reconnects = []
+        connectionLost = false
+        findings = []
+        status = .ok
+    }
+}
+
+/// Thresholds for heartbeats. Loss: an iOS push provider checks every 60 s that its last
+/// heartbeat arrived; one lost heartbeat is one missed check, so any sustained loss shows on the
+/// devices — warn above 1%, critical above 5%. RTT (95th percentile): a push over a local
+/// network should arrive in well under a second; warn above 200 ms, critical above 1 s.
+public struct HeartbeatThresholds: Sendable, Equatable {
+    public var lossWarning: Double = 1
+    public var lossCritical: Double = 5
+    public var rttWarningMs: Double = 200
+    public var rttCriticalMs: Double = 1000
+    public init() {}
+}
+
+public enum HeartbeatAnalysis {
+    public static func findings(target: String, sent: Int, received: Int, rtt: RTTSummary?, connectionLost: Bool, t: HeartbeatThresholds) -> [Finding] {
+        var out: [Finding] = []
+        if connectionLost {
+            out.append(Finding(check: "heartbeat", severity: .critical, subject: target, value: 0, threshold: 0, unit: "connection", source: "reconnect_schedule",
+                               message: "\(target): connection lost: every reconnect attempt of the schedule failed"))
+        }
+        if sent > 0 {
+            let loss = CaptureAnalyzer.rounded(Double(sent - received) * 100 / Double(sent))
+            if let (sev, limit) = Thresholds.grade(loss, warning: t.lossWarning, critical: t.lossCritical) {
+                out.append(Finding(check: "heartbeat_loss", severity: sev, subject: target, value: loss, threshold: limit, unit: "percent", source: "heartbeat",
+                                   message: "\(target): \(CaptureAnalyzer.format(loss))% of heartbeats lost (\(sent - received) of \(sent)), above \(CaptureAnalyzer.format(limit))%"))
+            }
+        }
+        if let r = rtt, let (sev, limit) = Thresholds.grade(r.p95, warning: t.rttWarningMs, critical: t.rttCriticalMs) {
+            out.append(Finding(check: "heartbeat_rtt", severity: sev, subject: target, value: r.p95, threshold: limit, unit: "ms", source: "heartbeat",
+                               message: "\(target): heartbeat round trip p95 \(CaptureAnalyzer.format(r.p95)) ms, above \(CaptureAnalyzer.format(limit)) ms"))
+        }
+        return out.sorted { $0.severity > $1.severity }
+    }
+
+    /// "0.5,1,2,4" → seconds.
+    public static func schedule(_ text: String) -> [Double]? {
+        let parts = text.split(separator: ",").map { DurationText.seconds(String($0)) }
+        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { return nil }
+        return parts.map { $0! }
+    }
+}

@@ -1,0 +1,113 @@
+import FoundationEssentials
+
+/// The wire protocol of Apple's Local Push Connectivity sample ("SimplePush"), which real
+/// deployments copy: each message is a 4-byte length prefix (little-endian as Apple hardware
+/// writes it; some ports use network order) and a JSON body
+/// `{"command":"request"|"acknowledge","requestIdentifier":N,"payload":{"codingKey":K,"data":"<base64 JSON>"}}`.
+/// Every request is answered by an acknowledge with the same identifier. codingKey 4 is a
+/// heartbeat `{"count":N}`, 1 a user registration.
+public enum SimplePush {
+    public enum ByteOrder: String, Sendable, CaseIterable {
+        case little, big
+    }
+
+    public static let codingKeyRegistration: UInt8 = 1
+    public static let codingKeyHeartbeat: UInt8 = 4
+
+    public struct Payload: Codable, Sendable, Equatable {
+        public var codingKey: UInt8
+        /// Base64 of a JSON object.
+        public var data: String
+    }
+
+    public struct Message: Codable, Sendable, Equatable {
+        public var command: String
+        public var requestIdentifier: UInt32
+        public var payload: Payload?
+
+        public init(command: String, requestIdentifier: UInt32, payload: Payload?) {
+            self.command = command
+            self.requestIdentifier = requestIdentifier
+            self.payload = payload
+        }
+
+        public var isRequest: Bool { command == "request" }
+        public var isAcknowledge: Bool { command == "acknowledge" }
+    }
+
+    struct Heartbeat: Codable { var count: Int64 }
+    struct Registration: Codable { var name: String }
+
+    public static func heartbeat(id: UInt32, count: Int64) -> Message {
+        let json = try! JSONEncoder().encode(Heartbeat(count: count))
+        return Message(command: "request", requestIdentifier: id, payload: Payload(codingKey: codingKeyHeartbeat, data: json.base64EncodedString()))
+    }
+
+    public static func registration(id: UInt32, name: String) -> Message {
+        let json = try! JSONEncoder().encode(Registration(name: name))
+        return Message(command: "request", requestIdentifier: id, payload: Payload(codingKey: codingKeyRegistration, data: json.base64EncodedString()))
+    }
+
+    public static func acknowledge(_ m: Message) -> Message {
+        Message(command: "acknowledge", requestIdentifier: m.requestIdentifier, payload: nil)
+    }
+
+    /// The count of a heartbeat request, or nil when the message is not one.
+    public static func heartbeatCount(_ m: Message) -> Int64? {
+        guard m.isRequest, let p = m.payload, p.codingKey == codingKeyHeartbeat, let d = Data(base64Encoded: p.data),
+              let h = try? JSONDecoder().decode(Heartbeat.self, from: d) else { return nil }
+        return h.count
+    }
+
+    /// Length prefix and body.
+    public static func frame(_ m: Message, order: ByteOrder) -> [UInt8] {
+        let body = [UInt8](try! JSONEncoder().encode(m))
+        let n = UInt32(body.count)
+        let prefix: [UInt8] = order == .little
+            ? [UInt8(n & 0xFF), UInt8((n >> 8) & 0xFF), UInt8((n >> 16) & 0xFF), UInt8(n >> 24)]
+            : [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+        return prefix + body
+    }
+
+    public enum FramingError: Error, Equatable, CustomStringConvertible {
+        case oversized(Int, cap: Int)
+        case badJSON(String)
+        public var description: String {
+            switch self {
+            case .oversized(let n, let cap): return "frame of \(n) bytes exceeds the \(cap)-byte cap"
+            case .badJSON(let why): return "frame is not a SimplePush message: \(why)"
+            }
+        }
+    }
+
+    /// Reassembles frames from a byte stream, refusing frames above `cap` before buffering them.
+    public struct Decoder {
+        public let order: ByteOrder
+        public let cap: Int
+        var buffer: [UInt8] = []
+
+        public init(order: ByteOrder, cap: Int = 65_536) {
+            self.order = order
+            self.cap = cap
+        }
+
+        public mutating func feed(_ bytes: ArraySlice<UInt8>) { buffer += bytes }
+
+        /// The next complete message, nil when more bytes are needed.
+        public mutating func next() throws(FramingError) -> Message? {
+            guard buffer.count >= 4 else { return nil }
+            let n = order == .little
+                ? Int(buffer[0]) | Int(buffer[1]) << 8 | Int(buffer[2]) << 16 | Int(buffer[3]) << 24
+                : Int(buffer[3]) | Int(buffer[2]) << 8 | Int(buffer[1]) << 16 | Int(buffer[0]) << 24
+            guard n <= cap else { throw .oversized(n, cap: cap) }
+            guard buffer.count >= 4 + n else { return nil }
+            let body = Data(buffer[4..<(4 + n)])
+            buffer.removeFirst(4 + n)
+            do {
+                return try JSONDecoder().decode(Message.self, from: body)
+            } catch {
+                throw .badJSON(String(describing: error).prefix(120).description)
+            }
+        }
+    }
+}

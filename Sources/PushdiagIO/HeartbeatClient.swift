@@ -1,0 +1,251 @@
+import PushdiagCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum HeartbeatProtocol: String, Sendable, CaseIterable {
+    case simplepush, line, tcp
+
+    public var defaultPort: UInt16? {
+        switch self {
+        case .simplepush: return 3000
+        case .line, .tcp: return nil
+        }
+    }
+}
+
+public struct HeartbeatOptions: Sendable {
+    public var endpoint: Endpoint
+    public var proto: HeartbeatProtocol
+    public var count = 10
+    public var intervalMs: Double = 1000
+    public var timeoutMs: Double = 2000
+    public var byteOrder: SimplePush.ByteOrder = .little
+    public var frameCap = 65_536
+    /// line: what to send, and a regular expression the reply must match.
+    public var send = "PING"
+    public var expect = "PONG"
+    /// Seconds to wait before each reconnect attempt after a loss.
+    public var schedule: [Double] = [0.5, 1, 2, 4, 4, 4, 4]
+    /// Consecutive unanswered heartbeats after which the connection is taken for dead.
+    public var missesBeforeReconnect = 3
+    public var thresholds = HeartbeatThresholds()
+
+    public init(endpoint: Endpoint, proto: HeartbeatProtocol) {
+        self.endpoint = endpoint
+        self.proto = proto
+    }
+}
+
+/// A client SDK's view of the push server: connect, heartbeat on an interval, measure round
+/// trips, and after a loss reconnect on the schedule.
+public final class HeartbeatClient {
+    let o: HeartbeatOptions
+    let stop: () -> Bool
+    var states: [ConnectionState] = []
+    var reconnects: [ReconnectAttempt] = []
+    var rtts: [Double] = []
+    var sent = 0
+    var received = 0
+    var connection: TCPConnection?
+    var decoder: SimplePush.Decoder
+    var lineBuffer: [UInt8] = []
+    var nextID: UInt32 = 1
+    var address: RTNetlink.Address?
+
+    public init(_ o: HeartbeatOptions, stop: @escaping () -> Bool = { false }) {
+        self.o = o
+        self.stop = stop
+        decoder = SimplePush.Decoder(order: o.byteOrder, cap: o.frameCap)
+    }
+
+    func state(_ s: String, _ reason: String? = nil) { states.append(ConnectionState(timeNs: WallClock.nanoseconds(), state: s, reason: reason)) }
+
+    func sleep(ms: Double) {
+        var left = ms
+        while left > 0 && !stop() {
+            let step = min(left, 100)
+            usleep(UInt32(step * 1000))
+            left -= step
+        }
+    }
+
+    func connect() throws(SocketError) -> Double {
+        let t0 = Clock.ms()
+        connection = try TCPConnection.connect(address!, port: o.endpoint.port, name: o.endpoint.description, timeoutMs: Int32(o.timeoutMs))
+        decoder = SimplePush.Decoder(order: o.byteOrder, cap: o.frameCap)
+        lineBuffer = []
+        return Clock.ms() - t0
+    }
+
+    enum Outcome {
+        case answered(Double)
+        case lost
+        case connectionLost(String)
+    }
+
+    /// One heartbeat on the open connection.
+    func beat(_ n: Int) throws(SocketError) -> Outcome {
+        guard let c = connection else { return .connectionLost("not connected") }
+        let t0 = Clock.ms()
+        let deadline = t0 + o.timeoutMs
+        do throws(SocketError) {
+            switch o.proto {
+            case .simplepush:
+                let id = nextID
+                nextID &+= 1
+                try c.send(SimplePush.frame(SimplePush.heartbeat(id: id, count: Int64(n)), order: o.byteOrder), timeoutMs: Int32(o.timeoutMs))
+                while true {
+                    while true {
+                        let m: SimplePush.Message?
+                        do throws(SimplePush.FramingError) { m = try decoder.next() } catch { throw SocketError.protocolError("\(o.endpoint): \(error)") }
+                        guard let m else { break }
+                        if m.isAcknowledge && m.requestIdentifier == id { return .answered(Clock.ms() - t0) }
+                        if m.isRequest { try c.send(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder), timeoutMs: Int32(o.timeoutMs)) }
+                    }
+                    let left = deadline - Clock.ms()
+                    if left <= 0 { return .lost }
+                    guard let bytes = try c.receive(timeoutMs: Int32(left)) else { return .lost }
+                    if bytes.isEmpty { return .connectionLost("the server closed the connection") }
+                    decoder.feed(bytes[...])
+                }
+            case .line:
+                try c.send(Array((o.send + "\n").utf8), timeoutMs: Int32(o.timeoutMs))
+                while true {
+                    if let nl = lineBuffer.firstIndex(of: 10) {
+                        let line = String(decoding: lineBuffer[..<nl], as: UTF8.self).trimmingSuffixCR()
+                        lineBuffer.removeFirst(nl + 1)
+                        guard (try? Regex(o.expect)).map({ line.contains($0) }) ?? line.contains(o.expect) else {
+                            throw SocketError.protocolError("\(o.endpoint): reply \"\(line.prefix(80))\" does not match \"\(o.expect)\"")
+                        }
+                        return .answered(Clock.ms() - t0)
+                    }
+                    guard lineBuffer.count <= o.frameCap else {
+                        throw SocketError.protocolError("\(o.endpoint): a reply line longer than \(o.frameCap) bytes")
+                    }
+                    let left = deadline - Clock.ms()
+                    if left <= 0 { return .lost }
+                    guard let bytes = try c.receive(timeoutMs: Int32(left)) else { return .lost }
+                    if bytes.isEmpty { return .connectionLost("the server closed the connection") }
+                    lineBuffer += bytes
+                }
+            case .tcp:
+                return .answered(0)  // handled by run(): every heartbeat is a fresh connection
+            }
+        } catch {
+            switch error {
+            case .closed: return .connectionLost("the server closed the connection")
+            case .io(let what, let e): return .connectionLost("\(what): \(Errno.describe(e))")
+            default: throw error
+            }
+        }
+    }
+
+    /// After a loss: reconnect on the schedule. True when connected again.
+    func reconnect(after reason: String) -> Bool {
+        connection = nil
+        state("waiting", reason)
+        for (i, delay) in o.schedule.enumerated() {
+            sleep(ms: delay * 1000)
+            if stop() { return false }
+            state("preparing")
+            let t0 = Clock.ms()
+            do {
+                let ms = try connect()
+                reconnects.append(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: "connected", ms: ms))
+                state("ready")
+                return true
+            } catch {
+                reconnects.append(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: error.description, ms: Clock.ms() - t0))
+                state("waiting", error.description)
+            }
+        }
+        state("failed", "connection lost: the reconnect schedule (\(o.schedule.count) attempts) ran out")
+        return false
+    }
+
+    public func run() -> HeartbeatReport {
+        let target = o.endpoint.description
+        var report = HeartbeatReport(target: target, protocol: o.proto.rawValue)
+        state("setup")
+        state("preparing")
+        let r0 = Clock.ms()
+        switch RouteChecker.resolve(o.endpoint.host) {
+        case .success(let a): address = a
+        case .failure(let e):
+            state("failed", e.description)
+            report.error = e.description
+            report.states = states
+            report.status = .unknown
+            return report
+        }
+        report.address = address?.description
+        report.resolveMs = CaptureAnalyzer.rounded(Clock.ms() - r0, places: 1000)
+        var lost = false
+        var protocolError: String?
+        do throws(SocketError) {
+            report.connectMs = CaptureAnalyzer.rounded(try connect(), places: 1000)
+            state("ready")
+            var misses = 0
+            var next = Clock.ms()
+            for n in 1...max(o.count, 1) {
+                if stop() { break }
+                sent += 1
+                var outcome: Outcome
+                if o.proto == .tcp {
+                    do { outcome = .answered(try connect()); connection = nil } catch { outcome = .lost }
+                } else {
+                    outcome = try beat(n)
+                }
+                switch outcome {
+                case .answered(let ms):
+                    received += 1
+                    rtts.append(ms)
+                    misses = 0
+                case .lost:
+                    misses += 1
+                    if o.proto != .tcp && misses >= o.missesBeforeReconnect {
+                        misses = 0
+                        if !reconnect(after: "\(o.missesBeforeReconnect) heartbeats unanswered") { lost = true }
+                    }
+                case .connectionLost(let why):
+                    if !reconnect(after: why) { lost = true }
+                }
+                if lost { break }
+                next += o.intervalMs
+                if n < o.count { sleep(ms: max(0, next - Clock.ms())) }
+            }
+            if !lost { state("cancelled") }
+        } catch {
+            if case .protocolError(let why) = error {
+                // The heartbeat that met garbage was not answered, but it was not lost either.
+                protocolError = why
+                sent = max(0, sent - 1)
+                state("failed", why)
+            } else {
+                // The first connection failed: nothing could be checked.
+                state("failed", error.description)
+                report.error = error.description
+            }
+        }
+        report.sent = sent
+        report.received = received
+        report.lossPercent = sent > 0 ? CaptureAnalyzer.rounded(Double(sent - received) * 100 / Double(sent)) : 0
+        report.rttMs = RTTSummary.of(rtts)
+        report.jitterMs = RTTSummary.jitter(rtts)
+        report.states = states
+        report.reconnects = reconnects
+        report.connectionLost = lost
+        report.findings = HeartbeatAnalysis.findings(target: target, sent: sent, received: received, rtt: report.rttMs, connectionLost: lost, t: o.thresholds)
+        if let protocolError {
+            report.error = protocolError
+        }
+        report.status = report.findings.map(\.severity).max() ?? .ok
+        if report.error != nil { report.status = max(report.status, .unknown) }
+        return report
+    }
+}
+
+extension String {
+    func trimmingSuffixCR() -> String { hasSuffix("\r") ? String(dropLast()) : self }
+}

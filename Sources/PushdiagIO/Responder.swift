@@ -1,0 +1,160 @@
+import PushdiagCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct ResponderOptions: Sendable {
+    public var endpoint: Endpoint
+    public var proto: HeartbeatProtocol
+    public var byteOrder: SimplePush.ByteOrder = .little
+    /// Added before every answer.
+    public var delayMs: Double = 0
+    /// Share of requests left unanswered (0…1), drawn from a seeded generator.
+    public var dropRatio: Double = 0
+    /// Close a connection after answering this many requests.
+    public var closeAfter: Int?
+    /// Heartbeats sent to registered SimplePush clients, this far apart.
+    public var heartbeatIntervalMs: Double = 30_000
+    /// line: the answer to every line.
+    public var reply = "PONG"
+    public var seed: UInt64 = 1
+    public var frameCap = 65_536
+
+    public init(endpoint: Endpoint, proto: HeartbeatProtocol) {
+        self.endpoint = endpoint
+        self.proto = proto
+    }
+}
+
+/// A small reference push server: answers SimplePush requests with acknowledges (and sends its
+/// own heartbeats to registered clients) or lines with a fixed reply, injecting the faults asked
+/// for. One thread, poll(2), thousands of clients.
+public final class Responder {
+    final class Client {
+        let conn: TCPConnection
+        var decoder: SimplePush.Decoder
+        var lineBuffer: [UInt8] = []
+        var answered = 0
+        var registered = false
+        var nextHeartbeat: Double = .infinity
+        var heartbeatCount: Int64 = 0
+        var outgoing: [(due: Double, bytes: [UInt8], closeAfter: Bool)] = []
+        var closed = false
+        init(_ c: TCPConnection, order: SimplePush.ByteOrder, cap: Int) {
+            conn = c
+            decoder = SimplePush.Decoder(order: order, cap: cap)
+        }
+    }
+
+    let o: ResponderOptions
+    let listener: TCPListener
+    var clients: [Client] = []
+    var rng: UInt64
+    public private(set) var requests = 0
+    public private(set) var dropped = 0
+    public private(set) var connections = 0
+
+    public init(_ o: ResponderOptions) throws(SocketError) {
+        self.o = o
+        listener = try TCPListener(o.endpoint)
+        rng = o.seed | 1
+    }
+
+    func random() -> Double {
+        rng ^= rng << 13
+        rng ^= rng >> 7
+        rng ^= rng << 17
+        return Double(rng >> 11) / Double(1 << 53)
+    }
+
+    func handle(_ c: Client, now: Double) {
+        func answer(_ bytes: [UInt8]) {
+            requests += 1
+            if o.dropRatio > 0 && random() < o.dropRatio {
+                dropped += 1
+                return
+            }
+            c.answered += 1
+            let last = o.closeAfter.map { c.answered >= $0 } ?? false
+            c.outgoing.append((now + o.delayMs, bytes, last))
+        }
+        switch o.proto {
+        case .simplepush:
+            while true {
+                let m: SimplePush.Message?
+                do throws(SimplePush.FramingError) { m = try c.decoder.next() } catch {
+                    c.closed = true  // a client speaking something else: hang up
+                    return
+                }
+                guard let m else { return }
+                guard m.isRequest else { continue }
+                if m.payload?.codingKey == SimplePush.codingKeyRegistration, !c.registered {
+                    c.registered = true
+                    c.nextHeartbeat = now + o.heartbeatIntervalMs
+                }
+                answer(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder))
+            }
+        case .line, .tcp:
+            while let nl = c.lineBuffer.firstIndex(of: 10) {
+                c.lineBuffer.removeFirst(nl + 1)
+                answer(Array((o.reply + "\n").utf8))
+            }
+            if c.lineBuffer.count > o.frameCap { c.closed = true }
+        }
+    }
+
+    /// Serves until `stop()` says so.
+    public func run(stop: () -> Bool) {
+        var nextID: UInt32 = 0x8000_0000
+        while !stop() {
+            let now = Clock.ms()
+            var due = now + 200
+            for c in clients {
+                if let first = c.outgoing.first { due = min(due, first.due) }
+                due = min(due, c.nextHeartbeat)
+            }
+            var fds = [pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0)]
+            fds += clients.map { pollfd(fd: $0.conn.fd, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&fds, nfds_t(fds.count), Int32(max(0, min(200, due - now))))
+            let t = Clock.ms()
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                while let c = listener.accept() {
+                    clients.append(Client(c, order: o.byteOrder, cap: o.frameCap))
+                    connections += 1
+                }
+            }
+            for (i, c) in clients.enumerated() where fds.count > i + 1 && fds[i + 1].revents != 0 {
+                guard let bytes = try? c.conn.receive(timeoutMs: 0) else {
+                    if fds[i + 1].revents & Int16(POLLHUP | POLLERR) != 0 { c.closed = true }
+                    continue
+                }
+                if bytes.isEmpty {
+                    c.closed = true
+                    continue
+                }
+                if o.proto == .simplepush { c.decoder.feed(bytes[...]) } else { c.lineBuffer += bytes }
+                handle(c, now: t)
+            }
+            for c in clients where !c.closed {
+                if c.registered, t >= c.nextHeartbeat {
+                    c.heartbeatCount += 1
+                    nextID &+= 1
+                    c.outgoing.append((t, SimplePush.frame(SimplePush.heartbeat(id: nextID, count: c.heartbeatCount), order: o.byteOrder), false))
+                    c.nextHeartbeat = t + o.heartbeatIntervalMs
+                }
+                while let first = c.outgoing.first, first.due <= t {
+                    c.outgoing.removeFirst()
+                    do { try c.conn.send(first.bytes, timeoutMs: 1000) } catch {
+                        c.closed = true
+                        break
+                    }
+                    if first.closeAfter {
+                        c.closed = true
+                        break
+                    }
+                }
+            }
+            clients.removeAll { $0.closed }
+        }
+    }
+}

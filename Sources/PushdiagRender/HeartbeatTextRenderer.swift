@@ -1,0 +1,30 @@
+import PushdiagCore
+
+public struct HeartbeatTextRenderer {
+    public init() {}
+
+    public func render(_ r: HeartbeatReport) -> String {
+        var out = "\(r.target) (\(r.protocol))" + (r.address.map { ", \($0)" } ?? "") + "\n"
+        var phases: [String] = []
+        if let v = r.resolveMs { phases.append("resolve \(CaptureAnalyzer.format(v)) ms") }
+        if let v = r.connectMs { phases.append("connect \(CaptureAnalyzer.format(v)) ms") }
+        if let v = r.tlsMs { phases.append("TLS \(CaptureAnalyzer.format(v)) ms") }
+        if !phases.isEmpty { out += "  " + phases.joined(separator: ", ") + "\n" }
+        out += "  heartbeats: \(r.sent) sent, \(r.received) answered, \(CaptureAnalyzer.format(r.lossPercent))% lost\n"
+        if let t = r.rttMs {
+            out += "  rtt ms: min \(CaptureAnalyzer.format(t.min)) / avg \(CaptureAnalyzer.format(t.avg)) / median \(CaptureAnalyzer.format(t.median))"
+                + " / p95 \(CaptureAnalyzer.format(t.p95)) / max \(CaptureAnalyzer.format(t.max)), stdev \(CaptureAnalyzer.format(t.stdev))"
+                + (r.jitterMs.map { ", jitter \(CaptureAnalyzer.format($0))" } ?? "") + "\n"
+        }
+        if !r.reconnects.isEmpty {
+            out += "  reconnects:\n"
+            for a in r.reconnects {
+                out += "    #\(a.attempt) after \(CaptureAnalyzer.format(a.delayS)) s: \(a.outcome) (\(CaptureAnalyzer.format(a.ms)) ms)\n"
+            }
+        }
+        if r.connectionLost { out += "  connection lost: the reconnect schedule ran out\n" }
+        out += "  states: " + r.states.map { $0.state + ($0.reason.map { " (\($0))" } ?? "") }.joined(separator: " → ") + "\n"
+        if let e = r.error { out += "  error: \(e)\n" }
+        return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
+    }
+}

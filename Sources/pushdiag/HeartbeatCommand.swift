@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import PushdiagRender
+
+extension HeartbeatProtocol: ExpressibleByArgument {}
+extension SimplePush.ByteOrder: ExpressibleByArgument {}
+
+struct HeartbeatCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "heartbeat",
+        abstract: "Measure heartbeat round trips to a push server, and how the connection behaves when it breaks.",
+        discussion: """
+            Protocols: simplepush (Apple's Local Push Connectivity sample: 4-byte length prefix \
+            and JSON, port 3000), line (send a line, expect a reply matching a pattern), tcp \
+            (connect only: every heartbeat is a new connection). After a loss (the server closes, \
+            or --misses heartbeats go unanswered) it reconnects on --reconnect-schedule, like a \
+            client SDK, and reports each attempt. Exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 \
+            could not check (name not resolved, connection refused, garbage from the server).
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The push server, HOST[:PORT] ([v6]:PORT for IPv6).", valueName: "HOST[:PORT]"))
+    var target: String
+
+    @Option(name: .customLong("protocol"), help: "simplepush, line or tcp.")
+    var proto: HeartbeatProtocol = .simplepush
+
+    @Option(help: ArgumentHelp("Number of heartbeats.", valueName: "N"))
+    var count: Int = 10
+
+    @Option(help: ArgumentHelp("Time between heartbeats.", valueName: "D"))
+    var interval: String = "1s"
+
+    @Option(help: ArgumentHelp("How long to wait for an answer (and for a connection).", valueName: "D"))
+    var timeout: String = "2s"
+
+    @Option(help: ArgumentHelp("Seconds to wait before each reconnect attempt after a loss.", valueName: "LIST"))
+    var reconnectSchedule: String = "0.5,1,2,4,4,4,4"
+
+    @Option(help: ArgumentHelp("Consecutive unanswered heartbeats after which the connection counts as dead.", valueName: "N"))
+    var misses: Int = 3
+
+    @Option(help: "simplepush: byte order of the length prefix (little as Apple hardware writes it, or big).")
+    var byteOrder: SimplePush.ByteOrder = .little
+
+    @Option(help: ArgumentHelp("line: the line to send.", valueName: "TEXT"))
+    var send: String = "PING"
+
+    @Option(help: ArgumentHelp("line: a regular expression the reply must match.", valueName: "PATTERN"))
+    var expect: String = "PONG"
+
+    @Option(help: ArgumentHelp("Largest frame or line accepted from the server, in bytes.", valueName: "BYTES"))
+    var maxFrame: Int = 65_536
+
+    @Option(help: ArgumentHelp("Warn when more than PCT percent of heartbeats are lost.", valueName: "PCT"))
+    var lossWarning: Double = HeartbeatThresholds().lossWarning
+    @Option(help: ArgumentHelp("Critical when more than PCT percent of heartbeats are lost.", valueName: "PCT"))
+    var lossCritical: Double = HeartbeatThresholds().lossCritical
+    @Option(help: ArgumentHelp("Warn when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
+    var rttWarning: Double = HeartbeatThresholds().rttWarningMs
+    @Option(help: ArgumentHelp("Critical when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
+    var rttCritical: Double = HeartbeatThresholds().rttCriticalMs
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func validate() throws {
+        guard Endpoint(target, defaultPort: proto.defaultPort) != nil else {
+            throw ValidationError("'\(target)' is not HOST:PORT" + (proto.defaultPort == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
+        }
+        guard count >= 1 else { throw ValidationError("--count must be at least 1") }
+        guard misses >= 1 else { throw ValidationError("--misses must be at least 1") }
+        guard maxFrame >= 16 else { throw ValidationError("--max-frame must be at least 16") }
+        _ = try parseDuration(interval, option: "--interval")
+        _ = try parseDuration(timeout, option: "--timeout")
+        guard HeartbeatAnalysis.schedule(reconnectSchedule) != nil else {
+            throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: 0.5,1,2,4,4,4,4)")
+        }
+        guard lossWarning <= lossCritical, rttWarning <= rttCritical else { throw ValidationError("warning thresholds must not be above critical ones") }
+    }
+
+    func run() throws {
+        StopSignal.install()
+        var o = HeartbeatOptions(endpoint: Endpoint(target, defaultPort: proto.defaultPort)!, proto: proto)
+        o.count = count
+        o.intervalMs = try parseDuration(interval, option: "--interval") * 1000
+        o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000)
+        o.schedule = HeartbeatAnalysis.schedule(reconnectSchedule)!
+        o.missesBeforeReconnect = misses
+        o.byteOrder = byteOrder
+        o.send = send
+        o.expect = expect
+        o.frameCap = maxFrame
+        o.thresholds.lossWarning = lossWarning
+        o.thresholds.lossCritical = lossCritical
+        o.thresholds.rttWarningMs = rttWarning
+        o.thresholds.rttCriticalMs = rttCritical
+        let report = HeartbeatClient(o, stop: { StopSignal.isRequested }).run()
+        if let e = report.error { diagnose(e) }
+        let output = format == .json ? try JSONRenderer.render(report) : HeartbeatTextRenderer().render(report)
+        print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+        throw ExitCode(report.status.exitCode)
+    }
+}
+
+struct ResponderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "responder",
+        abstract: "A small reference push server (simplepush or line) with fault injection, for end-to-end checks and tests.",
+        discussion: """
+            simplepush answers every request with an acknowledge and sends its own heartbeats to \
+            clients that registered; line answers every line with --reply. Faults: --delay before \
+            each answer, --drop a share of answers, --close-after N answers. Runs until SIGINT or \
+            SIGTERM, then prints what it served.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "ADDR:PORT"))
+    var listen: String
+
+    @Option(name: .customLong("protocol"), help: "simplepush or line.")
+    var proto: HeartbeatProtocol = .simplepush
+
+    @Option(help: ArgumentHelp("Delay before each answer.", valueName: "D"))
+    var delay: String = "0s"
+
+    @Option(help: ArgumentHelp("Share of answers to drop, 0 to 1.", valueName: "RATIO"))
+    var drop: Double = 0
+
+    @Option(help: ArgumentHelp("Close a connection after answering N requests.", valueName: "N"))
+    var closeAfter: Int?
+
+    @Option(help: ArgumentHelp("simplepush: interval of the server's heartbeats to registered clients.", valueName: "D"))
+    var heartbeatInterval: String = "30s"
+
+    @Option(help: "simplepush: byte order of the length prefix.")
+    var byteOrder: SimplePush.ByteOrder = .little
+
+    @Option(help: ArgumentHelp("line: the reply to every line.", valueName: "TEXT"))
+    var reply: String = "PONG"
+
+    @Option(help: ArgumentHelp("Seed of the generator that picks dropped answers.", valueName: "N"))
+    var seed: UInt64 = 1
+
+    func validate() throws {
+        guard Endpoint(listen, defaultPort: proto.defaultPort) != nil else { throw ValidationError("--listen: '\(listen)' is not ADDR:PORT") }
+        guard proto != .tcp else { throw ValidationError("the responder speaks simplepush or line") }
+        guard (0...1).contains(drop) else { throw ValidationError("--drop must be between 0 and 1") }
+        if let closeAfter, closeAfter < 1 { throw ValidationError("--close-after must be at least 1") }
+        _ = try parseDuration(delay, option: "--delay")
+        _ = try parseDuration(heartbeatInterval, option: "--heartbeat-interval")
+    }
+
+    func run() throws {
+        StopSignal.install()
+        var o = ResponderOptions(endpoint: Endpoint(listen, defaultPort: proto.defaultPort)!, proto: proto)
+        o.delayMs = try parseDuration(delay, option: "--delay") * 1000
+        o.dropRatio = drop
+        o.closeAfter = closeAfter
+        o.heartbeatIntervalMs = max(10, try parseDuration(heartbeatInterval, option: "--heartbeat-interval") * 1000)
+        o.byteOrder = byteOrder
+        o.reply = reply
+        o.seed = seed
+        let server: Responder
+        do { server = try Responder(o) } catch {
+            diagnose(error.description)
+            throw ExitCode(3)
+        }
+        FileHandle.standardError.write(Data("pushdiag: responder (\(proto.rawValue)) listening on \(o.endpoint)\n".utf8))
+        server.run { StopSignal.isRequested }
+        print("served \(server.connections) connections, \(server.requests) requests, dropped \(server.dropped)")
+    }
+}

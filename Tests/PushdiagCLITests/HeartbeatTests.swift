@@ -1,0 +1,225 @@
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import Testing
+
+/// A background process (a server) that the test stops.
+final class Background {
+    let process = Process()
+    let log: URL
+    init(_ executable: String, _ args: [String]) throws {
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("pushdiag-bg-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = args
+        let h = try FileHandle(forWritingTo: log)
+        process.standardOutput = h
+        process.standardError = h
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Waits until the log says `text` (a server saying it listens).
+    func wait(for text: String, seconds: Double = 10) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if let s = try? String(contentsOf: log, encoding: .utf8), s.contains(text) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    func stop() {
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: log)
+    }
+}
+
+/// A port nobody listens on yet, on loopback.
+func freePort() -> UInt16 {
+    for _ in 0..<50 {
+        let p = UInt16.random(in: 20_000...60_000)
+        if (try? TCPListener(Endpoint("127.0.0.1:\(p)", defaultPort: nil)!)) != nil { return p }
+    }
+    return 39_999
+}
+
+@Suite(.serialized)
+struct HeartbeatTests {
+    func responder(_ port: UInt16, _ extra: [String] = []) throws -> Background {
+        let b = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)"] + extra)
+        #expect(b.wait(for: "listening on"), "responder did not start: \(b.output)")
+        return b
+    }
+
+    func heartbeat(_ args: [String]) throws -> ([String: Any], RunResult) {
+        let r = try pushdiag(["heartbeat", "--format", "json"] + args)
+        return (try json(r.stdout), r)
+    }
+
+    @Test func simplepushAgainstTheResponder() throws {
+        let port = freePort()
+        let server = try responder(port, ["--delay", "15ms"])
+        defer { server.stop() }
+        let (j, r) = try heartbeat(["127.0.0.1:\(port)", "--count", "8", "--interval", "20ms"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(j["sent"] as? Int == 8 && j["received"] as? Int == 8 && j["loss_percent"] as? Double == 0)
+        let rtt = try #require(j["rtt_ms"] as? [String: Any])
+        #expect((rtt["min"] as? Double ?? 0) >= 15, "the responder's delay shows in every round trip")
+        #expect((rtt["max"] as? Double ?? 999) < 500)
+        for k in ["min", "avg", "median", "p95", "max", "stdev"] { #expect(rtt[k] is Double, "rtt_ms.\(k)") }
+        #expect(j["jitter_ms"] is Double && j["connect_ms"] is Double && j["tls_ms"] is NSNull)
+        let states = (j["states"] as? [[String: Any]])?.compactMap { $0["state"] as? String }
+        #expect(states == ["setup", "preparing", "ready", "cancelled"])
+    }
+
+    @Test func bigEndianPortsAndLineProtocol() throws {
+        let port = freePort()
+        let server = try responder(port, ["--byte-order", "big"])
+        defer { server.stop() }
+        let (ok, r1) = try heartbeat(["127.0.0.1:\(port)", "--count", "3", "--interval", "10ms", "--byte-order", "big"])
+        #expect(r1.status == 0 && ok["received"] as? Int == 3)
+        // The wrong byte order reads a length of ~1.9 GB: refused by the frame cap, one line, exit 3.
+        let (_, r2) = try heartbeat(["127.0.0.1:\(port)", "--count", "3", "--interval", "10ms", "--timeout", "500ms"])
+        #expect(r2.status == 3 || r2.status == 2, "\(r2.stderr)")
+
+        let linePort = freePort()
+        let line = try responder(linePort, ["--protocol", "line", "--reply", "PONG 1"])
+        defer { line.stop() }
+        let (l, r3) = try heartbeat(["127.0.0.1:\(linePort)", "--protocol", "line", "--count", "3", "--interval", "10ms", "--expect", "^PONG [0-9]$"])
+        #expect(r3.status == 0 && l["received"] as? Int == 3)
+        let (_, r4) = try heartbeat(["127.0.0.1:\(linePort)", "--protocol", "line", "--count", "3", "--expect", "^PANG"])
+        #expect(r4.status == 3 && r4.stderr.contains("does not match"))
+    }
+
+    @Test func dropsCloseAndTheReconnectSchedule() throws {
+        let port = freePort()
+        let server = try responder(port, ["--close-after", "3"])
+        defer { server.stop() }
+        let (j, r) = try heartbeat(["127.0.0.1:\(port)", "--count", "10", "--interval", "20ms", "--reconnect-schedule", "0.05,0.05"])
+        let reconnects = try #require(j["reconnects"] as? [[String: Any]])
+        #expect(!reconnects.isEmpty && reconnects.allSatisfy { $0["outcome"] as? String == "connected" })
+        for a in reconnects { #expect(a["attempt"] is Int && a["delay_s"] as? Double == 0.05 && a["ms"] is Double) }
+        let states = (j["states"] as? [[String: Any]])?.compactMap { $0["state"] as? String } ?? []
+        #expect(states.contains("waiting") && states.last == "cancelled")
+        #expect(j["connection_lost"] as? Bool == false)
+        _ = r
+
+        let dropPort = freePort()
+        let dropping = try responder(dropPort, ["--drop", "0.5", "--seed", "7"])
+        defer { dropping.stop() }
+        let (d, rd) = try heartbeat(["127.0.0.1:\(dropPort)", "--count", "20", "--interval", "5ms", "--timeout", "100ms", "--misses", "100"])
+        let loss = d["loss_percent"] as? Double ?? 0
+        #expect(loss > 20 && loss < 80 && rd.status == 2, "loss \(loss)")
+    }
+
+    @Test func serverGoneForGoodAndServerRestarted() throws {
+        let port = freePort()
+        var server = try responder(port)
+        // Kill the server after a few heartbeats; the schedule runs out: connection lost.
+        let client = try Background(TestPaths.binary.path, ["heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "40", "--interval", "50ms",
+                                                             "--reconnect-schedule", "0.1,0.1,0.1"])
+        usleep(400_000)
+        server.stop()
+        client.process.waitUntilExit()
+        let lost = try json(String(client.output.drop(while: { $0 != "{" })))
+        #expect(lost["connection_lost"] as? Bool == true && client.process.terminationStatus == 2)
+        #expect((lost["reconnects"] as? [[String: Any]])?.count == 3)
+        #expect((lost["findings"] as? [[String: Any]])?.contains { $0["check"] as? String == "heartbeat" } == true)
+
+        // Killed and restarted within the schedule: the connection comes back.
+        server = try responder(port)
+        let client2 = try Background(TestPaths.binary.path, ["heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "30", "--interval", "50ms",
+                                                              "--reconnect-schedule", "0.5,0.5,0.5,0.5"])
+        usleep(400_000)
+        server.stop()
+        usleep(600_000)
+        server = try responder(port)
+        defer { server.stop() }
+        client2.process.waitUntilExit()
+        let back = try json(String(client2.output.drop(while: { $0 != "{" })))
+        let attempts = back["reconnects"] as? [[String: Any]] ?? []
+        #expect(back["connection_lost"] as? Bool == false && attempts.last?["outcome"] as? String == "connected", "\(attempts)")
+        #expect(attempts.dropLast().allSatisfy { ($0["outcome"] as? String)?.contains("refused") == true })
+    }
+
+    @Test func refusedUnresolvableSilentAndGarbage() throws {
+        let closedPort = freePort()
+        let refused = try pushdiag("heartbeat", "127.0.0.1:\(closedPort)", "--count", "2")
+        #expect(refused.status == 3 && refused.stderr.contains("connection refused"))
+        let unresolvable = try pushdiag("heartbeat", "no-such-host.invalid:3000")
+        #expect(unresolvable.status == 3 && unresolvable.stderr.contains("cannot resolve"))
+
+        // A server that accepts and never answers: every heartbeat times out, no hang.
+        let silent = try TCPListener(Endpoint("127.0.0.1:\(freePort())", defaultPort: nil)!)
+        let start = Date()
+        let (s, rs) = try heartbeat(["127.0.0.1:\(silent.port)", "--count", "3", "--interval", "10ms", "--timeout", "150ms", "--misses", "10"])
+        #expect(s["received"] as? Int == 0 && rs.status == 2)
+        #expect(Date().timeIntervalSince(start) < 5)
+
+        // A server that sends garbage (an oversized length, then junk): one line, exit 3.
+        let garbage = try TCPListener(Endpoint("127.0.0.1:\(freePort())", defaultPort: nil)!)
+        let port = garbage.port
+        let feeder = Thread {
+            let end = Date().addingTimeInterval(5)
+            while Date() < end {
+                if let c = garbage.accept() {
+                    try? c.send([0xFF, 0xFF, 0xFF, 0x7F] + Array("garbage".utf8), timeoutMs: 500)
+                    usleep(300_000)
+                    return
+                }
+                usleep(10_000)
+            }
+        }
+        feeder.start()
+        let g = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--count", "2", "--timeout", "1s")
+        #expect(g.status == 3 && g.stderr.contains("exceeds the 65536-byte cap"), "\(g.stderr)")
+    }
+}
+
+/// The push server's link goes down in a network namespace mid-run: heartbeats go unanswered,
+/// reconnects fail while it is down and succeed when it comes back.
+@Suite(.serialized, .enabled(if: getuid() == 0 && TestPaths.which("ip") != nil, "needs root and iproute2 for network namespaces"))
+struct HeartbeatNamespaceTests {
+    @Test func linkDownMidRun() throws {
+        let ip = TestPaths.which("ip")!
+        let srv = "pdsrv-\(getpid())", cli = "pdcli-\(getpid())"
+        _ = try run(ip, ["netns", "add", srv])
+        _ = try run(ip, ["netns", "add", cli])
+        defer {
+            _ = try? run(ip, ["netns", "del", srv])
+            _ = try? run(ip, ["netns", "del", cli])
+        }
+        for cmd in [["netns", "exec", cli, "ip", "link", "add", "name", "vc1", "type", "veth", "peer", "name", "vs1"],
+                    ["netns", "exec", cli, "ip", "link", "set", "vs1", "netns", srv],
+                    ["netns", "exec", cli, "ip", "addr", "add", "10.201.0.2/24", "dev", "vc1"],
+                    ["netns", "exec", srv, "ip", "addr", "add", "10.201.0.1/24", "dev", "vs1"],
+                    ["netns", "exec", cli, "ip", "link", "set", "vc1", "up"],
+                    ["netns", "exec", srv, "ip", "link", "set", "vs1", "up"],
+                    ["netns", "exec", srv, "ip", "link", "set", "lo", "up"]] {
+            let r = try run(ip, cmd)
+            #expect(r.status == 0, "ip \(cmd.joined(separator: " ")): \(r.stderr)")
+        }
+        let server = try Background(ip, ["netns", "exec", srv, TestPaths.binary.path, "responder", "--listen", "10.201.0.1:3000"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        let client = try Background(ip, ["netns", "exec", cli, TestPaths.binary.path, "heartbeat", "10.201.0.1:3000", "--format", "json",
+                                         "--count", "40", "--interval", "100ms", "--timeout", "300ms", "--misses", "2",
+                                         "--reconnect-schedule", "0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5"])
+        usleep(1_000_000)
+        _ = try run(ip, ["netns", "exec", cli, "ip", "link", "set", "vc1", "down"])
+        usleep(2_000_000)
+        _ = try run(ip, ["netns", "exec", cli, "ip", "link", "set", "vc1", "up"])
+        client.process.waitUntilExit()
+        let j = try json(String(client.output.drop(while: { $0 != "{" })))
+        let attempts = j["reconnects"] as? [[String: Any]] ?? []
+        #expect((j["received"] as? Int ?? 0) < (j["sent"] as? Int ?? 0), "heartbeats were lost while the link was down")
+        #expect(attempts.contains { ($0["outcome"] as? String) != "connected" }, "reconnects failed while the link was down: \(attempts)")
+        #expect(attempts.last?["outcome"] as? String == "connected" && j["connection_lost"] as? Bool == false)
+        let states = (j["states"] as? [[String: Any]])?.compactMap { $0["state"] as? String } ?? []
+        #expect(states.contains("waiting") && states.last == "cancelled")
+    }
+}
