@@ -105,6 +105,10 @@ struct CaptureCommandTests {
                      "--min-frames", "--interface", "--duration", "--write"]),
         ("wifi", ["--interface", "--interval", "--count", "--format", "--record", "--replay", "--retry-critical", "--utilization-critical"]),
         ("watch", ["--interface", "--duration", "--roam-window", "--format", "--record", "--replay"]),
+        ("route", ["--format", "--record", "--replay"]),
+        ("heartbeat", ["--protocol", "--count", "--interval", "--timeout", "--reconnect-schedule", "--misses", "--byte-order", "--send", "--expect",
+                       "--max-frame", "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical", "--format"]),
+        ("responder", ["--listen", "--protocol", "--delay", "--drop", "--close-after", "--heartbeat-interval", "--byte-order", "--reply", "--seed"]),
     ])
     func helpAndManPageListEveryOption(command: String, options: [String]) throws {
         let r = try pushdiag(command, "--help")
