@@ -25,11 +25,17 @@ let package = Package(
             providers: [.apt(["libnl-3-dev", "libnl-genl-3-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
         // Pure Swift: formats, analysis, verdicts and the report model. No C, no I/O.
         .target(name: "PushdiagCore"),
 
         // The only layer that touches libpcap (and later netlink and sockets).
-        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "PushdiagCore"]),
+        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "PushdiagCore"]),
 
         // Report model → text and JSON.
         .target(name: "PushdiagRender", dependencies: ["PushdiagCore"]),

@@ -30,6 +30,8 @@ public struct HeartbeatOptions: Sendable {
     /// Consecutive unanswered heartbeats after which the connection is taken for dead.
     public var missesBeforeReconnect = 3
     public var thresholds = HeartbeatThresholds()
+    /// TLS over the TCP connection, when set.
+    public var tls: TLSOptions?
 
     public init(endpoint: Endpoint, proto: HeartbeatProtocol) {
         self.endpoint = endpoint
@@ -47,7 +49,10 @@ public final class HeartbeatClient {
     var rtts: [Double] = []
     var sent = 0
     var received = 0
-    var connection: TCPConnection?
+    var connection: ByteStream?
+    var lastTLSMs: Double?
+    var lastConnectMs: Double?
+    var tlsInfo: TLSInfo?
     var decoder: SimplePush.Decoder
     var lineBuffer: [UInt8] = []
     var nextID: UInt32 = 1
@@ -70,12 +75,25 @@ public final class HeartbeatClient {
         }
     }
 
+    /// TCP connect (and TLS handshake): returns the connect time; the handshake's is kept apart.
     func connect() throws(SocketError) -> Double {
         let t0 = Clock.ms()
-        connection = try TCPConnection.connect(address!, port: o.endpoint.port, name: o.endpoint.description, timeoutMs: Int32(o.timeoutMs))
+        let tcp = try TCPConnection.connect(address!, port: o.endpoint.port, name: o.endpoint.description, timeoutMs: Int32(o.timeoutMs))
+        let connectMs = Clock.ms() - t0
+        lastConnectMs = connectMs
+        if let options = o.tls {
+            let t1 = Clock.ms()
+            let t = try TLSConnection(over: tcp, options: options, timeoutMs: Int32(o.timeoutMs))
+            lastTLSMs = Clock.ms() - t1
+            tlsInfo = t.info
+            if let why = TLSConnection.refusal(t.info, options: options, peer: o.endpoint.description) { throw .protocolError(why) }
+            connection = t
+        } else {
+            connection = tcp
+        }
         decoder = SimplePush.Decoder(order: o.byteOrder, cap: o.frameCap)
         lineBuffer = []
-        return Clock.ms() - t0
+        return connectMs
     }
 
     enum Outcome {
@@ -105,7 +123,7 @@ public final class HeartbeatClient {
                     }
                     let left = deadline - Clock.ms()
                     if left <= 0 { return .lost }
-                    guard let bytes = try c.receive(timeoutMs: Int32(left)) else { return .lost }
+                    guard let bytes = try c.receive(max: 65_536, timeoutMs: Int32(left)) else { return .lost }
                     if bytes.isEmpty { return .connectionLost("the server closed the connection") }
                     decoder.feed(bytes[...])
                 }
@@ -125,7 +143,7 @@ public final class HeartbeatClient {
                     }
                     let left = deadline - Clock.ms()
                     if left <= 0 { return .lost }
-                    guard let bytes = try c.receive(timeoutMs: Int32(left)) else { return .lost }
+                    guard let bytes = try c.receive(max: 65_536, timeoutMs: Int32(left)) else { return .lost }
                     if bytes.isEmpty { return .connectionLost("the server closed the connection") }
                     lineBuffer += bytes
                 }
@@ -184,7 +202,17 @@ public final class HeartbeatClient {
         var lost = false
         var protocolError: String?
         do throws(SocketError) {
-            report.connectMs = CaptureAnalyzer.rounded(try connect(), places: 1000)
+            do throws(SocketError) {
+                report.connectMs = CaptureAnalyzer.rounded(try connect(), places: 1000)
+            } catch {
+                // The handshake got far enough to show the certificate: report it.
+                report.tls = tlsInfo
+                report.tlsMs = lastTLSMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
+                report.connectMs = lastConnectMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
+                throw error
+            }
+            report.tlsMs = lastTLSMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
+            report.tls = tlsInfo
             state("ready")
             var misses = 0
             var next = Clock.ms()
@@ -220,7 +248,7 @@ public final class HeartbeatClient {
             if case .protocolError(let why) = error {
                 // The heartbeat that met garbage was not answered, but it was not lost either.
                 protocolError = why
-                sent = max(0, sent - 1)
+                if !why.hasPrefix("TLS") { sent = max(0, sent - 1) }
                 state("failed", why)
             } else {
                 // The first connection failed: nothing could be checked.
@@ -236,9 +264,18 @@ public final class HeartbeatClient {
         report.states = states
         report.reconnects = reconnects
         report.connectionLost = lost
+        if let protocolError { report.error = protocolError }
         report.findings = HeartbeatAnalysis.findings(target: target, sent: sent, received: received, rtt: report.rttMs, connectionLost: lost, t: o.thresholds)
-        if let protocolError {
-            report.error = protocolError
+        if o.tls != nil, let e = report.error, e.hasPrefix("TLS") {
+            // Devices would refuse this server: not "could not check" but a finding.
+            report.findings.insert(Finding(check: "tls", severity: .critical, subject: target, value: 0, threshold: 0, unit: "handshake", source: "tls",
+                                           message: e), at: 0)
+        }
+        if let info = report.tls, info.daysLeft < 30 {
+            let expired = info.daysLeft < 0
+            report.findings.append(Finding(check: "tls_certificate", severity: expired ? .critical : .warning, subject: target, value: Double(info.daysLeft),
+                                           threshold: expired ? 0 : 30, unit: "days", source: "tls",
+                                           message: expired ? "\(target): the certificate expired on \(info.notAfter)" : "\(target): the certificate expires in \(info.daysLeft) days (\(info.notAfter))"))
         }
         report.status = report.findings.map(\.severity).max() ?? .ok
         if report.error != nil { report.status = max(report.status, .unknown) }

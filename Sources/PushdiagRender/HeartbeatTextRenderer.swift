@@ -10,6 +10,11 @@ public struct HeartbeatTextRenderer {
         if let v = r.connectMs { phases.append("connect \(CaptureAnalyzer.format(v)) ms") }
         if let v = r.tlsMs { phases.append("TLS \(CaptureAnalyzer.format(v)) ms") }
         if !phases.isEmpty { out += "  " + phases.joined(separator: ", ") + "\n" }
+        if let t = r.tls {
+            out += "  TLS \(t.version) \(t.cipher); certificate \(t.subject), issued by \(t.issuer), valid until \(t.notAfter) (\(t.daysLeft) days)\n"
+            out += "  key pin (SPKI SHA-256) \(t.spkiSha256)" + (t.verified ? ", verified" : ", NOT verified: \(t.verifyError ?? "?")")
+                + (t.pinMatched.map { $0 ? ", pin matches" : ", pin does NOT match" } ?? "") + "\n"
+        }
         out += "  heartbeats: \(r.sent) sent, \(r.received) answered, \(CaptureAnalyzer.format(r.lossPercent))% lost\n"
         if let t = r.rttMs {
             out += "  rtt ms: min \(CaptureAnalyzer.format(t.min)) / avg \(CaptureAnalyzer.format(t.avg)) / median \(CaptureAnalyzer.format(t.median))"

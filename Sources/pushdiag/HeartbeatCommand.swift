@@ -51,6 +51,18 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(help: ArgumentHelp("line: a regular expression the reply must match.", valueName: "PATTERN"))
     var expect: String = "PONG"
 
+    @Flag(help: "TLS over the TCP connection (certificate verified against the system's trust store).")
+    var tls = false
+
+    @Flag(help: "With --tls: do not verify the certificate (the report still shows it).")
+    var insecure = false
+
+    @Option(help: ArgumentHelp("With --tls: the expected base64 SHA-256 of the server key's SubjectPublicKeyInfo.", valueName: "PIN"))
+    var pin: String?
+
+    @Option(help: ArgumentHelp("With --tls: also trust the certificates in this PEM file.", valueName: "FILE"))
+    var caFile: String?
+
     @Option(help: ArgumentHelp("Largest frame or line accepted from the server, in bytes.", valueName: "BYTES"))
     var maxFrame: Int = 65_536
 
@@ -79,6 +91,8 @@ struct HeartbeatCommand: ParsableCommand {
             throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: 0.5,1,2,4,4,4,4)")
         }
         guard lossWarning <= lossCritical, rttWarning <= rttCritical else { throw ValidationError("warning thresholds must not be above critical ones") }
+        if !tls && (insecure || pin != nil || caFile != nil) { throw ValidationError("--insecure, --pin and --ca-file go with --tls") }
+        if let pin, pin.count != 44 || !pin.hasSuffix("=") { throw ValidationError("--pin: '\(pin)' is not a base64 SHA-256 (44 characters)") }
     }
 
     func run() throws {
@@ -97,6 +111,13 @@ struct HeartbeatCommand: ParsableCommand {
         o.thresholds.lossCritical = lossCritical
         o.thresholds.rttWarningMs = rttWarning
         o.thresholds.rttCriticalMs = rttCritical
+        if tls {
+            var t = TLSOptions(serverName: o.endpoint.host)
+            t.verify = !insecure
+            t.pin = pin
+            t.caFile = caFile
+            o.tls = t
+        }
         let report = HeartbeatClient(o, stop: { StopSignal.isRequested }).run()
         if let e = report.error { diagnose(e) }
         let output = format == .json ? try JSONRenderer.render(report) : HeartbeatTextRenderer().render(report)

@@ -107,7 +107,8 @@ struct CaptureCommandTests {
         ("watch", ["--interface", "--duration", "--roam-window", "--format", "--record", "--replay"]),
         ("route", ["--format", "--record", "--replay"]),
         ("heartbeat", ["--protocol", "--count", "--interval", "--timeout", "--reconnect-schedule", "--misses", "--byte-order", "--send", "--expect",
-                       "--max-frame", "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical", "--format"]),
+                       "--max-frame", "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical", "--format", "--tls", "--insecure",
+                       "--pin", "--ca-file"]),
         ("responder", ["--listen", "--protocol", "--delay", "--drop", "--close-after", "--heartbeat-interval", "--byte-order", "--reply", "--seed"]),
     ])
     func helpAndManPageListEveryOption(command: String, options: [String]) throws {

@@ -31,8 +31,13 @@ final class Background {
 
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
+    /// SIGINT first; the test runner may have left signals blocked in children that do not
+    /// unblock them (pushdiag does), so SIGKILL after two seconds.
     func stop() {
         if process.isRunning { process.interrupt() }
+        let end = Date().addingTimeInterval(2)
+        while process.isRunning && Date() < end { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: log)
     }

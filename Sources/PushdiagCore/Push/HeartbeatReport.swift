@@ -1,3 +1,32 @@
+/// What the handshake showed.
+public struct TLSInfo: Codable, Sendable, Equatable {
+    public init(version: String, cipher: String, subject: String, issuer: String, notAfter: String, daysLeft: Int, spkiSha256: String, verified: Bool, verifyError: String?, pinMatched: Bool?) {
+        self.version = version
+        self.cipher = cipher
+        self.subject = subject
+        self.issuer = issuer
+        self.notAfter = notAfter
+        self.daysLeft = daysLeft
+        self.spkiSha256 = spkiSha256
+        self.verified = verified
+        self.verifyError = verifyError
+        self.pinMatched = pinMatched
+    }
+
+    public var version: String
+    public var cipher: String
+    public var subject: String
+    public var issuer: String
+    /// notAfter of the server certificate (RFC 3339).
+    public var notAfter: String
+    public var daysLeft: Int
+    /// base64 SHA-256 of the server key's SubjectPublicKeyInfo (an HPKP-style pin).
+    public var spkiSha256: String
+    public var verified: Bool
+    @Nullable public var verifyError: String?
+    @Nullable public var pinMatched: Bool?
+}
+
 /// The report model of `pushdiag heartbeat`.
 public struct RTTSummary: Codable, Sendable, Equatable {
     public var min: Double
@@ -67,6 +96,8 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
     @Nullable public var resolveMs: Double?
     @Nullable public var connectMs: Double?
     @Nullable public var tlsMs: Double?
+    /// What the TLS handshake showed (null without TLS).
+    @Nullable public var tls: TLSInfo?
     public var sent: Int
     public var received: Int
     public var lossPercent: Double

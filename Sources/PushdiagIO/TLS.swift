@@ -1,0 +1,181 @@
+private import CSSL
+import PushdiagCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A byte stream with deadlines: plain TCP or TLS over it.
+public protocol ByteStream: AnyObject {
+    func send(_ bytes: [UInt8], timeoutMs: Int32) throws(SocketError)
+    /// Bytes within `timeoutMs`: nil on timeout, empty at end of stream.
+    func receive(max: Int, timeoutMs: Int32) throws(SocketError) -> [UInt8]?
+}
+
+extension TCPConnection: ByteStream {}
+
+public struct TLSOptions: Sendable {
+    /// For SNI and the certificate's name check.
+    public var serverName: String
+    public var verify = true
+    /// Extra trust anchors (PEM), besides the system's.
+    public var caFile: String?
+    /// Expected base64 SHA-256 of the server key's SubjectPublicKeyInfo.
+    public var pin: String?
+    public init(serverName: String) { self.serverName = serverName }
+}
+
+/// TLS over a TCP connection through OpenSSL, non-blocking with the same deadlines. Owns its
+/// `SSL_CTX` and `SSL`, freed once.
+public final class TLSConnection: ByteStream {
+    let tcp: TCPConnection
+    private let ctx: OpaquePointer
+    private let ssl: OpaquePointer
+    public private(set) var info: TLSInfo?
+
+    public init(over tcp: TCPConnection, options: TLSOptions, timeoutMs: Int32) throws(SocketError) {
+        self.tcp = tcp
+        guard let c = SSL_CTX_new(TLS_client_method()) else { throw .protocolError("TLS: cannot create a context") }
+        SSL_CTX_set_default_verify_paths(c)
+        if let ca = options.caFile, SSL_CTX_load_verify_locations(c, ca, nil) != 1 {
+            SSL_CTX_free(c)
+            throw .protocolError("TLS: cannot load the CA file \(ca)")
+        }
+        guard let s = SSL_new(c) else {
+            SSL_CTX_free(c)
+            throw .protocolError("TLS: cannot create a session")
+        }
+        ctx = c
+        ssl = s
+        SSL_set_fd(s, tcp.fd)
+        // Verify on the handshake, but decide after it, so the report shows what was presented.
+        SSL_set_verify(s, CSSL_VERIFY_NONE(), nil)
+        let isIP = IPText.parse(options.serverName) != nil
+        if isIP {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(s), options.serverName)
+        } else {
+            _ = CSSL_set_tlsext_host_name(s, options.serverName)
+            SSL_set1_host(s, options.serverName)
+        }
+        let deadline = Clock.ms() + Double(timeoutMs)
+        while true {
+            ERR_clear_error()
+            let rc = SSL_connect(s)
+            if rc == 1 { break }
+            try wait(SSL_get_error(s, rc), deadline: deadline, what: "TLS handshake with \(tcp.peer)")
+        }
+        info = Self.describe(s, options: options)
+    }
+
+    /// The verdict a client would reach on what the handshake showed: certificate verification
+    /// (unless disabled) and the key pin (when given). Nil when the server is acceptable.
+    public static func refusal(_ info: TLSInfo?, options: TLSOptions, peer: String) -> String? {
+        guard let i = info else { return "TLS handshake with \(peer): the server presented no certificate" }
+        if options.verify, !i.verified { return "TLS handshake with \(peer): certificate verify failed: \(i.verifyError ?? "unknown reason")" }
+        if let pin = options.pin, i.spkiSha256 != pin { return "TLS: \(peer) presents key pin \(i.spkiSha256), not the expected \(pin)" }
+        return nil
+    }
+
+    deinit {
+        SSL_free(ssl)
+        SSL_CTX_free(ctx)
+    }
+
+    /// Waits as OpenSSL asks, or throws what went wrong.
+    private func wait(_ err: Int32, deadline: Double, what: String) throws(SocketError) {
+        let events: Int16
+        if err == CSSL_ERROR_WANT_READ() {
+            events = Int16(POLLIN)
+        } else if err == CSSL_ERROR_WANT_WRITE() {
+            events = Int16(POLLOUT)
+        } else if err == CSSL_ERROR_ZERO_RETURN() {
+            throw .closed
+        } else {
+            let code = ERR_get_error()
+            if code == 0 { throw .closed }
+            var buf = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buf, buf.count)
+            throw .protocolError("\(what): \(String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        }
+        let left = deadline - Clock.ms()
+        if left <= 0 { throw .timeout(what) }
+        var p = pollfd(fd: tcp.fd, events: events, revents: 0)
+        if poll(&p, 1, Int32(left)) == 0 { throw .timeout(what) }
+    }
+
+    static func describe(_ s: OpaquePointer, options: TLSOptions) -> TLSInfo? {
+        guard let cert = CSSL_get_peer_certificate(s) else { return nil }
+        defer { X509_free(cert) }
+        func name(_ n: OpaquePointer?) -> String {
+            guard let n, let p = X509_NAME_oneline(n, nil, 0) else { return "" }
+            defer { CRYPTO_free(p, nil, 0) }
+            return String(cString: p)
+        }
+        var days: Int32 = 0, secs: Int32 = 0
+        _ = CSSL_not_after_diff(cert, &days, &secs)
+        let notAfter = WallClock.nanoseconds() + (Int64(days) * 86_400 + Int64(secs)) * 1_000_000_000
+        // SPKI: the DER of the certificate's public key info, hashed.
+        var der: UnsafeMutablePointer<UInt8>?
+        let len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &der)
+        var digest = [UInt8](repeating: 0, count: 32)
+        if len > 0, let der { _ = SHA256(der, Int(len), &digest) }
+        if let der { CRYPTO_free(der, nil, 0) }
+        let result = SSL_get_verify_result(s)
+        let verified = result == Int(CSSL_X509_V_OK())
+        let verifyError = verified ? nil : String(cString: X509_verify_cert_error_string(result))
+        let pin = Base64.encode(digest)
+        return TLSInfo(
+            version: String(cString: SSL_get_version(s)),
+            cipher: SSL_CIPHER_get_name(SSL_get_current_cipher(s)).map { String(cString: $0) } ?? "?",
+            subject: name(X509_get_subject_name(cert)), issuer: name(X509_get_issuer_name(cert)),
+            notAfter: Timestamp.rfc3339(nanoseconds: notAfter - notAfter % 1_000_000_000), daysLeft: Int(days),
+            spkiSha256: pin, verified: verified, verifyError: verifyError, pinMatched: options.pin.map { $0 == pin })
+    }
+
+    public func send(_ bytes: [UInt8], timeoutMs: Int32) throws(SocketError) {
+        let deadline = Clock.ms() + Double(timeoutMs)
+        var off = 0
+        while off < bytes.count {
+            ERR_clear_error()
+            let n = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + off, Int32($0.count - off)) }
+            if n > 0 { off += Int(n); continue }
+            try wait(SSL_get_error(ssl, n), deadline: deadline, what: "sending to \(tcp.peer)")
+        }
+    }
+
+    public func receive(max: Int, timeoutMs: Int32) throws(SocketError) -> [UInt8]? {
+        let deadline = Clock.ms() + Double(timeoutMs)
+        var buf = [UInt8](repeating: 0, count: max)
+        while true {
+            ERR_clear_error()
+            let n = buf.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if n > 0 { return Array(buf[0..<Int(n)]) }
+            do {
+                try wait(SSL_get_error(ssl, n), deadline: deadline, what: "receiving from \(tcp.peer)")
+            } catch {
+                switch error {
+                case .closed: return []
+                case .timeout: return nil
+                default: throw error
+                }
+            }
+        }
+    }
+}
+
+/// Base64 without Foundation.
+public enum Base64 {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var out = ""
+        var i = 0
+        while i < bytes.count {
+            let b0 = bytes[i], b1 = i + 1 < bytes.count ? bytes[i + 1] : 0, b2 = i + 2 < bytes.count ? bytes[i + 2] : 0
+            out.append(table[Int(b0 >> 2)])
+            out.append(table[Int((b0 & 3) << 4 | b1 >> 4)])
+            out.append(i + 1 < bytes.count ? table[Int((b1 & 0xF) << 2 | b2 >> 6)] : "=")
+            out.append(i + 2 < bytes.count ? table[Int(b2 & 0x3F)] : "=")
+            i += 3
+        }
+        return out
+    }
+}

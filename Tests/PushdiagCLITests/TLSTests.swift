@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// Heartbeats over TLS against OpenSSL's own server (`openssl s_server -rev` reverses each line),
+/// with the openssl command line as the oracle for the key pin.
+@Suite(.serialized, .enabled(if: TestPaths.which("openssl") != nil, "openssl is not installed"))
+struct TLSTests {
+    let openssl = TestPaths.which("openssl")!
+
+    func certificate(_ dir: URL, name: String, san: String, days: Int) throws -> (cert: String, key: String) {
+        let cert = dir.appendingPathComponent("\(name).pem").path, key = dir.appendingPathComponent("\(name)-key.pem").path
+        let r = try run(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
+                                  "-subj", "/CN=\(name)", "-addext", "subjectAltName=\(san)", "-days", String(days)])
+        #expect(r.status == 0, "\(r.stderr)")
+        return (cert, key)
+    }
+
+    /// base64(SHA-256(SubjectPublicKeyInfo DER)), computed by openssl.
+    func pin(_ cert: String) throws -> String {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pub = dir.appendingPathComponent("pub.pem").path, der = dir.appendingPathComponent("pub.der").path, dgst = dir.appendingPathComponent("d.bin").path
+        _ = try run(openssl, ["x509", "-in", cert, "-pubkey", "-noout", "-out", pub])
+        _ = try run(openssl, ["pkey", "-pubin", "-in", pub, "-outform", "der", "-out", der])
+        _ = try run(openssl, ["dgst", "-sha256", "-binary", "-out", dgst, der])
+        return try Data(contentsOf: URL(fileURLWithPath: dgst)).base64EncodedString()
+    }
+
+    func server(cert: String, key: String, port: UInt16) throws -> Background {
+        let b = try Background(openssl, ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", cert, "-key", key, "-rev"])
+        #expect(b.wait(for: "ACCEPT"), "s_server did not start: \(b.output)")
+        return b
+    }
+
+    func heartbeat(_ port: UInt16, _ extra: [String]) throws -> ([String: Any], RunResult) {
+        let r = try pushdiag(["heartbeat", "127.0.0.1:\(port)", "--protocol", "line", "--send", "PING", "--expect", "^GNIP$", "--count", "3",
+                              "--interval", "20ms", "--tls", "--format", "json"] + extra)
+        return (try json(r.stdout), r)
+    }
+
+    @Test func handshakeDetailsPinsAndVerification() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let good = try certificate(dir, name: "localhost", san: "IP:127.0.0.1,DNS:localhost", days: 400)
+        let port = freePort()
+        let s = try server(cert: good.cert, key: good.key, port: port)
+        defer { s.stop() }
+        let expectedPin = try pin(good.cert)
+
+        // Trusted through --ca-file: verified, heartbeats answered, the pin as openssl computes it.
+        let (ok, r1) = try heartbeat(port, ["--ca-file", good.cert, "--pin", expectedPin])
+        #expect(r1.status == 0, "\(r1.stderr)")
+        let tls = try #require(ok["tls"] as? [String: Any])
+        #expect(tls["verified"] as? Bool == true && tls["spki_sha256"] as? String == expectedPin && tls["pin_matched"] as? Bool == true)
+        #expect((tls["version"] as? String)?.hasPrefix("TLSv1.") == true && (tls["cipher"] as? String)?.isEmpty == false)
+        #expect(tls["subject"] as? String == "/CN=localhost" && (tls["days_left"] as? Int ?? 0) >= 398)
+        #expect(ok["tls_ms"] is Double && ok["received"] as? Int == 3)
+
+        // Not trusted (self-signed, system store only): devices would refuse it — critical.
+        let (untrusted, r2) = try heartbeat(port, [])
+        #expect(r2.status == 2 && r2.stderr.contains("certificate verify failed: self-signed certificate"), "\(r2.stderr)")
+        #expect((untrusted["findings"] as? [[String: Any]])?.first?["check"] as? String == "tls")
+        #expect((untrusted["tls"] as? [String: Any])?["verified"] as? Bool == false, "the report still shows what was presented")
+
+        // --insecure skips verification; a wrong pin is still refused.
+        let (_, r3) = try heartbeat(port, ["--insecure"])
+        #expect(r3.status == 0)
+        let (_, r4) = try heartbeat(port, ["--insecure", "--pin", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="])
+        #expect(r4.status == 2 && r4.stderr.contains("not the expected"))
+    }
+
+    @Test func wrongNameAndExpiringCertificate() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let other = try certificate(dir, name: "push.example", san: "DNS:push.example", days: 10)
+        let port = freePort()
+        let s = try server(cert: other.cert, key: other.key, port: port)
+        defer { s.stop() }
+        let (_, r1) = try heartbeat(port, ["--ca-file", other.cert])
+        #expect(r1.status == 2 && r1.stderr.contains("mismatch"), "\(r1.stderr)")
+        let (j, r2) = try heartbeat(port, ["--insecure"])
+        #expect(r2.status == 1, "10 days left is a warning")
+        let f = try #require((j["findings"] as? [[String: Any]])?.first)
+        #expect(f["check"] as? String == "tls_certificate" && f["unit"] as? String == "days")
+    }
+}
