@@ -4,11 +4,13 @@ import Glibc
 #endif
 
 public enum HeartbeatProtocol: String, Sendable, CaseIterable {
-    case simplepush, line, tcp
+    case simplepush, websocket, mqtt, line, tcp
 
-    public var defaultPort: UInt16? {
+    public func defaultPort(tls: Bool) -> UInt16? {
         switch self {
         case .simplepush: return 3000
+        case .websocket: return tls ? 443 : 80
+        case .mqtt: return tls ? 8883 : 1883
         case .line, .tcp: return nil
         }
     }
@@ -32,6 +34,10 @@ public struct HeartbeatOptions: Sendable {
     public var thresholds = HeartbeatThresholds()
     /// TLS over the TCP connection, when set.
     public var tls: TLSOptions?
+    /// websocket: the request path.
+    public var path = "/"
+    /// mqtt: the keep-alive announced in CONNECT, seconds.
+    public var keepAlive: UInt16 = 60
 
     public init(endpoint: Endpoint, proto: HeartbeatProtocol) {
         self.endpoint = endpoint
@@ -52,6 +58,9 @@ public final class HeartbeatClient {
     var connection: ByteStream?
     var lastTLSMs: Double?
     var lastConnectMs: Double?
+    var lastHandshakeMs: Double?
+    var mqttDecoder = MQTT.Decoder()
+    var wsDecoder = WebSocket.Decoder()
     var tlsInfo: TLSInfo?
     var decoder: SimplePush.Decoder
     var lineBuffer: [UInt8] = []
@@ -92,8 +101,69 @@ public final class HeartbeatClient {
             connection = tcp
         }
         decoder = SimplePush.Decoder(order: o.byteOrder, cap: o.frameCap)
+        mqttDecoder = MQTT.Decoder(cap: o.frameCap)
+        wsDecoder = WebSocket.Decoder(cap: o.frameCap)
         lineBuffer = []
+        if o.proto == .mqtt || o.proto == .websocket {
+            let t2 = Clock.ms()
+            try handshake()
+            lastHandshakeMs = Clock.ms() - t2
+        }
         return connectMs
+    }
+
+    /// Reads until `done` says the bytes so far are enough, within the timeout.
+    func readUntil(_ what: String, _ done: () throws(SocketError) -> Bool) throws(SocketError) {
+        let deadline = Clock.ms() + o.timeoutMs
+        while try !done() {
+            let left = deadline - Clock.ms()
+            guard left > 0, let c = connection, let bytes = try c.receive(max: 65_536, timeoutMs: Int32(left)) else { throw .timeout(what) }
+            if bytes.isEmpty { throw .protocolError("\(o.endpoint): the server closed the connection during \(what)") }
+            // MQTT reads packets; the WebSocket upgrade reads an HTTP head, as text.
+            if o.proto == .mqtt { mqttDecoder.feed(bytes[...]) } else { lineBuffer += bytes }
+        }
+    }
+
+    /// The protocol's own handshake: MQTT CONNECT/CONNACK, the WebSocket upgrade.
+    func handshake() throws(SocketError) {
+        guard let c = connection else { return }
+        switch o.proto {
+        case .mqtt:
+            try c.send(MQTT.connect(clientID: "pushdiag-\(getpid())-\(nextID)", keepAlive: o.keepAlive), timeoutMs: Int32(o.timeoutMs))
+            var code: UInt8?
+            try readUntil("the MQTT CONNECT") { () throws(SocketError) -> Bool in
+                do throws(MQTT.DecodeError) {
+                    while let p = try mqttDecoder.next() {
+                        if p.type == MQTT.connack, p.body.count >= 2 { code = p.body[1]; return true }
+                    }
+                } catch { throw .protocolError("\(o.endpoint): \(error)") }
+                return false
+            }
+            if let code, code != 0 { throw .protocolError("\(o.endpoint): MQTT connection refused: \(MQTT.connackReason(code))") }
+        case .websocket:
+            var rng = SystemRandomNumberGenerator()
+            let key = Base64Text.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            let host = o.endpoint.port == o.proto.defaultPort(tls: o.tls != nil) ? o.endpoint.host : o.endpoint.description
+            try c.send(WebSocket.upgradeRequest(host: host, path: o.path, key: key), timeoutMs: Int32(o.timeoutMs))
+            var head: String?
+            try readUntil("the WebSocket upgrade") { () throws(SocketError) -> Bool in
+                if lineBuffer.count >= 5, !lineBuffer.starts(with: Array("HTTP/".utf8)) {
+                    let first = String(decoding: lineBuffer.prefix(while: { $0 != 10 && $0 != 13 }).prefix(80), as: UTF8.self)
+                    throw .protocolError("\(o.endpoint): WebSocket upgrade failed: the server answered \"\(first)\", not HTTP")
+                }
+                guard let end = lineBuffer.firstRange(of: [13, 10, 13, 10]) else {
+                    if lineBuffer.count > o.frameCap { throw .protocolError("\(o.endpoint): WebSocket upgrade response longer than \(o.frameCap) bytes") }
+                    return false
+                }
+                head = String(decoding: lineBuffer[..<end.lowerBound], as: UTF8.self)
+                wsDecoder.feed(lineBuffer[end.upperBound...])
+                lineBuffer = []
+                return true
+            }
+            if let why = WebSocket.checkResponse(head ?? "", key: key) { throw .protocolError("\(o.endpoint): WebSocket upgrade failed: \(why)") }
+        default:
+            break
+        }
     }
 
     enum Outcome {
@@ -146,6 +216,42 @@ public final class HeartbeatClient {
                     guard let bytes = try c.receive(max: 65_536, timeoutMs: Int32(left)) else { return .lost }
                     if bytes.isEmpty { return .connectionLost("the server closed the connection") }
                     lineBuffer += bytes
+                }
+            case .mqtt:
+                try c.send(MQTT.pingRequest, timeoutMs: Int32(o.timeoutMs))
+                while true {
+                    do throws(MQTT.DecodeError) {
+                        while let p = try mqttDecoder.next() {
+                            if p.type == MQTT.pingresp { return .answered(Clock.ms() - t0) }
+                        }
+                    } catch { throw SocketError.protocolError("\(o.endpoint): \(error)") }
+                    let left = deadline - Clock.ms()
+                    if left <= 0 { return .lost }
+                    guard let bytes = try c.receive(max: 65_536, timeoutMs: Int32(left)) else { return .lost }
+                    if bytes.isEmpty { return .connectionLost("the server closed the connection") }
+                    mqttDecoder.feed(bytes[...])
+                }
+            case .websocket:
+                var rng = SystemRandomNumberGenerator()
+                let mask = (0..<4).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                let payload = Array("pushdiag-\(n)".utf8)
+                try c.send(WebSocket.frame(opcode: WebSocket.opPing, payload: payload, mask: mask), timeoutMs: Int32(o.timeoutMs))
+                while true {
+                    while true {
+                        let frame: WebSocket.Frame?
+                        do throws(WebSocket.DecodeError) { frame = try wsDecoder.next() } catch { throw SocketError.protocolError("\(o.endpoint): \(error)") }
+                        guard let f = frame else { break }
+                        if f.opcode == WebSocket.opPong && f.payload == payload { return .answered(Clock.ms() - t0) }
+                        if f.opcode == WebSocket.opClose { return .connectionLost("the server closed the WebSocket") }
+                        if f.opcode == WebSocket.opPing {
+                            try c.send(WebSocket.frame(opcode: WebSocket.opPong, payload: f.payload, mask: mask), timeoutMs: Int32(o.timeoutMs))
+                        }
+                    }
+                    let left = deadline - Clock.ms()
+                    if left <= 0 { return .lost }
+                    guard let bytes = try c.receive(max: 65_536, timeoutMs: Int32(left)) else { return .lost }
+                    if bytes.isEmpty { return .connectionLost("the server closed the connection") }
+                    wsDecoder.feed(bytes[...])
                 }
             case .tcp:
                 return .answered(0)  // handled by run(): every heartbeat is a fresh connection
@@ -212,6 +318,7 @@ public final class HeartbeatClient {
                 throw error
             }
             report.tlsMs = lastTLSMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
+            report.handshakeMs = lastHandshakeMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
             report.tls = tlsInfo
             state("ready")
             var misses = 0
@@ -243,7 +350,11 @@ public final class HeartbeatClient {
                 next += o.intervalMs
                 if n < o.count { sleep(ms: max(0, next - Clock.ms())) }
             }
-            if !lost { state("cancelled") }
+            if !lost {
+                if o.proto == .mqtt { try? connection?.send(MQTT.disconnect, timeoutMs: 200) }
+                if o.proto == .websocket { try? connection?.send(WebSocket.frame(opcode: WebSocket.opClose, payload: [0x03, 0xE8], mask: [1, 2, 3, 4]), timeoutMs: 200) }
+                state("cancelled")
+            }
         } catch {
             if case .protocolError(let why) = error {
                 // The heartbeat that met garbage was not answered, but it was not lost either.

@@ -94,7 +94,7 @@ public final class Responder {
                 }
                 answer(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder))
             }
-        case .line, .tcp:
+        case .line, .tcp, .mqtt, .websocket:
             while let nl = c.lineBuffer.firstIndex(of: 10) {
                 c.lineBuffer.removeFirst(nl + 1)
                 answer(Array((o.reply + "\n").utf8))

@@ -122,7 +122,7 @@ public final class TLSConnection: ByteStream {
         let result = SSL_get_verify_result(s)
         let verified = result == Int(CSSL_X509_V_OK())
         let verifyError = verified ? nil : String(cString: X509_verify_cert_error_string(result))
-        let pin = Base64.encode(digest)
+        let pin = Base64Text.encode(digest)
         return TLSInfo(
             version: String(cString: SSL_get_version(s)),
             cipher: SSL_CIPHER_get_name(SSL_get_current_cipher(s)).map { String(cString: $0) } ?? "?",
@@ -159,23 +159,5 @@ public final class TLSConnection: ByteStream {
                 }
             }
         }
-    }
-}
-
-/// Base64 without Foundation.
-public enum Base64 {
-    public static func encode(_ bytes: [UInt8]) -> String {
-        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        var out = ""
-        var i = 0
-        while i < bytes.count {
-            let b0 = bytes[i], b1 = i + 1 < bytes.count ? bytes[i + 1] : 0, b2 = i + 2 < bytes.count ? bytes[i + 2] : 0
-            out.append(table[Int(b0 >> 2)])
-            out.append(table[Int((b0 & 3) << 4 | b1 >> 4)])
-            out.append(i + 1 < bytes.count ? table[Int((b1 & 0xF) << 2 | b2 >> 6)] : "=")
-            out.append(i + 2 < bytes.count ? table[Int(b2 & 0x3F)] : "=")
-            i += 3
-        }
-        return out
     }
 }

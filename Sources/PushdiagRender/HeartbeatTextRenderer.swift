@@ -9,6 +9,7 @@ public struct HeartbeatTextRenderer {
         if let v = r.resolveMs { phases.append("resolve \(CaptureAnalyzer.format(v)) ms") }
         if let v = r.connectMs { phases.append("connect \(CaptureAnalyzer.format(v)) ms") }
         if let v = r.tlsMs { phases.append("TLS \(CaptureAnalyzer.format(v)) ms") }
+        if let v = r.handshakeMs { phases.append("\(r.protocol) handshake \(CaptureAnalyzer.format(v)) ms") }
         if !phases.isEmpty { out += "  " + phases.joined(separator: ", ") + "\n" }
         if let t = r.tls {
             out += "  TLS \(t.version) \(t.cipher); certificate \(t.subject), issued by \(t.issuer), valid until \(t.notAfter) (\(t.daysLeft) days)\n"

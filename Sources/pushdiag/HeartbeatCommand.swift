@@ -13,8 +13,9 @@ struct HeartbeatCommand: ParsableCommand {
         abstract: "Measure heartbeat round trips to a push server, and how the connection behaves when it breaks.",
         discussion: """
             Protocols: simplepush (Apple's Local Push Connectivity sample: 4-byte length prefix \
-            and JSON, port 3000), line (send a line, expect a reply matching a pattern), tcp \
-            (connect only: every heartbeat is a new connection). After a loss (the server closes, \
+            and JSON, port 3000), websocket (RFC 6455 ping/pong, ws:// or wss:// with --tls), \
+            mqtt (3.1.1 CONNECT, then PINGREQ/PINGRESP), line (send a line, expect a reply \
+            matching a pattern), tcp (connect only: every heartbeat is a new connection). After a loss (the server closes, \
             or --misses heartbeats go unanswered) it reconnects on --reconnect-schedule, like a \
             client SDK, and reports each attempt. Exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 \
             could not check (name not resolved, connection refused, garbage from the server).
@@ -24,7 +25,7 @@ struct HeartbeatCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The push server, HOST[:PORT] ([v6]:PORT for IPv6).", valueName: "HOST[:PORT]"))
     var target: String
 
-    @Option(name: .customLong("protocol"), help: "simplepush, line or tcp.")
+    @Option(name: .customLong("protocol"), help: "simplepush, websocket, mqtt, line or tcp.")
     var proto: HeartbeatProtocol = .simplepush
 
     @Option(help: ArgumentHelp("Number of heartbeats.", valueName: "N"))
@@ -50,6 +51,12 @@ struct HeartbeatCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("line: a regular expression the reply must match.", valueName: "PATTERN"))
     var expect: String = "PONG"
+
+    @Option(help: ArgumentHelp("websocket: the request path.", valueName: "PATH"))
+    var path: String = "/"
+
+    @Option(help: ArgumentHelp("mqtt: the keep-alive announced in CONNECT, in seconds.", valueName: "S"))
+    var keepAlive: UInt16 = 60
 
     @Flag(help: "TLS over the TCP connection (certificate verified against the system's trust store).")
     var tls = false
@@ -79,8 +86,8 @@ struct HeartbeatCommand: ParsableCommand {
     var format: OutputFormat = .text
 
     func validate() throws {
-        guard Endpoint(target, defaultPort: proto.defaultPort) != nil else {
-            throw ValidationError("'\(target)' is not HOST:PORT" + (proto.defaultPort == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
+        guard Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) != nil else {
+            throw ValidationError("'\(target)' is not HOST:PORT" + (proto.defaultPort(tls: tls) == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
         }
         guard count >= 1 else { throw ValidationError("--count must be at least 1") }
         guard misses >= 1 else { throw ValidationError("--misses must be at least 1") }
@@ -97,7 +104,7 @@ struct HeartbeatCommand: ParsableCommand {
 
     func run() throws {
         StopSignal.install()
-        var o = HeartbeatOptions(endpoint: Endpoint(target, defaultPort: proto.defaultPort)!, proto: proto)
+        var o = HeartbeatOptions(endpoint: Endpoint(target, defaultPort: proto.defaultPort(tls: tls))!, proto: proto)
         o.count = count
         o.intervalMs = try parseDuration(interval, option: "--interval") * 1000
         o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000)
@@ -107,6 +114,8 @@ struct HeartbeatCommand: ParsableCommand {
         o.send = send
         o.expect = expect
         o.frameCap = maxFrame
+        o.path = path
+        o.keepAlive = keepAlive
         o.thresholds.lossWarning = lossWarning
         o.thresholds.lossCritical = lossCritical
         o.thresholds.rttWarningMs = rttWarning
@@ -166,8 +175,8 @@ struct ResponderCommand: ParsableCommand {
     var seed: UInt64 = 1
 
     func validate() throws {
-        guard Endpoint(listen, defaultPort: proto.defaultPort) != nil else { throw ValidationError("--listen: '\(listen)' is not ADDR:PORT") }
-        guard proto != .tcp else { throw ValidationError("the responder speaks simplepush or line") }
+        guard Endpoint(listen, defaultPort: proto.defaultPort(tls: false)) != nil else { throw ValidationError("--listen: '\(listen)' is not ADDR:PORT") }
+        guard proto == .simplepush || proto == .line else { throw ValidationError("the responder speaks simplepush or line") }
         guard (0...1).contains(drop) else { throw ValidationError("--drop must be between 0 and 1") }
         if let closeAfter, closeAfter < 1 { throw ValidationError("--close-after must be at least 1") }
         _ = try parseDuration(delay, option: "--delay")
@@ -176,7 +185,7 @@ struct ResponderCommand: ParsableCommand {
 
     func run() throws {
         StopSignal.install()
-        var o = ResponderOptions(endpoint: Endpoint(listen, defaultPort: proto.defaultPort)!, proto: proto)
+        var o = ResponderOptions(endpoint: Endpoint(listen, defaultPort: proto.defaultPort(tls: false))!, proto: proto)
         o.delayMs = try parseDuration(delay, option: "--delay") * 1000
         o.dropRatio = drop
         o.closeAfter = closeAfter

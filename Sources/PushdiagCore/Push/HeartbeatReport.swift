@@ -96,6 +96,8 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
     @Nullable public var resolveMs: Double?
     @Nullable public var connectMs: Double?
     @Nullable public var tlsMs: Double?
+    /// The protocol's own handshake (MQTT CONNECT/CONNACK, the WebSocket upgrade).
+    @Nullable public var handshakeMs: Double?
     /// What the TLS handshake showed (null without TLS).
     @Nullable public var tls: TLSInfo?
     public var sent: Int

@@ -1,0 +1,163 @@
+/// RFC 6455 WebSocket, the part a heartbeat needs: the HTTP/1.1 upgrade with its
+/// Sec-WebSocket-Accept check, masked client frames, ping/pong and close.
+public enum WebSocket {
+    static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+    public static func upgradeRequest(host: String, path: String, key: String) -> [UInt8] {
+        Array(("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\nUser-Agent: pushdiag\r\n\r\n").utf8)
+    }
+
+    /// base64(SHA-1(key + GUID)), what the server must answer.
+    public static func expectedAccept(key: String) -> String { Base64Text.encode(SHA1.hash(Array((key + guid).utf8))) }
+
+    /// Checks the server's response head (up to the blank line). Nil when the upgrade succeeded,
+    /// else why not.
+    public static func checkResponse(_ head: String, key: String) -> String? {
+        let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+        guard let status = lines.first else { return "empty response" }
+        let parts = status.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1] == "101" else {
+            return "the server answered \"\(status.prefix(80))\" instead of 101 Switching Protocols"
+        }
+        var accept: String?
+        for l in lines.dropFirst() {
+            guard let colon = l.firstIndex(of: ":") else { continue }
+            if l[..<colon].lowercased() == "sec-websocket-accept" {
+                accept = String(l[l.index(after: colon)...]).trimmingCharactersInSet(" ")
+            }
+        }
+        guard accept == expectedAccept(key: key) else { return "Sec-WebSocket-Accept is \(accept ?? "missing"), not \(expectedAccept(key: key))" }
+        return nil
+    }
+
+    /// A masked client frame (FIN set).
+    public static func frame(opcode: UInt8, payload: [UInt8], mask: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x80 | opcode]
+        let n = payload.count
+        if n < 126 {
+            out.append(0x80 | UInt8(n))
+        } else if n <= 0xFFFF {
+            out += [0x80 | 126, UInt8(n >> 8), UInt8(n & 0xFF)]
+        } else {
+            out.append(0x80 | 127)
+            for i in (0..<8).reversed() { out.append(UInt8(truncatingIfNeeded: n >> (8 * i))) }
+        }
+        out += mask
+        for (i, b) in payload.enumerated() { out.append(b ^ mask[i % 4]) }
+        return out
+    }
+
+    public static let opClose: UInt8 = 8, opPing: UInt8 = 9, opPong: UInt8 = 10
+
+    public struct Frame: Equatable, Sendable {
+        public var opcode: UInt8
+        public var payload: [UInt8]
+    }
+
+    public enum DecodeError: Error, Equatable, CustomStringConvertible {
+        case oversized(Int, cap: Int)
+        public var description: String {
+            switch self {
+            case .oversized(let n, let cap): return "WebSocket frame of \(n) bytes exceeds the \(cap)-byte cap"
+            }
+        }
+    }
+
+    /// Frames from the server (unmasked, but a masked one is unmasked too).
+    public struct Decoder {
+        public let cap: Int
+        var buffer: [UInt8] = []
+        public init(cap: Int = 65_536) { self.cap = cap }
+        public mutating func feed(_ b: ArraySlice<UInt8>) { buffer += b }
+
+        public mutating func next() throws(DecodeError) -> Frame? {
+            guard buffer.count >= 2 else { return nil }
+            let opcode = buffer[0] & 0x0F
+            let masked = buffer[1] & 0x80 != 0
+            var n = Int(buffer[1] & 0x7F)
+            var o = 2
+            if n == 126 {
+                guard buffer.count >= 4 else { return nil }
+                n = Int(buffer[2]) << 8 | Int(buffer[3])
+                o = 4
+            } else if n == 127 {
+                guard buffer.count >= 10 else { return nil }
+                var v: UInt64 = 0
+                for i in 2..<10 { v = v << 8 | UInt64(buffer[i]) }
+                guard v <= UInt64(cap) else { throw .oversized(v > UInt64(Int.max) ? Int.max : Int(v), cap: cap) }
+                n = Int(v)
+                o = 10
+            }
+            guard n <= cap else { throw .oversized(n, cap: cap) }
+            let maskAt = o
+            if masked { o += 4 }
+            guard buffer.count >= o + n else { return nil }
+            var payload = Array(buffer[o..<(o + n)])
+            if masked { for i in 0..<payload.count { payload[i] ^= buffer[maskAt + i % 4] } }
+            buffer.removeFirst(o + n)
+            return Frame(opcode: opcode, payload: payload)
+        }
+    }
+}
+
+/// SHA-1 (FIPS 180-4), for the WebSocket handshake only.
+public enum SHA1 {
+    public static func hash(_ message: [UInt8]) -> [UInt8] {
+        var h: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
+        var m = message + [0x80]
+        while m.count % 64 != 56 { m.append(0) }
+        let bits = UInt64(message.count) * 8
+        for i in (0..<8).reversed() { m.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(i)))) }
+        var w = [UInt32](repeating: 0, count: 80)
+        for chunk in stride(from: 0, to: m.count, by: 64) {
+            for i in 0..<16 {
+                w[i] = UInt32(m[chunk + 4 * i]) << 24 | UInt32(m[chunk + 4 * i + 1]) << 16 | UInt32(m[chunk + 4 * i + 2]) << 8 | UInt32(m[chunk + 4 * i + 3])
+            }
+            for i in 16..<80 {
+                let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
+                w[i] = x << 1 | x >> 31
+            }
+            var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4]
+            for i in 0..<80 {
+                let f: UInt32, k: UInt32
+                switch i {
+                case 0..<20: (f, k) = ((b & c) | (~b & d), 0x5A82_7999)
+                case 20..<40: (f, k) = (b ^ c ^ d, 0x6ED9_EBA1)
+                case 40..<60: (f, k) = ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
+                default: (f, k) = (b ^ c ^ d, 0xCA62_C1D6)
+                }
+                let t = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[i]
+                e = d
+                d = c
+                c = b << 30 | b >> 2
+                b = a
+                a = t
+            }
+            h[0] &+= a
+            h[1] &+= b
+            h[2] &+= c
+            h[3] &+= d
+            h[4] &+= e
+        }
+        return h.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
+    }
+}
+
+/// Base64 in the core (no Foundation).
+public enum Base64Text {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var out = ""
+        var i = 0
+        while i < bytes.count {
+            let b0 = bytes[i], b1 = i + 1 < bytes.count ? bytes[i + 1] : 0, b2 = i + 2 < bytes.count ? bytes[i + 2] : 0
+            out.append(table[Int(b0 >> 2)])
+            out.append(table[Int((b0 & 3) << 4 | b1 >> 4)])
+            out.append(i + 1 < bytes.count ? table[Int((b1 & 0xF) << 2 | b2 >> 6)] : "=")
+            out.append(i + 2 < bytes.count ? table[Int(b2 & 0x3F)] : "=")
+            i += 3
+        }
+        return out
+    }
+}
