@@ -154,4 +154,20 @@ struct LabTests {
         #expect(route["gateway_state"] as? String == "reachable")
         #expect(get.contains("src \(route["source"] as? String ?? "?")"))
     }
+
+    /// netem (the kernel's own delay and loss) as the oracle for heartbeat round trips and loss.
+    @Test func heartbeatThroughNetem() throws {
+        let qdisc = try text("netem-qdisc.txt")
+        #expect(qdisc.contains("delay 50ms") && qdisc.contains("loss 5%"), "\(qdisc)")
+        let j = try object("netem.json")
+        let sent = j["sent"] as? Int ?? 0
+        #expect(sent == 300, "\(peek("netem.err"))")
+        let rtt = try #require(j["rtt_ms"] as? [String: Any])
+        let median = rtt["median"] as? Double ?? 0
+        #expect(median >= 50 && median < 65, "median round trip \(median) ms through 50 ms of netem delay")
+        #expect((rtt["min"] as? Double ?? 0) >= 50)
+        // 5% loss over 300 heartbeats: 15 expected, standard deviation about 3.8.
+        let loss = j["loss_percent"] as? Double ?? -1
+        #expect(loss >= 1.5 && loss <= 10, "measured loss \(loss)% through 5% of netem loss")
+    }
 }

@@ -66,7 +66,26 @@ echo $? > "$out/route-vlan.status"
 ip -d link show vl0.20 > "$out/ip-link-vlan.txt"
 ip route get 10.99.1.1 > "$out/ip-route-get.txt"
 
-# 6. Errors a field engineer meets: a name that is no interface, an interface that is not
+# 6. Heartbeats through netem: 50 ms delay and 5% loss on the client's side of a veth between
+#    two namespaces; the measured round trip and loss must show what netem imposes.
+ip netns add pdsrv && ip netns add pdcli
+ip link add name nc0 netns pdcli type veth peer name ns0 netns pdsrv
+ip -n pdcli addr add 10.30.0.2/24 dev nc0 && ip -n pdsrv addr add 10.30.0.1/24 dev ns0
+ip -n pdcli link set nc0 up && ip -n pdsrv link set ns0 up && ip -n pdsrv link set lo up
+modprobe sch_netem && ip netns exec pdcli tc qdisc add dev nc0 root netem delay 50ms loss 5%
+ip netns exec pdcli tc qdisc show dev nc0 > "$out/netem-qdisc.txt"
+ip netns exec pdsrv $PD responder --listen 10.30.0.1:3000 > "$out/netem-responder.log" 2>&1 &
+responder_pid=$!
+sleep 1
+# The timeout is below TCP's minimum retransmission timeout (200 ms): a segment netem drops is
+# answered too late, so it counts as lost, as a device would count it.
+ip netns exec pdcli $PD heartbeat 10.30.0.1:3000 --count 300 --interval 20ms --timeout 150ms --misses 1000 --format json > "$out/netem.json" 2> "$out/netem.err"
+echo $? > "$out/netem.status"
+kill -TERM $responder_pid; wait $responder_pid 2>/dev/null
+ip netns del pdcli; ip netns del pdsrv
+echo "lab: netem heartbeat done"
+
+# 7. Errors a field engineer meets: a name that is no interface, an interface that is not
 #    wireless, capturing without CAP_NET_RAW.
 $PD wifi --interface nosuch0 > /dev/null 2> "$out/error-nosuch.txt"; echo $? >> "$out/error-nosuch.txt"
 $PD wifi --interface lo > /dev/null 2> "$out/error-lo.txt"; echo $? >> "$out/error-lo.txt"
@@ -81,5 +100,5 @@ if [ "$mode" = record ]; then
   echo "lab: fixtures refreshed"
 fi
 
-# 7. The assertions, inside the VM, with iw's outputs as the oracle.
+# 8. The assertions, inside the VM, with iw's outputs as the oracle.
 PUSHDIAG_LAB_RESULTS="$out" .build/debug/pushdiagPackageTests.xctest --testing-library swift-testing --filter LabTests
