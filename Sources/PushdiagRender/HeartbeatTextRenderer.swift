@@ -33,4 +33,18 @@ public struct HeartbeatTextRenderer {
         if let e = r.error { out += "  error: \(e)\n" }
         return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
     }
+
+    public func render(_ r: LoadReport) -> String {
+        var out = "\(r.target) (\(r.protocol)), \(r.clients) simulated devices over \(CaptureAnalyzer.format(r.durationSeconds)) s\n"
+        out += "  connected \(r.connected), failed to connect \(r.failedConnects), dropped by the server \(r.dropOuts)\n"
+        out += "  heartbeats: \(r.planned) planned, \(r.sent) sent, \(r.received) answered, \(CaptureAnalyzer.format(r.lossPercent))% lost\n"
+        if let t = r.rttMs {
+            out += "  rtt ms (all devices): median \(CaptureAnalyzer.format(t.median)) / p95 \(CaptureAnalyzer.format(t.p95)) / p99 \(CaptureAnalyzer.format(t.p99)) / max \(CaptureAnalyzer.format(t.max))\n"
+        }
+        let worst = r.perClient.filter { $0.sent > $0.received || $0.droppedOut || !$0.connected }.prefix(10)
+        for c in worst {
+            out += "  device \(c.client): \(c.received)/\(c.sent) answered" + (c.droppedOut ? ", dropped by the server" : "") + (c.error.map { ", \($0)" } ?? "") + "\n"
+        }
+        return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
+    }
 }

@@ -82,10 +82,22 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Critical when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
     var rttCritical: Double = HeartbeatThresholds().rttCriticalMs
 
+    @Option(help: ArgumentHelp("Load mode: simulate N devices at once, each with its own connection (simplepush or line).", valueName: "N"))
+    var clients: Int?
+
+    @Option(help: ArgumentHelp("Load mode: open the connections spread over this long.", valueName: "D"))
+    var ramp: String = "0s"
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
     func validate() throws {
+        if let clients {
+            guard clients >= 1 else { throw ValidationError("--clients must be at least 1") }
+            guard proto == .simplepush || proto == .line else { throw ValidationError("--clients works with simplepush and line") }
+            guard !tls else { throw ValidationError("--clients does not do TLS yet") }
+            _ = try parseDuration(ramp, option: "--ramp")
+        }
         guard Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) != nil else {
             throw ValidationError("'\(target)' is not HOST:PORT" + (proto.defaultPort(tls: tls) == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
         }
@@ -126,6 +138,12 @@ struct HeartbeatCommand: ParsableCommand {
             t.pin = pin
             t.caFile = caFile
             o.tls = t
+        }
+        if let clients {
+            let load = LoadRunner(o, clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp")).run { StopSignal.isRequested }
+            let output = format == .json ? try JSONRenderer.render(load) : HeartbeatTextRenderer().render(load)
+            print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+            throw ExitCode(load.status.exitCode)
         }
         let report = HeartbeatClient(o, stop: { StopSignal.isRequested }).run()
         if let e = report.error { diagnose(e) }
@@ -185,6 +203,7 @@ struct ResponderCommand: ParsableCommand {
 
     func run() throws {
         StopSignal.install()
+        LoadRunner.raiseFileLimit()
         var o = ResponderOptions(endpoint: Endpoint(listen, defaultPort: proto.defaultPort(tls: false))!, proto: proto)
         o.delayMs = try parseDuration(delay, option: "--delay") * 1000
         o.dropRatio = drop

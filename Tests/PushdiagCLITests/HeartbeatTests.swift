@@ -228,3 +228,37 @@ struct HeartbeatNamespaceTests {
         #expect(states.contains("waiting") && states.last == "cancelled")
     }
 }
+
+/// --clients: many simulated devices at once against the responder.
+@Suite(.serialized)
+struct LoadModeTests {
+    @Test func manyDevicesAndWhatTheServerDoesToThem() throws {
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        let r = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--clients", "300", "--count", "3", "--interval", "100ms", "--ramp", "200ms", "--format", "json")
+        let j = try json(r.stdout)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(j["clients"] as? Int == 300 && j["connected"] as? Int == 300 && j["sent"] as? Int == 900 && j["received"] as? Int == 900)
+        #expect((j["rtt_ms"] as? [String: Any])?["p99"] is Double)
+        #expect((j["per_client"] as? [[String: Any]])?.count == 300)
+
+        // A server that closes every connection after two answers: drop-outs and lost heartbeats.
+        let closingPort = freePort()
+        let closing = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(closingPort)", "--close-after", "2"])
+        defer { closing.stop() }
+        #expect(closing.wait(for: "listening on"))
+        let c = try pushdiag("heartbeat", "127.0.0.1:\(closingPort)", "--clients", "50", "--count", "4", "--interval", "50ms", "--format", "json")
+        let cj = try json(c.stdout)
+        #expect(cj["drop_outs"] as? Int == 50 && (cj["received"] as? Int) == 100, "\(cj["drop_outs"] ?? "?") \(cj["received"] ?? "?")")
+        #expect(c.status == 2)
+        let checks = (cj["findings"] as? [[String: Any]])?.compactMap { $0["check"] as? String } ?? []
+        #expect(checks.contains("load_dropouts"))
+
+        // Nobody listening: every device fails to connect.
+        let none = try pushdiag("heartbeat", "127.0.0.1:\(freePort())", "--clients", "5", "--count", "1", "--format", "json")
+        let noneJSON = try json(none.stdout)
+        #expect(none.status == 2 && noneJSON["failed_connects"] as? Int == 5)
+    }
+}

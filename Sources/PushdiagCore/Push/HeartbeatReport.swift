@@ -167,3 +167,78 @@ public enum HeartbeatAnalysis {
         return parts.map { $0! }
     }
 }
+
+/// `pushdiag heartbeat --clients N`: many simulated devices at once.
+public struct LoadClientReport: Codable, Sendable, Equatable {
+    public var client: Int
+    public var connected: Bool
+    public var sent: Int
+    public var received: Int
+    @Nullable public var rttMedianMs: Double?
+    @Nullable public var rttP95Ms: Double?
+    /// The server closed this client's connection before the end.
+    public var droppedOut: Bool
+    @Nullable public var error: String?
+
+    public init(client: Int, connected: Bool, sent: Int, received: Int, rtts: [Double], droppedOut: Bool, error: String?) {
+        self.client = client
+        self.connected = connected
+        self.sent = sent
+        self.received = received
+        let s = RTTSummary.of(rtts)
+        rttMedianMs = s?.median
+        rttP95Ms = s?.p95
+        self.droppedOut = droppedOut
+        self.error = error
+    }
+}
+
+public struct LoadReport: Codable, Sendable, Equatable {
+    public var target: String
+    public var `protocol`: String
+    public var clients: Int
+    public var connected: Int
+    public var failedConnects: Int
+    public var dropOuts: Int
+    /// Heartbeats the connected devices were to send (--count each): those a drop-out prevented
+    /// count as lost, as they would be on a device.
+    public var planned: Int
+    public var sent: Int
+    public var received: Int
+    public var lossPercent: Double
+    @Nullable public var rttMs: RTTSummary?
+    public var durationSeconds: Double
+    public var perClient: [LoadClientReport]
+    public var findings: [Finding]
+    public var status: Severity
+
+    public init(target: String, protocol proto: String, perClient: [LoadClientReport], rtts: [Double], durationSeconds: Double, count: Int, thresholds: HeartbeatThresholds) {
+        self.target = target
+        self.protocol = proto
+        self.perClient = perClient
+        clients = perClient.count
+        connected = perClient.filter(\.connected).count
+        failedConnects = clients - connected
+        dropOuts = perClient.filter(\.droppedOut).count
+        sent = perClient.reduce(0) { $0 + $1.sent }
+        received = perClient.reduce(0) { $0 + $1.received }
+        planned = perClient.filter(\.connected).count * count
+        lossPercent = planned > 0 ? CaptureAnalyzer.rounded(Double(planned - received) * 100 / Double(planned)) : 0
+        rttMs = RTTSummary.of(rtts)
+        self.durationSeconds = CaptureAnalyzer.rounded(durationSeconds, places: 1000)
+        let summary = RTTSummary.of(rtts)
+        var f = HeartbeatAnalysis.findings(target: target, sent: perClient.filter(\.connected).count * count, received: perClient.reduce(0) { $0 + $1.received },
+                                           rtt: summary, connectionLost: false, t: thresholds)
+        let failed = perClient.filter { !$0.connected }.count, dropped = perClient.filter(\.droppedOut).count
+        if failed > 0 {
+            f.append(Finding(check: "load_connects", severity: .critical, subject: target, value: Double(failed), threshold: 0, unit: "clients", source: "load",
+                             message: "\(target): \(failed) of \(perClient.count) simulated devices could not connect"))
+        }
+        if dropped > 0 {
+            f.append(Finding(check: "load_dropouts", severity: .warning, subject: target, value: Double(dropped), threshold: 0, unit: "clients", source: "load",
+                             message: "\(target): the server closed \(dropped) connections during the run"))
+        }
+        findings = f.sorted { $0.severity > $1.severity }
+        status = findings.map(\.severity).max() ?? .ok
+    }
+}

@@ -1,0 +1,148 @@
+import PushdiagCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Many simulated devices against one push server: each holds a connection and sends heartbeats
+/// on the interval, all driven by one poll(2) loop so a 2-core machine can hold thousands.
+public final class LoadRunner {
+    final class Device {
+        let index: Int
+        var conn: TCPConnection?
+        var decoder: SimplePush.Decoder
+        var lineBuffer: [UInt8] = []
+        var nextSend: Double
+        var pendingID: UInt32?
+        var sentAt: Double = 0
+        var sent = 0
+        var received = 0
+        var rtts: [Double] = []
+        var droppedOut = false
+        var error: String?
+        init(index: Int, order: SimplePush.ByteOrder, cap: Int, start: Double) {
+            self.index = index
+            decoder = SimplePush.Decoder(order: order, cap: cap)
+            nextSend = start
+        }
+    }
+
+    let o: HeartbeatOptions
+    let clients: Int
+    let rampMs: Double
+
+    public init(_ o: HeartbeatOptions, clients: Int, rampSeconds: Double) {
+        self.o = o
+        self.clients = clients
+        rampMs = rampSeconds * 1000
+    }
+
+    /// Raises the descriptor limit to its hard maximum (one per simulated device).
+    public static func raiseFileLimit() {
+        var r = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) == 0, r.rlim_cur < r.rlim_max {
+            r.rlim_cur = r.rlim_max
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &r)
+        }
+    }
+
+    public func run(stop: () -> Bool) -> LoadReport {
+        LoadRunner.raiseFileLimit()
+        let target = o.endpoint.description
+        guard case .success(let address) = RouteChecker.resolve(o.endpoint.host) else {
+            let d = (0..<clients).map { LoadClientReport(client: $0 + 1, connected: false, sent: 0, received: 0, rtts: [], droppedOut: false, error: "cannot resolve \(o.endpoint.host)") }
+            return LoadReport(target: target, protocol: o.proto.rawValue, perClient: d, rtts: [], durationSeconds: 0, count: o.count, thresholds: o.thresholds)
+        }
+        let t0 = Clock.ms()
+        var devices: [Device] = []
+        var all: [Double] = []
+        var nextID: UInt32 = 1
+        var connectedCount = 0
+        func openNext() {
+            let i = devices.count
+            let d = Device(index: i, order: o.byteOrder, cap: o.frameCap, start: Clock.ms())
+            do {
+                d.conn = try TCPConnection.connect(address, port: o.endpoint.port, name: target, timeoutMs: Int32(o.timeoutMs))
+                connectedCount += 1
+            } catch {
+                d.error = error.description
+            }
+            devices.append(d)
+        }
+        while !stop() {
+            let now = Clock.ms()
+            // Ramp: open the devices spread over --ramp.
+            while devices.count < clients && (rampMs <= 0 || now - t0 >= rampMs * Double(devices.count) / Double(clients)) { openNext() }
+            var done = devices.count == clients
+            var wake = now + 100
+            for d in devices {
+                guard let c = d.conn else { continue }
+                if let _ = d.pendingID, now - d.sentAt > o.timeoutMs { d.pendingID = nil }  // lost
+                if d.pendingID == nil && d.sent < o.count && now >= d.nextSend {
+                    let id = nextID
+                    nextID &+= 1
+                    let bytes = o.proto == .line ? Array((o.send + "\n").utf8) : SimplePush.frame(SimplePush.heartbeat(id: id, count: Int64(d.sent + 1)), order: o.byteOrder)
+                    do {
+                        try c.send(bytes, timeoutMs: 1000)
+                        d.pendingID = id
+                        d.sentAt = now
+                        d.sent += 1
+                        d.nextSend += o.intervalMs
+                    } catch {
+                        d.conn = nil
+                        d.droppedOut = true
+                        continue
+                    }
+                }
+                if d.sent < o.count || d.pendingID != nil { done = false }
+                if d.pendingID != nil { wake = min(wake, d.sentAt + o.timeoutMs) }
+                if d.sent < o.count { wake = min(wake, d.nextSend) }
+            }
+            if done { break }
+            let live = devices.filter { $0.conn != nil }
+            var fds = live.map { pollfd(fd: $0.conn!.fd, events: Int16(POLLIN), revents: 0) }
+            let waitMs = devices.count < clients ? min(wake - now, 5) : wake - now
+            _ = poll(&fds, nfds_t(fds.count), Int32(max(0, min(100, waitMs))))
+            let t = Clock.ms()
+            for (k, d) in live.enumerated() where fds[k].revents != 0 {
+                guard let c = d.conn else { continue }
+                let bytes: [UInt8]?
+                do { bytes = try c.receive(max: 4096, timeoutMs: 0) } catch { bytes = [] }
+                guard let bytes else { continue }
+                if bytes.isEmpty {
+                    d.conn = nil
+                    if d.sent < o.count || d.pendingID != nil { d.droppedOut = true }
+                    d.pendingID = nil
+                    continue
+                }
+                if o.proto == .line {
+                    d.lineBuffer += bytes
+                    while let nl = d.lineBuffer.firstIndex(of: 10) {
+                        d.lineBuffer.removeFirst(nl + 1)
+                        if d.pendingID != nil {
+                            d.received += 1
+                            d.rtts.append(t - d.sentAt)
+                            all.append(t - d.sentAt)
+                            d.pendingID = nil
+                        }
+                    }
+                } else {
+                    d.decoder.feed(bytes[...])
+                    while let m = try? d.decoder.next() {
+                        if m.isAcknowledge, m.requestIdentifier == d.pendingID {
+                            d.received += 1
+                            d.rtts.append(t - d.sentAt)
+                            all.append(t - d.sentAt)
+                            d.pendingID = nil
+                        } else if m.isRequest {
+                            try? c.send(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder), timeoutMs: 1000)
+                        }
+                    }
+                }
+            }
+        }
+        _ = connectedCount
+        let per = devices.map { LoadClientReport(client: $0.index + 1, connected: $0.error == nil, sent: $0.sent, received: $0.received, rtts: $0.rtts,
+                                                 droppedOut: $0.droppedOut, error: $0.error) }
+        return LoadReport(target: target, protocol: o.proto.rawValue, perClient: per, rtts: all, durationSeconds: (Clock.ms() - t0) / 1000, count: o.count, thresholds: o.thresholds)
+    }
+}
