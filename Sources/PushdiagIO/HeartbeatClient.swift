@@ -38,6 +38,11 @@ public struct HeartbeatOptions: Sendable {
     public var path = "/"
     /// mqtt: the keep-alive announced in CONNECT, seconds.
     public var keepAlive: UInt16 = 60
+    /// simplepush: register as a user of this name and watch the server's own heartbeats.
+    public var register: String?
+    /// A gap between server heartbeats longer than this makes a device reconnect (iOS checks
+    /// its push provider's connection every 60 s).
+    public var serverHeartbeatTimeoutS: Double = 60
 
     public init(endpoint: Endpoint, proto: HeartbeatProtocol) {
         self.endpoint = endpoint
@@ -60,6 +65,9 @@ public final class HeartbeatClient {
     var lastConnectMs: Double?
     var lastHandshakeMs: Double?
     var mqttDecoder = MQTT.Decoder()
+    var serverArrivals: [Double] = []
+    var serverAcked = 0
+    var registeredAt: Double?
     var wsDecoder = WebSocket.Decoder()
     var tlsInfo: TLSInfo?
     var decoder: SimplePush.Decoder
@@ -120,7 +128,11 @@ public final class HeartbeatClient {
             guard left > 0, let c = connection, let bytes = try c.receive(max: 65_536, timeoutMs: Int32(left)) else { throw .timeout(what) }
             if bytes.isEmpty { throw .protocolError("\(o.endpoint): the server closed the connection during \(what)") }
             // MQTT reads packets; the WebSocket upgrade reads an HTTP head, as text.
-            if o.proto == .mqtt { mqttDecoder.feed(bytes[...]) } else { lineBuffer += bytes }
+            switch o.proto {
+            case .mqtt: mqttDecoder.feed(bytes[...])
+            case .simplepush: decoder.feed(bytes[...])
+            default: lineBuffer += bytes
+            }
         }
     }
 
@@ -189,7 +201,7 @@ public final class HeartbeatClient {
                         do throws(SimplePush.FramingError) { m = try decoder.next() } catch { throw SocketError.protocolError("\(o.endpoint): \(error)") }
                         guard let m else { break }
                         if m.isAcknowledge && m.requestIdentifier == id { return .answered(Clock.ms() - t0) }
-                        if m.isRequest { try c.send(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder), timeoutMs: Int32(o.timeoutMs)) }
+                        if m.isRequest { try serverRequest(m, on: c) }
                     }
                     let left = deadline - Clock.ms()
                     if left <= 0 { return .lost }
@@ -265,6 +277,54 @@ public final class HeartbeatClient {
         }
     }
 
+    /// A request from the server (its heartbeat): acknowledge it, note when it came.
+    func serverRequest(_ m: SimplePush.Message, on c: ByteStream) throws(SocketError) {
+        if SimplePush.heartbeatCount(m) != nil { serverArrivals.append(Clock.ms()) }
+        try c.send(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder), timeoutMs: Int32(o.timeoutMs))
+        serverAcked += 1
+    }
+
+    /// Registers (simplepush, --register) and waits for the acknowledge.
+    func registerUser(_ name: String) throws(SocketError) {
+        guard let c = connection else { return }
+        let id = nextID
+        nextID &+= 1
+        try c.send(SimplePush.frame(SimplePush.registration(id: id, name: name), order: o.byteOrder), timeoutMs: Int32(o.timeoutMs))
+        var acked = false
+        try readUntil("the registration") { () throws(SocketError) -> Bool in
+            while true {
+                let m: SimplePush.Message?
+                do throws(SimplePush.FramingError) { m = try decoder.next() } catch { throw .protocolError("\(o.endpoint): \(error)") }
+                guard let m else { return acked }
+                if m.isAcknowledge && m.requestIdentifier == id { acked = true }
+                else if m.isRequest { try serverRequest(m, on: c) }
+            }
+        }
+        registeredAt = Clock.ms()
+    }
+
+    /// Waits until `until` (monotonic ms), answering whatever the server sends meanwhile.
+    func idle(until: Double) throws(SocketError) {
+        guard o.register != nil, o.proto == .simplepush else {
+            sleep(ms: max(0, until - Clock.ms()))
+            return
+        }
+        while !stop() {
+            let left = until - Clock.ms()
+            if left <= 0 { return }
+            guard let c = connection else { sleep(ms: left); return }
+            guard let bytes = try c.receive(max: 65_536, timeoutMs: Int32(min(left, 100))) else { continue }
+            if bytes.isEmpty { return }  // the next heartbeat finds the connection closed
+            decoder.feed(bytes[...])
+            while true {
+                let m: SimplePush.Message?
+                do throws(SimplePush.FramingError) { m = try decoder.next() } catch { throw .protocolError("\(o.endpoint): \(error)") }
+                guard let m else { break }
+                if m.isRequest { try serverRequest(m, on: c) }
+            }
+        }
+    }
+
     /// After a loss: reconnect on the schedule. True when connected again.
     func reconnect(after reason: String) -> Bool {
         connection = nil
@@ -276,6 +336,7 @@ public final class HeartbeatClient {
             let t0 = Clock.ms()
             do {
                 let ms = try connect()
+                if let name = o.register, o.proto == .simplepush { try registerUser(name) }
                 reconnects.append(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: "connected", ms: ms))
                 state("ready")
                 return true
@@ -320,6 +381,7 @@ public final class HeartbeatClient {
             report.tlsMs = lastTLSMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
             report.handshakeMs = lastHandshakeMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
             report.tls = tlsInfo
+            if let name = o.register, o.proto == .simplepush { try registerUser(name) }
             state("ready")
             var misses = 0
             var next = Clock.ms()
@@ -348,7 +410,7 @@ public final class HeartbeatClient {
                 }
                 if lost { break }
                 next += o.intervalMs
-                if n < o.count { sleep(ms: max(0, next - Clock.ms())) }
+                if n < o.count { try idle(until: next) }
             }
             if !lost {
                 if o.proto == .mqtt { try? connection?.send(MQTT.disconnect, timeoutMs: 200) }
@@ -375,12 +437,22 @@ public final class HeartbeatClient {
         report.states = states
         report.reconnects = reconnects
         report.connectionLost = lost
+        if o.register != nil && o.proto == .simplepush {
+            let sh = ServerHeartbeats(registered: registeredAt != nil, arrivals: serverArrivals, registeredAt: registeredAt, acknowledged: serverAcked,
+                                      timeoutS: o.serverHeartbeatTimeoutS, endedAt: Clock.ms())
+            report.serverHeartbeats = sh
+        }
         if let protocolError { report.error = protocolError }
         report.findings = HeartbeatAnalysis.findings(target: target, sent: sent, received: received, rtt: report.rttMs, connectionLost: lost, t: o.thresholds)
         if o.tls != nil, let e = report.error, e.hasPrefix("TLS") {
             // Devices would refuse this server: not "could not check" but a finding.
             report.findings.insert(Finding(check: "tls", severity: .critical, subject: target, value: 0, threshold: 0, unit: "handshake", source: "tls",
                                            message: e), at: 0)
+        }
+        if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs, gap > o.serverHeartbeatTimeoutS * 1000 {
+            report.findings.append(Finding(check: "server_heartbeat", severity: .critical, subject: target, value: CaptureAnalyzer.rounded(gap / 1000), threshold: o.serverHeartbeatTimeoutS,
+                                           unit: "seconds", source: "server_heartbeats",
+                                           message: "\(target): \(CaptureAnalyzer.format(gap / 1000)) s without a heartbeat from the server, above the \(CaptureAnalyzer.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"))
         }
         if let info = report.tls, info.daysLeft < 30 {
             let expired = info.daysLeft < 0

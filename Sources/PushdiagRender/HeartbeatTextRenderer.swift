@@ -28,6 +28,12 @@ public struct HeartbeatTextRenderer {
                 out += "    #\(a.attempt) after \(CaptureAnalyzer.format(a.delayS)) s: \(a.outcome) (\(CaptureAnalyzer.format(a.ms)) ms)\n"
             }
         }
+        if let sh = r.serverHeartbeats {
+            out += "  server heartbeats: \(sh.received) received, \(sh.acknowledged) acknowledged"
+            if let i = sh.intervalMs { out += ", \(CaptureAnalyzer.format(i.median)) ms apart (median)" }
+            if let g = sh.longestGapMs { out += ", longest gap \(CaptureAnalyzer.format(g)) ms (a device reconnects after \(CaptureAnalyzer.format(sh.timeoutS)) s)" }
+            out += sh.registered ? "\n" : " (registration not acknowledged)\n"
+        }
         if r.connectionLost { out += "  connection lost: the reconnect schedule ran out\n" }
         out += "  states: " + r.states.map { $0.state + ($0.reason.map { " (\($0))" } ?? "") }.joined(separator: " → ") + "\n"
         if let e = r.error { out += "  error: \(e)\n" }

@@ -82,6 +82,12 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Critical when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
     var rttCritical: Double = HeartbeatThresholds().rttCriticalMs
 
+    @Option(help: ArgumentHelp("simplepush: register as user NAME and watch the server's own heartbeats.", valueName: "NAME"))
+    var register: String?
+
+    @Option(help: ArgumentHelp("With --register: the longest gap between server heartbeats before a device would reconnect.", valueName: "D"))
+    var heartbeatTimeout: String = "60s"
+
     @Option(help: ArgumentHelp("Load mode: simulate N devices at once, each with its own connection (simplepush or line).", valueName: "N"))
     var clients: Int?
 
@@ -98,6 +104,8 @@ struct HeartbeatCommand: ParsableCommand {
             guard !tls else { throw ValidationError("--clients does not do TLS yet") }
             _ = try parseDuration(ramp, option: "--ramp")
         }
+        if register != nil && proto != .simplepush { throw ValidationError("--register goes with --protocol simplepush") }
+        _ = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
         guard Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) != nil else {
             throw ValidationError("'\(target)' is not HOST:PORT" + (proto.defaultPort(tls: tls) == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
         }
@@ -128,6 +136,8 @@ struct HeartbeatCommand: ParsableCommand {
         o.frameCap = maxFrame
         o.path = path
         o.keepAlive = keepAlive
+        o.register = register
+        o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
         o.thresholds.lossWarning = lossWarning
         o.thresholds.lossCritical = lossCritical
         o.thresholds.rttWarningMs = rttWarning

@@ -108,7 +108,7 @@ struct CaptureCommandTests {
         ("route", ["--format", "--record", "--replay"]),
         ("heartbeat", ["--protocol", "--count", "--interval", "--timeout", "--reconnect-schedule", "--misses", "--byte-order", "--send", "--expect",
                        "--max-frame", "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical", "--format", "--tls", "--insecure",
-                       "--pin", "--ca-file", "--path", "--keep-alive", "--clients", "--ramp"]),
+                       "--pin", "--ca-file", "--path", "--keep-alive", "--clients", "--ramp", "--register", "--heartbeat-timeout"]),
         ("responder", ["--listen", "--protocol", "--delay", "--drop", "--close-after", "--heartbeat-interval", "--byte-order", "--reply", "--seed"]),
     ])
     func helpAndManPageListEveryOption(command: String, options: [String]) throws {

@@ -262,3 +262,32 @@ struct LoadModeTests {
         #expect(none.status == 2 && noneJSON["failed_connects"] as? Int == 5)
     }
 }
+
+/// --register: the server's own heartbeats, acknowledged and timed.
+@Suite(.serialized)
+struct ServerHeartbeatTests {
+    @Test func registeredClientsGetTheServersHeartbeats() throws {
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--heartbeat-interval", "100ms"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        let r = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--register", "nurse-7", "--count", "10", "--interval", "100ms", "--format", "json")
+        let sh = try #require(try json(r.stdout)["server_heartbeats"] as? [String: Any])
+        #expect(r.status == 0 && sh["registered"] as? Bool == true)
+        let received = sh["received"] as? Int ?? 0
+        #expect(received >= 7 && sh["acknowledged"] as? Int == received, "\(sh)")
+        let median = (sh["interval_ms"] as? [String: Any])?["median"] as? Double ?? 0
+        #expect(median > 80 && median < 200, "the responder's 100 ms interval: \(median)")
+        // A device waiting less than the server's interval would reconnect: critical.
+        let strict = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--register", "nurse-7", "--count", "5", "--interval", "100ms", "--heartbeat-timeout", "50ms")
+        #expect(strict.status == 2 && strict.stdout.contains("server_heartbeat"))
+        // Without server heartbeats (a responder that never sends them within the run): the silence is the gap.
+        let quietPort = freePort()
+        let quiet = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(quietPort)", "--heartbeat-interval", "60s"])
+        defer { quiet.stop() }
+        #expect(quiet.wait(for: "listening on"))
+        let q = try pushdiag("heartbeat", "127.0.0.1:\(quietPort)", "--register", "x", "--count", "3", "--interval", "100ms", "--heartbeat-timeout", "100ms", "--format", "json")
+        let qs = try #require(try json(q.stdout)["server_heartbeats"] as? [String: Any])
+        #expect(qs["received"] as? Int == 0 && (qs["longest_gap_ms"] as? Double ?? 0) >= 180 && q.status == 2)
+    }
+}

@@ -27,6 +27,35 @@ public struct TLSInfo: Codable, Sendable, Equatable {
     @Nullable public var pinMatched: Bool?
 }
 
+/// The heartbeats the server sent after `--register`, and how far apart they came.
+public struct ServerHeartbeats: Codable, Sendable, Equatable {
+    public var registered: Bool
+    public var received: Int
+    public var acknowledged: Int
+    /// Spacing between consecutive server heartbeats (and from registration to the first).
+    @Nullable public var intervalMs: RTTSummary?
+    @Nullable public var longestGapMs: Double?
+    /// The client's timeout: a gap longer than this makes a device reconnect.
+    public var timeoutS: Double
+
+    public init(registered: Bool, arrivals: [Double], registeredAt: Double?, acknowledged: Int, timeoutS: Double, endedAt: Double) {
+        self.registered = registered
+        received = arrivals.count
+        self.acknowledged = acknowledged
+        var gaps: [Double] = []
+        var previous = registeredAt
+        for a in arrivals {
+            if let p = previous { gaps.append(a - p) }
+            previous = a
+        }
+        intervalMs = RTTSummary.of(gaps)
+        // The time since the last one counts too: silence until the end is a gap.
+        if let p = previous { gaps.append(endedAt - p) }
+        longestGapMs = gaps.max().map { ($0 * 1000).rounded() / 1000 }
+        self.timeoutS = timeoutS
+    }
+}
+
 /// The report model of `pushdiag heartbeat`.
 public struct RTTSummary: Codable, Sendable, Equatable {
     public var min: Double
@@ -107,6 +136,8 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
     @Nullable public var jitterMs: Double?
     public var states: [ConnectionState]
     public var reconnects: [ReconnectAttempt]
+    /// With --register: the server's own heartbeats.
+    @Nullable public var serverHeartbeats: ServerHeartbeats?
     /// The reconnect schedule ran out: the connection was lost for good.
     public var connectionLost: Bool
     public var findings: [Finding]
