@@ -40,6 +40,8 @@ public final class Responder {
         var heartbeatCount: Int64 = 0
         var outgoing: [(due: Double, bytes: [UInt8], closeAfter: Bool)] = []
         var closed = false
+        var upgraded = false
+        var wsDecoder = WebSocket.Decoder()
         init(_ c: TCPConnection, order: SimplePush.ByteOrder, cap: Int) {
             conn = c
             decoder = SimplePush.Decoder(order: order, cap: cap)
@@ -94,7 +96,37 @@ public final class Responder {
                 }
                 answer(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder))
             }
-        case .line, .tcp, .mqtt, .websocket:
+        case .websocket:
+            if !c.upgraded {
+                guard let end = c.lineBuffer.firstRange(of: [13, 10, 13, 10]) else {
+                    if c.lineBuffer.count > o.frameCap { c.closed = true }
+                    return
+                }
+                let head = String(decoding: c.lineBuffer[..<end.lowerBound], as: UTF8.self)
+                c.wsDecoder.feed(c.lineBuffer[end.upperBound...])
+                c.lineBuffer = []
+                guard let response = WebSocket.upgradeResponse(head) else {
+                    c.outgoing.append((now, Array("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n".utf8), true))
+                    return
+                }
+                c.upgraded = true
+                c.outgoing.append((now, response, false))
+            }
+            while true {
+                let frame: WebSocket.Frame?
+                do throws(WebSocket.DecodeError) { frame = try c.wsDecoder.next() } catch {
+                    c.closed = true
+                    return
+                }
+                guard let f = frame else { return }
+                switch f.opcode {
+                case WebSocket.opPing: answer(WebSocket.serverFrame(opcode: WebSocket.opPong, payload: f.payload))
+                case WebSocket.opClose:
+                    c.outgoing.append((now, WebSocket.serverFrame(opcode: WebSocket.opClose, payload: Array(f.payload.prefix(2))), true))
+                default: break
+                }
+            }
+        case .line, .tcp, .mqtt:
             while let nl = c.lineBuffer.firstIndex(of: 10) {
                 c.lineBuffer.removeFirst(nl + 1)
                 answer(Array((o.reply + "\n").utf8))
@@ -132,7 +164,9 @@ public final class Responder {
                     c.closed = true
                     continue
                 }
-                if o.proto == .simplepush { c.decoder.feed(bytes[...]) } else { c.lineBuffer += bytes }
+                if o.proto == .simplepush { c.decoder.feed(bytes[...]) }
+                else if o.proto == .websocket && c.upgraded { c.wsDecoder.feed(bytes[...]) }
+                else { c.lineBuffer += bytes }
                 handle(c, now: t)
             }
             for c in clients where !c.closed {

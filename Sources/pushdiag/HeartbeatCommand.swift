@@ -166,10 +166,11 @@ struct HeartbeatCommand: ParsableCommand {
 struct ResponderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "responder",
-        abstract: "A small reference push server (simplepush or line) with fault injection, for end-to-end checks and tests.",
+        abstract: "A small reference push server (simplepush, websocket or line) with fault injection, for end-to-end checks and tests.",
         discussion: """
             simplepush answers every request with an acknowledge and sends its own heartbeats to \
-            clients that registered; line answers every line with --reply. Faults: --delay before \
+            clients that registered; websocket answers the upgrade and every ping with a pong; \
+            line answers every line with --reply. Faults: --delay before \
             each answer, --drop a share of answers, --close-after N answers. Runs until SIGINT or \
             SIGTERM, then prints what it served.
             """
@@ -178,7 +179,7 @@ struct ResponderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "ADDR:PORT"))
     var listen: String
 
-    @Option(name: .customLong("protocol"), help: "simplepush or line.")
+    @Option(name: .customLong("protocol"), help: "simplepush, websocket or line.")
     var proto: HeartbeatProtocol = .simplepush
 
     @Option(help: ArgumentHelp("Delay before each answer.", valueName: "D"))
@@ -204,7 +205,7 @@ struct ResponderCommand: ParsableCommand {
 
     func validate() throws {
         guard Endpoint(listen, defaultPort: proto.defaultPort(tls: false)) != nil else { throw ValidationError("--listen: '\(listen)' is not ADDR:PORT") }
-        guard proto == .simplepush || proto == .line else { throw ValidationError("the responder speaks simplepush or line") }
+        guard proto == .simplepush || proto == .line || proto == .websocket else { throw ValidationError("the responder speaks simplepush, websocket or line") }
         guard (0...1).contains(drop) else { throw ValidationError("--drop must be between 0 and 1") }
         if let closeAfter, closeAfter < 1 { throw ValidationError("--close-after must be at least 1") }
         _ = try parseDuration(delay, option: "--delay")

@@ -71,4 +71,30 @@ struct ProtocolServerTests {
         let no = try pushdiag("heartbeat", "127.0.0.1:\(linePort)", "--protocol", "websocket", "--count", "1", "--timeout", "1s")
         #expect(no.status == 3 && no.stderr.contains("WebSocket upgrade failed"), "\(no.stderr)")
     }
+
+    /// The responder's WebSocket side, checked by Python's websockets client (it validates the
+    /// handshake and the pong) and by pushdiag, with the responder's delay in every round trip.
+    @Test(.enabled(if: hasWebsockets, "Debian's python3-websockets is not installed"))
+    func websocketResponderAgainstPythonClient() throws {
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--protocol", "websocket", "--delay", "10ms"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        let client = """
+        import asyncio, sys, time, websockets
+        async def main():
+            async with websockets.connect(f"ws://127.0.0.1:{sys.argv[1]}/push") as ws:
+                t = time.monotonic()
+                await (await ws.ping(b"hello"))
+                print("pong after %.1f ms" % ((time.monotonic() - t) * 1000))
+        asyncio.run(main())
+        """
+        let r = try run(Self.python, ["-c", client, String(port)])
+        #expect(r.status == 0 && r.stdout.hasPrefix("pong after"), "\(r.stdout) \(r.stderr)")
+        let ms = Double(r.stdout.split(separator: " ")[2]) ?? 0
+        #expect(ms >= 10, "the responder's delay")
+        let h = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--protocol", "websocket", "--count", "3", "--interval", "20ms", "--format", "json")
+        let hj = try json(h.stdout)
+        #expect(h.status == 0 && hj["received"] as? Int == 3)
+    }
 }

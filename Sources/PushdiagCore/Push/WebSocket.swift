@@ -50,6 +50,35 @@ public enum WebSocket {
 
     public static let opClose: UInt8 = 8, opPing: UInt8 = 9, opPong: UInt8 = 10
 
+    /// A server frame: unmasked, FIN set.
+    public static func serverFrame(opcode: UInt8, payload: [UInt8]) -> [UInt8] {
+        let n = payload.count
+        var out: [UInt8] = [0x80 | opcode]
+        if n < 126 {
+            out.append(UInt8(n))
+        } else if n <= 0xFFFF {
+            out += [126, UInt8(n >> 8), UInt8(n & 0xFF)]
+        } else {
+            out.append(127)
+            for i in (0..<8).reversed() { out.append(UInt8(truncatingIfNeeded: n >> (8 * i))) }
+        }
+        return out + payload
+    }
+
+    /// The server's side of the upgrade: the 101 response for a request head, or nil when the
+    /// head is not a WebSocket upgrade (the caller answers 400).
+    public static func upgradeResponse(_ head: String) -> [UInt8]? {
+        let lines = head.split(separator: "\r\n").map(String.init)
+        guard let first = lines.first, first.hasPrefix("GET ") else { return nil }
+        var key: String?
+        for l in lines.dropFirst() {
+            guard let colon = l.firstIndex(of: ":") else { continue }
+            if l[..<colon].lowercased() == "sec-websocket-key" { key = String(l[l.index(after: colon)...]).trimmingCharactersInSet(" ") }
+        }
+        guard let key, !key.isEmpty else { return nil }
+        return Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(expectedAccept(key: key))\r\n\r\n".utf8)
+    }
+
     public struct Frame: Equatable, Sendable {
         public var opcode: UInt8
         public var payload: [UInt8]
