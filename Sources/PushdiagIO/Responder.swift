@@ -19,6 +19,9 @@ public struct ResponderOptions: Sendable {
     public var reply = "PONG"
     public var seed: UInt64 = 1
     public var frameCap = 65_536
+    /// TLS: certificate chain and key (PEM).
+    public var tlsCertificate: String?
+    public var tlsKey: String?
 
     public init(endpoint: Endpoint, proto: HeartbeatProtocol) {
         self.endpoint = endpoint
@@ -32,6 +35,9 @@ public struct ResponderOptions: Sendable {
 public final class Responder {
     final class Client {
         let conn: TCPConnection
+        /// TLS over `conn`, when the responder serves TLS; otherwise `conn` itself.
+        var tls: TLSServerConnection?
+        var stream: ByteStream { tls ?? conn }
         var decoder: SimplePush.Decoder
         var lineBuffer: [UInt8] = []
         var answered = 0
@@ -50,6 +56,7 @@ public final class Responder {
 
     let o: ResponderOptions
     let listener: TCPListener
+    let tlsContext: TLSServerContext?
     var clients: [Client] = []
     var rng: UInt64
     public private(set) var requests = 0
@@ -58,6 +65,11 @@ public final class Responder {
 
     public init(_ o: ResponderOptions) throws(SocketError) {
         self.o = o
+        if let cert = o.tlsCertificate, let key = o.tlsKey {
+            tlsContext = try TLSServerContext(certificate: cert, key: key)
+        } else {
+            tlsContext = nil
+        }
         listener = try TCPListener(o.endpoint)
         rng = o.seed | 1
     }
@@ -151,12 +163,26 @@ public final class Responder {
             let t = Clock.ms()
             if fds[0].revents & Int16(POLLIN) != 0 {
                 while let c = listener.accept() {
-                    clients.append(Client(c, order: o.byteOrder, cap: o.frameCap))
+                    let client = Client(c, order: o.byteOrder, cap: o.frameCap)
+                    if let ctx = tlsContext {
+                        guard let t = try? TLSServerConnection(over: c, context: ctx) else { continue }
+                        client.tls = t
+                        _ = try? t.handshakeStep()
+                    }
+                    clients.append(client)
                     connections += 1
                 }
             }
             for (i, c) in clients.enumerated() where fds.count > i + 1 && fds[i + 1].revents != 0 {
-                guard let bytes = try? c.conn.receive(timeoutMs: 0) else {
+                if let t = c.tls, !t.established {
+                    do {
+                        if try !t.handshakeStep() { continue }
+                    } catch {
+                        c.closed = true
+                        continue
+                    }
+                }
+                guard let bytes = try? c.stream.receive(max: 65_536, timeoutMs: 0) else {
                     if fds[i + 1].revents & Int16(POLLHUP | POLLERR) != 0 { c.closed = true }
                     continue
                 }
@@ -178,7 +204,7 @@ public final class Responder {
                 }
                 while let first = c.outgoing.first, first.due <= t {
                     c.outgoing.removeFirst()
-                    do { try c.conn.send(first.bytes, timeoutMs: 1000) } catch {
+                    do { try c.stream.send(first.bytes, timeoutMs: 1000) } catch {
                         c.closed = true
                         break
                     }

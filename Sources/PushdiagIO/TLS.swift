@@ -161,3 +161,86 @@ public final class TLSConnection: ByteStream {
         }
     }
 }
+
+/// The server side of TLS for the responder: a certificate and key loaded once, then one
+/// non-blocking session per accepted connection, advanced by the poll loop.
+public final class TLSServerContext: @unchecked Sendable {
+    let ctx: OpaquePointer
+
+    public init(certificate: String, key: String) throws(SocketError) {
+        guard let c = SSL_CTX_new(TLS_server_method()) else { throw .protocolError("TLS: cannot create a context") }
+        guard SSL_CTX_use_certificate_chain_file(c, certificate) == 1 else {
+            SSL_CTX_free(c)
+            throw .protocolError("TLS: cannot load the certificate \(certificate)")
+        }
+        guard SSL_CTX_use_PrivateKey_file(c, key, SSL_FILETYPE_PEM) == 1, SSL_CTX_check_private_key(c) == 1 else {
+            SSL_CTX_free(c)
+            throw .protocolError("TLS: cannot load the key \(key), or it does not match the certificate")
+        }
+        ctx = c
+    }
+
+    deinit { SSL_CTX_free(ctx) }
+}
+
+public final class TLSServerConnection: ByteStream {
+    let tcp: TCPConnection
+    private let ssl: OpaquePointer
+    public private(set) var established = false
+
+    public init(over tcp: TCPConnection, context: TLSServerContext) throws(SocketError) {
+        guard let s = SSL_new(context.ctx) else { throw .protocolError("TLS: cannot create a session") }
+        self.tcp = tcp
+        ssl = s
+        SSL_set_fd(s, tcp.fd)
+    }
+
+    deinit { SSL_free(ssl) }
+
+    /// Advances the handshake: true when done, false when it needs more bytes; throws on failure.
+    public func handshakeStep() throws(SocketError) -> Bool {
+        if established { return true }
+        ERR_clear_error()
+        let rc = SSL_accept(ssl)
+        if rc == 1 {
+            established = true
+            return true
+        }
+        let e = SSL_get_error(ssl, rc)
+        if e == CSSL_ERROR_WANT_READ() || e == CSSL_ERROR_WANT_WRITE() { return false }
+        throw .protocolError("TLS handshake with a client failed")
+    }
+
+    public func send(_ bytes: [UInt8], timeoutMs: Int32) throws(SocketError) {
+        let deadline = Clock.ms() + Double(timeoutMs)
+        var off = 0
+        while off < bytes.count {
+            ERR_clear_error()
+            let n = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + off, Int32($0.count - off)) }
+            if n > 0 { off += Int(n); continue }
+            let e = SSL_get_error(ssl, n)
+            guard e == CSSL_ERROR_WANT_READ() || e == CSSL_ERROR_WANT_WRITE() else { throw .closed }
+            let left = deadline - Clock.ms()
+            if left <= 0 { throw .timeout("sending to a client") }
+            var p = pollfd(fd: tcp.fd, events: Int16(e == CSSL_ERROR_WANT_READ() ? POLLIN : POLLOUT), revents: 0)
+            _ = poll(&p, 1, Int32(left))
+        }
+    }
+
+    /// What is readable now (nil: nothing yet; empty: closed).
+    public func receive(max: Int, timeoutMs: Int32) throws(SocketError) -> [UInt8]? {
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: max)
+        while true {
+            ERR_clear_error()
+            let n = buf.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if n > 0 {
+                out += buf[0..<Int(n)]
+                continue
+            }
+            let e = SSL_get_error(ssl, n)
+            if e == CSSL_ERROR_WANT_READ() || e == CSSL_ERROR_WANT_WRITE() { return out.isEmpty ? nil : out }
+            return out.isEmpty ? [] : out
+        }
+    }
+}

@@ -203,11 +203,18 @@ struct ResponderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seed of the generator that picks dropped answers.", valueName: "N"))
     var seed: UInt64 = 1
 
+    @Option(help: ArgumentHelp("Serve TLS with this certificate chain (PEM).", valueName: "FILE"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The TLS private key (PEM).", valueName: "FILE"))
+    var tlsKey: String?
+
     func validate() throws {
         guard Endpoint(listen, defaultPort: proto.defaultPort(tls: false)) != nil else { throw ValidationError("--listen: '\(listen)' is not ADDR:PORT") }
         guard proto == .simplepush || proto == .line || proto == .websocket else { throw ValidationError("the responder speaks simplepush, websocket or line") }
         guard (0...1).contains(drop) else { throw ValidationError("--drop must be between 0 and 1") }
         if let closeAfter, closeAfter < 1 { throw ValidationError("--close-after must be at least 1") }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         _ = try parseDuration(delay, option: "--delay")
         _ = try parseDuration(heartbeatInterval, option: "--heartbeat-interval")
     }
@@ -223,12 +230,14 @@ struct ResponderCommand: ParsableCommand {
         o.byteOrder = byteOrder
         o.reply = reply
         o.seed = seed
+        o.tlsCertificate = tlsCert
+        o.tlsKey = tlsKey
         let server: Responder
         do { server = try Responder(o) } catch {
             diagnose(error.description)
             throw ExitCode(3)
         }
-        FileHandle.standardError.write(Data("pushdiag: responder (\(proto.rawValue)) listening on \(o.endpoint)\n".utf8))
+        FileHandle.standardError.write(Data("pushdiag: responder (\(proto.rawValue)\(tlsCert != nil ? " over TLS" : "")) listening on \(o.endpoint)\n".utf8))
         server.run { StopSignal.isRequested }
         print("served \(server.connections) connections, \(server.requests) requests, dropped \(server.dropped)")
     }

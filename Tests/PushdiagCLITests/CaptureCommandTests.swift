@@ -109,7 +109,8 @@ struct CaptureCommandTests {
         ("heartbeat", ["--protocol", "--count", "--interval", "--timeout", "--reconnect-schedule", "--misses", "--byte-order", "--send", "--expect",
                        "--max-frame", "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical", "--format", "--tls", "--insecure",
                        "--pin", "--ca-file", "--path", "--keep-alive", "--clients", "--ramp", "--register", "--heartbeat-timeout"]),
-        ("responder", ["--listen", "--protocol", "--delay", "--drop", "--close-after", "--heartbeat-interval", "--byte-order", "--reply", "--seed"]),
+        ("responder", ["--listen", "--protocol", "--delay", "--drop", "--close-after", "--heartbeat-interval", "--byte-order", "--reply", "--seed",
+                       "--tls-cert", "--tls-key"]),
     ])
     func helpAndManPageListEveryOption(command: String, options: [String]) throws {
         let r = try pushdiag(command, "--help")

@@ -83,4 +83,25 @@ struct TLSTests {
         let f = try #require((j["findings"] as? [[String: Any]])?.first)
         #expect(f["check"] as? String == "tls_certificate" && f["unit"] as? String == "days")
     }
+
+    /// The responder serving TLS: pushdiag verifies it with the CA file, openssl s_client
+    /// completes a handshake with it.
+    @Test func responderOverTLS() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let c = try certificate(dir, name: "localhost", san: "IP:127.0.0.1,DNS:localhost", days: 400)
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--tls-cert", c.cert, "--tls-key", c.key])
+        defer { server.stop() }
+        #expect(server.wait(for: "over TLS) listening on"), "\(server.output)")
+        let r = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--tls", "--ca-file", c.cert, "--pin", try pin(c.cert), "--count", "4", "--interval", "20ms", "--format", "json")
+        let j = try json(r.stdout)
+        #expect(r.status == 0 && j["received"] as? Int == 4, "\(r.stderr)")
+        let s = try run(openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-CAfile", c.cert, "-brief"], timeout: 10)
+        #expect(s.stderr.contains("Verification: OK") || s.stdout.contains("Verification: OK"), "\(s.stdout) \(s.stderr)")
+        // A key that does not belong to the certificate: one line, exit 3.
+        let other = try certificate(dir, name: "other", san: "DNS:other", days: 10)
+        let bad = try pushdiag("responder", "--listen", "127.0.0.1:\(freePort())", "--tls-cert", c.cert, "--tls-key", other.key)
+        #expect(bad.status == 3 && bad.stderr.contains("does not match the certificate"), "\(bad.stderr)")
+    }
 }
