@@ -99,6 +99,14 @@ struct TLSTests {
         #expect(r.status == 0 && j["received"] as? Int == 4, "\(r.stderr)")
         let s = try run(openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-CAfile", c.cert, "-brief"], timeout: 10)
         #expect(s.stderr.contains("Verification: OK") || s.stdout.contains("Verification: OK"), "\(s.stdout) \(s.stderr)")
+        // wss://: the WebSocket responder over TLS.
+        let wsPort = freePort()
+        let ws = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(wsPort)", "--protocol", "websocket", "--tls-cert", c.cert, "--tls-key", c.key])
+        defer { ws.stop() }
+        #expect(ws.wait(for: "listening on"))
+        let w = try pushdiag("heartbeat", "127.0.0.1:\(wsPort)", "--protocol", "websocket", "--tls", "--ca-file", c.cert, "--count", "3", "--interval", "20ms", "--format", "json")
+        let wj = try json(w.stdout)
+        #expect(w.status == 0 && wj["received"] as? Int == 3 && wj["handshake_ms"] is Double && wj["tls_ms"] is Double, "\(w.stderr)")
         // A key that does not belong to the certificate: one line, exit 3.
         let other = try certificate(dir, name: "other", san: "DNS:other", days: 10)
         let bad = try pushdiag("responder", "--listen", "127.0.0.1:\(freePort())", "--tls-cert", c.cert, "--tls-key", other.key)
