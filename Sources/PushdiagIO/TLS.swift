@@ -24,6 +24,40 @@ public struct TLSOptions: Sendable {
     public init(serverName: String) { self.serverName = serverName }
 }
 
+/// Waits on the socket as OpenSSL asks (`SSL_ERROR_WANT_READ`/`WANT_WRITE`), or throws what went wrong.
+private func sslWait(_ err: Int32, fd: Int32, deadline: Double, what: String) throws(SocketError) {
+    let events: Int16
+    if err == CSSL_ERROR_WANT_READ() {
+        events = Int16(POLLIN)
+    } else if err == CSSL_ERROR_WANT_WRITE() {
+        events = Int16(POLLOUT)
+    } else if err == CSSL_ERROR_ZERO_RETURN() {
+        throw .closed
+    } else {
+        let code = ERR_get_error()
+        if code == 0 { throw .closed }
+        var buf = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buf, buf.count)
+        throw .protocolError("\(what): \(String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+    }
+    let left = deadline - Clock.ms()
+    if left <= 0 { throw .timeout(what) }
+    var p = pollfd(fd: fd, events: events, revents: 0)
+    if poll(&p, 1, Int32(left)) == 0 { throw .timeout(what) }
+}
+
+/// Writes every byte through `SSL_write`, waiting as OpenSSL asks, within the deadline.
+private func sslWriteAll(_ ssl: OpaquePointer, fd: Int32, _ bytes: [UInt8], timeoutMs: Int32, what: String) throws(SocketError) {
+    let deadline = Clock.ms() + Double(timeoutMs)
+    var off = 0
+    while off < bytes.count {
+        ERR_clear_error()
+        let n = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + off, Int32($0.count - off)) }
+        if n > 0 { off += Int(n); continue }
+        try sslWait(SSL_get_error(ssl, n), fd: fd, deadline: deadline, what: what)
+    }
+}
+
 /// TLS over a TCP connection through OpenSSL, non-blocking with the same deadlines. Owns its
 /// `SSL_CTX` and `SSL`, freed once.
 public final class TLSConnection: ByteStream {
@@ -61,7 +95,7 @@ public final class TLSConnection: ByteStream {
             ERR_clear_error()
             let rc = SSL_connect(s)
             if rc == 1 { break }
-            try wait(SSL_get_error(s, rc), deadline: deadline, what: "TLS handshake with \(tcp.peer)")
+            try sslWait(SSL_get_error(s, rc), fd: tcp.fd, deadline: deadline, what: "TLS handshake with \(tcp.peer)")
         }
         info = Self.describe(s, options: options)
     }
@@ -78,28 +112,6 @@ public final class TLSConnection: ByteStream {
     deinit {
         SSL_free(ssl)
         SSL_CTX_free(ctx)
-    }
-
-    /// Waits as OpenSSL asks, or throws what went wrong.
-    private func wait(_ err: Int32, deadline: Double, what: String) throws(SocketError) {
-        let events: Int16
-        if err == CSSL_ERROR_WANT_READ() {
-            events = Int16(POLLIN)
-        } else if err == CSSL_ERROR_WANT_WRITE() {
-            events = Int16(POLLOUT)
-        } else if err == CSSL_ERROR_ZERO_RETURN() {
-            throw .closed
-        } else {
-            let code = ERR_get_error()
-            if code == 0 { throw .closed }
-            var buf = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buf, buf.count)
-            throw .protocolError("\(what): \(String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))")
-        }
-        let left = deadline - Clock.ms()
-        if left <= 0 { throw .timeout(what) }
-        var p = pollfd(fd: tcp.fd, events: events, revents: 0)
-        if poll(&p, 1, Int32(left)) == 0 { throw .timeout(what) }
     }
 
     static func describe(_ s: OpaquePointer, options: TLSOptions) -> TLSInfo? {
@@ -132,14 +144,7 @@ public final class TLSConnection: ByteStream {
     }
 
     public func send(_ bytes: [UInt8], timeoutMs: Int32) throws(SocketError) {
-        let deadline = Clock.ms() + Double(timeoutMs)
-        var off = 0
-        while off < bytes.count {
-            ERR_clear_error()
-            let n = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + off, Int32($0.count - off)) }
-            if n > 0 { off += Int(n); continue }
-            try wait(SSL_get_error(ssl, n), deadline: deadline, what: "sending to \(tcp.peer)")
-        }
+        try sslWriteAll(ssl, fd: tcp.fd, bytes, timeoutMs: timeoutMs, what: "sending to \(tcp.peer)")
     }
 
     public func receive(max: Int, timeoutMs: Int32) throws(SocketError) -> [UInt8]? {
@@ -150,7 +155,7 @@ public final class TLSConnection: ByteStream {
             let n = buf.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if n > 0 { return Array(buf[0..<Int(n)]) }
             do {
-                try wait(SSL_get_error(ssl, n), deadline: deadline, what: "receiving from \(tcp.peer)")
+                try sslWait(SSL_get_error(ssl, n), fd: tcp.fd, deadline: deadline, what: "receiving from \(tcp.peer)")
             } catch {
                 switch error {
                 case .closed: return []
@@ -212,18 +217,11 @@ public final class TLSServerConnection: ByteStream {
     }
 
     public func send(_ bytes: [UInt8], timeoutMs: Int32) throws(SocketError) {
-        let deadline = Clock.ms() + Double(timeoutMs)
-        var off = 0
-        while off < bytes.count {
-            ERR_clear_error()
-            let n = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + off, Int32($0.count - off)) }
-            if n > 0 { off += Int(n); continue }
-            let e = SSL_get_error(ssl, n)
-            guard e == CSSL_ERROR_WANT_READ() || e == CSSL_ERROR_WANT_WRITE() else { throw .closed }
-            let left = deadline - Clock.ms()
-            if left <= 0 { throw .timeout("sending to a client") }
-            var p = pollfd(fd: tcp.fd, events: Int16(e == CSSL_ERROR_WANT_READ() ? POLLIN : POLLOUT), revents: 0)
-            _ = poll(&p, 1, Int32(left))
+        do {
+            try sslWriteAll(ssl, fd: tcp.fd, bytes, timeoutMs: timeoutMs, what: "sending to a client")
+        } catch {
+            if case .timeout = error { throw error }
+            throw .closed
         }
     }
 
