@@ -82,6 +82,12 @@ public final class ReplayNetlink: NetlinkTransport {
 
     public var exhausted: Bool { eventCursor >= records.count && cursor >= records.count }
 
+    /// How many requests of this generic-netlink command the recording holds (a replay asks the
+    /// same number, e.g. one survey dump per sample).
+    public func recordedRequests(command: UInt8) -> Int {
+        records.filter { r in r.outgoing && r.bytes.count > 16 && r.bytes[16] == command && Self.key(r.bytes)?.0 != GenericNetlink.controlID }.count
+    }
+
     public func join(group: UInt32) throws(NetlinkError) {}
 
     /// (type, command) of the first message of a buffer.

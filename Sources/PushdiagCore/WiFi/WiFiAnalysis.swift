@@ -117,7 +117,7 @@ public enum WiFiAnalysis {
         }
 
         let survey = (last?.survey ?? []).map { e in
-            SurveyReport(frequencyMhz: Int(e.frequency), inUse: e.inUse, noiseDbm: e.noise.map(Int.init), activeMs: e.active, busyMs: e.busy,
+            ChannelSurveyReport(frequencyMhz: Int(e.frequency), inUse: e.inUse, noiseDbm: e.noise.map(Int.init), activeMs: e.active, busyMs: e.busy,
                          extBusyMs: e.extBusy, rxMs: e.rx, txMs: e.tx)
         }
         let stations = (last?.stations ?? []).map { s in

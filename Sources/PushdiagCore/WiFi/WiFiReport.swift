@@ -1,5 +1,5 @@
 /// The report model of `pushdiag wifi`. JSON names are these in snake_case.
-public struct SurveyReport: Codable, Sendable, Equatable {
+public struct ChannelSurveyReport: Codable, Sendable, Equatable {
     public var frequencyMhz: Int
     public var inUse: Bool
     @Nullable public var noiseDbm: Int?
@@ -49,7 +49,7 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     public var samples: Int
     public var windowSeconds: Double
     /// The last sample's raw survey entries.
-    public var survey: [SurveyReport]
+    public var survey: [ChannelSurveyReport]
     /// The last sample's raw station counters.
     public var stations: [StationReport]
     /// Δbusy / Δactive on the channel in use over the window.

@@ -1,0 +1,35 @@
+/// A Monitoring Plugins threshold range (https://www.monitoring-plugins.org/doc/guidelines.html):
+/// `10` alerts outside 0…10, `10:` below 10, `~:10` above 10, `10:20` outside 10…20, and a
+/// leading `@` alerts inside the range instead.
+public struct ThresholdRange: Equatable, Sendable, CustomStringConvertible {
+    public var start: Double?  // nil: −∞
+    public var end: Double?  // nil: +∞
+    public var inside: Bool
+    public let text: String
+
+    public init?(_ text: String) {
+        self.text = text
+        var t = Substring(text)
+        inside = t.hasPrefix("@")
+        if inside { t = t.dropFirst() }
+        guard !t.isEmpty else { return nil }
+        if let colon = t.firstIndex(of: ":") {
+            let a = t[..<colon], b = t[t.index(after: colon)...]
+            if a == "~" { start = nil } else if a.isEmpty { start = 0 } else if let v = Double(a) { start = v } else { return nil }
+            if b.isEmpty { end = nil } else if let v = Double(b) { end = v } else { return nil }
+        } else {
+            guard let v = Double(t) else { return nil }
+            start = 0
+            end = v
+        }
+        if let s = start, let e = end, s > e { return nil }
+    }
+
+    /// Whether `value` raises the alert.
+    public func alerts(_ value: Double) -> Bool {
+        let within = (start.map { value >= $0 } ?? true) && (end.map { value <= $0 } ?? true)
+        return inside ? within : !within
+    }
+
+    public var description: String { text }
+}

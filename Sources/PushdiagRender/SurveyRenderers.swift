@@ -1,0 +1,153 @@
+import PushdiagCore
+
+/// The survey's verdict table, for a field engineer on site.
+public struct SurveyTextRenderer {
+    public init() {}
+
+    public func render(_ r: SurveyReport) -> String {
+        var t = TextTable([("CHECK", .left), ("SUBJECT", .left), ("VALUE", .right), ("WARN / CRIT", .left), ("STATUS", .left), ("WHAT TO DO", .left)])
+        for c in r.checks {
+            let value = c.value.map { CaptureAnalyzer.format($0) + (c.unit.map { u in u == "percent" ? "%" : " " + u } ?? "") } ?? "-"
+            t.add([c.check, c.subject, value, c.threshold ?? "-", c.status.rawValue.uppercased(), c.hint])
+        }
+        let counts = [CheckStatus.critical, .warning, .unknown, .ok, .skipped].compactMap { s -> String? in
+            let n = r.checks.filter { $0.status == s }.count
+            return n > 0 ? "\(n) \(s.rawValue)" : nil
+        }
+        return "pushdiag survey \(r.started), \(CaptureAnalyzer.format(r.durationSeconds)) s: \(r.status.rawValue.uppercased()) (\(counts.joined(separator: ", ")))\n\n" + t.render()
+    }
+}
+
+/// Monitoring Plugins output: one status line, then performance data
+/// `'label'=value[UOM];warn;crit;min;max` in the C locale.
+public struct SurveyNagiosRenderer {
+    public init() {}
+
+    static func label(_ c: SurveyCheck) -> String {
+        let raw = "\(c.check) \(c.subject)"
+        var out = ""
+        for ch in raw {
+            if ch.isLetter || ch.isNumber || ch == "." || ch == "-" { out.append(ch) } else if out.last != "_" { out.append("_") }
+        }
+        return out
+    }
+
+    public func render(_ r: SurveyReport) -> String {
+        let bad = r.checks.filter { $0.status == .critical || $0.status == .warning || $0.status == .unknown }
+        let summary = bad.isEmpty ? "\(r.checks.filter { $0.status == .ok }.count) checks OK"
+            : bad.map { "\($0.check) \($0.subject) \($0.status.rawValue.uppercased())" + ($0.value.map { " \(CaptureAnalyzer.format($0))" } ?? "") }.joined(separator: ", ")
+        var perf: [String] = []
+        for c in r.checks {
+            guard let v = c.value else { continue }
+            let uom = c.unit == "percent" ? "%" : ""
+            let parts = c.threshold?.split(separator: "/").map { $0.trimmingCharacters(in: " ") } ?? []
+            let (w, cr) = parts.count == 2 ? (parts[0], parts[1]) : ("", "")
+            perf.append("'\(Self.label(c))'=\(CaptureAnalyzer.format(v))\(uom);\(w);\(cr);\(uom == "%" ? "0;100" : ";")")
+        }
+        return "PUSHDIAG \(r.status.rawValue.uppercased()) - \(summary)" + (perf.isEmpty ? "" : " | " + perf.joined(separator: " ")) + "\n"
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: Character) -> String {
+        var s = self
+        while s.first == set { s = s.dropFirst() }
+        while s.last == set { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+/// The Prometheus text exposition format (version 0.0.4), metric names prefixed pushdiag_ and in
+/// base units (ratios, seconds).
+public struct SurveyPrometheusRenderer {
+    public init() {}
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for ch in s {
+            switch ch {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+
+    static func number(_ v: Double) -> String {
+        if v.isNaN { return "NaN" }
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        return String(v)
+    }
+
+    struct Family {
+        var name: String
+        var help: String
+        var type = "gauge"
+        var samples: [(labels: [(String, String)], value: Double)] = []
+    }
+
+    public func render(_ r: SurveyReport, timestampMs: Int64? = nil) -> String {
+        var families: [Family] = []
+        func add(_ name: String, _ help: String, type: String = "gauge", _ labels: [(String, String)], _ value: Double) {
+            if let i = families.firstIndex(where: { $0.name == name }) {
+                families[i].samples.append((labels, value))
+            } else {
+                families.append(Family(name: name, help: help, type: type, samples: [(labels, value)]))
+            }
+        }
+        let statusValue: (CheckStatus) -> Double = { s in
+            switch s {
+            case .ok, .skipped: return 0
+            case .warning: return 1
+            case .critical: return 2
+            case .unknown: return 3
+            }
+        }
+        add("pushdiag_status", "Worst check status of the survey (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", [], Double(r.status.exitCode))
+        for c in r.checks where c.status != .skipped {
+            add("pushdiag_check_status", "Status of each check (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", [("check", c.check), ("subject", c.subject)], statusValue(c.status))
+        }
+        for check in Set(r.checks.filter { $0.status != .skipped }.map(\.check)).sorted() {
+            let ok = r.checks.filter { $0.check == check && $0.status != .skipped }.allSatisfy { $0.status == .ok }
+            add("pushdiag_probe_success", "1 when every instance of the check is OK.", [("check", check)], ok ? 1 : 0)
+        }
+        if let w = r.wifi {
+            if let u = w.channelUtilizationPercent {
+                add("pushdiag_channel_utilization_ratio", "Busy time over active time of the channel in use (survey).",
+                    [("interface", w.interface), ("frequency_mhz", w.frequencyMhz.map(String.init) ?? "")], u / 100)
+            }
+            if let x = w.retransmissionPercent {
+                add("pushdiag_retransmission_ratio", "Retries over frames sent to the access point (station counters).", [("interface", w.interface)], x / 100)
+            }
+            for b in w.bss {
+                if let l = b.bssLoad {
+                    add("pushdiag_bss_load_utilization_ratio", "Channel utilisation a BSS advertises in its BSS Load element.", [("bssid", b.bssid.description), ("ssid", b.ssid ?? "")],
+                        l.channelUtilizationPercent / 100)
+                }
+            }
+        }
+        if let c = r.capture {
+            if let x = c.retryPercent { add("pushdiag_frame_retry_ratio", "Share of captured 802.11 frames with the Retry bit.", [("capture", c.file ?? "")], x / 100) }
+            add("pushdiag_roam_events_total", "Roams seen in the capture.", type: "counter", [("interface", c.file ?? "")], Double(c.roamingEvents.count))
+        }
+        for h in r.heartbeats {
+            if let rtt = h.rttMs {
+                for (q, v) in [("0.5", rtt.median), ("0.95", rtt.p95), ("0.99", rtt.p99)] {
+                    add("pushdiag_heartbeat_rtt_seconds", "Heartbeat round trip to the push server.", [("target", h.target), ("quantile", q)], (v * 1000).rounded() / 1e6)
+                }
+            }
+            add("pushdiag_heartbeat_loss_ratio", "Share of heartbeats not answered within the timeout.", [("target", h.target)], h.lossPercent / 100)
+        }
+        var out = ""
+        for f in families {
+            out += "# HELP \(f.name) \(f.help)\n# TYPE \(f.name) \(f.type)\n"
+            for s in f.samples {
+                let labels = s.labels.isEmpty ? "" : "{" + s.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
+                out += "\(f.name)\(labels) \(Self.number(s.value))" + (timestampMs.map { " \($0)" } ?? "") + "\n"
+            }
+        }
+        return out
+    }
+}

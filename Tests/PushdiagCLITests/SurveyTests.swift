@@ -1,0 +1,96 @@
+import Foundation
+import PushdiagCore
+import Testing
+
+/// `pushdiag survey` from the bundled recordings, with the responder as the push server.
+@Suite(.serialized)
+struct SurveyTests {
+    func fixture(_ name: String) -> String { TestPaths.fixtures.appendingPathComponent(name).path }
+
+    func survey(_ extra: [String], server: Bool = true) throws -> (RunResult, Background?) {
+        var args = ["survey", "--interface", "wlan2", "--replay", fixture("wifi-utilization-57pct.pcap"), "--capture", fixture("lab-hwsim0-beacons.pcap"), "--duration", "3s"]
+        var responder: Background?
+        if server {
+            let port = freePort()
+            let b = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)"])
+            #expect(b.wait(for: "listening on"))
+            responder = b
+            args += ["--server", "127.0.0.1:\(port)"]
+        }
+        return (try pushdiag(args + extra), responder)
+    }
+
+    @Test func verdictTableFromRecordings() throws {
+        let (r, responder) = try survey(["--format", "json"])
+        defer { responder?.stop() }
+        #expect(r.status == 2, "\(r.stderr)")
+        let j = try json(r.stdout)
+        #expect(j["status"] as? String == "critical")
+        let checks = try #require(j["checks"] as? [[String: Any]])
+        for c in checks {
+            for k in ["check", "status", "subject", "value", "unit", "threshold", "hint"] { #expect(c.keys.contains(k), "checks[].\(k)") }
+        }
+        let util = try #require(checks.first { $0["check"] as? String == "channel_utilization" && $0["status"] as? String == "critical" })
+        #expect(util["value"] as? Double == 57 && (util["hint"] as? String)?.contains("less used channel") == true)
+        #expect(checks.contains { $0["check"] as? String == "heartbeat" && $0["status"] as? String == "ok" })
+        #expect(checks.contains { $0["check"] as? String == "route" && $0["status"] as? String == "ok" })
+        #expect(checks.contains { $0["check"] as? String == "roaming" && $0["status"] as? String == "ok" })
+        #expect(checks.contains { $0["check"] as? String == "frame_retries" })
+        #expect(j["wifi"] is [String: Any] && j["capture"] is [String: Any] && (j["heartbeats"] as? [Any])?.count == 1 && j["routes"] is [String: Any])
+    }
+
+    @Test func nagiosAndPrometheusFormats() throws {
+        let (n, responder) = try survey(["--format", "nagios"])
+        defer { responder?.stop() }
+        let line = try #require(n.stdout.split(separator: "\n").first)
+        #expect(line.hasPrefix("PUSHDIAG CRITICAL - channel_utilization wlan2 channel 1 CRITICAL 57"))
+        #expect(line.contains("'channel_utilization_wlan2_channel_1'=57%;32;40;0;100"), "\(line)")
+        let (p, _) = try survey(["--format", "prometheus"], server: false)
+        #expect(p.stdout.contains("pushdiag_channel_utilization_ratio{interface=\"wlan2\",frequency_mhz=\"2412\"} 0.57"))
+        #expect(p.stdout.contains("# TYPE pushdiag_check_status gauge"))
+        if let promtool = TestPaths.which("promtool") {
+            let dir = try TestPaths.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let file = dir.appendingPathComponent("survey.prom")
+            try p.stdout.write(to: file, atomically: true, encoding: .utf8)
+            let check = try run("/bin/sh", ["-c", "\(promtool) check metrics < \(file.path)"])
+            #expect(check.status == 0, "promtool: \(check.stdout) \(check.stderr)")
+        }
+    }
+
+    @Test func skippedChecksDoNotSetTheExitCode() throws {
+        let r = try pushdiag("survey", "--interface", "wlan2", "--replay", fixture("wifi-retries-20pct.pcap"), "--duration", "1s", "--retransmission-critical", "25",
+                             "--utilization-warning", "@0:100", "--format", "json")
+        let j = try json(r.stdout)
+        let checks = try #require(j["checks"] as? [[String: Any]])
+        #expect(checks.filter { $0["status"] as? String == "skipped" }.count == 3, "heartbeat, route and frame_retries are skipped")
+        let retrans = try #require(checks.first { $0["check"] as? String == "retransmissions" })
+        #expect(retrans["status"] as? String == "warning" && retrans["value"] as? Double == 20, "20% is above 12, within 25")
+        // "@0:100" alerts inside 0…100: any utilisation warns (a Monitoring Plugins range).
+        #expect(checks.contains { $0["check"] as? String == "channel_utilization" && $0["status"] as? String != "ok" } || r.status >= 1)
+        let bad = try pushdiag("survey", "--utilization-critical", "40:10")
+        #expect(bad.status == 3 && bad.stderr.contains("is not a range"))
+    }
+
+    @Test func noWifiHereIsUnknownWithTheReason() throws {
+        guard access("/sys/class/ieee80211", F_OK) != 0 else { return }
+        let r = try pushdiag("survey", "--duration", "1s", "--format", "json")
+        let checks = try #require(try json(r.stdout)["checks"] as? [[String: Any]])
+        #expect(r.status == 3)
+        #expect(checks.contains { $0["status"] as? String == "unknown" && ($0["hint"] as? String)?.contains("nl80211 is not available") == true })
+    }
+}
+
+struct ThresholdRangeTests {
+    @Test func monitoringPluginsRanges() throws {
+        let ten = try #require(ThresholdRange("10"))
+        #expect(!ten.alerts(0) && !ten.alerts(10) && ten.alerts(10.5) && ten.alerts(-1))
+        let from = try #require(ThresholdRange("10:"))
+        #expect(from.alerts(9) && !from.alerts(1000))
+        let upTo = try #require(ThresholdRange("~:10"))
+        #expect(!upTo.alerts(-50) && upTo.alerts(11))
+        let inside = try #require(ThresholdRange("@10:20"))
+        #expect(inside.alerts(15) && !inside.alerts(25))
+        #expect(ThresholdRange("20:10") == nil && ThresholdRange("x") == nil && ThresholdRange("") == nil)
+    }
+}
