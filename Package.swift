@@ -31,11 +31,17 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
         // Pure Swift: formats, analysis, verdicts and the report model. No C, no I/O.
         .target(name: "PushdiagCore"),
 
         // The only layer that touches libpcap (and later netlink and sockets).
-        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "PushdiagCore"]),
+        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "PushdiagCore"]),
 
         // Report model → text and JSON.
         .target(name: "PushdiagRender", dependencies: ["PushdiagCore"]),

@@ -27,6 +27,24 @@ final class SurveyParts: @unchecked Sendable {
 }
 
 struct SurveyCommand: ParsableCommand {
+    @OptionGroup var options: SurveyOptions
+
+    @Option(help: "Output format: text, json, prometheus or nagios.")
+    var format: SurveyFormat = .text
+
+    func run() throws {
+        let report = try options.survey()
+        let output: String
+        switch format {
+        case .text: output = SurveyTextRenderer().render(report)
+        case .json: output = try JSONRenderer.render(report)
+        case .nagios: output = SurveyNagiosRenderer().render(report)
+        case .prometheus: output = SurveyPrometheusRenderer().render(report)
+        }
+        print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+        throw ExitCode(report.status.exitCode)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "survey",
         abstract: "The go/no-go for local push on this Wi-Fi: utilisation, retransmissions, roaming support, heartbeats and routes to the push servers, in one verdict table.",
@@ -38,7 +56,10 @@ struct SurveyCommand: ParsableCommand {
             2 CRITICAL, 3 UNKNOWN (also for bad usage).
             """
     )
+}
 
+/// What a survey looks at, shared by `survey` and `report`.
+struct SurveyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Wireless interface (default: the first in station mode).", valueName: "IF"))
     var interface: String?
 
@@ -59,9 +80,6 @@ struct SurveyCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Length of the survey window.", valueName: "D"))
     var duration: String = "30s"
-
-    @Option(help: "Output format: text, json, prometheus or nagios.")
-    var format: SurveyFormat = .text
 
     @OptionGroup var netlink: NetlinkOptions
 
@@ -108,7 +126,7 @@ struct SurveyCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func survey() throws -> SurveyReport {
         StopSignal.install()
         let t = try thresholds()
         let seconds = try parseDuration(duration, option: "--duration")
@@ -212,16 +230,7 @@ struct SurveyCommand: ParsableCommand {
             }
         }
         checks.sort { $0.status > $1.status }
-        let report = SurveyReport(started: started, durationSeconds: Double(WallClock.monotonicNanoseconds() - t0) / 1e9, checks: checks,
-                                  wifi: parts.wifi, capture: parts.capture, heartbeats: heartbeats, routes: parts.routes)
-        let output: String
-        switch format {
-        case .text: output = SurveyTextRenderer().render(report)
-        case .json: output = try JSONRenderer.render(report)
-        case .nagios: output = SurveyNagiosRenderer().render(report)
-        case .prometheus: output = SurveyPrometheusRenderer().render(report)
-        }
-        print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-        throw ExitCode(report.status.exitCode)
+        return SurveyReport(started: started, durationSeconds: Double(WallClock.monotonicNanoseconds() - t0) / 1e9, checks: checks,
+                            wifi: parts.wifi, capture: parts.capture, heartbeats: heartbeats, routes: parts.routes)
     }
 }

@@ -106,6 +106,7 @@ struct CaptureCommandTests {
         ("wifi", ["--interface", "--interval", "--count", "--format", "--record", "--replay", "--retry-critical", "--utilization-critical"]),
         ("watch", ["--interface", "--duration", "--roam-window", "--format", "--record", "--replay"]),
         ("route", ["--format", "--record", "--replay"]),
+        ("report", ["--history", "--textfile", "--server", "--duration", "--replay"]),
         ("survey", ["--interface", "--server", "--protocol", "--tls", "--monitor", "--capture", "--duration", "--format", "--replay", "--record",
                     "--utilization-warning", "--utilization-critical", "--retransmission-warning", "--retransmission-critical",
                     "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical"]),

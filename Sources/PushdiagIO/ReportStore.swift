@@ -1,0 +1,134 @@
+private import CSQLite
+import PushdiagCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a report could not be stored.
+public struct StoreError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// The survey history: one SQLite database, every run appended in one transaction (WAL, a busy
+/// timeout for overlapping cron runs), so a run killed at any point loses nothing already
+/// written and leaves the database intact.
+public final class HistoryStore {
+    private var db: OpaquePointer?
+    public let path: String
+
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil) == SQLITE_OK else {
+            let why = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(db)
+            throw StoreError(description: "cannot open the history \(path): \(why)")
+        }
+        sqlite3_busy_timeout(db, 30_000)
+        try exec("PRAGMA journal_mode=WAL")
+        try exec("PRAGMA synchronous=FULL")
+        try exec("""
+            CREATE TABLE IF NOT EXISTS runs (
+              id INTEGER PRIMARY KEY, started TEXT NOT NULL, status TEXT NOT NULL, duration_seconds REAL NOT NULL, report TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS checks (
+              run_id INTEGER NOT NULL REFERENCES runs(id), check_name TEXT NOT NULL, subject TEXT NOT NULL,
+              status TEXT NOT NULL, value REAL, unit TEXT);
+            CREATE INDEX IF NOT EXISTS checks_by_run ON checks(run_id);
+            """)
+    }
+
+    deinit { sqlite3_close(db) }
+
+    func exec(_ sql: String) throws(StoreError) {
+        var err: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &err) == SQLITE_OK else {
+            let why = err.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(err)
+            throw StoreError(description: "history \(path): \(why)")
+        }
+    }
+
+    /// Appends a survey and its checks in one transaction.
+    public func append(_ r: SurveyReport, json: String) throws(StoreError) {
+        try exec("BEGIN IMMEDIATE")
+        do {
+            let runID = try insert("INSERT INTO runs(started, status, duration_seconds, report) VALUES (?, ?, ?, ?)",
+                                   [.text(r.started), .text(r.status.rawValue), .real(r.durationSeconds), .text(json)])
+            for c in r.checks {
+                _ = try insert("INSERT INTO checks(run_id, check_name, subject, status, value, unit) VALUES (?, ?, ?, ?, ?, ?)",
+                               [.int(runID), .text(c.check), .text(c.subject), .text(c.status.rawValue), c.value.map(Value.real) ?? .null, c.unit.map(Value.text) ?? .null])
+            }
+            try exec("COMMIT")
+        } catch {
+            try? exec("ROLLBACK")
+            throw error
+        }
+    }
+
+    enum Value {
+        case text(String), real(Double), int(Int64), null
+    }
+
+    func insert(_ sql: String, _ values: [Value]) throws(StoreError) -> Int64 {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else { throw StoreError(description: "history \(path): \(String(cString: sqlite3_errmsg(db)))") }
+        defer { sqlite3_finalize(stmt) }
+        for (i, v) in values.enumerated() {
+            let n = Int32(i + 1)
+            switch v {
+            case .text(let s): CSQLite_bind_text(stmt, n, s)
+            case .real(let d): sqlite3_bind_double(stmt, n, d)
+            case .int(let x): sqlite3_bind_int64(stmt, n, x)
+            case .null: sqlite3_bind_null(stmt, n)
+            }
+        }
+        guard sqlite3_step(stmt) == SQLITE_DONE else { throw StoreError(description: "history \(path): \(String(cString: sqlite3_errmsg(db)))") }
+        return sqlite3_last_insert_rowid(db)
+    }
+}
+
+/// Writes a file so a reader sees the old content or the new one, never a part: a temporary
+/// file in the same folder, written, synced, then renamed over the old one.
+public enum AtomicFile {
+    public static func write(_ text: String, to path: String) throws(StoreError) {
+        let tmp = path + ".tmp-\(getpid())"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StoreError(description: "cannot write \(path): \(Errno.describe(errno))") }
+        let bytes = Array(text.utf8)
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let e = errno
+                close(fd)
+                unlink(tmp)
+                throw StoreError(description: "cannot write \(path): \(Errno.describe(e)); the previous file is kept")
+            }
+            off += n
+        }
+        guard fsync(fd) == 0, close(fd) == 0 else {
+            let e = errno
+            unlink(tmp)
+            throw StoreError(description: "cannot write \(path): \(Errno.describe(e)); the previous file is kept")
+        }
+        guard rename(tmp, path) == 0 else {
+            let e = errno
+            unlink(tmp)
+            throw StoreError(description: "cannot replace \(path): \(Errno.describe(e)); the previous file is kept")
+        }
+    }
+
+    /// An exclusive lock on PATH.lock for the life of the returned descriptor (overlapping cron
+    /// runs take turns).
+    public static func lock(_ path: String) throws(StoreError) -> Int32 {
+        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StoreError(description: "cannot lock \(path): \(Errno.describe(errno))") }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno != EINTR {
+                close(fd)
+                throw StoreError(description: "cannot lock \(path): \(Errno.describe(errno))")
+            }
+        }
+        return fd
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// `pushdiag report` for cron: the SQLite history (read back with the sqlite3 command line),
+/// the Prometheus textfile (checked by promtool and read by a real node_exporter), overlapping
+/// runs and runs killed midway.
+@Suite(.serialized)
+struct ReportTests {
+    func fixture(_ name: String) -> String { TestPaths.fixtures.appendingPathComponent(name).path }
+
+    func reportArgs(_ dir: URL) -> [String] {
+        ["report", "--interface", "wlan2", "--replay", fixture("wifi-utilization-57pct.pcap"), "--duration", "1s",
+         "--history", dir.appendingPathComponent("history.db").path, "--textfile", dir.appendingPathComponent("pushdiag.prom").path]
+    }
+
+    func sql(_ db: URL, _ query: String) throws -> String {
+        try run(TestPaths.which("sqlite3")!, [db.path, query]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(.enabled(if: TestPaths.which("sqlite3") != nil && TestPaths.which("promtool") != nil, "needs sqlite3 and promtool"))
+    func historyAndTextfile() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try pushdiag(reportArgs(dir))
+        #expect(r.status == 2 && r.stdout.hasPrefix("PUSHDIAG CRITICAL"), "\(r.stderr)")
+        let db = dir.appendingPathComponent("history.db")
+        #expect(try sql(db, "SELECT status FROM runs") == "critical")
+        #expect(try sql(db, "SELECT value FROM checks WHERE check_name = 'channel_utilization' AND status = 'critical'") == "57.0")
+        let prom = dir.appendingPathComponent("pushdiag.prom")
+        let check = try run("/bin/sh", ["-c", "\(TestPaths.which("promtool")!) check metrics < \(prom.path)"])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(try String(contentsOf: prom, encoding: .utf8).contains("pushdiag_channel_utilization_ratio{interface=\"wlan2\",frequency_mhz=\"2412\"} 0.57"))
+        // A second run appends.
+        _ = try pushdiag(reportArgs(dir))
+        #expect(try sql(db, "SELECT count(*) FROM runs") == "2")
+        #expect(try sql(db, "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test(.enabled(if: TestPaths.which("prometheus-node-exporter") != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+                   "needs prometheus-node-exporter"))
+    func nodeExporterReadsTheTextfile() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try pushdiag(reportArgs(dir))
+        let port = freePort()
+        let exporter = try Background(TestPaths.which("prometheus-node-exporter")!, [
+            "--web.listen-address=127.0.0.1:\(port)", "--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory=\(dir.path)"])
+        defer { exporter.stop() }
+        #expect(exporter.wait(for: "Listening on"), "\(exporter.output)")
+        let scrape = try run("/usr/bin/python3", ["-c", "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())", "http://127.0.0.1:\(port)/metrics"])
+        #expect(scrape.stdout.contains("pushdiag_channel_utilization_ratio{frequency_mhz=\"2412\",interface=\"wlan2\"} 0.57"), "\(scrape.stdout.suffix(2000))")
+        #expect(scrape.stdout.contains("node_textfile_scrape_error 0"))
+    }
+
+    @Test(.enabled(if: TestPaths.which("sqlite3") != nil && TestPaths.which("promtool") != nil, "needs sqlite3 and promtool"))
+    func overlappingAndKilledRuns() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Four at once: every run lands, the database stays whole.
+        let runs = try (0..<4).map { _ in try Background(TestPaths.binary.path, reportArgs(dir)) }
+        for b in runs { b.process.waitUntilExit() }
+        let db = dir.appendingPathComponent("history.db")
+        #expect(try sql(db, "SELECT count(*) FROM runs") == "4")
+        // Killed at various moments: nothing written is lost, nothing half-written shows.
+        for delay in [100_000, 600_000, 900_000, 1_000_000, 1_050_000, 1_100_000, 1_200_000] {
+            let b = try Background(TestPaths.binary.path, reportArgs(dir))
+            usleep(UInt32(delay))
+            kill(b.process.processIdentifier, SIGKILL)
+            b.process.waitUntilExit()
+        }
+        let count = Int(try sql(db, "SELECT count(*) FROM runs")) ?? 0
+        #expect(count >= 4 && count <= 11)
+        #expect(try sql(db, "PRAGMA integrity_check") == "ok")
+        #expect(try sql(db, "SELECT count(*) FROM runs WHERE id NOT IN (SELECT run_id FROM checks)") == "0", "a run is stored with its checks or not at all")
+        let prom = dir.appendingPathComponent("pushdiag.prom")
+        let check = try run("/bin/sh", ["-c", "\(TestPaths.which("promtool")!) check metrics < \(prom.path)"])
+        #expect(check.status == 0, "the textfile is a whole old or new one")
+    }
+}
+
+struct ContribTests {
+    @Test(.enabled(if: TestPaths.which("promtool") != nil, "promtool is not installed"))
+    func alertRulesAreValid() throws {
+        let r = try run(TestPaths.which("promtool")!, ["check", "rules", TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-alerts.yml").path])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("SUCCESS: 4 rules found"))
+    }
+
+    @Test(.enabled(if: TestPaths.which("systemd-analyze") != nil, "systemd-analyze is not installed"))
+    func systemdUnitsParse() throws {
+        let dir = TestPaths.root.appendingPathComponent("contrib/systemd")
+        let r = try run(TestPaths.which("systemd-analyze")!, ["verify", "--man=no", dir.appendingPathComponent("pushdiag-report.timer").path])
+        #expect(!r.stderr.contains("Unknown") && !r.stderr.contains("bad-setting"), "\(r.stderr)")
+    }
+}
