@@ -22,6 +22,8 @@ public struct HeartbeatOptions: Sendable {
     public var count = 10
     public var intervalMs: Double = 1000
     public var timeoutMs: Double = 2000
+    /// For the TCP connect and the TLS and protocol handshakes (a lost SYN costs a second).
+    public var connectTimeoutMs: Double = 5000
     public var byteOrder: SimplePush.ByteOrder = .little
     public var frameCap = 65_536
     /// line: what to send, and a regular expression the reply must match.
@@ -95,12 +97,12 @@ public final class HeartbeatClient {
     /// TCP connect (and TLS handshake): returns the connect time; the handshake's is kept apart.
     func connect() throws(SocketError) -> Double {
         let t0 = Clock.ms()
-        let tcp = try TCPConnection.connect(address!, port: o.endpoint.port, name: o.endpoint.description, timeoutMs: Int32(o.timeoutMs))
+        let tcp = try TCPConnection.connect(address!, port: o.endpoint.port, name: o.endpoint.description, timeoutMs: Int32(o.connectTimeoutMs))
         let connectMs = Clock.ms() - t0
         lastConnectMs = connectMs
         if let options = o.tls {
             let t1 = Clock.ms()
-            let t = try TLSConnection(over: tcp, options: options, timeoutMs: Int32(o.timeoutMs))
+            let t = try TLSConnection(over: tcp, options: options, timeoutMs: Int32(o.connectTimeoutMs))
             lastTLSMs = Clock.ms() - t1
             tlsInfo = t.info
             if let why = TLSConnection.refusal(t.info, options: options, peer: o.endpoint.description) { throw .protocolError(why) }
@@ -122,7 +124,7 @@ public final class HeartbeatClient {
 
     /// Reads until `done` says the bytes so far are enough, within the timeout.
     func readUntil(_ what: String, _ done: () throws(SocketError) -> Bool) throws(SocketError) {
-        let deadline = Clock.ms() + o.timeoutMs
+        let deadline = Clock.ms() + o.connectTimeoutMs
         while try !done() {
             let left = deadline - Clock.ms()
             guard left > 0, let c = connection, let bytes = try c.receive(max: 65_536, timeoutMs: Int32(left)) else { throw .timeout(what) }

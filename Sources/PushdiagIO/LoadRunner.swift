@@ -61,7 +61,7 @@ public final class LoadRunner {
             let i = devices.count
             let d = Device(index: i, order: o.byteOrder, cap: o.frameCap, start: Clock.ms())
             do {
-                d.conn = try TCPConnection.connect(address, port: o.endpoint.port, name: target, timeoutMs: Int32(o.timeoutMs))
+                d.conn = try TCPConnection.connect(address, port: o.endpoint.port, name: target, timeoutMs: Int32(o.connectTimeoutMs))
                 connectedCount += 1
             } catch {
                 d.error = error.description

@@ -34,8 +34,11 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Time between heartbeats.", valueName: "D"))
     var interval: String = "1s"
 
-    @Option(help: ArgumentHelp("How long to wait for an answer (and for a connection).", valueName: "D"))
+    @Option(help: ArgumentHelp("How long to wait for the answer to a heartbeat.", valueName: "D"))
     var timeout: String = "2s"
+
+    @Option(help: ArgumentHelp("How long to wait for a connection and its TLS or protocol handshake.", valueName: "D"))
+    var connectTimeout: String = "5s"
 
     @Option(help: ArgumentHelp("Seconds to wait before each reconnect attempt after a loss.", valueName: "LIST"))
     var reconnectSchedule: String = "0.5,1,2,4,4,4,4"
@@ -114,6 +117,7 @@ struct HeartbeatCommand: ParsableCommand {
         guard maxFrame >= 16 else { throw ValidationError("--max-frame must be at least 16") }
         _ = try parseDuration(interval, option: "--interval")
         _ = try parseDuration(timeout, option: "--timeout")
+        _ = try parseDuration(connectTimeout, option: "--connect-timeout")
         guard HeartbeatAnalysis.schedule(reconnectSchedule) != nil else {
             throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: 0.5,1,2,4,4,4,4)")
         }
@@ -128,6 +132,7 @@ struct HeartbeatCommand: ParsableCommand {
         o.count = count
         o.intervalMs = try parseDuration(interval, option: "--interval") * 1000
         o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000)
+        o.connectTimeoutMs = max(1, try parseDuration(connectTimeout, option: "--connect-timeout") * 1000)
         o.schedule = HeartbeatAnalysis.schedule(reconnectSchedule)!
         o.missesBeforeReconnect = misses
         o.byteOrder = byteOrder

@@ -110,7 +110,7 @@ struct CaptureCommandTests {
         ("survey", ["--interface", "--server", "--protocol", "--tls", "--monitor", "--capture", "--duration", "--format", "--replay", "--record",
                     "--utilization-warning", "--utilization-critical", "--retransmission-warning", "--retransmission-critical",
                     "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical"]),
-        ("heartbeat", ["--protocol", "--count", "--interval", "--timeout", "--reconnect-schedule", "--misses", "--byte-order", "--send", "--expect",
+        ("heartbeat", ["--protocol", "--count", "--interval", "--timeout", "--connect-timeout", "--reconnect-schedule", "--misses", "--byte-order", "--send", "--expect",
                        "--max-frame", "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical", "--format", "--tls", "--insecure",
                        "--pin", "--ca-file", "--path", "--keep-alive", "--clients", "--ramp", "--register", "--heartbeat-timeout"]),
         ("responder", ["--listen", "--protocol", "--delay", "--drop", "--close-after", "--heartbeat-interval", "--byte-order", "--reply", "--seed",
