@@ -164,10 +164,12 @@ struct LabTests {
         #expect(sent == 300, "\(peek("netem.err"))")
         let rtt = try #require(j["rtt_ms"] as? [String: Any])
         let median = rtt["median"] as? Double ?? 0
-        #expect(median >= 50 && median < 65, "median round trip \(median) ms through 50 ms of netem delay")
+        // 50 ms of netem plus the emulated machine's own time (a few ms, more on a loaded host).
+        #expect(median >= 50 && median < 80, "median round trip \(median) ms through 50 ms of netem delay")
         #expect((rtt["min"] as? Double ?? 0) >= 50)
-        // 5% loss over 300 heartbeats: 15 expected, standard deviation about 3.8.
+        // 5% loss over 300 heartbeats: 15 expected, standard deviation about 3.8; the bounds are
+        // more than three deviations away.
         let loss = j["loss_percent"] as? Double ?? -1
-        #expect(loss >= 1.5 && loss <= 10, "measured loss \(loss)% through 5% of netem loss")
+        #expect(loss >= 1 && loss <= 10, "measured loss \(loss)% through 5% of netem loss")
     }
 }
