@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries, one system-library target each, found with pkg-config.
@@ -41,7 +42,7 @@ let package = Package(
         .target(name: "PushdiagCore"),
 
         // The only layer that touches libpcap (and later netlink and sockets).
-        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "PushdiagCore"]),
+        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "PushdiagCore", .product(name: "TOMLKit", package: "TOMLKit")]),
 
         // Report model → text and JSON.
         .target(name: "PushdiagRender", dependencies: ["PushdiagCore"]),

@@ -27,11 +27,16 @@ struct ReportCommand: ParsableCommand {
     var textfile: String?
 
     func validate() throws {
-        guard history != nil || textfile != nil else { throw ValidationError("give --history, --textfile or both") }
         if let textfile, !textfile.hasSuffix(".prom") { throw ValidationError("--textfile: node_exporter reads only files ending in .prom") }
     }
 
     func run() throws {
+        let config = try options.settings().config
+        let history = self.history ?? config.history, textfile = self.textfile ?? config.textfile
+        guard history != nil || textfile != nil else {
+            diagnose("report: give --history, --textfile or both (or set them in the [report] section of the configuration)")
+            throw ExitCode(3)
+        }
         let report = try options.survey()
         var failed = false
         do {

@@ -58,18 +58,22 @@ struct SurveyCommand: ParsableCommand {
     )
 }
 
-/// What a survey looks at, shared by `survey` and `report`.
+/// What a survey looks at, shared by `survey` and `report`: flags first, then the
+/// configuration file, then the defaults.
 struct SurveyOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Configuration file (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.", valueName: "FILE"))
+    var config: String?
+
     @Option(help: ArgumentHelp("Wireless interface (default: the first in station mode).", valueName: "IF"))
     var interface: String?
 
-    @Option(name: .customLong("server"), help: ArgumentHelp("Push server, HOST[:PORT]; repeat for several.", valueName: "HOST[:PORT]"))
+    @Option(name: .customLong("server"), help: ArgumentHelp("Push server, HOST[:PORT]; repeat for several (replaces the configured ones).", valueName: "HOST[:PORT]"))
     var servers: [String] = []
 
-    @Option(name: .customLong("protocol"), help: "The push servers' protocol: simplepush, websocket, mqtt, line or tcp.")
-    var proto: HeartbeatProtocol = .simplepush
+    @Option(name: .customLong("protocol"), help: "The --server protocol: simplepush (default), websocket, mqtt, line or tcp.")
+    var proto: HeartbeatProtocol?
 
-    @Flag(help: "TLS to the push servers.")
+    @Flag(help: "TLS to the --server push servers.")
     var tls = false
 
     @Option(help: ArgumentHelp("Monitor interface to capture on during the window.", valueName: "MON"))
@@ -78,64 +82,125 @@ struct SurveyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A capture file to analyse instead of (or besides) a monitor.", valueName: "FILE"))
     var capture: String?
 
-    @Option(help: ArgumentHelp("Length of the survey window.", valueName: "D"))
-    var duration: String = "30s"
+    @Option(help: ArgumentHelp("Length of the survey window (default 30s).", valueName: "D"))
+    var duration: String?
 
     @OptionGroup var netlink: NetlinkOptions
 
-    @Option(help: ArgumentHelp("Channel utilisation warning range (Monitoring Plugins syntax; 32 alerts above 32%).", valueName: "RANGE"))
-    var utilizationWarning = "32"
-    @Option(help: ArgumentHelp("Channel utilisation critical range (Apple: 40).", valueName: "RANGE"))
-    var utilizationCritical = "40"
-    @Option(help: ArgumentHelp("Retransmission warning range, percent.", valueName: "RANGE"))
-    var retransmissionWarning = "12"
-    @Option(help: ArgumentHelp("Retransmission critical range, percent (Apple: 15).", valueName: "RANGE"))
-    var retransmissionCritical = "15"
-    @Option(help: ArgumentHelp("Heartbeat loss warning range, percent.", valueName: "RANGE"))
-    var lossWarning = "1"
-    @Option(help: ArgumentHelp("Heartbeat loss critical range, percent.", valueName: "RANGE"))
-    var lossCritical = "5"
-    @Option(help: ArgumentHelp("Heartbeat p95 round-trip warning range, ms.", valueName: "RANGE"))
-    var rttWarning = "200"
-    @Option(help: ArgumentHelp("Heartbeat p95 round-trip critical range, ms.", valueName: "RANGE"))
-    var rttCritical = "1000"
+    @Option(help: ArgumentHelp("Channel utilisation warning range (Monitoring Plugins syntax; default 32: alerts above 32%).", valueName: "RANGE"))
+    var utilizationWarning: String?
+    @Option(help: ArgumentHelp("Channel utilisation critical range (default 40, Apple's limit).", valueName: "RANGE"))
+    var utilizationCritical: String?
+    @Option(help: ArgumentHelp("Retransmission warning range, percent (default 12).", valueName: "RANGE"))
+    var retransmissionWarning: String?
+    @Option(help: ArgumentHelp("Retransmission critical range, percent (default 15, Apple's limit).", valueName: "RANGE"))
+    var retransmissionCritical: String?
+    @Option(help: ArgumentHelp("Heartbeat loss warning range, percent (default 1).", valueName: "RANGE"))
+    var lossWarning: String?
+    @Option(help: ArgumentHelp("Heartbeat loss critical range, percent (default 5).", valueName: "RANGE"))
+    var lossCritical: String?
+    @Option(help: ArgumentHelp("Heartbeat p95 round-trip warning range, ms (default 200).", valueName: "RANGE"))
+    var rttWarning: String?
+    @Option(help: ArgumentHelp("Heartbeat p95 round-trip critical range, ms (default 1000).", valueName: "RANGE"))
+    var rttCritical: String?
 
-    func thresholds() throws -> SurveyThresholds {
-        func range(_ text: String, _ option: String) throws -> ThresholdRange {
-            guard let r = ThresholdRange(text) else { throw ValidationError("\(option): '\(text)' is not a range (examples: 40, 10:40, ~:40, @10:20)") }
-            return r
-        }
-        var t = SurveyThresholds()
-        t.utilizationWarning = try range(utilizationWarning, "--utilization-warning")
-        t.utilizationCritical = try range(utilizationCritical, "--utilization-critical")
-        t.retransmissionWarning = try range(retransmissionWarning, "--retransmission-warning")
-        t.retransmissionCritical = try range(retransmissionCritical, "--retransmission-critical")
-        t.lossWarning = try range(lossWarning, "--loss-warning")
-        t.lossCritical = try range(lossCritical, "--loss-critical")
-        t.rttWarning = try range(rttWarning, "--rtt-warning")
-        t.rttCritical = try range(rttCritical, "--rtt-critical")
-        return t
+    struct Server {
+        var endpoint: Endpoint
+        var proto: HeartbeatProtocol
+        var tls: TLSOptions?
+        var path: String?
+    }
+
+    /// The survey's settings, flags over the configuration file over the defaults.
+    struct Settings {
+        var config: PushdiagConfig
+        var configPath: String?
+        var interface: String?
+        var monitor: String?
+        var seconds: Double
+        var servers: [Server]
+        var thresholds: SurveyThresholds
     }
 
     func validate() throws {
-        _ = try thresholds()
-        let d = try parseDuration(duration, option: "--duration")
-        guard d >= 1 else { throw ValidationError("--duration must be at least 1s") }
-        for s in servers where Endpoint(s, defaultPort: proto.defaultPort(tls: tls)) == nil {
+        for (name, v) in [("--utilization-warning", utilizationWarning), ("--utilization-critical", utilizationCritical),
+                          ("--retransmission-warning", retransmissionWarning), ("--retransmission-critical", retransmissionCritical),
+                          ("--loss-warning", lossWarning), ("--loss-critical", lossCritical), ("--rtt-warning", rttWarning), ("--rtt-critical", rttCritical)] {
+            if let v, ThresholdRange(v) == nil { throw ValidationError("\(name): '\(v)' is not a range (examples: 40, 10:40, ~:40, @10:20)") }
+        }
+        if let duration, (DurationText.seconds(duration) ?? 0) < 1 { throw ValidationError("--duration: '\(duration)' is not a duration of at least 1s") }
+        for s in servers where Endpoint(s, defaultPort: (proto ?? .simplepush).defaultPort(tls: tls)) == nil {
             throw ValidationError("--server: '\(s)' is not HOST:PORT")
         }
     }
 
+    /// Loads the configuration (an explicit --config must exist; the default one may not).
+    func loadConfig() throws(ConfigError) -> (PushdiagConfig, String?) {
+        if let config { return (try ConfigLoader.load(path: config), config) }
+        if access(ConfigLoader.defaultPath, R_OK) == 0 { return (try ConfigLoader.load(path: ConfigLoader.defaultPath), ConfigLoader.defaultPath) }
+        return (PushdiagConfig(), nil)
+    }
+
+    /// Flags over the configuration over the defaults; a configuration problem is one line, exit 3.
+    func settings() throws -> Settings {
+        let c: PushdiagConfig, path: String?
+        do { (c, path) = try loadConfig() } catch {
+            diagnose(error.description)
+            throw ExitCode(3)
+        }
+        func range(_ flag: String?, _ key: String, _ fallback: String) -> ThresholdRange {
+            ThresholdRange(flag ?? c.thresholds[key] ?? fallback) ?? ThresholdRange(fallback)!
+        }
+        var t = SurveyThresholds()
+        t.utilizationWarning = range(utilizationWarning, "utilization_warning", "32")
+        t.utilizationCritical = range(utilizationCritical, "utilization_critical", "40")
+        t.retransmissionWarning = range(retransmissionWarning, "retransmission_warning", "12")
+        t.retransmissionCritical = range(retransmissionCritical, "retransmission_critical", "15")
+        t.lossWarning = range(lossWarning, "loss_warning", "1")
+        t.lossCritical = range(lossCritical, "loss_critical", "5")
+        t.rttWarning = range(rttWarning, "rtt_warning", "200")
+        t.rttCritical = range(rttCritical, "rtt_critical", "1000")
+        let seconds = DurationText.seconds(duration ?? c.duration ?? "30s") ?? 30
+        var list: [Server] = []
+        if !servers.isEmpty {
+            let p = proto ?? .simplepush
+            for s in servers {
+                let e = Endpoint(s, defaultPort: p.defaultPort(tls: tls))!
+                list.append(Server(endpoint: e, proto: p, tls: tls ? TLSOptions(serverName: e.host) : nil, path: nil))
+            }
+        } else {
+            for s in c.servers {
+                let p = HeartbeatProtocol(rawValue: s.proto) ?? .simplepush
+                guard let port = s.port ?? p.defaultPort(tls: s.tls) else {
+                    diagnose("\(path ?? "configuration"): server \(s.host): the \(p.rawValue) protocol needs a port")
+                    throw ExitCode(3)
+                }
+                var tlsOptions: TLSOptions?
+                if s.tls {
+                    var o = TLSOptions(serverName: s.host)
+                    o.pin = s.pin
+                    o.caFile = s.caFile
+                    tlsOptions = o
+                }
+                list.append(Server(endpoint: Endpoint("\(s.host.contains(":") ? "[\(s.host)]" : s.host):\(port)", defaultPort: port)!, proto: p, tls: tlsOptions, path: s.path))
+            }
+        }
+        return Settings(config: c, configPath: path, interface: interface ?? c.interface, monitor: monitor ?? c.monitor, seconds: seconds, servers: list, thresholds: t)
+    }
+
     func survey() throws -> SurveyReport {
         StopSignal.install()
-        let t = try thresholds()
-        let seconds = try parseDuration(duration, option: "--duration")
+        let settings = try self.settings()
+        let t = settings.thresholds
+        let seconds = settings.seconds
+        let interface = settings.interface, monitor = settings.monitor
         let started = WallClock.nanoseconds()
         let t0 = WallClock.monotonicNanoseconds()
         let parts = SurveyParts()
         let group = DispatchGroup()
         let progress = Progress()
-        let proto = self.proto, tls = self.tls, interface = self.interface, monitor = self.monitor, capture = self.capture, netlink = self.netlink
+        let capture = self.capture, netlink = self.netlink
+        let servers = settings.servers
 
         // Wi-Fi over nl80211 (or a recording): two samples spanning the window.
         group.enter()
@@ -176,22 +241,22 @@ struct SurveyOptions: ParsableArguments {
         }
 
         // Heartbeats and the route to each push server.
-        for (i, s) in servers.enumerated() {
+        for (i, server) in servers.enumerated() {
             group.enter()
             Thread {
                 defer { group.leave() }
-                var o = HeartbeatOptions(endpoint: Endpoint(s, defaultPort: proto.defaultPort(tls: tls))!, proto: proto)
+                var o = HeartbeatOptions(endpoint: server.endpoint, proto: server.proto)
                 o.intervalMs = 1000
                 o.count = max(3, Int(seconds) - 1)
-                if tls { o.tls = TLSOptions(serverName: o.endpoint.host) }
+                o.tls = server.tls
+                if let p = server.path { o.path = p }
                 let report = HeartbeatClient(o, stop: { StopSignal.isRequested }).run()
                 parts.set { $0.heartbeats[i] = report }
             }.start()
         }
         if !servers.isEmpty {
-            let hosts = servers.map { Endpoint($0, defaultPort: proto.defaultPort(tls: tls))!.host }
             do {
-                let routes = try RouteChecker.check(hosts, transport: LiveNetlink(protocol: Netlink.protocolRoute))
+                let routes = try RouteChecker.check(servers.map(\.endpoint.host), transport: LiveNetlink(protocol: Netlink.protocolRoute))
                 parts.set { $0.routes = routes }
             } catch {
                 parts.set { $0.routeError = error.description }

@@ -107,7 +107,7 @@ struct CaptureCommandTests {
         ("watch", ["--interface", "--duration", "--roam-window", "--format", "--record", "--replay"]),
         ("route", ["--format", "--record", "--replay"]),
         ("report", ["--history", "--textfile", "--server", "--duration", "--replay"]),
-        ("survey", ["--interface", "--server", "--protocol", "--tls", "--monitor", "--capture", "--duration", "--format", "--replay", "--record",
+        ("survey", ["--config", "--interface", "--server", "--protocol", "--tls", "--monitor", "--capture", "--duration", "--format", "--replay", "--record",
                     "--utilization-warning", "--utilization-critical", "--retransmission-warning", "--retransmission-critical",
                     "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical"]),
         ("heartbeat", ["--protocol", "--count", "--interval", "--timeout", "--connect-timeout", "--reconnect-schedule", "--misses", "--byte-order", "--send", "--expect",

@@ -1,0 +1,65 @@
+/// The configuration file (`/etc/pushdiag/pushdiag.toml` by default): what a survey or a cron
+/// report looks at when no flag says otherwise. Flags always win.
+public struct PushdiagConfig: Sendable, Equatable {
+    public struct Server: Sendable, Equatable {
+        public var host: String
+        public var port: UInt16?
+        public var proto: String = "simplepush"
+        public var tls = false
+        public var pin: String?
+        public var caFile: String?
+        public var path: String?
+        public init(host: String) { self.host = host }
+    }
+
+    public var interface: String?
+    public var monitor: String?
+    public var duration: String?
+    public var servers: [Server] = []
+    /// Threshold ranges by name (utilization_warning, …, rtt_critical).
+    public var thresholds: [String: String] = [:]
+    public var history: String?
+    public var textfile: String?
+
+    public init() {}
+
+    public static let thresholdKeys = ["utilization_warning", "utilization_critical", "retransmission_warning", "retransmission_critical",
+                                       "loss_warning", "loss_critical", "rtt_warning", "rtt_critical"]
+}
+
+/// A configuration problem, named by file, line and key.
+public struct ConfigError: Error, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var key: String?
+    public var message: String
+
+    public init(file: String, line: Int?, key: String?, message: String) {
+        self.file = file
+        self.line = line
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String {
+        "\(file)\(line.map { ":\($0)" } ?? ""): \(key.map { "\($0): " } ?? "")\(message)"
+    }
+
+    /// The line of `key = …` inside `[section]` (or at the top when section is nil), found in the
+    /// text, for errors the TOML parser cannot place (a wrong type, an unknown key).
+    public static func line(of key: String, in section: String?, text: String) -> Int? {
+        var current: String?
+        var n = 0
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            n += 1
+            let line = raw.drop(while: { $0 == " " || $0 == "\t" })
+            if line.hasPrefix("[") {
+                current = String(line.drop(while: { $0 == "[" }).prefix(while: { $0 != "]" }))
+                continue
+            }
+            guard current == section else { continue }
+            if line.hasPrefix(key), line.dropFirst(key.count).drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("=") { return n }
+        }
+        return nil
+    }
+}

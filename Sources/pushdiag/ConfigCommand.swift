@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import PushdiagCore
+import PushdiagIO
+
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Work with the configuration file.",
+        subcommands: [Check.self]
+    )
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check",
+            abstract: "Check a configuration file and print what a survey would use. Exit 0 when valid, 3 with the line and key of the first problem."
+        )
+
+        @Option(help: ArgumentHelp("The file (default: /etc/pushdiag/pushdiag.toml).", valueName: "FILE"))
+        var config: String = ConfigLoader.defaultPath
+
+        func run() throws {
+            let c: PushdiagConfig
+            do { c = try ConfigLoader.load(path: config) } catch {
+                diagnose(error.description)
+                throw ExitCode(3)
+            }
+            var out = "\(config): valid\n"
+            out += "  interface: \(c.interface ?? "(the first in station mode)")\n"
+            if let m = c.monitor { out += "  monitor: \(m)\n" }
+            out += "  duration: \(c.duration ?? "30s")\n"
+            if c.servers.isEmpty { out += "  push servers: none (heartbeat and route checks are skipped)\n" }
+            for s in c.servers {
+                out += "  push server: \(s.host)\(s.port.map { ":\($0)" } ?? "") \(s.proto)\(s.tls ? " over TLS" : "")\(s.pin != nil ? ", pinned" : "")\n"
+            }
+            for k in PushdiagConfig.thresholdKeys { if let v = c.thresholds[k] { out += "  \(k): \(v)\n" } }
+            if let h = c.history { out += "  history: \(h)\n" }
+            if let t = c.textfile { out += "  textfile: \(t)\n" }
+            print(out, terminator: "")
+        }
+    }
+}
