@@ -64,6 +64,24 @@ public final class HistoryStore {
         }
     }
 
+    /// The runs started at or after `since` (RFC 3339), oldest first: (started, report JSON).
+    public func runs(since: String) throws(StoreError) -> [(started: String, report: String)] {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, "SELECT started, report FROM runs WHERE started >= ? ORDER BY started", -1, &stmt, nil) == SQLITE_OK else {
+            throw StoreError(description: "history \(path): \(String(cString: sqlite3_errmsg(db)))")
+        }
+        defer { sqlite3_finalize(stmt) }
+        CSQLite_bind_text(stmt, 1, since)
+        var out: [(String, String)] = []
+        while true {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw StoreError(description: "history \(path): \(String(cString: sqlite3_errmsg(db)))") }
+            out.append((String(cString: sqlite3_column_text(stmt, 0)), String(cString: sqlite3_column_text(stmt, 1))))
+        }
+        return out
+    }
+
     enum Value {
         case text(String), real(Double), int(Int64), null
     }

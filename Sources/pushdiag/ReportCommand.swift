@@ -7,6 +7,14 @@ import PushdiagRender
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
+        abstract: "Cron health reports: a survey into the history and a Prometheus textfile (the default), or the history as a web page (html).",
+        subcommands: [Run.self, HTML.self],
+        defaultSubcommand: Run.self
+    )
+
+  struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run a survey for cron: append it to the history and write a Prometheus textfile.",
         discussion: """
             Takes the survey's options (a cron line needs no config file). --history appends \
@@ -14,7 +22,7 @@ struct ReportCommand: ParsableCommand {
             Prometheus metrics for node_exporter's textfile collector, to a temporary file \
             renamed into place. Overlapping runs take turns (a lock beside each file); a run \
             killed at any point loses nothing already written. Prints the Nagios status line; \
-            exit status as for survey.
+            exit status as for survey. `report html` draws the history as a web page.
             """
     )
 
@@ -57,4 +65,66 @@ struct ReportCommand: ParsableCommand {
         print(SurveyNagiosRenderer().render(report), terminator: "")
         throw ExitCode(failed ? max(report.status, .unknown).exitCode : report.status.exitCode)
     }
+  }
+
+    struct HTML: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "html",
+            abstract: "An HTML page from the history: utilisation and retransmissions against Apple's limits, heartbeat round trips, roams, the worst hours."
+        )
+
+        @Option(help: ArgumentHelp("The history database (default: the configuration's [report] history).", valueName: "FILE"))
+        var history: String?
+
+        @Option(help: ArgumentHelp("How far back (7d, 24h).", valueName: "D"))
+        var since: String = "7d"
+
+        @Option(help: ArgumentHelp("Where to write the page.", valueName: "FILE"))
+        var output: String
+
+        @Option(help: ArgumentHelp("Configuration file, for the history's path.", valueName: "FILE"))
+        var config: String?
+
+        func validate() throws { _ = try parseDuration(since, option: "--since") }
+
+        func run() throws {
+            var path = history
+            if path == nil {
+                let file = config ?? ConfigLoader.defaultPath
+                if let c = try? ConfigLoader.load(path: file) { path = c.history }
+            }
+            guard let path else {
+                diagnose("report html: give --history (or set [report] history in the configuration)")
+                throw ExitCode(3)
+            }
+            let to = Date()
+            let from = to.addingTimeInterval(-(try parseDuration(since, option: "--since")))
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            let since = Timestamp.rfc3339(nanoseconds: Int64(from.timeIntervalSince1970 * 1e9))
+            let rows: [(started: String, report: String)]
+            do {
+                rows = try HistoryStore(path: path).runs(since: since)
+            } catch {
+                diagnose(error.description)
+                throw ExitCode(3)
+            }
+            let fmt = ISO8601DateFormatter()
+            fmt.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            var points: [HistoryHTMLRenderer.Point] = []
+            for row in rows {
+                guard let d = fmt.date(from: row.started), let r = try? decoder.decode(SurveyReport.self, from: Data(row.report.utf8)) else { continue }
+                points.append(HistoryHTMLRenderer.Point(time: d, report: r))
+            }
+            let html = HistoryHTMLRenderer().render(points, from: from, to: to, title: "pushdiag: the last \(self.since)")
+            do {
+                try AtomicFile.write(html, to: output)
+            } catch {
+                diagnose(error.description)
+                throw ExitCode(3)
+            }
+            print("\(output): \(points.count) surveys")
+        }
+    }
+
 }

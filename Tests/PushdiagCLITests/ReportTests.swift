@@ -93,3 +93,40 @@ struct ContribTests {
         #expect(!r.stderr.contains("Unknown") && !r.stderr.contains("bad-setting"), "\(r.stderr)")
     }
 }
+
+/// `report html` in a real browser: headless Chromium renders the page; the test reads the DOM
+/// it built and the screenshot it took.
+@Suite(.serialized, .enabled(if: TestPaths.which("chromium") != nil, "chromium is not installed"))
+struct ReportHTMLTests {
+    @Test func chromiumRendersTheCharts() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("history.db").path
+        for f in ["wifi-utilization-57pct.pcap", "wifi-retries-20pct.pcap"] {
+            _ = try pushdiag("report", "--interface", "wlan2", "--replay", TestPaths.fixtures.appendingPathComponent(f).path,
+                             "--capture", TestPaths.fixtures.appendingPathComponent("roam-ft.pcap").path, "--duration", "1s", "--history", db)
+        }
+        let page = dir.appendingPathComponent("report.html")
+        let r = try pushdiag("report", "html", "--history", db, "--since", "1h", "--output", page.path)
+        #expect(r.status == 0 && r.stdout.contains("2 surveys"), "\(r.stderr)")
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(!html.contains("http://") || html.components(separatedBy: "http://").dropFirst().allSatisfy { $0.hasPrefix("www.w3.org/2000/svg") }, "self-contained: no fetches")
+
+        let chromium = TestPaths.which("chromium")!
+        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir.appendingPathComponent("profile").path)"]
+        let dom = try run(chromium, flags + ["--dump-dom", "file://\(page.path)"], timeout: 60)
+        for id in ["utilization", "retransmissions", "heartbeat-rtt", "roams"] {
+            #expect(dom.stdout.contains("<svg id=\"\(id)\""), "the browser's DOM has the \(id) chart")
+        }
+        #expect(dom.stdout.contains("40% (Apple)") && dom.stdout.contains("15% (Apple)"), "the limit lines")
+        #expect(dom.stdout.contains("<polyline"), "data series drawn")
+        #expect(dom.stdout.contains("id=\"worst-hours\""), "the worst hours table")
+
+        let png = dir.appendingPathComponent("shot.png")
+        _ = try run(chromium, flags + ["--window-size=1000,1400", "--screenshot=\(png.path)", "file://\(page.path)"], timeout: 60)
+        let bytes = [UInt8](try Data(contentsOf: png))
+        #expect(bytes.count > 10_000 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG of the rendered page")
+        let width = Int(bytes[16]) << 24 | Int(bytes[17]) << 16 | Int(bytes[18]) << 8 | Int(bytes[19])
+        #expect(width == 1000)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import PushdiagCore
+
+/// `pushdiag report html`: a self-contained page (inline SVG and CSS, nothing fetched) from the
+/// survey history: channel utilisation with the 40% line, retransmissions with the 15% line,
+/// heartbeat round-trip percentiles, roams on a timeline, and the worst hours.
+public struct HistoryHTMLRenderer {
+    public struct Point {
+        public var time: Date
+        public var report: SurveyReport
+        public init(time: Date, report: SurveyReport) {
+            self.time = time
+            self.report = report
+        }
+    }
+
+    public init() {}
+
+    static func esc(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    static let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+
+    /// A line chart: series of (time, value), a horizontal limit line, y from 0.
+    static func chart(id: String, title: String, unit: String, series: [(name: String, points: [(Date, Double)])], limit: (Double, String)?, from: Date, to: Date) -> String {
+        let w = 900.0, h = 260.0, left = 56.0, right = 16.0, top = 28.0, bottom = 34.0
+        let maxV = max((series.flatMap { $0.points.map(\.1) }.max() ?? 0) * 1.15, (limit?.0 ?? 0) * 1.25, 1)
+        let span = max(to.timeIntervalSince(from), 1)
+        func x(_ d: Date) -> Double { left + (w - left - right) * d.timeIntervalSince(from) / span }
+        func y(_ v: Double) -> Double { top + (h - top - bottom) * (1 - v / maxV) }
+        var svg = "<svg id=\"\(id)\" class=\"chart\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" role=\"img\" aria-label=\"\(esc(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        svg += "<text x=\"\(left)\" y=\"18\" class=\"title\">\(esc(title))</text>"
+        for k in 0...4 {
+            let v = maxV * Double(k) / 4
+            svg += "<line x1=\"\(left)\" x2=\"\(w - right)\" y1=\"\(y(v))\" y2=\"\(y(v))\" class=\"grid\"/>"
+            svg += "<text x=\"\(left - 6)\" y=\"\(y(v) + 4)\" class=\"axis\" text-anchor=\"end\">\(CaptureAnalyzer.format(v))\(unit)</text>"
+        }
+        let fmt = DateFormatter()
+        fmt.dateFormat = span > 3 * 86_400 ? "MM-dd" : "MM-dd HH:mm"
+        fmt.timeZone = TimeZone(identifier: "UTC")
+        for k in 0...4 {
+            let d = from.addingTimeInterval(span * Double(k) / 4)
+            let anchor = k == 0 ? "start" : k == 4 ? "end" : "middle"
+            svg += "<text x=\"\(x(d))\" y=\"\(h - 10)\" class=\"axis\" text-anchor=\"\(anchor)\">\(fmt.string(from: d))</text>"
+        }
+        if let (v, label) = limit {
+            svg += "<line x1=\"\(left)\" x2=\"\(w - right)\" y1=\"\(y(v))\" y2=\"\(y(v))\" class=\"limit\"/>"
+            svg += "<text x=\"\(w - right - 4)\" y=\"\(y(v) - 5)\" class=\"limit-label\" text-anchor=\"end\">\(esc(label))</text>"
+        }
+        for (i, s) in series.enumerated() {
+            let color = palette[i % palette.count]
+            let pts = s.points.sorted { $0.0 < $1.0 }.map { "\(x($0.0)),\(y($0.1))" }.joined(separator: " ")
+            svg += "<polyline class=\"series\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(pts)\"/>"
+            for p in s.points { svg += "<circle cx=\"\(x(p.0))\" cy=\"\(y(p.1))\" r=\"2.5\" fill=\"\(color)\"/>" }
+            svg += "<text x=\"\(left + 8 + Double(i) * 170)\" y=\"\(h - 22 + 0)\" class=\"legend\" fill=\"\(color)\" visibility=\"hidden\">\(esc(s.name))</text>"
+        }
+        svg += "</svg>"
+        let legend = series.enumerated().map { "<span style=\"color:\(palette[$0.offset % palette.count])\">■ \(esc($0.element.name))</span>" }.joined(separator: " ")
+        return "<figure>\(svg)<figcaption>\(legend.isEmpty ? "no data in this period" : legend)</figcaption></figure>"
+    }
+
+    public func render(_ points: [Point], from: Date, to: Date, title: String) -> String {
+        func series(_ check: String) -> [(name: String, points: [(Date, Double)])] {
+            var by: [String: [(Date, Double)]] = [:]
+            for p in points {
+                for c in p.report.checks where c.check == check { if let v = c.value { by[c.subject, default: []].append((p.time, v)) } }
+            }
+            return by.keys.sorted().map { ($0, by[$0]!) }
+        }
+        var rtt: [String: [(Date, Double)]] = [:]
+        var roams: [(Date, String)] = []
+        for p in points {
+            for h in p.report.heartbeats {
+                guard let r = h.rttMs else { continue }
+                rtt["\(h.target) median", default: []].append((p.time, r.median))
+                rtt["\(h.target) p95", default: []].append((p.time, r.p95))
+                rtt["\(h.target) p99", default: []].append((p.time, r.p99))
+            }
+            for e in p.report.capture?.roamingEvents ?? [] { roams.append((p.time, "\(e.station): \(e.fromBssid?.description ?? "?") → \(e.toBssid) (\(e.kind))")) }
+        }
+        // Worst hours: the worst status in each hour, then the highest utilisation.
+        let hourFmt = DateFormatter()
+        hourFmt.dateFormat = "yyyy-MM-dd HH:00"
+        hourFmt.timeZone = TimeZone(identifier: "UTC")
+        var hours: [String: (Severity, Double, [String])] = [:]
+        for p in points {
+            let key = hourFmt.string(from: p.time)
+            var cur = hours[key] ?? (.ok, 0, [])
+            cur.0 = max(cur.0, p.report.status)
+            for c in p.report.checks where c.status == .critical || c.status == .warning {
+                cur.2.append("\(c.check) \(c.subject)" + (c.value.map { " \(CaptureAnalyzer.format($0))" } ?? ""))
+                if c.check == "channel_utilization", let v = c.value { cur.1 = max(cur.1, v) }
+            }
+            hours[key] = cur
+        }
+        let worst = hours.filter { $0.value.0 != .ok }.sorted { ($0.value.0, $0.value.1) > ($1.value.0, $1.value.1) }.prefix(10)
+
+        var body = "<h1>\(Self.esc(title))</h1><p class=\"meta\">\(points.count) surveys from \(ISO8601DateFormatter().string(from: from)) to \(ISO8601DateFormatter().string(from: to))</p>"
+        body += Self.chart(id: "utilization", title: "Channel utilisation", unit: "%", series: series("channel_utilization"), limit: (40, "40% (Apple)"), from: from, to: to)
+        body += Self.chart(id: "retransmissions", title: "Retransmissions", unit: "%", series: series("retransmissions") + series("frame_retries"), limit: (15, "15% (Apple)"), from: from, to: to)
+        body += Self.chart(id: "heartbeat-rtt", title: "Heartbeat round trip", unit: " ms", series: rtt.keys.sorted().map { ($0, rtt[$0]!) }, limit: nil, from: from, to: to)
+        // Roams on a timeline.
+        let w = 900.0
+        let span = max(to.timeIntervalSince(from), 1)
+        var tl = "<svg id=\"roams\" class=\"chart\" viewBox=\"0 0 900 90\" role=\"img\" aria-label=\"Roaming events\" xmlns=\"http://www.w3.org/2000/svg\"><text x=\"56\" y=\"18\" class=\"title\">Roaming events (\(roams.count))</text>"
+        tl += "<line x1=\"56\" x2=\"884\" y1=\"55\" y2=\"55\" class=\"grid\"/>"
+        for (d, label) in roams {
+            let x = 56 + (w - 72) * d.timeIntervalSince(from) / span
+            tl += "<line x1=\"\(x)\" x2=\"\(x)\" y1=\"40\" y2=\"70\" stroke=\"#d62728\" stroke-width=\"2\"><title>\(Self.esc(label))</title></line>"
+        }
+        tl += "</svg>"
+        body += "<figure>\(tl)</figure>"
+        body += "<h2>Worst hours</h2>"
+        if worst.isEmpty {
+            body += "<p>No warnings or critical checks in this period.</p>"
+        } else {
+            body += "<table id=\"worst-hours\"><tr><th>Hour (UTC)</th><th>Status</th><th>What</th></tr>"
+            for (hour, v) in worst {
+                body += "<tr class=\"\(v.0.rawValue)\"><td>\(hour)</td><td>\(v.0.rawValue.uppercased())</td><td>\(Self.esc(Array(Set(v.2)).sorted().prefix(6).joined(separator: "; ")))</td></tr>"
+            }
+            body += "</table>"
+        }
+        let css = """
+            body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:960px}
+            h1{font-size:22px}.meta{color:#666}figure{margin:18px 0}svg.chart{width:100%;height:auto;background:#fafafa;border:1px solid #e5e5e5}
+            .title{font-size:14px;font-weight:600}.axis{font-size:11px;fill:#666}.grid{stroke:#e3e3e3}
+            .limit{stroke:#d62728;stroke-dasharray:6 4;stroke-width:1.5}.limit-label{font-size:11px;fill:#d62728}
+            figcaption{font-size:12px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;font-size:13px;text-align:left}
+            tr.critical td:nth-child(2){color:#b00020;font-weight:600}tr.warning td:nth-child(2){color:#a15c00}
+            """
+        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(Self.esc(title))</title><style>\(css)</style></head><body>\(body)</body></html>\n"
+    }
+}
