@@ -22,7 +22,7 @@ LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busyb
 LAB_RESULTS ?= .build/lab
 
 
-.PHONY: all deps deps-test deps-bench build debug test unit demo bench install uninstall fixtures clean lab lab-deps lab-record
+.PHONY: all deps deps-test deps-bench build debug test unit fuzz demo bench install uninstall fixtures clean lab lab-deps lab-record
 
 all: build
 
@@ -53,11 +53,21 @@ build: deps
 debug: deps
 	$(Q)$(SWIFT) build $(SWIFT_FLAGS)
 
-# Everything: the Wi-Fi lab (make lab) first, then the whole suite, whose summary closes the output.
+# Everything: the Wi-Fi lab (make lab), a short run of every fuzz target, then the whole suite,
+# whose summary closes the output.
 test: deps-test lab-deps
 	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS))
+	$(Q)FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || { tail -40 .build/fuzz-smoke.log; exit 1; }
+	$(Q)grep -E '^(==|Fuzz)' .build/fuzz-smoke.log
 	$(Q)$(SWIFT) test $(SWIFT_FLAGS)
+
+# libFuzzer on every parser (the core's sources built with -sanitize=fuzzer,address); figures go
+# to docs/RELIABILITY.md by hand from the printed statistics.
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 10
+fuzz:
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) Tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 # The suite without the lab (no qemu needed).
 unit: deps-test

@@ -1,0 +1,24 @@
+// libFuzzer target: one capture record of every link type through the analyser (radiotap, PPI,
+// Prism, AVS, 802.11 headers, elements, roaming state), then the report. The first byte picks
+// the link type; the rest is the record.
+#if !FUZZ_WITH_CORE_SOURCES
+import PushdiagCore
+#endif
+
+nonisolated(unsafe) var analyzer = CaptureAnalyzer()
+nonisolated(unsafe) var runs = 0
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    guard size >= 1 else { return 0 }
+    let types = LinkType.allCases
+    let lt = types[Int(data[0]) % types.count]
+    let record = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
+    analyzer.ingest(linkType: lt, timestampNs: Int64(runs) * 1_000_000, packet: record, originalLength: size - 1 + Int(data[0] & 3))
+    runs += 1
+    if runs % 4096 == 0 {
+        _ = analyzer.report(file: "fuzz")
+        analyzer = CaptureAnalyzer()  // bounded memory
+    }
+    return 0
+}

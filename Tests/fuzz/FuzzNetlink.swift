@@ -1,0 +1,40 @@
+// libFuzzer target: netlink buffers as recv() or a recording returns them, through every decoder
+// (generic netlink family, nl80211 replies and events, rtnetlink routes, links, neighbours), the
+// recording's cooked header, and the Wi-Fi analysis and roam tracker fed with what decoded.
+#if !FUZZ_WITH_CORE_SOURCES
+import PushdiagCore
+#endif
+
+nonisolated(unsafe) var tracker = RoamTracker()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let b = UnsafeRawBufferPointer(start: data, count: size)
+    _ = NetlinkRecord.parse(b)
+    var stations: [NL80211.Station] = []
+    var survey: [NL80211.SurveyEntry] = []
+    var scan: [NL80211.ScanBSS] = []
+    try? Netlink.forEachMessage(b) { m in
+        _ = GenericNetlink.family(m)
+        _ = RTNetlink.route(m)
+        _ = RTNetlink.link(m)
+        _ = RTNetlink.neighbour(m)
+        if let e = NL80211.decode(m) {
+            switch e {
+            case .station(let s): stations.append(s)
+            case .survey(_, let s): survey.append(s)
+            case .scanBSS(_, let s): scan.append(s)
+            default: break
+            }
+            _ = tracker.handle(e, time: 0, name: { "if\($0)" }, ssid: { _, _ in nil })
+        }
+        _ = m.errorCode
+    }
+    _ = Netlink.replyProgress(b, sequence: 1, port: nil, dump: true)
+    var iface = NL80211.Interface(ifindex: 1)
+    iface.frequency = survey.first?.frequency
+    let samples = [WiFiSample(time: 0, interface: iface, survey: survey, stations: stations),
+                   WiFiSample(time: 1_000_000_000, interface: iface, survey: survey.reversed(), stations: stations.reversed())]
+    _ = WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: Thresholds())
+    return 0
+}

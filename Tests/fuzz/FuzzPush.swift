@@ -1,0 +1,33 @@
+// libFuzzer target: bytes from a push server through every framing pushdiag reads — SimplePush
+// (both byte orders, JSON bodies), MQTT packets, WebSocket frames and upgrade responses — with
+// small caps so the refusals are exercised too; plus threshold ranges and durations as typed.
+#if !FUZZ_WITH_CORE_SOURCES
+import PushdiagCore
+#endif
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    for order in SimplePush.ByteOrder.allCases {
+        var d = SimplePush.Decoder(order: order, cap: 4096)
+        d.feed(bytes[...])
+        for _ in 0..<64 {
+            guard let m = try? d.next() else { break }
+            _ = SimplePush.heartbeatCount(m)
+        }
+    }
+    var mq = MQTT.Decoder(cap: 4096)
+    mq.feed(bytes[...])
+    for _ in 0..<64 { guard (try? mq.next()) != nil else { break } }
+    var ws = WebSocket.Decoder(cap: 4096)
+    ws.feed(bytes[...])
+    for _ in 0..<64 { guard (try? ws.next()) != nil else { break } }
+    let text = String(decoding: bytes, as: UTF8.self)
+    _ = WebSocket.checkResponse(text, key: "dGhlIHNhbXBsZSBub25jZQ==")
+    _ = WebSocket.upgradeResponse(text)
+    _ = ThresholdRange(text)
+    _ = DurationText.seconds(text)
+    _ = IPText.parse(text)
+    _ = HeartbeatAnalysis.schedule(text)
+    return 0
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Seed corpora for the libFuzzer targets, from the project's fixtures and, when present,
+../shared/pcaps: one file per capture record (link type index + record) for FuzzCapture, one per
+netlink record for FuzzNetlink, and protocol frames for FuzzPush."""
+import hashlib, os, struct, sys
+
+root, out = sys.argv[1], sys.argv[2]
+LINKTYPES = [105, 119, 127, 163, 192]  # LinkType.allCases order
+
+def records(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24:
+        return
+    magic = struct.unpack("<I", data[:4])[0]
+    if magic in (0xA1B2C3D4, 0xA1B23C4D):
+        e = "<"
+    elif magic in (0xD4C3B2A1, 0x4D3CB2A1):
+        e = ">"
+    else:
+        return
+    linktype = struct.unpack(e + "I", data[20:24])[0] & 0xFFFF
+    o = 24
+    while o + 16 <= len(data):
+        caplen = struct.unpack(e + "I", data[o + 8:o + 12])[0]
+        if o + 16 + caplen > len(data) or caplen > 262144:
+            return
+        yield linktype, data[o + 16:o + 16 + caplen]
+        o += 16 + caplen
+
+def put(folder, blob, limit):
+    os.makedirs(folder, exist_ok=True)
+    if len(os.listdir(folder)) >= limit:
+        return
+    name = hashlib.sha1(blob).hexdigest()
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(blob)
+
+sources = []
+for base in [os.path.join(root, "fixtures"), os.path.join(root, "..", "shared", "pcaps")]:
+    for dirpath, _, files in os.walk(base):
+        sources += [os.path.join(dirpath, n) for n in sorted(files) if n.endswith((".pcap", ".cap"))]
+for path in sources:
+    for lt, rec in records(path):
+        if lt in LINKTYPES:
+            put(os.path.join(out, "capture"), bytes([LINKTYPES.index(lt)]) + rec[:4096], 4000)
+        elif lt == 253:
+            put(os.path.join(out, "netlink"), rec[16:], 2000)
+            put(os.path.join(out, "netlink"), rec, 2000)
+push = os.path.join(out, "push")
+body = b'{"command":"request","requestIdentifier":7,"payload":{"codingKey":4,"data":"eyJjb3VudCI6MX0="}}'
+put(push, struct.pack("<I", len(body)) + body, 100)
+put(push, struct.pack(">I", len(body)) + body, 100)
+put(push, b"\x20\x02\x00\x00\xd0\x00", 100)
+put(push, b"\x8a\x05hello\x88\x02\x03\xe8", 100)
+put(push, b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n", 100)
+put(push, b"GET /push HTTP/1.1\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n", 100)
+for t in (b"@10:20", b"~:40", b"500ms", b"0.5,1,2,4", b"fe80::1", b"10.0.0.1"):
+    put(push, t, 100)
+for k in ("capture", "netlink", "push"):
+    print(k, len(os.listdir(os.path.join(out, k))) if os.path.isdir(os.path.join(out, k)) else 0)
