@@ -28,16 +28,21 @@ public final class ReplayNetlink: NetlinkTransport {
     struct Record {
         var time: Int64
         var outgoing: Bool
-        var proto: UInt16
         var bytes: [UInt8]
+        /// Position in the file (1-based, every record counted).
         var index: Int
+        var consumed = false
     }
 
     let path: String
-    var records: [Record] = []
-    var cursor = 0
-    var eventCursor = 0
-    var consumed = Set<Int>()
+    let file: PcapFile
+    /// Records are read as the replay needs them and dropped once both the request and the event
+    /// cursors are past them, so a long recording replays in flat memory.
+    var requests: [Record] = []
+    var incoming: [Record] = []
+    var eventCursor = 0  // file index of the next record the event search looks at
+    var fileIndex = 0
+    var eof = false
     public let netlinkProtocol: UInt16
     public let isReplay = true
     public private(set) var now: Int64 = 0
@@ -53,39 +58,60 @@ public final class ReplayNetlink: NetlinkTransport {
     public init(path: String, protocol proto: UInt16) throws(NetlinkError) {
         self.path = path
         netlinkProtocol = proto
-        let file: PcapFile
         do { file = try PcapFile(path: path) } catch { throw .replay(error.description) }
         guard file.linkType == CPcap_DLT_NETLINK() else {
             throw .replay("cannot replay \(path): link type \(file.linkType) (\(PcapFile.linkTypeName(file.linkType))), not a netlink recording (NETLINK, 253)")
         }
-        var n = 0
-        do {
-            try file.forEachRecord { rec in
-                n += 1
-                guard let p = NetlinkRecord.parse(rec.bytes) else {
-                    readError = "\(path): record \(n) is not a netlink record (no ARPHRD_NETLINK cooked header)"
-                    return false
-                }
-                if p.netlinkProtocol == proto {
-                    // Direction from the message itself: requests carry NLM_F_REQUEST. (The
-                    // cooked header's packet type cannot tell: nlmon marks every record outgoing.)
-                    let request = p.messages.count >= 16 && p.messages.u16le(at: 6)! & Netlink.flagRequest != 0
-                    records.append(Record(time: rec.timestampNs, outgoing: request, proto: p.netlinkProtocol, bytes: Array(p.messages), index: n))
-                }
-                return true
-            }
-        } catch {
-            readError = error.description
-        }
-        if let first = records.first { now = first.time }
+        if readOne(), let first = requests.first ?? incoming.first { now = first.time }
     }
 
-    public var exhausted: Bool { eventCursor >= records.count && cursor >= records.count }
+    /// Reads one more record of our protocol into the queues; false at the end (or an error).
+    @discardableResult
+    func readOne() -> Bool {
+        while !eof {
+            fileIndex += 1
+            let rec: CaptureRecord?
+            do { rec = try file.next(frame: fileIndex) } catch {
+                readError = error.description
+                eof = true
+                return false
+            }
+            guard let rec else {
+                eof = true
+                return false
+            }
+            guard let p = NetlinkRecord.parse(rec.bytes) else {
+                readError = "\(path): record \(fileIndex) is not a netlink record (no ARPHRD_NETLINK cooked header)"
+                eof = true
+                return false
+            }
+            guard p.netlinkProtocol == netlinkProtocol else { continue }
+            // Direction from the message itself: requests carry NLM_F_REQUEST. (The cooked
+            // header's packet type cannot tell: nlmon marks every record outgoing.)
+            let request = p.messages.count >= 16 && p.messages.u16le(at: 6)! & Netlink.flagRequest != 0
+            let r = Record(time: rec.timestampNs, outgoing: request, bytes: Array(p.messages), index: fileIndex)
+            if request { requests.append(r) } else { incoming.append(r) }
+            return true
+        }
+        return false
+    }
+
+    /// Drops what neither cursor can reach again.
+    func trim() {
+        let low = min(eventCursor, requests.first?.index ?? Int.max)
+        var n = 0
+        while n < incoming.count, incoming[n].consumed || incoming[n].index < low { n += 1 }
+        if n > 64 || n == incoming.count { incoming.removeFirst(n) }
+    }
+
+    public var exhausted: Bool { eof && incoming.allSatisfy { $0.consumed || $0.index < eventCursor } }
 
     /// How many requests of this generic-netlink command the recording holds (a replay asks the
-    /// same number, e.g. one survey dump per sample).
+    /// same number, e.g. one survey dump per sample). Reads the file separately.
     public func recordedRequests(command: UInt8) -> Int {
-        records.filter { r in r.outgoing && r.bytes.count > 16 && r.bytes[16] == command && Self.key(r.bytes)?.0 != GenericNetlink.controlID }.count
+        guard let other = try? ReplayNetlink(path: path, protocol: netlinkProtocol) else { return 0 }
+        while other.readOne() {}
+        return other.requests.filter { $0.bytes.count > 16 && $0.bytes[16] == command && Self.key($0.bytes)?.0 != GenericNetlink.controlID }.count
     }
 
     public func join(group: UInt32) throws(NetlinkError) {}
@@ -110,67 +136,72 @@ public final class ReplayNetlink: NetlinkTransport {
         // matched, only requests from the same port count, and they must come in the order the
         // command makes them: a recording made with other options says so instead of giving
         // numbers that belong to another question.
-        var i = cursor
-        var found: (seq: UInt32, port: UInt32)?
-        while i < records.count {
-            let r = records[i]
-            if r.outgoing, !consumed.contains(i), let k = Self.key(r.bytes) {
-                let samePort = recordingPort == nil || k.4 == recordingPort
-                if samePort, k.0 == want.0, k.1 == want.1, (k.2 & Netlink.flagDump == Netlink.flagDump) == dump {
-                    found = (k.3, k.4)
-                    consumed.insert(i)
-                    if recordingPort == nil, k.4 != 0 { recordingPort = k.4 }
-                    break
-                }
-                if recordingPort != nil, samePort {
-                    throw .replay("\(path): record \(r.index) is \(Self.describe(k.0, k.1)), but the command now asks for \(Self.describe(want.0, want.1)): replay with the interface and options used when recording")
-                }
+        var matched: Record?
+        while matched == nil {
+            if requests.isEmpty && !readOne() { break }
+            guard !requests.isEmpty else { continue }
+            let r = requests.removeFirst()
+            guard let k = Self.key(r.bytes) else { continue }
+            let samePort = recordingPort == nil || k.4 == recordingPort
+            if samePort, k.0 == want.0, k.1 == want.1, (k.2 & Netlink.flagDump == Netlink.flagDump) == dump {
+                if recordingPort == nil, k.4 != 0 { recordingPort = k.4 }
+                matched = r
+            } else if recordingPort != nil, samePort {
+                throw .replay("\(path): record \(r.index) is \(Self.describe(k.0, k.1)), but the command now asks for \(Self.describe(want.0, want.1)): replay with the interface and options used when recording")
             }
-            i += 1
         }
-        guard let req = found else {
+        guard let req = matched, let k = Self.key(req.bytes) else {
             throw .replay("\(path): the recording has no \(Self.describe(want.0, want.1)) left to replay\(readError.map { " (\($0))" } ?? "")")
         }
-        now = records[i].time
+        now = req.time
         var replies: [[UInt8]] = []
-        var j = i + 1
-        while j < records.count {
-            let r = records[j]
-            if !r.outgoing, !consumed.contains(j) {
+        var i = 0
+        while true {
+            if i >= incoming.count {
+                guard readOne() else { break }
+                continue
+            }
+            let r = incoming[i]
+            if r.index > req.index, !r.consumed {
                 // Replies carry the request's sequence number and are addressed to its port
                 // (captures of other tools may record port 0, filled in by the kernel).
-                let (ours, finished, _) = r.bytes.withUnsafeBytes { Netlink.replyProgress($0, sequence: req.seq, port: req.port, dump: dump) }
+                let (ours, finished, _) = r.bytes.withUnsafeBytes { Netlink.replyProgress($0, sequence: k.3, port: k.4, dump: dump) }
                 if ours {
-                    consumed.insert(j)
+                    incoming[i].consumed = true
                     replies.append(r.bytes)
                     now = r.time
                     if finished {
-                        cursor = i + 1
+                        trim()
                         return replies
                     }
                 }
             }
-            j += 1
+            i += 1
         }
-        throw .replay("\(path): the recording ends before the reply to record \(records[i].index) is complete\(readError.map { " (\($0))" } ?? "")")
+        throw .replay("\(path): the recording ends before the reply to record \(req.index) is complete\(readError.map { " (\($0))" } ?? "")")
     }
 
     public func nextEvent(timeoutMs: Int32) throws(NetlinkError) -> [UInt8]? {
-        while eventCursor < records.count {
-            let i = eventCursor
-            eventCursor += 1
-            let r = records[i]
-            guard !r.outgoing, !consumed.contains(i) else { continue }
+        var i = incoming.firstIndex { $0.index >= eventCursor } ?? incoming.count
+        while true {
+            if i >= incoming.count {
+                guard readOne() else { return nil }
+                continue
+            }
+            let r = incoming[i]
+            i += 1
+            eventCursor = r.index + 1
+            guard !r.consumed else { continue }
             // Multicast messages have sequence number 0.
             var multicast = false
             r.bytes.withUnsafeBytes { b in multicast = b.count >= 16 && b.u32le(at: 8) == 0 }
             guard multicast else { continue }
-            consumed.insert(i)
+            incoming[i - 1].consumed = true
             if let last = lastEvent, last.bytes == r.bytes, r.time - last.time < 1_000_000 { continue }
             lastEvent = (r.time, r.bytes)
             now = r.time
+            trim()
             return r.bytes
         }
-        return nil
     }
 }

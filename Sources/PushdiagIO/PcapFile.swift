@@ -84,6 +84,22 @@ public final class PcapFile: @unchecked Sendable {
         return p < 0 ? 0 : Int64(p)
     }
 
+    /// The next record (its bytes valid until the next call), nil at the end of the file.
+    public func next(frame: Int) throws(CaptureError) -> CaptureRecord? {
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        while true {
+            let rc = pcap_next_ex(handle, &header, &data)
+            if rc == 1, let hdr = header?.pointee, let data {
+                let ts = Int64(hdr.ts.tv_sec) &* 1_000_000_000 &+ Int64(hdr.ts.tv_usec)
+                return CaptureRecord(timestampNs: ts, bytes: UnsafeRawBufferPointer(start: data, count: Int(hdr.caplen)), originalLength: Int(hdr.len))
+            }
+            if rc == CPcap_ERROR_BREAK() { return nil }
+            if rc == 0 { continue }
+            throw readError(frame: frame)
+        }
+    }
+
     /// The error libpcap reports for record `frame` (1-based).
     func readError(frame: Int) -> CaptureError {
         let detail = String(cString: pcap_geterr(handle))

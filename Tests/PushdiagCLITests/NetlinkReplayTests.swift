@@ -116,6 +116,49 @@ struct NetlinkReplayTests {
         bytes.removeAll()
     }
 
+    /// `watch --replay` of a recording with a million events runs in the memory a tenth of it
+    /// needs: the replay streams its records.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "needs /usr/bin/time"))
+    func aMillionEventsInFlatMemory() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The lab recording's set-up exchanges, then one real disconnect event repeated, 1 ms apart.
+        let source = try PcapFile(path: fixture("lab-watch-roams.pcap"))
+        var head: [(Int64, [UInt8])] = []
+        var event: (Int64, [UInt8])?
+        try source.forEachRecord { r in
+            let b = Array(r.bytes)
+            let msg = b.dropFirst(NetlinkRecord.headerLength)
+            let seq = msg.count >= 12 ? UInt32(msg[msg.startIndex + 8]) | UInt32(msg[msg.startIndex + 9]) << 8 : 1
+            let request = msg.count >= 8 && msg[msg.startIndex + 6] & 1 != 0
+            if seq == 0 && !request && msg.count > 16 && msg[msg.startIndex + 16] == NL80211.Command.disconnect.rawValue {
+                event = (r.timestampNs, b)
+                return false
+            }
+            head.append((r.timestampNs, b))
+            return true
+        }
+        let (t0, bytes) = try #require(event)
+        func write(_ n: Int) throws -> String {
+            let path = dir.appendingPathComponent("events-\(n).pcap").path
+            let w = try PcapWriter(path: path, linkType: source.linkType)
+            for (t, b) in head { w.write(timestampNs: t, bytes: b) }
+            for i in 0..<n { w.write(timestampNs: t0 + Int64(i) * 1_000_000, bytes: bytes) }
+            try w.close()
+            return path
+        }
+        var rss: [Int: Int] = [:]
+        for n in [100_000, 1_000_000] {
+            let path = try write(n)
+            let r = try run("/usr/bin/time", ["-f", "%M", TestPaths.binary.path, "watch", "--replay", path, "--interface", "wlan2"], timeout: 120)
+            #expect(r.status == 0 && r.stdout.contains("\(n) disconnects"), "\(r.stdout.suffix(200)) \(r.stderr.suffix(200))")
+            rss[n] = Int(r.stderr.split(separator: "\n").last ?? "") ?? 0
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        let small = try #require(rss[100_000]), big = try #require(rss[1_000_000])
+        #expect(small > 0 && Double(big) < Double(small) * 1.2 + 2048, "peak memory \(small) KiB for 100k events, \(big) KiB for 1M")
+    }
+
     /// The monitor capture the lab's kernel wrote (radiotap from mac80211_hwsim) reads as both APs.
     @Test func labMonitorCapture() throws {
         let o = CaptureFileAnalysis.analyze(path: fixture("lab-hwsim0-beacons.pcap"), options: .init())
