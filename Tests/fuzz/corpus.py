@@ -28,13 +28,19 @@ def records(path):
         yield linktype, data[o + 16:o + 16 + caplen]
         o += 16 + caplen
 
+counts = {}
+
 def put(folder, blob, limit):
-    os.makedirs(folder, exist_ok=True)
-    if len(os.listdir(folder)) >= limit:
+    if folder not in counts:
+        os.makedirs(folder, exist_ok=True)
+        counts[folder] = len(os.listdir(folder))
+    if counts[folder] >= limit:
         return
-    name = hashlib.sha1(blob).hexdigest()
-    with open(os.path.join(folder, name), "wb") as f:
-        f.write(blob)
+    path = os.path.join(folder, hashlib.sha1(blob).hexdigest())
+    if not os.path.exists(path):
+        with open(path, "wb") as f:
+            f.write(blob)
+        counts[folder] += 1
 
 sources = []
 for base in [os.path.join(root, "fixtures"), os.path.join(root, "..", "shared", "pcaps")]:
