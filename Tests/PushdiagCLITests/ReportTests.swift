@@ -75,6 +75,42 @@ struct ReportTests {
         let prom = dir.appendingPathComponent("pushdiag.prom")
         let check = try run("/bin/sh", ["-c", "\(TestPaths.which("promtool")!) check metrics < \(prom.path)"])
         #expect(check.status == 0, "the textfile is a whole old or new one")
+        // SIGTERM: the survey stops early and what it has is still written whole.
+        let b = try Background(TestPaths.binary.path, reportArgs(dir))
+        usleep(300_000)
+        b.process.terminate()
+        b.process.waitUntilExit()
+        #expect(try sql(db, "PRAGMA integrity_check") == "ok")
+        let again = try run("/bin/sh", ["-c", "\(TestPaths.which("promtool")!) check metrics < \(prom.path)"])
+        #expect(again.status == 0)
+    }
+
+    /// A full disk while writing the textfile: one line, exit 3, the previous file kept.
+    @Test(.enabled(if: getuid() == 0, "needs root to mount a small tmpfs"))
+    func fullDiskKeepsThePreviousTextfile() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let mnt = dir.appendingPathComponent("small")
+        try FileManager.default.createDirectory(at: mnt, withIntermediateDirectories: true)
+        let mount = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt.path])
+        guard mount.status == 0 else { return }  // no mount here: nothing to test
+        defer { _ = try? run("/bin/umount", [mnt.path]) }
+        let prom = mnt.appendingPathComponent("pushdiag.prom")
+        // A survey that only warns (57% busy against a critical range of 60), so a failed write
+        // shows as UNKNOWN.
+        let args = ["report", "--interface", "wlan2", "--replay", TestPaths.fixtures.appendingPathComponent("wifi-utilization-57pct.pcap").path,
+                    "--duration", "1s", "--utilization-critical", "60", "--textfile", prom.path]
+        let first = try pushdiag(args)
+        #expect(first.status == 1, "\(first.stdout)")
+        let before = try String(contentsOf: prom, encoding: .utf8)
+        // Fill the file system, leaving less than a textfile needs.
+        let filler = mnt.appendingPathComponent("filler")
+        _ = try run("/bin/dd", ["if=/dev/zero", "of=\(filler.path)", "bs=1k", "count=100"])
+        let second = try pushdiag(args)
+        #expect(second.status == 3 && second.stderr.contains("no space left on device") && second.stderr.contains("previous file is kept"), "\(second.stderr)")
+        #expect(try String(contentsOf: prom, encoding: .utf8) == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: mnt.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty, "no temporary file left behind")
     }
 }
 
