@@ -159,3 +159,40 @@ else
   printf '\n## Heartbeats\n\nTargets (issue: push-server checks): pushdiag'"'"'s median round trip within 50 µs of a minimal C client'"'"'s against the same server; 1,000 concurrent simulated devices from this 2-core machine with no heartbeat lost and the aggregate p99 reported.\n\n%s\n' "$gen" >> "$doc"
 fi
 echo "docs/PERFORMANCE.md updated (heartbeats)"
+
+# 3. watch over a million replayed events (memory must not grow), and start-up time.
+/usr/bin/python3 bench/million-events.py fixtures/lab-watch-roams.pcap "$OUT/events-100k.pcap" 100000
+/usr/bin/python3 bench/million-events.py fixtures/lab-watch-roams.pcap "$OUT/events-1m.pcap" 1000000
+measure w100k "$BIN" watch --replay "$OUT/events-100k.pcap" --interface wlan2; W100_S=$SECS; W100_RSS=$RSS
+measure w1m "$BIN" watch --replay "$OUT/events-1m.pcap" --interface wlan2; W1M_S=$SECS; W1M_RSS=$RSS
+starts=()
+for _ in $(seq 21); do
+  s0=$(date +%s%N); "$BIN" --version > /dev/null; s1=$(date +%s%N)
+  starts+=("$(( (s1 - s0) / 1000 ))")
+done
+START_US=$(printf '%s\n' "${starts[@]}" | median)
+misc_table=$(cat <<TABLE
+| watch --replay | events | median seconds | events/s | peak memory |
+|---|---:|---:|---:|---:|
+| 100,000 events | 100000 | $W100_S | $(fps 100000 "$W100_S") | $W100_RSS KiB |
+| 1,000,000 events | 1000000 | $W1M_S | $(fps 1000000 "$W1M_S") | $W1M_RSS KiB |
+
+Start-up: \`pushdiag --version\` median of 21 runs: $START_US µs.
+TABLE
+)
+echo "$misc_table"
+gen=$(cat <<GEN
+<!-- bench:misc:start -->
+Measured $(date -u +%Y-%m-%d) by \`make bench\` on: $MACHINE. Median of $RUNS runs each.
+
+$misc_table
+<!-- bench:misc:end -->
+GEN
+)
+if grep -q 'bench:misc:start' "$doc"; then
+  awk -v gen="$gen" '/bench:misc:start/ {print gen; skip=1; next} /bench:misc:end/ {skip=0; next} !skip' "$doc" > "$doc.tmp"
+  mv "$doc.tmp" "$doc"
+else
+  printf '\n## watch and start-up\n\nTargets (issue: hardening): flat memory for a million replayed events; a start-up cheap enough for cron.\n\n%s\n' "$gen" >> "$doc"
+fi
+echo "docs/PERFORMANCE.md updated (watch, start-up)"
