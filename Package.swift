@@ -61,6 +61,9 @@ let package = Package(
         .executableTarget(name: "pushdiag-fixtures", dependencies: ["FixtureKit", "PushdiagIO"]),
 
         .testTarget(name: "PushdiagCoreTests", dependencies: ["PushdiagCore", "FixtureKit", "PushdiagRender"]),
-        .testTarget(name: "PushdiagCLITests", dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit"]),
+        .testTarget(
+            name: "PushdiagCLITests",
+            dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
     ]
 )

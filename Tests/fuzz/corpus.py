@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seed corpora for the libFuzzer targets, from the project's fixtures and, when present,
 ../shared/pcaps: one file per capture record (link type index + record) for FuzzCapture, one per
-netlink record for FuzzNetlink, and protocol frames for FuzzPush."""
+netlink record for FuzzNetlink, protocol frames for FuzzPush and configuration files for FuzzConfig."""
 import hashlib, os, struct, sys
 
 root, out = sys.argv[1], sys.argv[2]
@@ -63,5 +63,12 @@ put(push, b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nSec-WebSoc
 put(push, b"GET /push HTTP/1.1\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n", 100)
 for t in (b"@10:20", b"~:40", b"500ms", b"0.5,1,2,4", b"fe80::1", b"10.0.0.1"):
     put(push, t, 100)
-for k in ("capture", "netlink", "push"):
+config = os.path.join(out, "config")
+for name in ("pushdiag.toml.example", "fixtures/config-header-not-a-key.toml"):
+    with open(os.path.join(root, name), "rb") as f:
+        put(config, f.read(), 100)
+for t in (b'[[server]]\nhost = "h"\nport = 3000\ntls = true\n', b'[thresholds]\nrtt_critical = 1000\nloss_warning = 1.5\n',
+          b"x = '''\n[#'''\n", b'x = """\n\\"""\n"""\n', b'x = [\n[{a=1}], [ ]\n]\n', b'a."b".c = 1979-05-27T07:32:00Z\n'):
+    put(config, t, 100)
+for k in ("capture", "netlink", "push", "config"):
     print(k, len(os.listdir(os.path.join(out, k))) if os.path.isdir(os.path.join(out, k)) else 0)
