@@ -10,7 +10,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries, one system-library target each, found with pkg-config.
@@ -42,7 +41,7 @@ let package = Package(
         .target(name: "PushdiagCore"),
 
         // The only layer that touches libpcap (and later netlink and sockets).
-        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "PushdiagCore", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "PushdiagCore"]),
 
         // Report model → text and JSON.
         .target(name: "PushdiagRender", dependencies: ["PushdiagCore"]),
@@ -63,7 +62,7 @@ let package = Package(
         .testTarget(name: "PushdiagCoreTests", dependencies: ["PushdiagCore", "FixtureKit", "PushdiagRender"]),
         .testTarget(
             name: "PushdiagCLITests",
-            dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit", .product(name: "TOMLKit", package: "TOMLKit")]
+            dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit"]
         ),
     ]
 )

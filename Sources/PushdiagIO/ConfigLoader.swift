@@ -21,10 +21,10 @@ public enum ConfigLoader {
         }
         fclose(f)
         guard bytes.count <= 1 << 20 else { throw ConfigError(file: path, line: nil, key: nil, message: "larger than 1 MiB; not a configuration file") }
-        return try parse(String(decoding: bytes, as: UTF8.self), file: path)
+        return try ConfigParser.parse(bytes, file: path)
     }
 
-    /// The configuration in `text` (named `file` in errors); see ConfigParser.
+    /// The configuration in `text` (named `file` in errors).
     public static func parse(_ text: String, file: String) throws(ConfigError) -> PushdiagConfig {
         try ConfigParser.parse(text, file: file)
     }

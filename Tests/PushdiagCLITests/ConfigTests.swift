@@ -2,7 +2,6 @@ import Foundation
 import PushdiagCore
 import PushdiagIO
 import Testing
-import TOMLKit
 
 /// The configuration file: the example in the repository, errors with line and key, and flags
 /// winning over the file.
@@ -18,7 +17,7 @@ struct ConfigTests {
         ("interface = \"wlan0\"\nduraton = \"30s\"\n", 2, "duraton: unknown key"),
         ("[thresholds]\nloss_critical = \"x\"\n", 2, "thresholds.loss_critical: 'x' is not a range"),
         ("[[server]]\nhost = \"p\"\nport = 70000\n", 3, "server.port: expected a port number"),
-        ("[[server]]\nport = 3000\n", nil, "server.host: every [[server]] needs a host"),
+        ("[[server]]\nport = 3000\n", 1, "server.host: every [[server]] needs a host"),
         ("[report]\ntextfile = \"/tmp/x.txt\"\n", 2, "report.textfile: node_exporter reads only files ending in .prom"),
         ("duration = \"soon\"\n", 1, "duration: 'soon' is not a duration"),
     ] as [(String, Int?, String)])
@@ -66,8 +65,8 @@ struct ConfigTests {
 }
 
 /// Damaged configuration files (the example, with bytes flipped, cut and repeated): a result or
-/// one line with file and line, never a crash. The TOML parser itself (toml++ via TOMLKit) is
-/// not built with libFuzzer here; this drives it and pushdiag's checks from the outside.
+/// one line with file and line, never a crash. (This test found toml++ aborting on a damaged
+/// header; pushdiag has parsed TOML itself since. FuzzConfig drives the same path with libFuzzer.)
 struct ConfigCorruptionTests {
     @Test func damagedFilesNeverCrash() throws {
         let example = [UInt8](try Data(contentsOf: TestPaths.root.appendingPathComponent("pushdiag.toml.example")))
@@ -101,47 +100,67 @@ struct ConfigCorruptionTests {
     }
 }
 
-/// The guard in front of toml++ (TOMLHeaderCheck): headers toml++ would abort on are reported with
-/// their line; brackets inside strings, multi-line strings and arrays are left to the parser.
-struct TOMLHeaderGuardTests {
+/// pushdiag's TOML parser where tomllib cannot judge it: lines of values and errors, limits, and
+/// the files that once crashed pushdiag.
+struct TOMLParserTests {
     @Test(arguments: [
-        ("[\n", 1, "the end of the line"),
-        ("a = 1\n[ \u{E9}]\n", 2, "'\u{E9}'"),
-        ("[[ #x\n", 1, "'#'"),
-        ("[=]\n", 1, "'='"),
-        ("x = '''\n[#'''\n[\u{1}]\n", 3, "control character 0x1"),
-        ("x = \"\"\"\n\\\"\"\"\n[#]\"\"\"\n\n[.]\n", 5, "'.'"),
-        // Found by FuzzConfig: a byte order mark, which the parser skips; a lone carriage return.
-        ("\u{FEFF} [\n[ ]\n]\n", 1, "the end of the line"),
-        ("[\rx]\n", 1, "a carriage return"),
-        ("a = 1\n\n\u{0}b", 3, "NUL"),
+        ("[\n", 1, "expected a key, saw the end of the line"),
+        ("a = 1\n[ \u{E9}]\n", 2, "expected a key, saw '\u{E9}'"),
+        ("a = 1\r\nb = 2\r\nb = 3\r\n", 3, "b is defined twice (first on line 2)"),
+        ("x = \"\"\"\n\n\n\"\"\"\ny = [\n1,\n2\n}", 8, "expected ',' or ']' in the array, saw '}'"),
+        ("a = 1\n\n\u{0}b", 3, "expected a key, a [table] or a comment, saw control character 0x0"),
+        ("[a]\nb = 1\n[a]\n", 3, "[a]: the table is declared already (line 1)"),
+        ("a = 1 # \u{7F}\n", 1, "control character 0x7F in a comment"),
+        ("a = \"\\q\"\n", 1, "unknown escape \\q"),
+        ("a = 99999999999999999999\n", 1, "99999999999999999999 does not fit in 64 bits"),
+        ("a = 2023-02-29\n", 1, "2023-02-29 is not a date"),
+        ("a = 1\rb = 2\n", 1, "a carriage return without a line feed"),
     ] as [(String, Int, String)])
-    func headersTomlppWouldAbortOn(text: String, line: Int, found: String) throws {
-        let problem = try #require(TOMLHeaderCheck.firstProblem(in: Array(text.utf8)))
-        #expect(problem.line == line && problem.found == found, "\(problem)")
-        #expect(throws: ConfigError.self) { try ConfigLoader.parse(text, file: "x.toml") }
+    func errorsHaveTheirLine(text: String, line: Int, message: String) {
+        do {
+            _ = try TOML.parse(text)
+            Issue.record("accepted \(text.debugDescription)")
+        } catch {
+            #expect(error.line == line && error.message == message, "\(error)")
+        }
     }
 
-    /// Valid TOML with brackets where a header cannot be: the guard passes it and toml++ parses it.
-    @Test(arguments: [
-        "x = \"[#\"\n[ok]\n",
-        "x = '[='\n[ \"quoted key\" ]\n[[ 'lit' ]]\n",
-        "x = \"\"\"\n[\u{E9}\n[\n\"\"\"\n",
-        "x = '''\n[#\n''''\n[t]\n",
-        "x = [\n[{a=1}], [ ]\n]\n",
-        "x = { a = [\n] }\n[-_0]\n",
-        "# [=]\n  [t.u]  # [#\n",
-        "\u{FEFF}[t]\n",
-    ])
-    func validFilesPass(text: String) throws {
-        #expect(TOMLHeaderCheck.firstProblem(in: Array(text.utf8)) == nil)
-        _ = try TOMLTable(string: text)
+    @Test func valuesKeepTheirLines() throws {
+        let t = try TOML.parse("\u{FEFF}a = 1\r\n\r\n[[server]]\nhost = \"h\"\n\n[[server]]\n  port = 3\n[x.y]\nz.w = true\n")
+        #expect(t.line(of: "a") == 1 && t["a"] == .integer(1))
+        let servers = try #require(t["server"]?.array)
+        #expect(servers.count == 2 && servers[0].table?.headerLine == 3 && servers[1].table?.headerLine == 6)
+        #expect(servers[0].table?.line(of: "host") == 4 && servers[1].table?.line(of: "port") == 7)
+        let y = try #require(t["x"]?.table?["y"]?.table)
+        #expect(y.headerLine == 8 && y["z"]?.table?["w"] == .boolean(true) && y.line(of: "z") == 9)
     }
 
-    /// The damaged example that aborted pushdiag inside toml++ before the guard.
+    /// Nesting beyond the limit is refused, not a stack overflow.
+    @Test func deepNestingIsRefused() {
+        for open in ["[", "{a="] {
+            let text = "a = " + String(repeating: open, count: 100_000)
+            #expect(throws: TOMLError.self) { try TOML.parse(text) }
+        }
+        let key = (0..<10_000).map { "k\($0)" }.joined(separator: ".")
+        #expect(throws: TOMLError.self) { try TOML.parse("[\(key)]\n") }
+        #expect(throws: TOMLError.self) { try TOML.parse("\(key) = 1\n") }
+        #expect((try? TOML.parse("a = " + String(repeating: "[", count: 64) + String(repeating: "]", count: 64))) != nil)
+    }
+
+    /// The damaged example that aborted pushdiag inside toml++ (pushdiag 2026-11 and before).
     @Test func theFileThatAbortedIsOneLine() throws {
         let r = try pushdiag("config", "check", "--config", TestPaths.fixtures.appendingPathComponent("config-header-not-a-key.toml").path)
-        #expect(r.status == 3, "\(r.stderr)")
-        #expect(r.stderr.hasSuffix("config-header-not-a-key.toml:16: not valid TOML: table header: expected a key after '[', saw '\u{FFFD}'\n"), "\(r.stderr)")
+        #expect(r.status == 3 && !r.signalled, "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("config-header-not-a-key.toml:16: not valid TOML: expected a key, saw '\u{FFFD}'\n"), "\(r.stderr)")
+    }
+
+    /// Bytes that are not UTF-8 are named with their line instead of being replaced.
+    @Test func invalidUTF8IsNamed() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("latin1.toml")
+        try Data("interface = \"wlan0\"\n# caf".utf8 + [0xE9] + Data("\n".utf8)).write(to: file)
+        let r = try pushdiag("config", "check", "--config", file.path)
+        #expect(r.status == 3 && r.stderr.hasSuffix("latin1.toml:2: not valid TOML: byte 0xE9 is not UTF-8 text\n"), "\(r.stderr)")
     }
 }

@@ -59,22 +59,4 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
         }
         return out
     }
-
-    /// The line of `key = …` inside `[section]` (or at the top when section is nil), found in the
-    /// text, for errors the TOML parser cannot place (a wrong type, an unknown key).
-    public static func line(of key: String, in section: String?, text: String) -> Int? {
-        var current: String?
-        var n = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            n += 1
-            let line = raw.drop(while: { $0 == " " || $0 == "\t" })
-            if line.hasPrefix("[") {
-                current = String(line.drop(while: { $0 == "[" }).prefix(while: { $0 != "]" }))
-                continue
-            }
-            guard current == section else { continue }
-            if line.hasPrefix(key), line.dropFirst(key.count).drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("=") { return n }
-        }
-        return nil
-    }
 }

@@ -1,0 +1,100 @@
+/// TOML text → `PushdiagConfig`: every problem named by file, line and key, as one line.
+public enum ConfigParser {
+    public static let protocols = ["simplepush", "websocket", "mqtt", "line", "tcp"]
+
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> PushdiagConfig {
+        try parse(Array(text.utf8), file: file)
+    }
+
+    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> PushdiagConfig {
+        let root: TOMLTable
+        do {
+            root = try TOML.parse(bytes)
+        } catch {
+            throw ConfigError(file: file, line: error.line, key: nil, message: "not valid TOML: \(error.message)")
+        }
+        /// A problem with `key` of `table` (in [section] when given).
+        func fail(_ table: TOMLTable, _ key: String, _ section: String?, _ message: String) -> ConfigError {
+            ConfigError(file: file, line: table.line(of: key) ?? table.headerLine, key: section.map { "\($0).\(key)" } ?? key, message: message)
+        }
+        func string(_ t: TOMLTable, _ key: String, _ section: String?) throws(ConfigError) -> String? {
+            guard let v = t[key] else { return nil }
+            guard let s = v.string else { throw fail(t, key, section, "expected a string, found \(v.typeName)") }
+            return s
+        }
+        func table(_ key: String, named header: String) throws(ConfigError) -> TOMLTable {
+            guard let v = root[key], let t = v.table else { throw fail(root, key, nil, "expected a \(header) table, found \(root[key]?.typeName ?? "nothing")") }
+            return t
+        }
+        var c = PushdiagConfig()
+        for key in root.keys {
+            switch key {
+            case "interface": c.interface = try string(root, key, nil)
+            case "monitor": c.monitor = try string(root, key, nil)
+            case "duration":
+                c.duration = try string(root, key, nil)
+                if let d = c.duration, DurationText.seconds(d) == nil { throw fail(root, key, nil, "'\(d)' is not a duration (examples: 30s, 2m)") }
+            case "server":
+                guard let list = root[key]?.array else { throw fail(root, key, nil, "expected [[server]] tables, found \(root[key]?.typeName ?? "nothing")") }
+                for item in list {
+                    guard let t = item.table else { throw fail(root, key, nil, "expected [[server]] tables, found \(item.typeName) in the array") }
+                    guard let host = try string(t, "host", "server") else {
+                        throw ConfigError(file: file, line: t.headerLine ?? root.line(of: key), key: "server.host", message: "every [[server]] needs a host")
+                    }
+                    var s = PushdiagConfig.Server(host: host)
+                    for k in t.keys {
+                        switch k {
+                        case "host": break
+                        case "port":
+                            guard let p = t[k]?.int, (1...65_535).contains(p) else { throw fail(t, k, "server", "expected a port number from 1 to 65535") }
+                            s.port = UInt16(p)
+                        case "protocol":
+                            guard let p = try string(t, k, "server"), protocols.contains(p) else {
+                                throw fail(t, k, "server", "expected simplepush, websocket, mqtt, line or tcp")
+                            }
+                            s.proto = p
+                        case "tls":
+                            guard let b = t[k]?.bool else { throw fail(t, k, "server", "expected true or false") }
+                            s.tls = b
+                        case "pin": s.pin = try string(t, k, "server")
+                        case "ca_file": s.caFile = try string(t, k, "server")
+                        case "path": s.path = try string(t, k, "server")
+                        default: throw fail(t, k, "server", "unknown key (host, port, protocol, tls, pin, ca_file, path)")
+                        }
+                    }
+                    c.servers.append(s)
+                }
+            case "thresholds":
+                let t = try table(key, named: "[thresholds]")
+                for k in t.keys {
+                    guard PushdiagConfig.thresholdKeys.contains(k) else {
+                        throw fail(t, k, "thresholds", "unknown threshold (\(PushdiagConfig.thresholdKeys.joined(separator: ", ")))")
+                    }
+                    let v: String
+                    switch t[k] {
+                    case .string(let s)?: v = s
+                    case .integer(let i)?: v = String(i)
+                    case .float(let d)? where d.isFinite: v = String(d)
+                    default: throw fail(t, k, "thresholds", "expected a range such as \"40\" or \"~:40\"")
+                    }
+                    guard ThresholdRange(v) != nil else { throw fail(t, k, "thresholds", "'\(v)' is not a range (examples: 40, 10:40, ~:40, @10:20)") }
+                    c.thresholds[k] = v
+                }
+            case "report":
+                let t = try table(key, named: "[report]")
+                for k in t.keys {
+                    switch k {
+                    case "history": c.history = try string(t, k, "report")
+                    case "textfile":
+                        c.textfile = try string(t, k, "report")
+                        if let f = c.textfile, !f.hasSuffix(".prom") { throw fail(t, k, "report", "node_exporter reads only files ending in .prom") }
+                    default: throw fail(t, k, "report", "unknown key (history, textfile)")
+                    }
+                }
+            default:
+                throw fail(root, key, nil, "unknown key (interface, monitor, duration, [[server]], [thresholds], [report])")
+            }
+        }
+        return c
+    }
+}
