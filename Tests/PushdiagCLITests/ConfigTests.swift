@@ -115,6 +115,10 @@ struct TOMLParserTests {
         ("a = 99999999999999999999\n", 1, "99999999999999999999 does not fit in 64 bits"),
         ("a = 2023-02-29\n", 1, "2023-02-29 is not a date"),
         ("a = 1\rb = 2\n", 1, "a carriage return without a line feed"),
+        // What FuzzConfig found aborting toml++ (a header with no key after a byte order mark; a
+        // '}' where an array expects a value), now ordinary errors.
+        ("\u{FEFF} [\n[ ]\n]\n", 1, "expected a key, saw the end of the line"),
+        ("x = [\n\n\n}],\nI[[\n\n", 4, "expected a value, saw '}'"),
     ] as [(String, Int, String)])
     func errorsHaveTheirLine(text: String, line: Int, message: String) {
         do {
