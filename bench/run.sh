@@ -42,8 +42,15 @@ repeat() {  # repeat SRC N DST
 frames() { "$BIN" capture --format json "$1" > "$OUT/report.json" || true; awk -F"[:,]" '/^  "frames"/ && !done {gsub(/ /,"",$2); print $2; done=1}' "$OUT/report.json"; }
 F1=$(frames "$OUT/x1.pcap"); F10=$(frames "$OUT/x10.pcap")
 
-# time_cmd CMD...: prints "seconds maxrss_kib" of one run (output discarded)
-time_cmd() { /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$@" >/dev/null 2>&1 || true; tail -n 1 "$OUT/time.txt"; }
+# time_cmd CMD...: prints "seconds maxrss_kib" of one run (output discarded). Seconds come from
+# bash's microsecond clock around the run (GNU time's %e has 10 ms steps, a sixteenth of the
+# floor's run); memory from GNU time.
+time_cmd() {
+  local t0=$EPOCHREALTIME t1
+  /usr/bin/time -f "%M" -o "$OUT/time.txt" "$@" >/dev/null 2>&1 || true
+  t1=$EPOCHREALTIME
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(tail -n 1 "$OUT/time.txt")"
+}
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 measure() {  # measure LABEL CMD... → sets SECS and RSS (medians)
   shift; local s=() r=()
