@@ -99,35 +99,6 @@ struct CaptureCommandTests {
         #expect(c.status == 3)
     }
 
-    /// --help and the man page name every option of every command.
-    @Test(arguments: [
-        ("capture", ["--format", "--check-fcs", "--limit", "--retry-warning", "--retry-critical", "--utilization-warning", "--utilization-critical",
-                     "--min-frames", "--interface", "--duration", "--write"]),
-        ("wifi", ["--interface", "--interval", "--count", "--format", "--record", "--replay", "--retry-critical", "--utilization-critical"]),
-        ("watch", ["--interface", "--duration", "--roam-window", "--format", "--record", "--replay"]),
-        ("route", ["--format", "--record", "--replay"]),
-        ("report run", ["--history", "--textfile", "--server", "--duration", "--replay"]),
-        ("report html", ["--history", "--since", "--output"]),
-        ("survey", ["--config", "--interface", "--server", "--protocol", "--tls", "--monitor", "--capture", "--duration", "--format", "--replay", "--record",
-                    "--utilization-warning", "--utilization-critical", "--retransmission-warning", "--retransmission-critical",
-                    "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical"]),
-        ("heartbeat", ["--protocol", "--count", "--interval", "--timeout", "--connect-timeout", "--reconnect-schedule", "--misses", "--byte-order", "--send", "--expect",
-                       "--max-frame", "--loss-warning", "--loss-critical", "--rtt-warning", "--rtt-critical", "--format", "--tls", "--insecure",
-                       "--pin", "--ca-file", "--path", "--keep-alive", "--clients", "--ramp", "--register", "--heartbeat-timeout"]),
-        ("responder", ["--listen", "--protocol", "--delay", "--drop", "--close-after", "--heartbeat-interval", "--byte-order", "--reply", "--seed",
-                       "--tls-cert", "--tls-key"]),
-    ])
-    func helpAndManPageListEveryOption(command: String, options: [String]) throws {
-        let r = try pushdiag(command.split(separator: " ").map(String.init) + ["--help"])
-        #expect(r.status == 0)
-        let man = try String(contentsOf: TestPaths.root.appendingPathComponent("man/pushdiag.1"), encoding: .utf8)
-        #expect(man.contains("pushdiag \(command.replacingOccurrences(of: " run", with: ""))"), "man page has a section for \(command)")
-        for option in options {
-            #expect(r.stdout.contains(option), "\(command) --help mentions \(option)")
-            #expect(man.contains(option.replacingOccurrences(of: "-", with: "\\-")), "man page documents \(option)")
-        }
-    }
-
     /// Every shared capture, and randomly corrupted copies of them (zzuf), give a report or a
     /// clear error — never a crash or a hang.
     @Test(.enabled(if: TestPaths.hasSharedPcaps, "../shared/pcaps is absent"))

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+/// `--help`, the man page and the other docs stay in step with the commands themselves. The list
+/// of commands and options comes from pushdiag's own description of its interface
+/// (swift-argument-parser's `--experimental-dump-help`), not from a list kept by hand, so an option
+/// added to a command fails here until it is documented, and one removed fails until the docs stop
+/// naming it.
+@Suite struct DocumentationTests {
+    struct Command: CustomStringConvertible {
+        var path: [String]
+        /// Long options, `--help` and `--version` aside.
+        var options: [String]
+        var hasSubcommands: Bool
+        var description: String { (["pushdiag"] + path).joined(separator: " ") }
+        /// How the man page names it: `report run` is the default subcommand, written `report`.
+        var manName: String { (path.last == "run" ? Array(path.dropLast()) : path).joined(separator: " ") }
+    }
+
+    static func commands() throws -> (commands: [Command], everyOption: Set<String>) {
+        let r = try pushdiag("--experimental-dump-help")
+        #expect(r.status == 0, "\(r.stderr)")
+        let root = try #require(try json(r.stdout)["command"] as? [String: Any])
+        var commands: [Command] = [], every: Set<String> = []
+        func walk(_ node: [String: Any], _ path: [String]) {
+            var options: [String] = []
+            for argument in node["arguments"] as? [[String: Any]] ?? [] {
+                for name in argument["names"] as? [[String: Any]] ?? [] {
+                    guard let n = name["name"] as? String else { continue }
+                    let option = (name["kind"] as? String == "short" ? "-" : "--") + n
+                    every.insert(option)
+                    if option.hasPrefix("--"), option != "--help", option != "--version" { options.append(option) }
+                }
+            }
+            let children = (node["subcommands"] as? [[String: Any]] ?? []).filter { $0["commandName"] as? String != "help" }
+            if !path.isEmpty { commands.append(Command(path: path, options: options, hasSubcommands: !children.isEmpty)) }
+            for child in children { walk(child, path + [child["commandName"] as? String ?? "?"]) }
+        }
+        walk(root, [])
+        return (commands, every)
+    }
+
+    static func text(_ relativePath: String) throws -> String {
+        try String(contentsOf: TestPaths.root.appendingPathComponent(relativePath), encoding: .utf8)
+    }
+
+    static func roff(_ option: String) -> String { option.replacingOccurrences(of: "-", with: "\\-") }
+    /// Roff without its hyphen and font escapes (`\\fP\\-\\-drop` → `--drop`).
+    static func plain<S: StringProtocol>(_ roff: S) -> String {
+        ["\\fB", "\\fI", "\\fR", "\\fP"].reduce(roff.replacingOccurrences(of: "\\-", with: "-")) { $0.replacingOccurrences(of: $1, with: "") }
+    }
+
+    /// The long options named in a text, whole (`--monitorx` is not `--monitor`).
+    static func options(in text: String) -> [String] {
+        let pattern = try! NSRegularExpression(pattern: "(?<![\\w-])--[a-z0-9]+(?:-[a-z0-9]+)*(?![\\w-])")
+        return pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range, in: text).map { String(text[$0]) } }
+    }
+
+    /// The man page's parts: the text of each `.SS "pushdiag NAME …"` section by NAME, and the
+    /// entries (`.TP` paragraphs) of OPTIONS.
+    static func manParts(_ man: String) throws -> (sections: [String: String], entries: [String]) {
+        let lines = man.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var sections: [String: String] = [:], entries: [String] = []
+        var section: String?, inOptions = false
+        for line in lines {
+            if line.hasPrefix(".SH ") {
+                inOptions = line == ".SH OPTIONS"
+                section = nil
+                if inOptions { entries = [] }
+                continue
+            }
+            if line.hasPrefix(".SS ") {
+                // .SS "pushdiag report html" → "report html"; arguments in capitals or with escapes end the name.
+                let title = line.dropFirst(4).replacingOccurrences(of: "\"", with: "").split(separator: " ").dropFirst()
+                section = title.prefix { $0.allSatisfy { $0.isLowercase } }.joined(separator: " ")
+                continue
+            }
+            if let s = section { sections[s, default: ""] += line + "\n" }
+            if inOptions {
+                if line == ".TP" { entries.append("") } else if !entries.isEmpty { entries[entries.count - 1] += line + "\n" }
+            }
+        }
+        return (sections, entries)
+    }
+
+    @Test func everyCommandAndOptionIsInHelpAndTheManPage() throws {
+        let (commands, _) = try Self.commands()
+        #expect(commands.count >= 12, "\(commands)")
+        let man = try Self.text("man/pushdiag.1")
+        let (sections, entries) = try Self.manParts(man)
+        #expect(entries.count > 30)
+        let synopsis = man.components(separatedBy: ".SH SYNOPSIS").last?.components(separatedBy: ".SH ").first ?? ""
+        for command in commands {
+            let help = try pushdiag(command.path + ["--help"])
+            #expect(help.status == 0, "\(command) --help: \(help.stderr)")
+            for option in command.options {
+                #expect(help.stdout.contains(option), "\(command) --help names \(option)")
+            }
+            if command.hasSubcommands && command.options.isEmpty { continue }
+            #expect(synopsis.contains(".B pushdiag \(command.manName)"), "the synopsis shows \(command)")
+            let section = sections[command.manName]
+            #expect(section != nil, "the man page has a section for \(command)")
+            let name = try NSRegularExpression(pattern: "(?<![\\w-])\(NSRegularExpression.escapedPattern(for: command.manName))\\b")
+            for option in command.options {
+                // An OPTIONS entry headed by the option, which names the command, or which the
+                // command's own section names.
+                let mine = entries.filter { Self.options(in: Self.plain($0.split(separator: "\n").first ?? "")).contains(option) }
+                #expect(!mine.isEmpty, "the man page's OPTIONS has an entry for \(option) (\(command))")
+                let named = mine.contains { name.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }
+                #expect(named || section?.contains(Self.roff(option)) == true,
+                        "the man page says \(option) is an option of \(command)")
+            }
+        }
+    }
+
+    /// The reverse: every option the docs name exists. The man page is plain ASCII roff (groff
+    /// warns about other bytes unless preconv runs first).
+    @Test func theDocsNameOnlyOptionsThatExist() throws {
+        let (_, every) = try Self.commands()
+        let man = try Self.text("man/pushdiag.1")
+        #expect(man.unicodeScalars.allSatisfy { $0.isASCII }, "man/pushdiag.1 is ASCII")
+        let named = Self.options(in: Self.plain(man))
+        #expect(named.count > 100)
+        for o in Set(named).sorted() where !every.contains(o) { Issue.record("man/pushdiag.1 names \(o), which no command has") }
+        // In the other docs, options on lines that run pushdiag.
+        for file in ["README.md", "docs/ARCHITECTURE.md", "docs/RELIABILITY.md", "docs/PERFORMANCE.md", "contrib/pushdiag.cron"] {
+            let text = try Self.text(file)
+            for line in text.split(separator: "\n") where line.contains("pushdiag ") {
+                for o in Self.options(in: String(line)) where !every.contains(o) {
+                    Issue.record("\(file) names \(o), which no command has: \(line)")
+                }
+            }
+        }
+    }
+}
