@@ -29,6 +29,7 @@ public struct SurveyNagiosRenderer {
         for ch in raw {
             if ch.isLetter || ch.isNumber || ch == "." || ch == "-" { out.append(ch) } else if out.last != "_" { out.append("_") }
         }
+        while out.last == "_" { out.removeLast() }
         return out
     }
 
@@ -36,13 +37,16 @@ public struct SurveyNagiosRenderer {
         let bad = r.checks.filter { $0.status == .critical || $0.status == .warning || $0.status == .unknown }
         let summary = bad.isEmpty ? "\(r.checks.filter { $0.status == .ok }.count) checks OK"
             : bad.map { "\($0.check) \($0.subject) \($0.status.rawValue.uppercased())" + ($0.value.map { " \(CaptureAnalyzer.format($0))" } ?? "") }.joined(separator: ", ")
-        var perf: [String] = []
+        var perf: [String] = [], labels: Set<String> = []
         for c in r.checks {
             guard let v = c.value else { continue }
+            // Subjects are distinct, but two may differ only in characters a label cannot hold.
+            var label = Self.label(c), n = 1
+            while !labels.insert(label).inserted { n += 1; label = "\(Self.label(c))_\(n)" }
             let uom = c.unit == "percent" ? "%" : ""
             let parts = c.threshold?.split(separator: "/").map { $0.trimmingCharacters(in: " ") } ?? []
             let (w, cr) = parts.count == 2 ? (parts[0], parts[1]) : ("", "")
-            perf.append("'\(Self.label(c))'=\(CaptureAnalyzer.format(v))\(uom);\(w);\(cr);\(uom == "%" ? "0;100" : ";")")
+            perf.append("'\(label)'=\(CaptureAnalyzer.format(v))\(uom);\(w);\(cr);\(uom == "%" ? "0;100" : ";")")
         }
         return "PUSHDIAG \(r.status.rawValue.uppercased()) - \(summary)" + (perf.isEmpty ? "" : " | " + perf.joined(separator: " ")) + "\n"
     }
@@ -92,6 +96,8 @@ public struct SurveyPrometheusRenderer {
         var families: [Family] = []
         func add(_ name: String, _ help: String, type: String = "gauge", _ labels: [(String, String)], _ value: Double) {
             if let i = families.firstIndex(where: { $0.name == name }) {
+                // A series twice makes node_exporter refuse the whole textfile: the first stands.
+                guard !families[i].samples.contains(where: { $0.labels.elementsEqual(labels, by: ==) }) else { return }
                 families[i].samples.append((labels, value))
             } else {
                 families.append(Family(name: name, help: help, type: type, samples: [(labels, value)]))

@@ -185,6 +185,12 @@ struct SurveyOptions: ParsableArguments {
                 list.append(Server(endpoint: Endpoint("\(s.host.contains(":") ? "[\(s.host)]" : s.host):\(port)", defaultPort: port)!, proto: p, tls: tlsOptions, path: s.path))
             }
         }
+        // A server named twice is checked once (its checks would repeat under one name).
+        var seen: [Endpoint] = []
+        list.removeAll { s in
+            defer { seen.append(s.endpoint) }
+            return seen.contains(s.endpoint)
+        }
         return Settings(config: c, configPath: path, interface: interface ?? c.interface, monitor: monitor ?? c.monitor, seconds: seconds, servers: list, thresholds: t)
     }
 
@@ -256,7 +262,10 @@ struct SurveyOptions: ParsableArguments {
         }
         if !servers.isEmpty {
             do {
-                let routes = try RouteChecker.check(servers.map(\.endpoint.host), transport: LiveNetlink(protocol: Netlink.protocolRoute))
+                // One route per host, however many of its ports serve push.
+                var hosts: [String] = []
+                for s in servers where !hosts.contains(s.endpoint.host) { hosts.append(s.endpoint.host) }
+                let routes = try RouteChecker.check(hosts, transport: LiveNetlink(protocol: Netlink.protocolRoute))
                 parts.set { $0.routes = routes }
             } catch {
                 parts.set { $0.routeError = error.description }

@@ -41,7 +41,12 @@ struct ReportTests {
     func nodeExporterReadsTheTextfile() throws {
         let dir = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        _ = try pushdiag(reportArgs(dir))
+        // Every part at once, so that checks of the same kind meet: the SSID's roaming support from
+        // the scan and from the capture, a server given twice, two servers on one host (one route).
+        // node_exporter refuses a whole textfile with a series in it twice.
+        let closed = freePort(), other = freePort()
+        _ = try pushdiag(reportArgs(dir) + ["--capture", fixture("lab-hwsim0-beacons.pcap"),
+                                            "--server", "127.0.0.1:\(closed)", "--server", "127.0.0.1:\(closed)", "--server", "127.0.0.1:\(other)"])
         let port = freePort()
         let exporter = try Background(TestPaths.which("prometheus-node-exporter")!, [
             "--web.listen-address=127.0.0.1:\(port)", "--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory=\(dir.path)"])
@@ -50,6 +55,18 @@ struct ReportTests {
         let scrape = try run("/usr/bin/python3", ["-c", "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())", "http://127.0.0.1:\(port)/metrics"])
         #expect(scrape.stdout.contains("pushdiag_channel_utilization_ratio{frequency_mhz=\"2412\",interface=\"wlan2\"} 0.57"), "\(scrape.stdout.suffix(2000))")
         #expect(scrape.stdout.contains("node_textfile_scrape_error 0"))
+        // A series twice does not show in the scrape (node_exporter keeps the first and answers
+        // 200) but in its log, on every scrape.
+        let log = exporter.output
+        #expect(!log.contains("was collected before"), "\(log.suffix(1500))")
+        #expect(scrape.stdout.contains("pushdiag_check_status{check=\"roaming\",subject=\"ward-3, 2 BSS (scan)\"} 0"))
+        #expect(scrape.stdout.contains("pushdiag_check_status{check=\"roaming\",subject=\"ward-3, 2 BSS (capture)\"} 0"))
+        // Each server once, its host's route once.
+        let text = try String(contentsOf: dir.appendingPathComponent("pushdiag.prom"), encoding: .utf8)
+        let series = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ").dropLast().joined(separator: " ") }
+        #expect(Set(series).count == series.count, "\(series)")
+        #expect(series.filter { $0.hasPrefix("pushdiag_check_status{check=\"heartbeat\"") }.count == 2)
+        #expect(series.filter { $0.hasPrefix("pushdiag_check_status{check=\"route\"") }.count == 1)
     }
 
     @Test(.enabled(if: TestPaths.which("sqlite3") != nil && TestPaths.which("promtool") != nil, "needs sqlite3 and promtool"))

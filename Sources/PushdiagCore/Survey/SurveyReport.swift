@@ -78,12 +78,29 @@ public struct SurveyReport: Codable, Sendable, Equatable {
     public init(started: Int64, durationSeconds: Double, checks: [SurveyCheck], wifi: WiFiReport?, capture: CaptureReport?, heartbeats: [HeartbeatReport], routes: RouteSetReport?) {
         self.started = Timestamp.rfc3339(nanoseconds: started)
         self.durationSeconds = CaptureAnalyzer.rounded(durationSeconds, places: 1000)
-        self.checks = checks
+        self.checks = Self.distinct(checks)
         self.wifi = wifi
         self.capture = capture
         self.heartbeats = heartbeats
         self.routes = routes
         status = checks.map(\.status.severity).max() ?? .ok
+    }
+
+    /// A check and its subject name one Prometheus series and one Nagios label, and node_exporter
+    /// refuses a whole textfile with a series in it twice: a pair seen again is numbered
+    /// ("127.0.0.1 (2)").
+    static func distinct(_ checks: [SurveyCheck]) -> [SurveyCheck] {
+        var taken: Set<String> = []
+        return checks.map { c in
+            var c = c
+            let base = c.subject
+            var n = 1
+            while !taken.insert(c.check + "\u{0}" + c.subject).inserted {
+                n += 1
+                c.subject = "\(base) (\(n))"
+            }
+            return c
+        }
     }
 }
 
@@ -116,7 +133,7 @@ public enum SurveyVerdicts {
             out.append(SurveyCheck(check: "retransmissions", status: .unknown, subject: r.interface,
                                    hint: r.notes.first { $0.hasPrefix("retransmissions") } ?? "not derivable from this interface"))
         }
-        out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan cache"))
+        out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
         for b in r.bss {
             guard let l = b.bssLoad else { continue }
             let s = t.grade(l.channelUtilizationPercent, t.utilizationWarning, t.utilizationCritical)
@@ -128,7 +145,7 @@ public enum SurveyVerdicts {
         return out
     }
 
-    /// 802.11r/k/v on every BSS of the SSID.
+    /// 802.11r/k/v on every BSS of the SSID, as the scan cache or a capture (`source`) saw them.
     static func roaming(_ bss: [(MACAddress, String?, Bool, Bool, Bool)], source: String) -> SurveyCheck {
         guard !bss.isEmpty else { return SurveyCheck(check: "roaming", status: .unknown, subject: source, hint: "no BSS of the SSID seen") }
         var missing: [String] = []
@@ -137,7 +154,7 @@ public enum SurveyVerdicts {
         if bss.contains(where: { !$0.4 }) { missing.append("802.11v (BSS transition)") }
         let ssid = bss.first?.1 ?? "the SSID"
         let full = bss.filter { $0.2 && $0.3 && $0.4 }.count
-        return SurveyCheck(check: "roaming", status: missing.isEmpty ? .ok : .warning, subject: "\(ssid), \(bss.count) BSS", value: Double(full), unit: "bss",
+        return SurveyCheck(check: "roaming", status: missing.isEmpty ? .ok : .warning, subject: "\(ssid), \(bss.count) BSS (\(source))", value: Double(full), unit: "bss",
                            hint: missing.isEmpty ? "every BSS offers 802.11r, 802.11k and 802.11v"
                                : "enable \(missing.joined(separator: ", ")) on every AP of \(ssid): devices roam faster and keep their push connection")
     }
@@ -168,7 +185,7 @@ public enum SurveyVerdicts {
         }
         let aps = r.bss.filter { $0.beacons > 0 }
         if !aps.isEmpty {
-            out.append(roaming(aps.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: subject))
+            out.append(roaming(aps.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "capture"))
         }
         if !r.roamingEvents.isEmpty {
             let gaps = r.roamingEvents.compactMap(\.gapMs)
