@@ -20,6 +20,20 @@ struct SurveyTests {
         return (try pushdiag(args + extra), responder)
     }
 
+    /// A push server that refuses connections is the finding (devices cannot connect either);
+    /// a name this machine cannot resolve means the check could not run.
+    @Test func refusedServerIsCriticalUnresolvableIsUnknown() throws {
+        let closed = freePort()
+        let (r, _) = try survey(["--server", "127.0.0.1:\(closed)", "--server", "no-such-host.invalid:3000", "--format", "json"], server: false)
+        #expect(r.status == 2, "\(r.stderr)")
+        let checks = try #require(try json(r.stdout)["checks"] as? [[String: Any]])
+        let refused = try #require(checks.first { $0["check"] as? String == "heartbeat" && $0["subject"] as? String == "127.0.0.1:\(closed)" })
+        #expect(refused["status"] as? String == "critical")
+        #expect((refused["hint"] as? String)?.contains("connection refused") == true && (refused["hint"] as? String)?.contains("devices cannot connect") == true)
+        let unresolvable = try #require(checks.first { $0["check"] as? String == "heartbeat" && $0["subject"] as? String == "no-such-host.invalid:3000" })
+        #expect(unresolvable["status"] as? String == "unknown" && (unresolvable["hint"] as? String)?.contains("cannot resolve") == true)
+    }
+
     @Test func verdictTableFromRecordings() throws {
         let (r, responder) = try survey(["--format", "json"])
         defer { responder?.stop() }
