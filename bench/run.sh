@@ -51,6 +51,17 @@ time_cmd() {
   t1=$EPOCHREALTIME
   echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(tail -n 1 "$OUT/time.txt")"
 }
+# update_doc NAME TEXT HEADING: replace the block between the bench:NAME markers of $doc with
+# TEXT, or append HEADING and TEXT when the page has no such block yet.
+update_doc() {
+  if [ -f "$doc" ] && grep -q "bench:$1:start" "$doc"; then
+    awk -v gen="$2" -v start="bench:$1:start" -v end="bench:$1:end" \
+      'index($0, start) {print gen; skip=1; next} index($0, end) {skip=0; next} !skip' "$doc" > "$doc.tmp"
+    mv "$doc.tmp" "$doc"
+  else
+    printf '\n%s\n\n%s\n' "$3" "$2" >> "$doc"
+  fi
+}
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 measure() {  # measure LABEL CMD... → sets SECS and RSS (medians)
   shift; local s=() r=()
@@ -104,12 +115,7 @@ pushdiag: $RATIO of the floor (target ≥ 0.5), $TS_RATIO× tshark; peak memory 
 <!-- bench:capture:end -->
 GEN
 )
-if [ -f "$doc" ] && grep -q 'bench:capture:start' "$doc"; then
-  awk -v gen="$gen" '/bench:capture:start/ {print gen; skip=1; next} /bench:capture:end/ {skip=0; next} !skip' "$doc" > "$doc.tmp"
-  mv "$doc.tmp" "$doc"
-else
-  printf '%s\n' "$gen" >> "$doc"
-fi
+update_doc capture "$gen" ""
 echo "docs/PERFORMANCE.md updated"
 
 # 2. Heartbeats on loopback against pushdiag responder: pushdiag's median round trip next to a
@@ -159,12 +165,9 @@ $hb_table
 <!-- bench:heartbeat:end -->
 GEN
 )
-if grep -q 'bench:heartbeat:start' "$doc"; then
-  awk -v gen="$gen" '/bench:heartbeat:start/ {print gen; skip=1; next} /bench:heartbeat:end/ {skip=0; next} !skip' "$doc" > "$doc.tmp"
-  mv "$doc.tmp" "$doc"
-else
-  printf '\n## Heartbeats\n\nTargets (issue: push-server checks): pushdiag'"'"'s median round trip within 50 µs of a minimal C client'"'"'s against the same server; 1,000 concurrent simulated devices from this 2-core machine with no heartbeat lost and the aggregate p99 reported.\n\n%s\n' "$gen" >> "$doc"
-fi
+update_doc heartbeat "$gen" "## Heartbeats
+
+Targets (issue: push-server checks): pushdiag's median round trip within 50 µs of a minimal C client's against the same server; 1,000 concurrent simulated devices from this 2-core machine with no heartbeat lost and the aggregate p99 reported."
 echo "docs/PERFORMANCE.md updated (heartbeats)"
 
 # 3. watch over a million replayed events (memory must not grow), and start-up time.
@@ -196,10 +199,7 @@ $misc_table
 <!-- bench:misc:end -->
 GEN
 )
-if grep -q 'bench:misc:start' "$doc"; then
-  awk -v gen="$gen" '/bench:misc:start/ {print gen; skip=1; next} /bench:misc:end/ {skip=0; next} !skip' "$doc" > "$doc.tmp"
-  mv "$doc.tmp" "$doc"
-else
-  printf '\n## watch and start-up\n\nTargets (issue: hardening): flat memory for a million replayed events; a start-up cheap enough for cron.\n\n%s\n' "$gen" >> "$doc"
-fi
+update_doc misc "$gen" "## watch and start-up
+
+Targets (issue: hardening): flat memory for a million replayed events; a start-up cheap enough for cron."
 echo "docs/PERFORMANCE.md updated (watch, start-up)"
