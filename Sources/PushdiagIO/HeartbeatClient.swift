@@ -450,6 +450,14 @@ public final class HeartbeatClient {
             // Devices would refuse this server: not "could not check" but a finding.
             report.findings.insert(Finding(check: "tls", severity: .critical, subject: target, value: 0, threshold: 0, unit: "handshake", source: "tls",
                                            message: e), at: 0)
+        } else if let e = report.error {
+            // The name resolved (a failure there returned above), so the server itself refused,
+            // did not answer the connection or broke the protocol: devices cannot use it either.
+            // A finding, critical as check_tcp has it, not "could not check".
+            let connected = report.connectMs != nil
+            report.findings.insert(Finding(check: connected ? "protocol" : "connect", severity: .critical, subject: target, value: 0, threshold: 0,
+                                           unit: connected ? "handshake" : "connection", source: connected ? "protocol" : "connect",
+                                           message: "\(e): devices cannot use this server either"), at: 0)
         }
         if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs, gap > o.serverHeartbeatTimeoutS * 1000 {
             report.findings.append(Finding(check: "server_heartbeat", severity: .critical, subject: target, value: CaptureAnalyzer.rounded(gap / 1000), threshold: o.serverHeartbeatTimeoutS,

@@ -17,8 +17,9 @@ struct HeartbeatCommand: ParsableCommand {
             mqtt (3.1.1 CONNECT, then PINGREQ/PINGRESP), line (send a line, expect a reply \
             matching a pattern), tcp (connect only: every heartbeat is a new connection). After a loss (the server closes, \
             or --misses heartbeats go unanswered) it reconnects on --reconnect-schedule, like a \
-            client SDK, and reports each attempt. Exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 \
-            could not check (name not resolved, connection refused, garbage from the server).
+            client SDK, and reports each attempt. Exit status: 0 OK, 1 WARNING, 2 CRITICAL (also a \
+            server that refuses the connection, does not answer it, fails TLS or breaks its protocol: \
+            devices cannot use it either), 3 could not check (a name that does not resolve here).
             """
     )
 

@@ -87,17 +87,20 @@ struct HeartbeatTests {
         defer { server.stop() }
         let (ok, r1) = try heartbeat(["127.0.0.1:\(port)", "--count", "3", "--interval", "10ms", "--byte-order", "big"])
         #expect(r1.status == 0 && ok["received"] as? Int == 3)
-        // The wrong byte order reads a length of ~1.9 GB: refused by the frame cap, one line, exit 3.
+        // The wrong byte order: the responder reads a length of ~1.9 GB, refuses it and closes;
+        // every heartbeat is lost, critical.
         let (_, r2) = try heartbeat(["127.0.0.1:\(port)", "--count", "3", "--interval", "10ms", "--timeout", "500ms"])
-        #expect(r2.status == 3 || r2.status == 2, "\(r2.stderr)")
+        #expect(r2.status == 2, "\(r2.stderr)")
 
         let linePort = freePort()
         let line = try responder(linePort, ["--protocol", "line", "--reply", "PONG 1"])
         defer { line.stop() }
         let (l, r3) = try heartbeat(["127.0.0.1:\(linePort)", "--protocol", "line", "--count", "3", "--interval", "10ms", "--expect", "^PONG [0-9]$"])
         #expect(r3.status == 0 && l["received"] as? Int == 3)
-        let (_, r4) = try heartbeat(["127.0.0.1:\(linePort)", "--protocol", "line", "--count", "3", "--expect", "^PANG"])
-        #expect(r4.status == 3 && r4.stderr.contains("does not match"))
+        // A reply that does not match is the server's fault: a critical finding, and one line.
+        let (j4, r4) = try heartbeat(["127.0.0.1:\(linePort)", "--protocol", "line", "--count", "3", "--expect", "^PANG"])
+        #expect(r4.status == 2 && r4.stderr.contains("does not match"))
+        #expect((j4["findings"] as? [[String: Any]])?.first?["check"] as? String == "protocol")
     }
 
     @Test func dropsCloseAndTheReconnectSchedule() throws {
@@ -153,8 +156,11 @@ struct HeartbeatTests {
 
     @Test func refusedUnresolvableSilentAndGarbage() throws {
         let closedPort = freePort()
+        // Refused: the server's fault, critical (a monitoring system must page for it, and many
+        // do not for UNKNOWN), with one line. Unresolvable here: could not check, 3.
         let refused = try pushdiag("heartbeat", "127.0.0.1:\(closedPort)", "--count", "2")
-        #expect(refused.status == 3 && refused.stderr.contains("connection refused"))
+        #expect(refused.status == 2 && refused.stderr.contains("connection refused"), "\(refused.stderr)")
+        #expect(refused.stdout.contains("CRITICAL connect: cannot connect to 127.0.0.1:\(closedPort): connection refused"), "\(refused.stdout)")
         let unresolvable = try pushdiag("heartbeat", "no-such-host.invalid:3000")
         #expect(unresolvable.status == 3 && unresolvable.stderr.contains("cannot resolve"))
 
@@ -181,7 +187,8 @@ struct HeartbeatTests {
         }
         feeder.start()
         let g = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--count", "2", "--timeout", "1s")
-        #expect(g.status == 3 && g.stderr.contains("exceeds the 65536-byte cap"), "\(g.stderr)")
+        #expect(g.status == 2 && g.stderr.contains("exceeds the 65536-byte cap"), "\(g.stderr)")
+        #expect(g.stdout.contains("CRITICAL protocol:"), "\(g.stdout)")
     }
 }
 

@@ -20,7 +20,8 @@ struct ProtocolServerTests {
         #expect(r.status == 0 && j["received"] as? Int == 5 && j["handshake_ms"] is Double, "\(r.stderr)")
         #expect(server.output.contains("PINGREQ"), "mosquitto saw the pings")
 
-        // A broker that refuses anonymous clients: the CONNACK's reason, exit 3.
+        // A broker that refuses anonymous clients: the CONNACK's reason, a critical finding (devices
+        // would be refused too).
         let closedPort = freePort()
         let closed = dir.appendingPathComponent("closed.conf")
         try "listener \(closedPort) 127.0.0.1\nallow_anonymous false\n".write(to: closed, atomically: true, encoding: .utf8)
@@ -28,7 +29,8 @@ struct ProtocolServerTests {
         defer { refusing.stop() }
         #expect(refusing.wait(for: "running"))
         let no = try pushdiag("heartbeat", "127.0.0.1:\(closedPort)", "--protocol", "mqtt", "--count", "2")
-        #expect(no.status == 3 && no.stderr.contains("MQTT connection refused: not authorized"), "\(no.stderr)")
+        #expect(no.status == 2 && no.stderr.contains("MQTT connection refused: not authorized"), "\(no.stderr)")
+        #expect(no.stdout.contains("CRITICAL protocol: "), "\(no.stdout)")
     }
 
     static let python = "/usr/bin/python3"
@@ -63,13 +65,14 @@ struct ProtocolServerTests {
         #expect(r.status == 0 && j["received"] as? Int == 5, "\(r.stderr)")
         #expect(server.wait(for: "path /push/v1"), "the server saw the path")
 
-        // Not a WebSocket server: the status line it gave, exit 3.
+        // Not a WebSocket server: the status line it gave, a critical protocol finding.
         let linePort = freePort()
         let line = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(linePort)", "--protocol", "line"])
         defer { line.stop() }
         #expect(line.wait(for: "listening"))
         let no = try pushdiag("heartbeat", "127.0.0.1:\(linePort)", "--protocol", "websocket", "--count", "1", "--timeout", "1s")
-        #expect(no.status == 3 && no.stderr.contains("WebSocket upgrade failed"), "\(no.stderr)")
+        #expect(no.status == 2 && no.stderr.contains("WebSocket upgrade failed"), "\(no.stderr)")
+        #expect(no.stdout.contains("CRITICAL protocol: "), "\(no.stdout)")
     }
 
     /// The responder's WebSocket side, checked by Python's websockets client (it validates the
