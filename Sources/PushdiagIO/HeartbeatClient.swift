@@ -457,7 +457,9 @@ public final class HeartbeatClient {
             let connected = report.connectMs != nil
             report.findings.insert(Finding(check: connected ? "protocol" : "connect", severity: .critical, subject: target, value: 0, threshold: 0,
                                            unit: connected ? "handshake" : "connection", source: connected ? "protocol" : "connect",
-                                           message: "\(e): devices cannot use this server either"), at: 0)
+                                           message: connected ? "\(e): devices cannot use this server either"
+                                               : "\(e): devices cannot connect either; is the push server running and listening there, and is the path to it open?"),
+                                   at: 0)
         }
         if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs, gap > o.serverHeartbeatTimeoutS * 1000 {
             report.findings.append(Finding(check: "server_heartbeat", severity: .critical, subject: target, value: CaptureAnalyzer.rounded(gap / 1000), threshold: o.serverHeartbeatTimeoutS,

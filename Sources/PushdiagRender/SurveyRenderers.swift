@@ -41,8 +41,9 @@ public struct SurveyNagiosRenderer {
         for c in r.checks {
             guard let v = c.value else { continue }
             // Subjects are distinct, but two may differ only in characters a label cannot hold.
-            var label = Self.label(c), n = 1
-            while !labels.insert(label).inserted { n += 1; label = "\(Self.label(c))_\(n)" }
+            let base = Self.label(c)
+            var label = base, n = 1
+            while !labels.insert(label).inserted { n += 1; label = "\(base)_\(n)" }
             let uom = c.unit == "percent" ? "%" : ""
             let parts = c.threshold?.split(separator: "/").map { $0.trimmingCharacters(in: " ") } ?? []
             let (w, cr) = parts.count == 2 ? (parts[0], parts[1]) : ("", "")

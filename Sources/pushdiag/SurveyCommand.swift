@@ -148,18 +148,19 @@ struct SurveyOptions: ParsableArguments {
             diagnose(error.description)
             throw ExitCode(3)
         }
-        func range(_ flag: String?, _ key: String, _ fallback: String) -> ThresholdRange {
-            ThresholdRange(flag ?? c.thresholds[key] ?? fallback) ?? ThresholdRange(fallback)!
-        }
+        // The defaults are SurveyThresholds' own.
         var t = SurveyThresholds()
-        t.utilizationWarning = range(utilizationWarning, "utilization_warning", "32")
-        t.utilizationCritical = range(utilizationCritical, "utilization_critical", "40")
-        t.retransmissionWarning = range(retransmissionWarning, "retransmission_warning", "12")
-        t.retransmissionCritical = range(retransmissionCritical, "retransmission_critical", "15")
-        t.lossWarning = range(lossWarning, "loss_warning", "1")
-        t.lossCritical = range(lossCritical, "loss_critical", "5")
-        t.rttWarning = range(rttWarning, "rtt_warning", "200")
-        t.rttCritical = range(rttCritical, "rtt_critical", "1000")
+        func range(_ threshold: WritableKeyPath<SurveyThresholds, ThresholdRange>, _ flag: String?, _ key: String) {
+            if let text = flag ?? c.thresholds[key], let r = ThresholdRange(text) { t[keyPath: threshold] = r }
+        }
+        range(\.utilizationWarning, utilizationWarning, "utilization_warning")
+        range(\.utilizationCritical, utilizationCritical, "utilization_critical")
+        range(\.retransmissionWarning, retransmissionWarning, "retransmission_warning")
+        range(\.retransmissionCritical, retransmissionCritical, "retransmission_critical")
+        range(\.lossWarning, lossWarning, "loss_warning")
+        range(\.lossCritical, lossCritical, "loss_critical")
+        range(\.rttWarning, rttWarning, "rtt_warning")
+        range(\.rttCritical, rttCritical, "rtt_critical")
         let seconds = DurationText.seconds(duration ?? c.duration ?? "30s") ?? 30
         var list: [Server] = []
         if !servers.isEmpty {

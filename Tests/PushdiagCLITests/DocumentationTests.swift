@@ -51,14 +51,14 @@ import Testing
     }
 
     /// The long options named in a text, whole (`--monitorx` is not `--monitor`).
+    static let optionPattern = try! NSRegularExpression(pattern: "(?<![\\w-])--[a-z0-9]+(?:-[a-z0-9]+)*(?![\\w-])")
     static func options(in text: String) -> [String] {
-        let pattern = try! NSRegularExpression(pattern: "(?<![\\w-])--[a-z0-9]+(?:-[a-z0-9]+)*(?![\\w-])")
-        return pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range, in: text).map { String(text[$0]) } }
+        optionPattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range, in: text).map { String(text[$0]) } }
     }
 
     /// The man page's parts: the text of each `.SS "pushdiag NAME …"` section by NAME, and the
     /// entries (`.TP` paragraphs) of OPTIONS.
-    static func manParts(_ man: String) throws -> (sections: [String: String], entries: [String]) {
+    static func manParts(_ man: String) -> (sections: [String: String], entries: [String]) {
         let lines = man.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var sections: [String: String] = [:], entries: [String] = []
         var section: String?, inOptions = false
@@ -87,7 +87,7 @@ import Testing
         let (commands, _) = try Self.commands()
         #expect(commands.count >= 12, "\(commands)")
         let man = try Self.text("man/pushdiag.1")
-        let (sections, entries) = try Self.manParts(man)
+        let (sections, entries) = Self.manParts(man)
         #expect(entries.count > 30)
         let synopsis = man.components(separatedBy: ".SH SYNOPSIS").last?.components(separatedBy: ".SH ").first ?? ""
         for command in commands {

@@ -197,15 +197,14 @@ public enum SurveyVerdicts {
 
     public static func heartbeat(_ r: HeartbeatReport, t: SurveyThresholds) -> SurveyCheck {
         if let e = r.error, r.received == 0 {
-            // A name this machine cannot resolve says as much about its resolver as about the
-            // site: the check could not run. Once the address is known, a server that refuses,
-            // does not answer the connection or breaks its handshake is the finding itself: the
-            // devices cannot connect either (as check_tcp, critical).
-            guard r.resolveMs != nil else { return SurveyCheck(check: "heartbeat", status: .unknown, subject: r.target, hint: e) }
-            let tls = r.findings.contains { $0.check == "tls" }
+            // The heartbeat client has judged it: a refused or broken connection, or a certificate
+            // devices would refuse, is a critical finding; a name this machine cannot resolve is
+            // not (the check could not run).
+            guard let f = r.findings.first, f.severity == .critical else {
+                return SurveyCheck(check: "heartbeat", status: .unknown, subject: r.target, hint: e)
+            }
             return SurveyCheck(check: "heartbeat", status: .critical, subject: r.target,
-                               hint: "\(e): " + (tls ? "devices will refuse this server's certificate too"
-                                   : "devices cannot connect either; is the push server running and listening there, and is the path to it open?"))
+                               hint: f.check == "tls" ? "\(f.message): devices will refuse this server's certificate too" : f.message)
         }
         let loss = r.lossPercent
         var s = t.grade(loss, t.lossWarning, t.lossCritical)
