@@ -50,14 +50,15 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
 }
 
 public struct SurveyThresholds: Sendable, Equatable {
-    public var utilizationWarning = ThresholdRange("32")!
-    public var utilizationCritical = ThresholdRange("40")!
-    public var retransmissionWarning = ThresholdRange("12")!
-    public var retransmissionCritical = ThresholdRange("15")!
-    public var lossWarning = ThresholdRange("1")!
-    public var lossCritical = ThresholdRange("5")!
-    public var rttWarning = ThresholdRange("200")!
-    public var rttCritical = ThresholdRange("1000")!
+    // The same limits as capture, wifi and heartbeat, as ranges.
+    public var utilizationWarning = ThresholdRange(upTo: Thresholds().utilizationWarning)
+    public var utilizationCritical = ThresholdRange(upTo: Thresholds().utilizationCritical)
+    public var retransmissionWarning = ThresholdRange(upTo: Thresholds().retryWarning)
+    public var retransmissionCritical = ThresholdRange(upTo: Thresholds().retryCritical)
+    public var lossWarning = ThresholdRange(upTo: HeartbeatThresholds().lossWarning)
+    public var lossCritical = ThresholdRange(upTo: HeartbeatThresholds().lossCritical)
+    public var rttWarning = ThresholdRange(upTo: HeartbeatThresholds().rttWarningMs)
+    public var rttCritical = ThresholdRange(upTo: HeartbeatThresholds().rttCriticalMs)
     public init() {}
 
     func grade(_ v: Double, _ w: ThresholdRange, _ c: ThresholdRange) -> CheckStatus {

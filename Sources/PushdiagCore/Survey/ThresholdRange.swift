@@ -25,6 +25,11 @@ public struct ThresholdRange: Equatable, Sendable, CustomStringConvertible {
         if let s = start, let e = end, s > e { return nil }
     }
 
+    /// The plain range `limit` (alerts outside 0…limit): how the other commands' limits read here.
+    public init(upTo limit: Double) {
+        self = ThresholdRange(CaptureAnalyzer.format(limit))!
+    }
+
     /// Whether `value` raises the alert.
     public func alerts(_ value: Double) -> Bool {
         let within = (start.map { value >= $0 } ?? true) && (end.map { value <= $0 } ?? true)
