@@ -8,14 +8,14 @@ public struct CaptureTextRenderer {
 
     public init(limit: Int = 20) { self.limit = limit }
 
-    func pct(_ v: Double?) -> String { v.map { CaptureAnalyzer.format($0) + "%" } ?? "-" }
+    func pct(_ v: Double?) -> String { v.map { NumberText.format($0) + "%" } ?? "-" }
 
     public func render(_ r: CaptureReport, title: String? = nil) -> String {
         var out = ""
         let name = title ?? r.file ?? "capture"
         var head = "\(name): \(grouped(r.frames)) frames"
         if let lt = r.linkTypeName, let n = r.linkType { head += " (\(lt), link type \(n))" }
-        if let d = r.durationSeconds, let s = r.start { head += " over \(CaptureAnalyzer.format(d)) s from \(s)" }
+        if let d = r.durationSeconds, let s = r.start { head += " over \(NumberText.format(d)) s from \(s)" }
         out += head + "\n"
         if let e = r.error { out += "  error: \(e)\n" }
         guard r.frames > 0 else { return out }
@@ -37,7 +37,7 @@ public struct CaptureTextRenderer {
                 t.add([b.bssid.description, b.ssid ?? "", b.channel.map(String.init) ?? "-", grouped(b.frames), pct(b.retryPercent),
                        pct(b.bssLoad?.channelUtilizationMeanPercent), b.bssLoad.map { String($0.stationCount) } ?? "-",
                        yn(b.fastTransition), yn(b.radioMeasurement), yn(b.bssTransition),
-                       b.signalDbm.map { CaptureAnalyzer.format($0) } ?? "-"])
+                       b.signalDbm.map { NumberText.format($0) } ?? "-"])
             }
             out += t.render() + more(r.bss.count)
             out += "  LOAD: mean channel utilisation the BSS advertises (BSS Load element); STA: stations it reports\n"
@@ -48,8 +48,8 @@ public struct CaptureTextRenderer {
                                ("SPAN", .right), ("UTIL(est)", .right), ("ADVERTISED", .right)])
             for c in rows(r.channels) {
                 t.add([c.channel.map(String.init) ?? "?", String(c.frequencyMhz), grouped(c.frames),
-                       pct(CaptureAnalyzer.percent(c.retryFrames, of: c.frames)),
-                       CaptureAnalyzer.format(c.airtimeMs) + " ms", CaptureAnalyzer.format(c.spanSeconds) + " s",
+                       pct(NumberText.percent(c.retryFrames, of: c.frames)),
+                       NumberText.format(c.airtimeMs) + " ms", NumberText.format(c.spanSeconds) + " s",
                        pct(c.utilizationPercent), pct(c.advertisedUtilizationPercent)])
             }
             out += t.render() + more(r.channels.count)
@@ -71,7 +71,7 @@ public struct CaptureTextRenderer {
                 if let s = e.ssid { detail.append("ssid \(s)") }
                 if let c = e.reasonCode { detail.append("reason \(c)") }
                 if let c = e.statusCode { detail.append("status \(c)") }
-                if let g = e.gapMs { detail.append("gap \(CaptureAnalyzer.format(g)) ms") }
+                if let g = e.gapMs { detail.append("gap \(NumberText.format(g)) ms") }
                 t.add([e.time, e.station.description, e.fromBssid?.description ?? "?", e.toBssid.description, e.kind, detail.joined(separator: ", ")])
             }
             out += t.render() + more(r.roamingEvents.count)

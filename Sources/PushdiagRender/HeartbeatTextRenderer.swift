@@ -6,32 +6,32 @@ public struct HeartbeatTextRenderer {
     public func render(_ r: HeartbeatReport) -> String {
         var out = "\(r.target) (\(r.protocol))" + (r.address.map { ", \($0)" } ?? "") + "\n"
         var phases: [String] = []
-        if let v = r.resolveMs { phases.append("resolve \(CaptureAnalyzer.format(v)) ms") }
-        if let v = r.connectMs { phases.append("connect \(CaptureAnalyzer.format(v)) ms") }
-        if let v = r.tlsMs { phases.append("TLS \(CaptureAnalyzer.format(v)) ms") }
-        if let v = r.handshakeMs { phases.append("\(r.protocol) handshake \(CaptureAnalyzer.format(v)) ms") }
+        if let v = r.resolveMs { phases.append("resolve \(NumberText.format(v)) ms") }
+        if let v = r.connectMs { phases.append("connect \(NumberText.format(v)) ms") }
+        if let v = r.tlsMs { phases.append("TLS \(NumberText.format(v)) ms") }
+        if let v = r.handshakeMs { phases.append("\(r.protocol) handshake \(NumberText.format(v)) ms") }
         if !phases.isEmpty { out += "  " + phases.joined(separator: ", ") + "\n" }
         if let t = r.tls {
             out += "  TLS \(t.version) \(t.cipher); certificate \(t.subject), issued by \(t.issuer), valid until \(t.notAfter) (\(t.daysLeft) days)\n"
             out += "  key pin (SPKI SHA-256) \(t.spkiSha256)" + (t.verified ? ", verified" : ", NOT verified: \(t.verifyError ?? "?")")
                 + (t.pinMatched.map { $0 ? ", pin matches" : ", pin does NOT match" } ?? "") + "\n"
         }
-        out += "  heartbeats: \(r.sent) sent, \(r.received) answered, \(CaptureAnalyzer.format(r.lossPercent))% lost\n"
+        out += "  heartbeats: \(r.sent) sent, \(r.received) answered, \(NumberText.format(r.lossPercent))% lost\n"
         if let t = r.rttMs {
-            out += "  rtt ms: min \(CaptureAnalyzer.format(t.min)) / avg \(CaptureAnalyzer.format(t.avg)) / median \(CaptureAnalyzer.format(t.median))"
-                + " / p95 \(CaptureAnalyzer.format(t.p95)) / max \(CaptureAnalyzer.format(t.max)), stdev \(CaptureAnalyzer.format(t.stdev))"
-                + (r.jitterMs.map { ", jitter \(CaptureAnalyzer.format($0))" } ?? "") + "\n"
+            out += "  rtt ms: min \(NumberText.format(t.min)) / avg \(NumberText.format(t.avg)) / median \(NumberText.format(t.median))"
+                + " / p95 \(NumberText.format(t.p95)) / max \(NumberText.format(t.max)), stdev \(NumberText.format(t.stdev))"
+                + (r.jitterMs.map { ", jitter \(NumberText.format($0))" } ?? "") + "\n"
         }
         if !r.reconnects.isEmpty {
             out += "  reconnects:\n"
             for a in r.reconnects {
-                out += "    #\(a.attempt) after \(CaptureAnalyzer.format(a.delayS)) s: \(a.outcome) (\(CaptureAnalyzer.format(a.ms)) ms)\n"
+                out += "    #\(a.attempt) after \(NumberText.format(a.delayS)) s: \(a.outcome) (\(NumberText.format(a.ms)) ms)\n"
             }
         }
         if let sh = r.serverHeartbeats {
             out += "  server heartbeats: \(sh.received) received, \(sh.acknowledged) acknowledged"
-            if let i = sh.intervalMs { out += ", \(CaptureAnalyzer.format(i.median)) ms apart (median)" }
-            if let g = sh.longestGapMs { out += ", longest gap \(CaptureAnalyzer.format(g)) ms (a device reconnects after \(CaptureAnalyzer.format(sh.timeoutS)) s)" }
+            if let i = sh.intervalMs { out += ", \(NumberText.format(i.median)) ms apart (median)" }
+            if let g = sh.longestGapMs { out += ", longest gap \(NumberText.format(g)) ms (a device reconnects after \(NumberText.format(sh.timeoutS)) s)" }
             out += sh.registered ? "\n" : " (registration not acknowledged)\n"
         }
         if r.connectionLost { out += "  connection lost: the reconnect schedule ran out\n" }
@@ -41,11 +41,11 @@ public struct HeartbeatTextRenderer {
     }
 
     public func render(_ r: LoadReport) -> String {
-        var out = "\(r.target) (\(r.protocol)), \(r.clients) simulated devices over \(CaptureAnalyzer.format(r.durationSeconds)) s\n"
+        var out = "\(r.target) (\(r.protocol)), \(r.clients) simulated devices over \(NumberText.format(r.durationSeconds)) s\n"
         out += "  connected \(r.connected), failed to connect \(r.failedConnects), dropped by the server \(r.dropOuts)\n"
-        out += "  heartbeats: \(r.planned) planned, \(r.sent) sent, \(r.received) answered, \(CaptureAnalyzer.format(r.lossPercent))% lost\n"
+        out += "  heartbeats: \(r.planned) planned, \(r.sent) sent, \(r.received) answered, \(NumberText.format(r.lossPercent))% lost\n"
         if let t = r.rttMs {
-            out += "  rtt ms (all devices): median \(CaptureAnalyzer.format(t.median)) / p95 \(CaptureAnalyzer.format(t.p95)) / p99 \(CaptureAnalyzer.format(t.p99)) / max \(CaptureAnalyzer.format(t.max))\n"
+            out += "  rtt ms (all devices): median \(NumberText.format(t.median)) / p95 \(NumberText.format(t.p95)) / p99 \(NumberText.format(t.p99)) / max \(NumberText.format(t.max))\n"
         }
         let worst = r.perClient.filter { $0.sent > $0.received || $0.droppedOut || !$0.connected }.prefix(10)
         for c in worst {

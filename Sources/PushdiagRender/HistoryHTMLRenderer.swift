@@ -35,7 +35,7 @@ public struct HistoryHTMLRenderer {
         for k in 0...4 {
             let v = maxV * Double(k) / 4
             svg += "<line x1=\"\(left)\" x2=\"\(w - right)\" y1=\"\(y(v))\" y2=\"\(y(v))\" class=\"grid\"/>"
-            svg += "<text x=\"\(left - 6)\" y=\"\(y(v) + 4)\" class=\"axis\" text-anchor=\"end\">\(CaptureAnalyzer.format(v))\(unit)</text>"
+            svg += "<text x=\"\(left - 6)\" y=\"\(y(v) + 4)\" class=\"axis\" text-anchor=\"end\">\(NumberText.format(v))\(unit)</text>"
         }
         let fmt = DateFormatter()
         fmt.dateFormat = span > 3 * 86_400 ? "MM-dd" : "MM-dd HH:mm"
@@ -90,7 +90,7 @@ public struct HistoryHTMLRenderer {
             var cur = hours[key] ?? (.ok, 0, [])
             cur.0 = max(cur.0, p.report.status)
             for c in p.report.checks where c.status == .critical || c.status == .warning {
-                cur.2.append("\(c.check) \(c.subject)" + (c.value.map { " \(CaptureAnalyzer.format($0))" } ?? ""))
+                cur.2.append("\(c.check) \(c.subject)" + (c.value.map { " \(NumberText.format($0))" } ?? ""))
                 if c.check == "channel_utilization", let v = c.value { cur.1 = max(cur.1, v) }
             }
             hours[key] = cur

@@ -7,14 +7,14 @@ public struct SurveyTextRenderer {
     public func render(_ r: SurveyReport) -> String {
         var t = TextTable([("CHECK", .left), ("SUBJECT", .left), ("VALUE", .right), ("WARN / CRIT", .left), ("STATUS", .left), ("WHAT TO DO", .left)])
         for c in r.checks {
-            let value = c.value.map { CaptureAnalyzer.format($0) + (c.unit.map { u in u == "percent" ? "%" : " " + u } ?? "") } ?? "-"
+            let value = c.value.map { NumberText.format($0) + (c.unit.map { u in u == "percent" ? "%" : " " + u } ?? "") } ?? "-"
             t.add([c.check, c.subject, value, c.threshold ?? "-", c.status.rawValue.uppercased(), c.hint])
         }
         let counts = [CheckStatus.critical, .warning, .unknown, .ok, .skipped].compactMap { s -> String? in
             let n = r.checks.filter { $0.status == s }.count
             return n > 0 ? "\(n) \(s.rawValue)" : nil
         }
-        return "pushdiag survey \(r.started), \(CaptureAnalyzer.format(r.durationSeconds)) s: \(r.status.rawValue.uppercased()) (\(counts.joined(separator: ", ")))\n\n" + t.render()
+        return "pushdiag survey \(r.started), \(NumberText.format(r.durationSeconds)) s: \(r.status.rawValue.uppercased()) (\(counts.joined(separator: ", ")))\n\n" + t.render()
     }
 }
 
@@ -36,7 +36,7 @@ public struct SurveyNagiosRenderer {
     public func render(_ r: SurveyReport) -> String {
         let bad = r.checks.filter { $0.status == .critical || $0.status == .warning || $0.status == .unknown }
         let summary = bad.isEmpty ? "\(r.checks.filter { $0.status == .ok }.count) checks OK"
-            : bad.map { "\($0.check) \($0.subject) \($0.status.rawValue.uppercased())" + ($0.value.map { " \(CaptureAnalyzer.format($0))" } ?? "") }.joined(separator: ", ")
+            : bad.map { "\($0.check) \($0.subject) \($0.status.rawValue.uppercased())" + ($0.value.map { " \(NumberText.format($0))" } ?? "") }.joined(separator: ", ")
         var perf: [String] = [], labels: Set<String> = []
         for c in r.checks {
             guard let v = c.value else { continue }
@@ -47,7 +47,7 @@ public struct SurveyNagiosRenderer {
             let uom = c.unit == "percent" ? "%" : ""
             let parts = c.threshold?.split(separator: "/").map { $0.trimmingCharacters(in: " ") } ?? []
             let (w, cr) = parts.count == 2 ? (parts[0], parts[1]) : ("", "")
-            perf.append("'\(label)'=\(CaptureAnalyzer.format(v))\(uom);\(w);\(cr);\(uom == "%" ? "0;100" : ";")")
+            perf.append("'\(label)'=\(NumberText.format(v))\(uom);\(w);\(cr);\(uom == "%" ? "0;100" : ";")")
         }
         return "PUSHDIAG \(r.status.rawValue.uppercased()) - \(summary)" + (perf.isEmpty ? "" : " | " + perf.joined(separator: " ")) + "\n"
     }

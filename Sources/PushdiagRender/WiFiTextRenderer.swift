@@ -17,9 +17,9 @@ public struct WiFiTextRenderer {
         if let f = r.frequencyMhz {
             out += ", " + (r.channel.map { "channel \($0) " } ?? "") + "(\(f) MHz" + (r.channelWidthMhz.map { ", \($0) MHz wide" } ?? "") + ")"
         }
-        out += "\n  \(r.samples) sample\(r.samples == 1 ? "" : "s") over \(CaptureAnalyzer.format(r.windowSeconds)) s"
-        out += "; channel utilisation " + (r.channelUtilizationPercent.map { CaptureAnalyzer.format($0) + "%" } ?? "-")
-        out += "; retransmissions " + (r.retransmissionPercent.map { CaptureAnalyzer.format($0) + "%" } ?? "-")
+        out += "\n  \(r.samples) sample\(r.samples == 1 ? "" : "s") over \(NumberText.format(r.windowSeconds)) s"
+        out += "; channel utilisation " + (r.channelUtilizationPercent.map { NumberText.format($0) + "%" } ?? "-")
+        out += "; retransmissions " + (r.retransmissionPercent.map { NumberText.format($0) + "%" } ?? "-")
         if let f = r.txFailed { out += "; tx failed \(f)" }
         out += "\n"
         if !r.survey.isEmpty {
@@ -45,8 +45,8 @@ public struct WiFiTextRenderer {
             var t = TextTable([("", .left), ("BSSID", .left), ("SSID", .left), ("CH", .right), ("SIGNAL", .right), ("LOAD", .right), ("STA", .right),
                                ("11r", .left), ("11k", .left), ("11v", .left)])
             for b in r.bss {
-                t.add([b.current ? "*" : "", b.bssid.description, b.ssid ?? "", opt(b.channel), b.signalDbm.map { CaptureAnalyzer.format($0) + " dBm" } ?? "-",
-                       b.bssLoad.map { CaptureAnalyzer.format($0.channelUtilizationPercent) + "%" } ?? "-", b.bssLoad.map { String($0.stationCount) } ?? "-",
+                t.add([b.current ? "*" : "", b.bssid.description, b.ssid ?? "", opt(b.channel), b.signalDbm.map { NumberText.format($0) + " dBm" } ?? "-",
+                       b.bssLoad.map { NumberText.format($0.channelUtilizationPercent) + "%" } ?? "-", b.bssLoad.map { String($0.stationCount) } ?? "-",
                        b.fastTransition ? "yes" : "no", b.radioMeasurement ? "yes" : "no", b.bssTransition ? "yes" : "no"])
             }
             out += "\n" + t.render() + "  * the BSS this interface is on; from the kernel's scan cache\n"

@@ -135,7 +135,7 @@ struct WiFiAnalysisTests {
         let wrap = WiFiAnalysis.report(interface: NL80211.Interface(ifindex: 3),
                                        samples: [sample(0, active: 1, busy: 0, packets: 0xFFFF_FFF0, retries: 0xFFFF_FFFF), sample(1, active: 2, busy: 0, packets: 0x90, retries: 0x20)],
                                        scan: [], thresholds: .init())
-        #expect(wrap.retransmissionPercent == CaptureAnalyzer.rounded(Double(0x21) * 100 / Double(0xA0)))
+        #expect(wrap.retransmissionPercent == NumberText.rounded(Double(0x21) * 100 / Double(0xA0)))
         let reassoc = WiFiAnalysis.report(interface: NL80211.Interface(ifindex: 3),
                                           samples: [sample(0, active: 1, busy: 0, packets: 900, retries: 90, connected: 50),
                                                     sample(1, active: 2, busy: 0, packets: 10, retries: 1, connected: 1),

@@ -107,21 +107,6 @@ public enum NetlinkError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// errno names for the messages people see (the C names, as swift-system documents them).
-public enum Errno {
-    public static func describe(_ e: Int32) -> String {
-        let names: [Int32: String] = [
-            1: "operation not permitted (EPERM)", 2: "no such file or directory (ENOENT)", 13: "permission denied (EACCES)",
-            16: "device or resource busy (EBUSY)", 19: "no such device (ENODEV)", 22: "invalid argument (EINVAL)",
-            28: "no space left on device (ENOSPC)", 30: "read-only file system (EROFS)", 61: "no data available (ENODATA)", 67: "link has been severed (ENOLINK)", 95: "operation not supported (EOPNOTSUPP)",
-            98: "address already in use (EADDRINUSE)", 99: "cannot assign the requested address (EADDRNOTAVAIL)",
-            100: "network is down (ENETDOWN)", 101: "network is unreachable (ENETUNREACH)", 110: "connection timed out (ETIMEDOUT)",
-            111: "connection refused (ECONNREFUSED)", 113: "no route to host (EHOSTUNREACH)", 104: "connection reset by peer (ECONNRESET)",
-        ]
-        return names[e] ?? "error \(e)"
-    }
-}
-
 /// Attribute values, checked against the length their type needs (iw's policy idea): a value of
 /// the wrong length reads as absent, never as zero or as a neighbour's bytes.
 extension UnsafeRawBufferPointer {

@@ -18,32 +18,13 @@ public enum RTNetlink {
     public static let afInet: UInt8 = 2, afInet6: UInt8 = 10
     public static let lookupTable: UInt32 = 0x1000
 
-    /// An IPv4 (4 bytes) or IPv6 (16 bytes) address.
-    public struct Address: Hashable, Sendable, CustomStringConvertible, Codable {
-        public var bytes: [UInt8]
-        public init?(bytes: [UInt8]) {
-            guard bytes.count == 4 || bytes.count == 16 else { return nil }
-            self.bytes = bytes
-        }
-        public var family: UInt8 { bytes.count == 4 ? afInet : afInet6 }
-        public var description: String { IPText.format(bytes) }
-        public init(from decoder: any Decoder) throws {
-            let s = try decoder.singleValueContainer().decode(String.self)
-            guard let b = IPText.parse(s) else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an IP address: \(s)")) }
-            bytes = b
-        }
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.singleValueContainer()
-            try c.encode(description)
-        }
-    }
 
     public struct Route: Equatable, Sendable {
         public var type: UInt8
         public var table: UInt32?
         public var outputInterface: Int32?
-        public var gateway: Address?
-        public var preferredSource: Address?
+        public var gateway: IPAddress?
+        public var preferredSource: IPAddress?
         public var mtu: UInt32?
     }
 
@@ -61,12 +42,12 @@ public enum RTNetlink {
 
     public struct Neighbour: Equatable, Sendable {
         public var ifindex: Int32
-        public var address: Address?
+        public var address: IPAddress?
         public var state: UInt16
     }
 
     /// `ip route get ADDRESS`.
-    public static func routeRequest(to a: Address, sequence: UInt32) -> [UInt8] {
+    public static func routeRequest(to a: IPAddress, sequence: UInt32) -> [UInt8] {
         var b = NetlinkMessageBuilder(type: getRoute, flags: Netlink.flagRequest, sequence: sequence)
         b.raw([a.family, UInt8(a.bytes.count * 8), 0, 0, 0, 0, 0, 0] + le32(lookupTable))
         b.attribute(rtaDst, a.bytes)
@@ -93,9 +74,9 @@ public enum RTNetlink {
         Netlink.forEachAttribute(m.payload.suffix(from: 12)) { t, v in
             switch t {
             case rtaOIF: r.outputInterface = v.nlS32
-            case rtaGateway: r.gateway = Address(bytes: v.nlBytes)
-            case rtaVia: if v.count >= 2 { r.gateway = Address(bytes: Array(v.suffix(from: 2))) }  // family u16, address
-            case rtaPrefSrc: r.preferredSource = Address(bytes: v.nlBytes)
+            case rtaGateway: r.gateway = IPAddress(bytes: v.nlBytes)
+            case rtaVia: if v.count >= 2 { r.gateway = IPAddress(bytes: Array(v.suffix(from: 2))) }  // family u16, address
+            case rtaPrefSrc: r.preferredSource = IPAddress(bytes: v.nlBytes)
             case rtaTable: r.table = v.nlU32
             case rtaMetrics: Netlink.forEachAttribute(v) { mt, mv in if mt == rtaxMTU { r.mtu = mv.nlU32 } }
             default: break
@@ -129,7 +110,7 @@ public enum RTNetlink {
     public static func neighbour(_ m: Netlink.Message) -> Neighbour? {
         guard m.type == newNeighbour, m.payload.count >= 12, let ifindex = m.payload.u32le(at: 4), let state = m.payload.u16le(at: 8) else { return nil }
         var n = Neighbour(ifindex: Int32(bitPattern: ifindex), state: state)
-        Netlink.forEachAttribute(m.payload.suffix(from: 12)) { t, v in if t == ndaDst { n.address = Address(bytes: v.nlBytes) } }
+        Netlink.forEachAttribute(m.payload.suffix(from: 12)) { t, v in if t == ndaDst { n.address = IPAddress(bytes: v.nlBytes) } }
         return n
     }
 
@@ -148,64 +129,3 @@ extension NetlinkMessageBuilder {
 }
 
 /// IP addresses as text: IPv4 dotted quads, IPv6 as RFC 5952 writes them.
-public enum IPText {
-    public static func format(_ b: [UInt8]) -> String {
-        if b.count == 4 { return b.map(String.init).joined(separator: ".") }
-        guard b.count == 16 else { return "?" }
-        let groups = (0..<8).map { UInt16(b[2 * $0]) << 8 | UInt16(b[2 * $0 + 1]) }
-        if groups[0..<5].allSatisfy({ $0 == 0 }) && groups[5] == 0xFFFF {
-            return "::ffff:" + b[12..<16].map(String.init).joined(separator: ".")
-        }
-        // The longest run of two or more zero groups becomes "::".
-        var best = (start: -1, length: 0), i = 0
-        while i < 8 {
-            if groups[i] == 0 {
-                var j = i
-                while j < 8 && groups[j] == 0 { j += 1 }
-                if j - i > best.length && j - i >= 2 { best = (i, j - i) }
-                i = j
-            } else { i += 1 }
-        }
-        func hex(_ r: ArraySlice<UInt16>) -> String { r.map { String($0, radix: 16) }.joined(separator: ":") }
-        if best.start < 0 { return hex(groups[...]) }
-        return hex(groups[0..<best.start]) + "::" + hex(groups[(best.start + best.length)...])
-    }
-
-    public static func parse(_ s: String) -> [UInt8]? {
-        let v4 = s.split(separator: ".", omittingEmptySubsequences: false)
-        if v4.count == 4 {
-            var out: [UInt8] = []
-            for p in v4 {
-                guard !p.isEmpty, p.count <= 3, let n = UInt8(p) else { return nil }
-                out.append(n)
-            }
-            return out
-        }
-        guard s.contains(":") else { return nil }
-        // Split on the one "::" (no Foundation in the core).
-        var halves: [String] = []
-        if let r = s.firstRange(of: "::") {
-            halves = [String(s[..<r.lowerBound]), String(s[r.upperBound...])]
-            guard !halves[1].contains("::") else { return nil }
-        } else {
-            halves = [s]
-        }
-        func groups(_ t: String) -> [UInt16]? {
-            if t.isEmpty { return [] }
-            var out: [UInt16] = []
-            for g in t.split(separator: ":", omittingEmptySubsequences: false) {
-                guard !g.isEmpty, g.count <= 4, let n = UInt16(g, radix: 16) else { return nil }
-                out.append(n)
-            }
-            return out
-        }
-        guard let head = groups(halves[0]) else { return nil }
-        var all = head
-        if halves.count == 2 {
-            guard let tail = groups(halves[1]), head.count + tail.count < 8 else { return nil }
-            all += [UInt16](repeating: 0, count: 8 - head.count - tail.count) + tail
-        }
-        guard all.count == 8 else { return nil }
-        return all.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
-    }
-}

@@ -178,15 +178,15 @@ public enum HeartbeatAnalysis {
                                message: "\(target): connection lost: every reconnect attempt of the schedule failed"))
         }
         if sent > 0 {
-            let loss = CaptureAnalyzer.rounded(Double(sent - received) * 100 / Double(sent))
+            let loss = NumberText.rounded(Double(sent - received) * 100 / Double(sent))
             if let (sev, limit) = Thresholds.grade(loss, warning: t.lossWarning, critical: t.lossCritical) {
                 out.append(Finding(check: "heartbeat_loss", severity: sev, subject: target, value: loss, threshold: limit, unit: "percent", source: "heartbeat",
-                                   message: "\(target): \(CaptureAnalyzer.format(loss))% of heartbeats lost (\(sent - received) of \(sent)), above \(CaptureAnalyzer.format(limit))%"))
+                                   message: "\(target): \(NumberText.format(loss))% of heartbeats lost (\(sent - received) of \(sent)), above \(NumberText.format(limit))%"))
             }
         }
         if let r = rtt, let (sev, limit) = Thresholds.grade(r.p95, warning: t.rttWarningMs, critical: t.rttCriticalMs) {
             out.append(Finding(check: "heartbeat_rtt", severity: sev, subject: target, value: r.p95, threshold: limit, unit: "ms", source: "heartbeat",
-                               message: "\(target): heartbeat round trip p95 \(CaptureAnalyzer.format(r.p95)) ms, above \(CaptureAnalyzer.format(limit)) ms"))
+                               message: "\(target): heartbeat round trip p95 \(NumberText.format(r.p95)) ms, above \(NumberText.format(limit)) ms"))
         }
         return out.sorted { $0.severity > $1.severity }
     }
@@ -254,9 +254,9 @@ public struct LoadReport: Codable, Sendable, Equatable {
         sent = perClient.reduce(0) { $0 + $1.sent }
         received = perClient.reduce(0) { $0 + $1.received }
         planned = perClient.filter(\.connected).count * count
-        lossPercent = planned > 0 ? CaptureAnalyzer.rounded(Double(planned - received) * 100 / Double(planned)) : 0
+        lossPercent = planned > 0 ? NumberText.rounded(Double(planned - received) * 100 / Double(planned)) : 0
         rttMs = RTTSummary.of(rtts)
-        self.durationSeconds = CaptureAnalyzer.rounded(durationSeconds, places: 1000)
+        self.durationSeconds = NumberText.rounded(durationSeconds, places: 1000)
         let summary = RTTSummary.of(rtts)
         var f = HeartbeatAnalysis.findings(target: target, sent: perClient.filter(\.connected).count * count, received: perClient.reduce(0) { $0 + $1.received },
                                            rtt: summary, connectionLost: false, t: thresholds)

@@ -2,12 +2,12 @@
 public struct RouteReport: Codable, Sendable, Equatable {
     /// As given on the command line.
     public var destination: String
-    @Nullable public var address: RTNetlink.Address?
+    @Nullable public var address: IPAddress?
     /// `unicast`, `local`, `unreachable`, `blackhole`, `prohibit`, or null without a route.
     @Nullable public var routeType: String?
     @Nullable public var interface: String?
-    @Nullable public var source: RTNetlink.Address?
-    @Nullable public var gateway: RTNetlink.Address?
+    @Nullable public var source: IPAddress?
+    @Nullable public var gateway: IPAddress?
     /// The gateway's neighbour state as `ip neigh` names it (reachable, stale, failed, …), "none"
     /// when the kernel has no entry yet; null without a gateway.
     @Nullable public var gatewayState: String?
@@ -46,7 +46,7 @@ public enum RouteAnalysis {
 
     /// One destination's report from the kernel's answers. `routeError` is the negative errno
     /// of a failed `RTM_GETROUTE` (ENETUNREACH when no route matches).
-    public static func report(destination: String, address: RTNetlink.Address, route: RTNetlink.Route?, routeError: Int32?,
+    public static func report(destination: String, address: IPAddress, route: RTNetlink.Route?, routeError: Int32?,
                               links: [RTNetlink.Link], neighbours: [RTNetlink.Neighbour]) -> RouteReport {
         var r = RouteReport(destination: destination, address: address, routeType: nil, interface: nil, source: nil, gateway: nil,
                             gatewayState: nil, vlanId: nil, mtu: nil, devices: [], findings: [], status: .ok, error: nil)

@@ -78,7 +78,7 @@ public struct SurveyReport: Codable, Sendable, Equatable {
 
     public init(started: Int64, durationSeconds: Double, checks: [SurveyCheck], wifi: WiFiReport?, capture: CaptureReport?, heartbeats: [HeartbeatReport], routes: RouteSetReport?) {
         self.started = Timestamp.rfc3339(nanoseconds: started)
-        self.durationSeconds = CaptureAnalyzer.rounded(durationSeconds, places: 1000)
+        self.durationSeconds = NumberText.rounded(durationSeconds, places: 1000)
         self.checks = Self.distinct(checks)
         self.wifi = wifi
         self.capture = capture
@@ -108,7 +108,7 @@ public struct SurveyReport: Codable, Sendable, Equatable {
 /// What each part measured → the verdict table, with hints grounded in Apple's guidance for
 /// Local Push Connectivity networks.
 public enum SurveyVerdicts {
-    static func pct(_ v: Double) -> String { CaptureAnalyzer.format(v) + "%" }
+    static func pct(_ v: Double) -> String { NumberText.format(v) + "%" }
 
     public static func wifi(_ r: WiFiReport, t: SurveyThresholds) -> [SurveyCheck] {
         var out: [SurveyCheck] = []
@@ -191,7 +191,7 @@ public enum SurveyVerdicts {
         if !r.roamingEvents.isEmpty {
             let gaps = r.roamingEvents.compactMap(\.gapMs)
             out.append(SurveyCheck(check: "roams", status: .ok, subject: subject, value: Double(r.roamingEvents.count), unit: "roams",
-                                   hint: "\(r.roamingEvents.count) roams seen" + (gaps.max().map { ", longest gap \(CaptureAnalyzer.format($0)) ms" } ?? "")))
+                                   hint: "\(r.roamingEvents.count) roams seen" + (gaps.max().map { ", longest gap \(NumberText.format($0)) ms" } ?? "")))
         }
         return out
     }
@@ -211,9 +211,9 @@ public enum SurveyVerdicts {
         var s = t.grade(loss, t.lossWarning, t.lossCritical)
         if let p95 = r.rttMs?.p95 { s = max(s, t.grade(p95, t.rttWarning, t.rttCritical)) }
         if r.connectionLost { s = .critical }
-        let rtt = r.rttMs.map { "p95 \(CaptureAnalyzer.format($0.p95)) ms" } ?? "no answer"
+        let rtt = r.rttMs.map { "p95 \(NumberText.format($0.p95)) ms" } ?? "no answer"
         return SurveyCheck(check: "heartbeat", status: s, subject: r.target, value: loss, unit: "percent", threshold: "\(t.lossWarning) / \(t.lossCritical)",
-                           hint: s == .ok ? "\(CaptureAnalyzer.format(loss))% lost: \(r.received)/\(r.sent) answered, \(rtt)"
+                           hint: s == .ok ? "\(NumberText.format(loss))% lost: \(r.received)/\(r.sent) answered, \(rtt)"
                                : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; check the push server's load and the path to it")
     }
 

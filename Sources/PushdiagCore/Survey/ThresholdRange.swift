@@ -27,7 +27,7 @@ public struct ThresholdRange: Equatable, Sendable, CustomStringConvertible {
 
     /// The plain range `limit` (alerts outside 0…limit): how the other commands' limits read here.
     public init(upTo limit: Double) {
-        self = ThresholdRange(CaptureAnalyzer.format(limit))!
+        self = ThresholdRange(NumberText.format(limit))!
     }
 
     /// Whether `value` raises the alert.

@@ -149,9 +149,9 @@ public struct RoamTracker {
     public func summary(start: Int64, end: Int64) -> WatchSummary {
         let duration = max(Double(end - start) / 1e9, 0)
         return WatchSummary(
-            event: "summary", durationSeconds: CaptureAnalyzer.rounded(duration, places: 1000), connects: connects, disconnects: disconnects, roams: roams,
-            roamsPerHour: duration > 0 ? CaptureAnalyzer.rounded(Double(roams) * 3600 / duration) : 0,
-            longestGapMs: longestGapNs.map { CaptureAnalyzer.rounded(Double($0) / 1e6, places: 1000) },
-            meanGapMs: gapCount > 0 ? CaptureAnalyzer.rounded(Double(gapSumNs) / Double(gapCount) / 1e6, places: 1000) : nil)
+            event: "summary", durationSeconds: NumberText.rounded(duration, places: 1000), connects: connects, disconnects: disconnects, roams: roams,
+            roamsPerHour: duration > 0 ? NumberText.rounded(Double(roams) * 3600 / duration) : 0,
+            longestGapMs: longestGapNs.map { NumberText.rounded(Double($0) / 1e6, places: 1000) },
+            meanGapMs: gapCount > 0 ? NumberText.rounded(Double(gapSumNs) / Double(gapCount) / 1e6, places: 1000) : nil)
     }
 }

@@ -87,7 +87,7 @@ public enum WiFiAnalysis {
         var failed: UInt64?
         if samples.count >= 2 {
             if w.surveyPairs > 0, w.activeMs > 0 {
-                utilization = CaptureAnalyzer.rounded(Double(w.busyMs) * 100 / Double(w.activeMs))
+                utilization = NumberText.rounded(Double(w.busyMs) * 100 / Double(w.activeMs))
             } else if let s = last.flatMap({ inUse($0.survey, frequency: iface.frequency) }), s.active == nil || s.busy == nil {
                 notes.append("channel utilisation: active/busy time not reported by driver")
             } else if last.flatMap({ inUse($0.survey, frequency: iface.frequency) }) == nil {
@@ -98,7 +98,7 @@ public enum WiFiAnalysis {
             if w.stationPairs > 0 {
                 failed = w.failed
                 if w.packets > 0 {
-                    retrans = CaptureAnalyzer.rounded(Double(w.retries) * 100 / Double(w.packets))
+                    retrans = NumberText.rounded(Double(w.retries) * 100 / Double(w.packets))
                 } else {
                     notes.append("retransmissions: no frames sent to the peer during the window")
                 }
@@ -142,25 +142,25 @@ public enum WiFiAnalysis {
         if let u = utilization, let (sev, limit) = Thresholds.grade(u, warning: thresholds.utilizationWarning, critical: thresholds.utilizationCritical) {
             let subject = chan.map { "\(name) channel \($0)" } ?? name
             findings.append(Finding(check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: "survey",
-                                    message: "\(subject) is \(CaptureAnalyzer.format(u))% busy (survey busy/active time), above \(CaptureAnalyzer.format(limit))%"))
+                                    message: "\(subject) is \(NumberText.format(u))% busy (survey busy/active time), above \(NumberText.format(limit))%"))
         }
         if let r = retrans, let (sev, limit) = Thresholds.grade(r, warning: thresholds.retryWarning, critical: thresholds.retryCritical) {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             findings.append(Finding(check: "retransmissions", severity: sev, subject: subject, value: r, threshold: limit, unit: "percent", source: "station_counters",
-                                    message: "\(subject): \(CaptureAnalyzer.format(r))% retransmissions (\(w.retries) retries for \(w.packets) frames sent), above \(CaptureAnalyzer.format(limit))%"))
+                                    message: "\(subject): \(NumberText.format(r))% retransmissions (\(w.retries) retries for \(w.packets) frames sent), above \(NumberText.format(limit))%"))
         }
         for b in bss {
             guard let l = b.bssLoad, let (sev, limit) = Thresholds.grade(l.channelUtilizationPercent, warning: thresholds.utilizationWarning, critical: thresholds.utilizationCritical) else { continue }
             let subject = "\(b.bssid)" + (b.ssid.map { " (\($0))" } ?? "")
             findings.append(Finding(check: "channel_utilization", severity: sev, subject: subject, value: l.channelUtilizationPercent, threshold: limit, unit: "percent", source: "bss_load",
-                                    message: "\(subject) advertises \(b.channel.map { "channel \($0)" } ?? "its channel") as \(CaptureAnalyzer.format(l.channelUtilizationPercent))% busy, above \(CaptureAnalyzer.format(limit))%"))
+                                    message: "\(subject) advertises \(b.channel.map { "channel \($0)" } ?? "its channel") as \(NumberText.format(l.channelUtilizationPercent))% busy, above \(NumberText.format(limit))%"))
         }
         findings.sort { $0.severity > $1.severity }
         let window = samples.count >= 2 ? Double(samples.last!.time - samples.first!.time) / 1e9 : 0
         return WiFiReport(
             interface: name, ssid: ssidBytes.map(SSIDText.render), bssid: bssid, frequencyMhz: freq, channel: chan,
             channelWidthMhz: iface.channelWidth.flatMap(NL80211.channelWidthMHz), samples: samples.count,
-            windowSeconds: CaptureAnalyzer.rounded(window, places: 1000), survey: survey, stations: stations,
+            windowSeconds: NumberText.rounded(window, places: 1000), survey: survey, stations: stations,
             channelUtilizationPercent: utilization, retransmissionPercent: retrans, txFailed: failed, bss: bss,
             findings: findings, status: findings.map(\.severity).max() ?? .ok, notes: notes)
     }

@@ -75,7 +75,7 @@ public final class HeartbeatClient {
     var decoder: SimplePush.Decoder
     var lineBuffer: [UInt8] = []
     var nextID: UInt32 = 1
-    var address: RTNetlink.Address?
+    var address: IPAddress?
 
     public init(_ o: HeartbeatOptions, stop: @escaping () -> Bool = { false }) {
         self.o = o
@@ -367,21 +367,21 @@ public final class HeartbeatClient {
             return report
         }
         report.address = address?.description
-        report.resolveMs = CaptureAnalyzer.rounded(Clock.ms() - r0, places: 1000)
+        report.resolveMs = NumberText.rounded(Clock.ms() - r0, places: 1000)
         var lost = false
         var protocolError: String?
         do throws(SocketError) {
             do throws(SocketError) {
-                report.connectMs = CaptureAnalyzer.rounded(try connect(), places: 1000)
+                report.connectMs = NumberText.rounded(try connect(), places: 1000)
             } catch {
                 // The handshake got far enough to show the certificate: report it.
                 report.tls = tlsInfo
-                report.tlsMs = lastTLSMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
-                report.connectMs = lastConnectMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
+                report.tlsMs = lastTLSMs.map { NumberText.rounded($0, places: 1000) }
+                report.connectMs = lastConnectMs.map { NumberText.rounded($0, places: 1000) }
                 throw error
             }
-            report.tlsMs = lastTLSMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
-            report.handshakeMs = lastHandshakeMs.map { CaptureAnalyzer.rounded($0, places: 1000) }
+            report.tlsMs = lastTLSMs.map { NumberText.rounded($0, places: 1000) }
+            report.handshakeMs = lastHandshakeMs.map { NumberText.rounded($0, places: 1000) }
             report.tls = tlsInfo
             if let name = o.register, o.proto == .simplepush { try registerUser(name) }
             state("ready")
@@ -433,7 +433,7 @@ public final class HeartbeatClient {
         }
         report.sent = sent
         report.received = received
-        report.lossPercent = sent > 0 ? CaptureAnalyzer.rounded(Double(sent - received) * 100 / Double(sent)) : 0
+        report.lossPercent = sent > 0 ? NumberText.rounded(Double(sent - received) * 100 / Double(sent)) : 0
         report.rttMs = RTTSummary.of(rtts)
         report.jitterMs = RTTSummary.jitter(rtts)
         report.states = states
@@ -462,9 +462,9 @@ public final class HeartbeatClient {
                                    at: 0)
         }
         if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs, gap > o.serverHeartbeatTimeoutS * 1000 {
-            report.findings.append(Finding(check: "server_heartbeat", severity: .critical, subject: target, value: CaptureAnalyzer.rounded(gap / 1000), threshold: o.serverHeartbeatTimeoutS,
+            report.findings.append(Finding(check: "server_heartbeat", severity: .critical, subject: target, value: NumberText.rounded(gap / 1000), threshold: o.serverHeartbeatTimeoutS,
                                            unit: "seconds", source: "server_heartbeats",
-                                           message: "\(target): \(CaptureAnalyzer.format(gap / 1000)) s without a heartbeat from the server, above the \(CaptureAnalyzer.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"))
+                                           message: "\(target): \(NumberText.format(gap / 1000)) s without a heartbeat from the server, above the \(NumberText.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"))
         }
         if let info = report.tls, info.daysLeft < 30 {
             let expired = info.daysLeft < 0

@@ -7,8 +7,8 @@ import Glibc
 /// gateway's neighbour entry. Works without privileges.
 public enum RouteChecker {
     /// The first address `getaddrinfo` gives for a name (a literal address is returned as is).
-    public static func resolve(_ host: String) -> Result<RTNetlink.Address, NetlinkError> {
-        if let b = IPText.parse(host), let a = RTNetlink.Address(bytes: b) { return .success(a) }
+    public static func resolve(_ host: String) -> Result<IPAddress, NetlinkError> {
+        if let b = IPText.parse(host), let a = IPAddress(bytes: b) { return .success(a) }
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_ADDRCONFIG
@@ -20,11 +20,11 @@ public enum RouteChecker {
         while let ai = p {
             if ai.pointee.ai_family == AF_INET, let sa = ai.pointee.ai_addr {
                 let bytes = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin_addr) { Array($0) } }
-                if let a = RTNetlink.Address(bytes: bytes) { return .success(a) }
+                if let a = IPAddress(bytes: bytes) { return .success(a) }
             }
             if ai.pointee.ai_family == AF_INET6, let sa = ai.pointee.ai_addr {
                 let bytes = sa.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin6_addr) { Array($0) } }
-                if let a = RTNetlink.Address(bytes: bytes) { return .success(a) }
+                if let a = IPAddress(bytes: bytes) { return .success(a) }
             }
             p = ai.pointee.ai_next
         }
@@ -42,7 +42,7 @@ public enum RouteChecker {
         var neighbours: [UInt8: [RTNetlink.Neighbour]] = [:]
         var reports: [RouteReport] = []
         for d in destinations {
-            let address: RTNetlink.Address
+            let address: IPAddress
             switch resolve(d) {
             case .success(let a): address = a
             case .failure(let why):

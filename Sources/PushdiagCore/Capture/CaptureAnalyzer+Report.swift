@@ -1,13 +1,7 @@
 /// Turning the analyser's tables into the report model, and combining analysers of several files.
 extension CaptureAnalyzer {
-    public static func percent(_ part: Int, of whole: Int) -> Double? {
-        whole > 0 ? rounded(Double(part) * 100 / Double(whole)) : nil
-    }
-
-    public static func rounded(_ v: Double, places: Double = 100) -> Double { (v * places).rounded() / places }
-
     /// BSS Load utilisation is advertised as 0–255 for 0–100%.
-    static func utilizationPercent(_ raw: Int) -> Double { rounded(Double(raw) * 100 / 255) }
+    static func utilizationPercent(_ raw: Int) -> Double { NumberText.rounded(Double(raw) * 100 / 255) }
 
     public func report(file: String? = nil, linkType: Int? = nil, linkTypeName: String? = nil, truncated: Bool = false, error: String? = nil) -> CaptureReport {
         let t = options.thresholds
@@ -35,7 +29,7 @@ extension CaptureAnalyzer {
                     channelUtilizationRaw: Int(b.loadLast),
                     channelUtilizationMinPercent: Self.utilizationPercent(Int(b.loadMin)),
                     channelUtilizationMaxPercent: Self.utilizationPercent(Int(b.loadMax)),
-                    channelUtilizationMeanPercent: Self.rounded(Double(b.loadSum) * 100 / 255 / Double(b.loadSamples)),
+                    channelUtilizationMeanPercent: NumberText.rounded(Double(b.loadSum) * 100 / 255 / Double(b.loadSamples)),
                     samples: b.loadSamples)
             }
             var channel = b.channel.map(Int.init)
@@ -44,11 +38,11 @@ extension CaptureAnalyzer {
             if frequency == nil, let c = channel { frequency = ChannelPlan.frequency(forChannel: c) }
             bssReports.append(BSSReport(
                 bssid: bssTable.keys[i], ssid: b.ssid.map(SSIDText.render), channel: channel, frequencyMhz: frequency,
-                frames: b.frames, retryFrames: b.retries, retryPercent: Self.percent(b.retries, of: b.frames),
+                frames: b.frames, retryFrames: b.retries, retryPercent: NumberText.percent(b.retries, of: b.frames),
                 beacons: b.beacons, probeResponses: b.probeResponses, bssLoad: load,
                 fastTransition: b.fastTransition, radioMeasurement: b.radioMeasurement, bssTransition: b.bssTransition,
                 mobilityDomain: b.mobilityDomain.map(Int.init),
-                signalDbm: b.signalSamples > 0 ? Self.rounded(Double(b.signalSum) / Double(b.signalSamples), places: 10) : nil))
+                signalDbm: b.signalSamples > 0 ? NumberText.rounded(Double(b.signalSum) / Double(b.signalSamples), places: 10) : nil))
         }
         bssReports.sort { ($0.frames, $1.bssid) > ($1.frames, $0.bssid) }
 
@@ -56,7 +50,7 @@ extension CaptureAnalyzer {
         transmitters.reserveCapacity(transmitterTable.count)
         for i in 0..<transmitterTable.count {
             let x = transmitterTable[i]
-            transmitters.append(TransmitterReport(mac: transmitterTable.keys[i], frames: x.frames, retryFrames: x.retries, retryPercent: Self.percent(x.retries, of: x.frames) ?? 0))
+            transmitters.append(TransmitterReport(mac: transmitterTable.keys[i], frames: x.frames, retryFrames: x.retries, retryPercent: NumberText.percent(x.retries, of: x.frames) ?? 0))
         }
         transmitters.sort { ($0.frames, $1.mac) > ($1.frames, $0.mac) }
 
@@ -64,13 +58,13 @@ extension CaptureAnalyzer {
         for (freq, c) in channels.sorted(by: { $0.0 < $1.0 }) {
             let span = c.last > c.first ? Double(c.last - c.first) / 1e9 : 0
             let utilization: Double? = span >= t.minimumSpanSeconds && c.airtimeFrames > 0
-                ? Self.rounded(min(c.airtimeUs / 1e6 / span * 100, 100)) : nil
+                ? NumberText.rounded(min(c.airtimeUs / 1e6 / span * 100, 100)) : nil
             let channelNumber = ChannelPlan.channel(forFrequency: Int(freq))
             let advertised = bssReports.filter { $0.frequencyMhz == Int(freq) || ($0.frequencyMhz == nil && $0.channel != nil && $0.channel == channelNumber) }
                 .compactMap { $0.bssLoad?.channelUtilizationPercent }.max()
             channelReports.append(ChannelReport(
                 frequencyMhz: Int(freq), channel: channelNumber, frames: c.frames, retryFrames: c.retries,
-                airtimeFrames: c.airtimeFrames, airtimeMs: Self.rounded(c.airtimeUs / 1000, places: 1000), spanSeconds: Self.rounded(span, places: 1000),
+                airtimeFrames: c.airtimeFrames, airtimeMs: NumberText.rounded(c.airtimeUs / 1000, places: 1000), spanSeconds: NumberText.rounded(span, places: 1000),
                 utilizationPercent: utilization, advertisedUtilizationPercent: advertised))
         }
 
@@ -79,17 +73,17 @@ extension CaptureAnalyzer {
             RoamingEventReport(
                 time: Timestamp.rfc3339(nanoseconds: r.time), station: r.station, fromBssid: r.from, toBssid: r.to, kind: r.kind,
                 ssid: ssidOf[r.to], reasonCode: r.reason.map(Int.init), statusCode: r.status.map(Int.init),
-                gapMs: r.gapNs.map { Self.rounded(Double($0) / 1e6, places: 1000) })
+                gapMs: r.gapNs.map { NumberText.rounded(Double($0) / 1e6, places: 1000) })
         }
 
         // Findings: retry rates, advertised utilisation (BSS Load), estimated utilisation (airtime).
         var findings: [Finding] = []
         func retryFinding(_ subject: String, retries: Int, frames: Int) {
-            guard frames >= t.minimumFrames, let p = Self.percent(retries, of: frames),
+            guard frames >= t.minimumFrames, let p = NumberText.percent(retries, of: frames),
                   let (sev, limit) = Thresholds.grade(p, warning: t.retryWarning, critical: t.retryCritical) else { return }
             findings.append(Finding(
                 check: "frame_retries", severity: sev, subject: subject, value: p, threshold: limit, unit: "percent", source: "retry_bit",
-                message: "\(subject): \(Self.format(p))% of frames are retransmissions (\(retries) of \(frames)), above \(Self.format(limit))%"))
+                message: "\(subject): \(NumberText.format(p))% of frames are retransmissions (\(retries) of \(frames)), above \(NumberText.format(limit))%"))
         }
         func label(_ b: BSSReport) -> String { b.ssid.map { "\(b.bssid) (\($0))" } ?? b.bssid.description }
         retryFinding("overall", retries: retryFrames, frames: dot11Frames)
@@ -100,7 +94,7 @@ extension CaptureAnalyzer {
             let where_ = b.channel.map { "channel \($0)" } ?? "its channel"
             findings.append(Finding(
                 check: "channel_utilization", severity: sev, subject: label(b), value: load.channelUtilizationMeanPercent, threshold: limit, unit: "percent", source: "bss_load",
-                message: "\(label(b)) advertises \(where_) as \(Self.format(load.channelUtilizationMeanPercent))% busy (mean of \(load.samples) BSS Load elements), above \(Self.format(limit))%"))
+                message: "\(label(b)) advertises \(where_) as \(NumberText.format(load.channelUtilizationMeanPercent))% busy (mean of \(load.samples) BSS Load elements), above \(NumberText.format(limit))%"))
         }
         for c in channelReports {
             guard let u = c.utilizationPercent,
@@ -108,7 +102,7 @@ extension CaptureAnalyzer {
             let subject = c.channel.map { "channel \($0) (\(c.frequencyMhz) MHz)" } ?? "\(c.frequencyMhz) MHz"
             findings.append(Finding(
                 check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: "airtime_estimate",
-                message: "\(subject): frames seen occupied \(Self.format(u))% of the air over \(Self.format(c.spanSeconds)) s, above \(Self.format(limit))%"))
+                message: "\(subject): frames seen occupied \(NumberText.format(u))% of the air over \(NumberText.format(c.spanSeconds)) s, above \(NumberText.format(limit))%"))
         }
         findings.sort { $0.severity > $1.severity }
 
@@ -118,27 +112,16 @@ extension CaptureAnalyzer {
         return CaptureReport(
             file: file, linkType: linkType, linkTypeName: linkTypeName,
             frames: frames, dot11Frames: dot11Frames, undecodable: undecodable, retryFrames: retryFrames,
-            retryPercent: Self.percent(retryFrames, of: dot11Frames), beacons: s[8], management: m,
+            retryPercent: NumberText.percent(retryFrames, of: dot11Frames), beacons: s[8], management: m,
             dataFrames: dataFrames, controlFrames: controlFrames, extensionFrames: extensionFrames,
             fcsFrames: fcsFrames, fcsBadFlagged: fcsBadFlagged, fcsBad: options.checkFCS ? fcsBad : nil,
             malformedElements: malformedElements,
             start: frames > 0 ? Timestamp.rfc3339(nanoseconds: firstTimestamp) : nil,
             end: frames > 0 ? Timestamp.rfc3339(nanoseconds: lastTimestamp) : nil,
-            durationSeconds: frames > 0 ? Self.rounded(Double(lastTimestamp - firstTimestamp) / 1e9, places: 1000) : nil,
+            durationSeconds: frames > 0 ? NumberText.rounded(Double(lastTimestamp - firstTimestamp) / 1e9, places: 1000) : nil,
             bss: bssReports, transmitters: transmitters, untrackedTransmitters: untrackedTransmitters,
             channels: channelReports, roamingEvents: events, roamingEventsDropped: roamsDropped,
             bssTransitionManagement: btm, findings: findings, status: status, truncated: truncated, error: error)
-    }
-
-    /// Numbers as people read them: up to two decimals, no trailing zeros.
-    public static func format(_ v: Double) -> String {
-        let r = rounded(v)
-        if r == r.rounded() { return String(Int(r)) }
-        var s = String(r)
-        if let dot = s.firstIndex(of: "."), s.distance(from: dot, to: s.endIndex) > 3 {
-            s = String(s[..<s.index(dot, offsetBy: 3)])
-        }
-        return s
     }
 
     private mutating func appendChannel(_ freq: UInt16) -> Int? {

@@ -57,7 +57,7 @@ enum Clock {
     }
 }
 
-func sockaddrStorage(_ a: RTNetlink.Address, port: UInt16) -> (sockaddr_storage, socklen_t) {
+func sockaddrStorage(_ a: IPAddress, port: UInt16) -> (sockaddr_storage, socklen_t) {
     var ss = sockaddr_storage()
     var len: socklen_t = 0
     withUnsafeMutableBytes(of: &ss) { raw in
@@ -93,7 +93,7 @@ public final class TCPConnection {
     deinit { close(fd) }
 
     /// Connects within `timeoutMs`; the refusal or timeout names the host.
-    public static func connect(_ a: RTNetlink.Address, port: UInt16, name: String, timeoutMs: Int32) throws(SocketError) -> TCPConnection {
+    public static func connect(_ a: IPAddress, port: UInt16, name: String, timeoutMs: Int32) throws(SocketError) -> TCPConnection {
         let fd = socket(a.bytes.count == 4 ? AF_INET : AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .io("socket", errno: errno) }
         var one: Int32 = 1

@@ -110,9 +110,9 @@ struct WatchCommand: ParsableCommand {
         case .jsonl:
             print(try JSONRenderer.line(summary))
         case .text:
-            print("summary: \(summary.connects) connects, \(summary.disconnects) disconnects, \(summary.roams) roams over \(CaptureAnalyzer.format(summary.durationSeconds)) s"
-                + " (\(CaptureAnalyzer.format(summary.roamsPerHour)) roams/hour)"
-                + (summary.longestGapMs.map { ", longest gap \(CaptureAnalyzer.format($0)) ms" } ?? ""))
+            print("summary: \(summary.connects) connects, \(summary.disconnects) disconnects, \(summary.roams) roams over \(NumberText.format(summary.durationSeconds)) s"
+                + " (\(NumberText.format(summary.roamsPerHour)) roams/hour)"
+                + (summary.longestGapMs.map { ", longest gap \(NumberText.format($0)) ms" } ?? ""))
         }
     }
 
@@ -130,7 +130,7 @@ struct WatchCommand: ParsableCommand {
             if let p = w.previousSsid { line += "  previously \(p)" }
             if let r = w.reasonCode { line += "  reason \(r)" + (w.byAp == true ? " by AP" : " local") }
             if let s = w.statusCode, s != 0 { line += "  status \(s)" }
-            if let g = w.gapMs, w.event == "roam" { line += "  gap \(CaptureAnalyzer.format(g)) ms" }
+            if let g = w.gapMs, w.event == "roam" { line += "  gap \(NumberText.format(g)) ms" }
             print(line)
         }
         fflush(nil)  // one line per event, even on a pipe

@@ -1,0 +1,22 @@
+/// Numbers as the reports show them: rounded to a fixed number of places, and printed with at
+/// most two decimals and no trailing zeros.
+public enum NumberText {
+    /// `v` rounded to 1/`places` (100: two decimals).
+    public static func rounded(_ v: Double, places: Double = 100) -> Double { (v * places).rounded() / places }
+
+    /// `part` as a percentage of `whole`, two decimals; nil when `whole` is 0.
+    public static func percent(_ part: Int, of whole: Int) -> Double? {
+        whole > 0 ? rounded(Double(part) * 100 / Double(whole)) : nil
+    }
+
+    /// Up to two decimals, no trailing zeros: 57, 1.5, 0.33.
+    public static func format(_ v: Double) -> String {
+        let r = rounded(v)
+        if r == r.rounded(), abs(r) < 1e15 { return String(Int(r)) }
+        var s = String(r)
+        if let dot = s.firstIndex(of: "."), s.distance(from: dot, to: s.endIndex) > 3 {
+            s = String(s[..<s.index(dot, offsetBy: 3)])
+        }
+        return s
+    }
+}
