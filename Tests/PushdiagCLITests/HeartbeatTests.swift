@@ -177,7 +177,7 @@ struct HeartbeatTests {
         let feeder = Thread {
             let end = Date().addingTimeInterval(5)
             while Date() < end {
-                if let c = garbage.accept() {
+                if case .success(let c)? = garbage.accept() {
                     try? c.send([0xFF, 0xFF, 0xFF, 0x7F] + Array("garbage".utf8), timeoutMs: 500)
                     usleep(300_000)
                     return

@@ -204,7 +204,7 @@ struct PushProtocolTests {
         #expect(try d.next() == WebSocket.Frame(opcode: 10, payload: Array("hi".utf8)))
         var big = WebSocket.Decoder(cap: 100)
         big.feed([0x82, 0x7F, 0, 0, 0, 1, 0, 0, 0, 0][...])
-        #expect(throws: WebSocket.DecodeError.self) { try big.next() }
+        #expect(throws: FramingError.oversized(what: "WebSocket frame", size: 1 << 32, cap: 100)) { try big.next() }
     }
 
     @Test func mqttPackets() throws {
@@ -218,7 +218,10 @@ struct PushProtocolTests {
         #expect(try d.next()?.type == MQTT.pingresp)
         var bad = MQTT.Decoder(cap: 10)
         bad.feed([0x30, 0xFF, 0xFF, 0xFF, 0x7F][...])
-        #expect(throws: MQTT.DecodeError.self) { try bad.next() }
+        #expect(throws: FramingError.oversized(what: "MQTT packet", size: 268_435_455, cap: 10)) { try bad.next() }
+        var five = MQTT.Decoder(cap: 10)
+        five.feed([0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01][...])
+        #expect(throws: FramingError.malformed("MQTT packet with a malformed remaining length")) { try five.next() }
     }
 
     @Test func simplePushFraming() throws {
@@ -234,10 +237,10 @@ struct PushProtocolTests {
         }
         var d = SimplePush.Decoder(order: .little, cap: 100)
         d.feed([0xFF, 0xFF, 0, 0][...])
-        #expect(throws: SimplePush.FramingError.oversized(65535, cap: 100)) { try d.next() }
+        #expect(throws: FramingError.oversized(what: "frame", size: 65535, cap: 100)) { try d.next() }
         var g = SimplePush.Decoder(order: .little)
         g.feed([3, 0, 0, 0, 0x7B, 0x7D, 0x7D][...])
-        #expect(throws: SimplePush.FramingError.self) { try g.next() }
+        #expect(throws: FramingError.self) { try g.next() }
     }
 
     @Test func rttStatistics() throws {

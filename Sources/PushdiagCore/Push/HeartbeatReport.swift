@@ -191,6 +191,49 @@ public enum HeartbeatAnalysis {
         return out.sorted { $0.severity > $1.severity }
     }
 
+    /// Completes a report from what was measured: loss, round-trip statistics and every
+    /// finding, decided from values and the typed failure (if any), never from message text.
+    ///
+    /// A name that does not resolve here leaves the server unchecked (UNKNOWN, no finding). A
+    /// server that refuses or does not answer the connection, fails TLS or breaks its protocol
+    /// is a critical finding, as check_tcp has it: devices cannot use it either.
+    public static func conclude(_ report: inout HeartbeatReport, failure: ConnectionFailure?, options o: HeartbeatOptions) {
+        let target = report.target
+        let (sent, received) = (report.sent, report.received)
+        report.lossPercent = sent > 0 ? NumberText.rounded(Double(sent - received) * 100 / Double(sent)) : 0
+        report.error = failure?.description
+        report.findings = findings(target: target, sent: sent, received: received, rtt: report.rttMs, connectionLost: report.connectionLost, t: o.thresholds)
+        if let failure {
+            switch failure {
+            case .resolve:
+                break
+            case .tls(let why):
+                report.findings.insert(Finding(check: "tls", severity: .critical, subject: target, value: 0, threshold: 0, unit: "handshake", source: "tls", message: why), at: 0)
+            default:
+                // The TCP connection was made: the server broke its handshake or protocol.
+                let connected = report.connectMs != nil
+                report.findings.insert(Finding(check: connected ? "protocol" : "connect", severity: .critical, subject: target, value: 0, threshold: 0,
+                                               unit: connected ? "handshake" : "connection", source: connected ? "protocol" : "connect",
+                                               message: connected ? "\(failure): devices cannot use this server either"
+                                                   : "\(failure): devices cannot connect either; is the push server running and listening there, and is the path to it open?"),
+                                       at: 0)
+            }
+        }
+        if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs, gap > o.serverHeartbeatTimeoutS * 1000 {
+            report.findings.append(Finding(check: "server_heartbeat", severity: .critical, subject: target, value: NumberText.rounded(gap / 1000), threshold: o.serverHeartbeatTimeoutS,
+                                           unit: "seconds", source: "server_heartbeats",
+                                           message: "\(target): \(NumberText.format(gap / 1000)) s without a heartbeat from the server, above the \(NumberText.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"))
+        }
+        if let info = report.tls, info.daysLeft < 30 {
+            let expired = info.daysLeft < 0
+            report.findings.append(Finding(check: "tls_certificate", severity: expired ? .critical : .warning, subject: target, value: Double(info.daysLeft),
+                                           threshold: expired ? 0 : 30, unit: "days", source: "tls",
+                                           message: expired ? "\(target): the certificate expired on \(info.notAfter)" : "\(target): the certificate expires in \(info.daysLeft) days (\(info.notAfter))"))
+        }
+        report.status = report.findings.map(\.severity).max() ?? .ok
+        if failure != nil { report.status = max(report.status, .unknown) }
+    }
+
     /// "0.5,1,2,4" → seconds.
     public static func schedule(_ text: String) -> [Double]? {
         let parts = text.split(separator: ",").map { DurationText.seconds(String($0)) }

@@ -49,39 +49,28 @@ public enum MQTT {
         public var body: [UInt8]
     }
 
-    public enum DecodeError: Error, Equatable, CustomStringConvertible {
-        case oversized(Int, cap: Int)
-        case badLength
-        public var description: String {
-            switch self {
-            case .oversized(let n, let cap): return "MQTT packet of \(n) bytes exceeds the \(cap)-byte cap"
-            case .badLength: return "MQTT packet with a malformed remaining length"
-            }
-        }
-    }
-
-    public struct Decoder {
+    public struct Decoder: FrameDecoder {
         public let cap: Int
-        var buffer: [UInt8] = []
+        var queue = ByteQueue()
         public init(cap: Int = 65_536) { self.cap = cap }
-        public mutating func feed(_ b: ArraySlice<UInt8>) { buffer += b }
+        public mutating func feed(_ b: ArraySlice<UInt8>) { queue.append(b) }
 
-        public mutating func next() throws(DecodeError) -> Packet? {
-            guard buffer.count >= 2 else { return nil }
+        public mutating func next() throws(FramingError) -> Packet? {
+            guard queue.count >= 2 else { return nil }
             var length = 0, multiplier = 1, i = 1
             while true {
-                guard i < buffer.count else { return nil }
-                guard i <= 4 else { throw .badLength }
-                let b = buffer[i]
+                guard i < queue.count else { return nil }
+                guard i <= 4 else { throw .malformed("MQTT packet with a malformed remaining length") }
+                let b = queue[i]
                 length += Int(b & 0x7F) * multiplier
                 multiplier *= 128
                 i += 1
                 if b & 0x80 == 0 { break }
             }
-            guard length <= cap else { throw .oversized(length, cap: cap) }
-            guard buffer.count >= i + length else { return nil }
-            let p = Packet(type: buffer[0] >> 4, flags: buffer[0] & 0x0F, body: Array(buffer[i..<(i + length)]))
-            buffer.removeFirst(i + length)
+            guard length <= cap else { throw .oversized(what: "MQTT packet", size: length, cap: cap) }
+            guard queue.count >= i + length else { return nil }
+            let p = Packet(type: queue[0] >> 4, flags: queue[0] & 0x0F, body: Array(queue.bytes(i..<(i + length))))
+            queue.consume(i + length)
             return p
         }
     }

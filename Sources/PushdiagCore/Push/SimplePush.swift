@@ -69,44 +69,34 @@ public enum SimplePush {
         return prefix + body
     }
 
-    public enum FramingError: Error, Equatable, CustomStringConvertible {
-        case oversized(Int, cap: Int)
-        case badJSON(String)
-        public var description: String {
-            switch self {
-            case .oversized(let n, let cap): return "frame of \(n) bytes exceeds the \(cap)-byte cap"
-            case .badJSON(let why): return "frame is not a SimplePush message: \(why)"
-            }
-        }
-    }
-
     /// Reassembles frames from a byte stream, refusing frames above `cap` before buffering them.
-    public struct Decoder {
+    public struct Decoder: FrameDecoder {
         public let order: ByteOrder
         public let cap: Int
-        var buffer: [UInt8] = []
+        var queue = ByteQueue()
 
         public init(order: ByteOrder, cap: Int = 65_536) {
             self.order = order
             self.cap = cap
         }
 
-        public mutating func feed(_ bytes: ArraySlice<UInt8>) { buffer += bytes }
+        public mutating func feed(_ bytes: ArraySlice<UInt8>) { queue.append(bytes) }
 
         /// The next complete message, nil when more bytes are needed.
         public mutating func next() throws(FramingError) -> Message? {
-            guard buffer.count >= 4 else { return nil }
+            guard queue.count >= 4 else { return nil }
+            let b = (queue[0], queue[1], queue[2], queue[3])
             let n = order == .little
-                ? Int(buffer[0]) | Int(buffer[1]) << 8 | Int(buffer[2]) << 16 | Int(buffer[3]) << 24
-                : Int(buffer[3]) | Int(buffer[2]) << 8 | Int(buffer[1]) << 16 | Int(buffer[0]) << 24
-            guard n <= cap else { throw .oversized(n, cap: cap) }
-            guard buffer.count >= 4 + n else { return nil }
-            let body = Data(buffer[4..<(4 + n)])
-            buffer.removeFirst(4 + n)
+                ? Int(b.0) | Int(b.1) << 8 | Int(b.2) << 16 | Int(b.3) << 24
+                : Int(b.3) | Int(b.2) << 8 | Int(b.1) << 16 | Int(b.0) << 24
+            guard n <= cap else { throw .oversized(what: "frame", size: n, cap: cap) }
+            guard queue.count >= 4 + n else { return nil }
+            let body = Data(queue.bytes(4..<(4 + n)))
+            queue.consume(4 + n)
             do {
                 return try JSONDecoder().decode(Message.self, from: body)
             } catch {
-                throw .badJSON(String(describing: error).prefix(120).description)
+                throw .malformed("frame is not a SimplePush message: " + String(describing: error).prefix(120))
             }
         }
     }

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// RFC 6455 WebSocket, the part a heartbeat needs: the HTTP/1.1 upgrade with its
 /// Sec-WebSocket-Accept check, masked client frames, ping/pong and close.
 public enum WebSocket {
@@ -9,7 +11,7 @@ public enum WebSocket {
     }
 
     /// base64(SHA-1(key + GUID)), what the server must answer.
-    public static func expectedAccept(key: String) -> String { Base64Text.encode(SHA1.hash(Array((key + guid).utf8))) }
+    public static func expectedAccept(key: String) -> String { Data(SHA1.hash(Array((key + guid).utf8))).base64EncodedString() }
 
     /// Checks the server's response head (up to the blank line). Nil when the upgrade succeeded,
     /// else why not.
@@ -84,47 +86,38 @@ public enum WebSocket {
         public var payload: [UInt8]
     }
 
-    public enum DecodeError: Error, Equatable, CustomStringConvertible {
-        case oversized(Int, cap: Int)
-        public var description: String {
-            switch self {
-            case .oversized(let n, let cap): return "WebSocket frame of \(n) bytes exceeds the \(cap)-byte cap"
-            }
-        }
-    }
-
     /// Frames from the server (unmasked, but a masked one is unmasked too).
-    public struct Decoder {
+    public struct Decoder: FrameDecoder {
         public let cap: Int
-        var buffer: [UInt8] = []
+        var queue = ByteQueue()
         public init(cap: Int = 65_536) { self.cap = cap }
-        public mutating func feed(_ b: ArraySlice<UInt8>) { buffer += b }
+        public mutating func feed(_ b: ArraySlice<UInt8>) { queue.append(b) }
 
-        public mutating func next() throws(DecodeError) -> Frame? {
-            guard buffer.count >= 2 else { return nil }
-            let opcode = buffer[0] & 0x0F
-            let masked = buffer[1] & 0x80 != 0
-            var n = Int(buffer[1] & 0x7F)
+        public mutating func next() throws(FramingError) -> Frame? {
+            guard queue.count >= 2 else { return nil }
+            let opcode = queue[0] & 0x0F
+            let masked = queue[1] & 0x80 != 0
+            var n = Int(queue[1] & 0x7F)
             var o = 2
             if n == 126 {
-                guard buffer.count >= 4 else { return nil }
-                n = Int(buffer[2]) << 8 | Int(buffer[3])
+                guard queue.count >= 4 else { return nil }
+                n = Int(queue[2]) << 8 | Int(queue[3])
                 o = 4
             } else if n == 127 {
-                guard buffer.count >= 10 else { return nil }
+                guard queue.count >= 10 else { return nil }
                 var v: UInt64 = 0
-                for i in 2..<10 { v = v << 8 | UInt64(buffer[i]) }
-                guard v <= UInt64(cap) else { throw .oversized(v > UInt64(Int.max) ? Int.max : Int(v), cap: cap) }
+                for i in 2..<10 { v = v << 8 | UInt64(queue[i]) }
+                guard v <= UInt64(cap) else { throw .oversized(what: "WebSocket frame", size: v > UInt64(Int.max) ? Int.max : Int(v), cap: cap) }
                 n = Int(v)
                 o = 10
             }
-            guard n <= cap else { throw .oversized(n, cap: cap) }
+            guard n <= cap else { throw .oversized(what: "WebSocket frame", size: n, cap: cap) }
             let maskAt = o
             if masked { o += 4 }
-            guard buffer.count >= o + n else { return nil }
-            var payload = Array(buffer[o..<(o + n)])
-            if masked { for i in 0..<payload.count { payload[i] ^= buffer[maskAt + i % 4] } }
-            buffer.removeFirst(o + n)
+            guard queue.count >= o + n else { return nil }
+            var payload = Array(queue.bytes(o..<(o + n)))
+            if masked { for i in 0..<payload.count { payload[i] ^= queue[maskAt + i % 4] } }
+            queue.consume(o + n)
             return Frame(opcode: opcode, payload: payload)
         }
     }
@@ -170,23 +163,5 @@ public enum SHA1 {
             h[4] &+= e
         }
         return h.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
-    }
-}
-
-/// Base64 in the core (no Foundation).
-public enum Base64Text {
-    public static func encode(_ bytes: [UInt8]) -> String {
-        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        var out = ""
-        var i = 0
-        while i < bytes.count {
-            let b0 = bytes[i], b1 = i + 1 < bytes.count ? bytes[i + 1] : 0, b2 = i + 2 < bytes.count ? bytes[i + 2] : 0
-            out.append(table[Int(b0 >> 2)])
-            out.append(table[Int((b0 & 3) << 4 | b1 >> 4)])
-            out.append(i + 1 < bytes.count ? table[Int((b1 & 0xF) << 2 | b2 >> 6)] : "=")
-            out.append(i + 2 < bytes.count ? table[Int(b2 & 0x3F)] : "=")
-            i += 3
-        }
-        return out
     }
 }

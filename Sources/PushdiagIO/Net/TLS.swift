@@ -1,53 +1,32 @@
 private import CSSL
+import FoundationEssentials
 import PushdiagCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A byte stream with deadlines: plain TCP or TLS over it.
-public protocol ByteStream: AnyObject {
-    func send(_ bytes: [UInt8], timeoutMs: Int32) throws(SocketError)
-    /// Bytes within `timeoutMs`: nil on timeout, empty at end of stream.
-    func receive(max: Int, timeoutMs: Int32) throws(SocketError) -> [UInt8]?
-}
-
-extension TCPConnection: ByteStream {}
-
-public struct TLSOptions: Sendable {
-    /// For SNI and the certificate's name check.
-    public var serverName: String
-    public var verify = true
-    /// Extra trust anchors (PEM), besides the system's.
-    public var caFile: String?
-    /// Expected base64 SHA-256 of the server key's SubjectPublicKeyInfo.
-    public var pin: String?
-    public init(serverName: String) { self.serverName = serverName }
-}
-
 /// Waits on the socket as OpenSSL asks (`SSL_ERROR_WANT_READ`/`WANT_WRITE`), or throws what went wrong.
-private func sslWait(_ err: Int32, fd: Int32, deadline: Double, what: String) throws(SocketError) {
+private func sslWait(_ err: Int32, fd: Int32, deadline: Double, what: String) throws(ConnectionFailure) {
     let events: Int16
     if err == CSSL_ERROR_WANT_READ() {
         events = Int16(POLLIN)
     } else if err == CSSL_ERROR_WANT_WRITE() {
         events = Int16(POLLOUT)
     } else if err == CSSL_ERROR_ZERO_RETURN() {
-        throw .closed
+        throw .closedByPeer("the server closed the connection")
     } else {
         let code = ERR_get_error()
-        if code == 0 { throw .closed }
+        if code == 0 { throw .closedByPeer("the server closed the connection") }
         var buf = [CChar](repeating: 0, count: 256)
         ERR_error_string_n(code, &buf, buf.count)
-        throw .protocolError("\(what): \(String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        throw .tls("\(what): \(String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))")
     }
-    let left = deadline - Clock.ms()
-    if left <= 0 { throw .timeout(what) }
-    var p = pollfd(fd: fd, events: events, revents: 0)
-    if poll(&p, 1, Int32(left)) == 0 { throw .timeout(what) }
+    if Clock.ms() >= deadline { throw .timeout(what) }
+    if case .failure(let e) = Syscall.poll(fd, events: events, timeoutMs: Clock.pollTimeout(until: deadline)) { throw .io(what, errno: e) }
 }
 
 /// Writes every byte through `SSL_write`, waiting as OpenSSL asks, within the deadline.
-private func sslWriteAll(_ ssl: OpaquePointer, fd: Int32, _ bytes: [UInt8], timeoutMs: Int32, what: String) throws(SocketError) {
+private func sslWriteAll(_ ssl: OpaquePointer, fd: Int32, _ bytes: [UInt8], timeoutMs: Int32, what: String) throws(ConnectionFailure) {
     let deadline = Clock.ms() + Double(timeoutMs)
     var off = 0
     while off < bytes.count {
@@ -66,17 +45,17 @@ public final class TLSConnection: ByteStream {
     private let ssl: OpaquePointer
     public private(set) var info: TLSInfo?
 
-    public init(over tcp: TCPConnection, options: TLSOptions, timeoutMs: Int32) throws(SocketError) {
+    public init(over tcp: TCPConnection, options: TLSOptions, timeoutMs: Int32) throws(ConnectionFailure) {
         self.tcp = tcp
-        guard let c = SSL_CTX_new(TLS_client_method()) else { throw .protocolError("TLS: cannot create a context") }
+        guard let c = SSL_CTX_new(TLS_client_method()) else { throw .tls("TLS: cannot create a context") }
         SSL_CTX_set_default_verify_paths(c)
         if let ca = options.caFile, SSL_CTX_load_verify_locations(c, ca, nil) != 1 {
             SSL_CTX_free(c)
-            throw .protocolError("TLS: cannot load the CA file \(ca)")
+            throw .tls("TLS: cannot load the CA file \(ca)")
         }
         guard let s = SSL_new(c) else {
             SSL_CTX_free(c)
-            throw .protocolError("TLS: cannot create a session")
+            throw .tls("TLS: cannot create a session")
         }
         ctx = c
         ssl = s
@@ -134,7 +113,7 @@ public final class TLSConnection: ByteStream {
         let result = SSL_get_verify_result(s)
         let verified = result == Int(CSSL_X509_V_OK())
         let verifyError = verified ? nil : String(cString: X509_verify_cert_error_string(result))
-        let pin = Base64Text.encode(digest)
+        let pin = Data(digest).base64EncodedString()
         return TLSInfo(
             version: String(cString: SSL_get_version(s)),
             cipher: SSL_CIPHER_get_name(SSL_get_current_cipher(s)).map { String(cString: $0) } ?? "?",
@@ -143,11 +122,11 @@ public final class TLSConnection: ByteStream {
             spkiSha256: pin, verified: verified, verifyError: verifyError, pinMatched: options.pin.map { $0 == pin })
     }
 
-    public func send(_ bytes: [UInt8], timeoutMs: Int32) throws(SocketError) {
+    public func send(_ bytes: [UInt8], timeoutMs: Int32) throws(ConnectionFailure) {
         try sslWriteAll(ssl, fd: tcp.fd, bytes, timeoutMs: timeoutMs, what: "sending to \(tcp.peer)")
     }
 
-    public func receive(max: Int, timeoutMs: Int32) throws(SocketError) -> [UInt8]? {
+    public func receive(max: Int, timeoutMs: Int32) throws(ConnectionFailure) -> [UInt8]? {
         let deadline = Clock.ms() + Double(timeoutMs)
         var buf = [UInt8](repeating: 0, count: max)
         while true {
@@ -158,7 +137,7 @@ public final class TLSConnection: ByteStream {
                 try sslWait(SSL_get_error(ssl, n), fd: tcp.fd, deadline: deadline, what: "receiving from \(tcp.peer)")
             } catch {
                 switch error {
-                case .closed: return []
+                case .closedByPeer: return []
                 case .timeout: return nil
                 default: throw error
                 }
@@ -172,15 +151,15 @@ public final class TLSConnection: ByteStream {
 public final class TLSServerContext: @unchecked Sendable {
     let ctx: OpaquePointer
 
-    public init(certificate: String, key: String) throws(SocketError) {
-        guard let c = SSL_CTX_new(TLS_server_method()) else { throw .protocolError("TLS: cannot create a context") }
+    public init(certificate: String, key: String) throws(ConnectionFailure) {
+        guard let c = SSL_CTX_new(TLS_server_method()) else { throw .tls("TLS: cannot create a context") }
         guard SSL_CTX_use_certificate_chain_file(c, certificate) == 1 else {
             SSL_CTX_free(c)
-            throw .protocolError("TLS: cannot load the certificate \(certificate)")
+            throw .tls("TLS: cannot load the certificate \(certificate)")
         }
         guard SSL_CTX_use_PrivateKey_file(c, key, SSL_FILETYPE_PEM) == 1, SSL_CTX_check_private_key(c) == 1 else {
             SSL_CTX_free(c)
-            throw .protocolError("TLS: cannot load the key \(key), or it does not match the certificate")
+            throw .tls("TLS: cannot load the key \(key), or it does not match the certificate")
         }
         ctx = c
     }
@@ -193,8 +172,8 @@ public final class TLSServerConnection: ByteStream {
     private let ssl: OpaquePointer
     public private(set) var established = false
 
-    public init(over tcp: TCPConnection, context: TLSServerContext) throws(SocketError) {
-        guard let s = SSL_new(context.ctx) else { throw .protocolError("TLS: cannot create a session") }
+    public init(over tcp: TCPConnection, context: TLSServerContext) throws(ConnectionFailure) {
+        guard let s = SSL_new(context.ctx) else { throw .tls("TLS: cannot create a session") }
         self.tcp = tcp
         ssl = s
         SSL_set_fd(s, tcp.fd)
@@ -203,7 +182,7 @@ public final class TLSServerConnection: ByteStream {
     deinit { SSL_free(ssl) }
 
     /// Advances the handshake: true when done, false when it needs more bytes; throws on failure.
-    public func handshakeStep() throws(SocketError) -> Bool {
+    public func handshakeStep() throws(ConnectionFailure) -> Bool {
         if established { return true }
         ERR_clear_error()
         let rc = SSL_accept(ssl)
@@ -213,20 +192,20 @@ public final class TLSServerConnection: ByteStream {
         }
         let e = SSL_get_error(ssl, rc)
         if e == CSSL_ERROR_WANT_READ() || e == CSSL_ERROR_WANT_WRITE() { return false }
-        throw .protocolError("TLS handshake with a client failed")
+        throw .tls("TLS handshake with a client failed")
     }
 
-    public func send(_ bytes: [UInt8], timeoutMs: Int32) throws(SocketError) {
+    public func send(_ bytes: [UInt8], timeoutMs: Int32) throws(ConnectionFailure) {
         do {
             try sslWriteAll(ssl, fd: tcp.fd, bytes, timeoutMs: timeoutMs, what: "sending to a client")
         } catch {
             if case .timeout = error { throw error }
-            throw .closed
+            throw .closedByPeer("the client closed the connection")
         }
     }
 
     /// What is readable now (nil: nothing yet; empty: closed).
-    public func receive(max: Int, timeoutMs: Int32) throws(SocketError) -> [UInt8]? {
+    public func receive(max: Int, timeoutMs: Int32) throws(ConnectionFailure) -> [UInt8]? {
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: max)
         while true {

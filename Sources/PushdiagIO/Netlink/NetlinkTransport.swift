@@ -84,20 +84,6 @@ public final class LiveNetlink: NetlinkTransport {
     }
 }
 
-/// Wall-clock nanoseconds since the epoch.
-public enum WallClock {
-    public static func nanoseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
-
-    public static func monotonicNanoseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
-}
 
 #if canImport(Glibc)
 import Glibc

@@ -6,31 +6,6 @@ import Glibc
 /// `ip route get` for each destination through rtnetlink, with the egress link chain and the
 /// gateway's neighbour entry. Works without privileges.
 public enum RouteChecker {
-    /// The first address `getaddrinfo` gives for a name (a literal address is returned as is).
-    public static func resolve(_ host: String) -> Result<IPAddress, NetlinkError> {
-        if let b = IPText.parse(host), let a = IPAddress(bytes: b) { return .success(a) }
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_ADDRCONFIG
-        var res: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(host, nil, &hints, &res)
-        guard rc == 0, let first = res else { return .failure(.unavailable("cannot resolve \(host): \(String(cString: gai_strerror(rc)))")) }
-        defer { freeaddrinfo(res) }
-        var p: UnsafeMutablePointer<addrinfo>? = first
-        while let ai = p {
-            if ai.pointee.ai_family == AF_INET, let sa = ai.pointee.ai_addr {
-                let bytes = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin_addr) { Array($0) } }
-                if let a = IPAddress(bytes: bytes) { return .success(a) }
-            }
-            if ai.pointee.ai_family == AF_INET6, let sa = ai.pointee.ai_addr {
-                let bytes = sa.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin6_addr) { Array($0) } }
-                if let a = IPAddress(bytes: bytes) { return .success(a) }
-            }
-            p = ai.pointee.ai_next
-        }
-        return .failure(.unavailable("cannot resolve \(host): no IPv4 or IPv6 address"))
-    }
-
     static func messages(_ buffers: [[UInt8]], _ body: (Netlink.Message) -> Void) {
         for buf in buffers {
             buf.withUnsafeBytes { b in try? Netlink.forEachMessage(b) { body($0) } }
@@ -43,7 +18,7 @@ public enum RouteChecker {
         var reports: [RouteReport] = []
         for d in destinations {
             let address: IPAddress
-            switch resolve(d) {
+            switch Resolver.resolve(d) {
             case .success(let a): address = a
             case .failure(let why):
                 reports.append(RouteAnalysis.unknown(destination: d, error: why.description))

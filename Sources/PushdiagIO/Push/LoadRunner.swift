@@ -10,7 +10,7 @@ public final class LoadRunner {
         let index: Int
         var conn: TCPConnection?
         var decoder: SimplePush.Decoder
-        var lineBuffer: [UInt8] = []
+        var lines: LineDecoder
         var nextSend: Double
         var pendingID: UInt32?
         var sentAt: Double = 0
@@ -22,6 +22,7 @@ public final class LoadRunner {
         init(index: Int, order: SimplePush.ByteOrder, cap: Int, start: Double) {
             self.index = index
             decoder = SimplePush.Decoder(order: order, cap: cap)
+            lines = LineDecoder(cap: cap)
             nextSend = start
         }
     }
@@ -48,7 +49,7 @@ public final class LoadRunner {
     public func run(stop: () -> Bool) -> LoadReport {
         LoadRunner.raiseFileLimit()
         let target = o.endpoint.description
-        guard case .success(let address) = RouteChecker.resolve(o.endpoint.host) else {
+        guard case .success(let address) = Resolver.resolve(o.endpoint.host) else {
             let d = (0..<clients).map { LoadClientReport(client: $0 + 1, connected: false, sent: 0, received: 0, rtts: [], droppedOut: false, error: "cannot resolve \(o.endpoint.host)") }
             return LoadReport(target: target, protocol: o.proto.rawValue, perClient: d, rtts: [], durationSeconds: 0, count: o.count, thresholds: o.thresholds)
         }
@@ -56,13 +57,11 @@ public final class LoadRunner {
         var devices: [Device] = []
         var all: [Double] = []
         var nextID: UInt32 = 1
-        var connectedCount = 0
         func openNext() {
             let i = devices.count
             let d = Device(index: i, order: o.byteOrder, cap: o.frameCap, start: Clock.ms())
             do {
                 d.conn = try TCPConnection.connect(address, port: o.endpoint.port, name: target, timeoutMs: Int32(o.connectTimeoutMs))
-                connectedCount += 1
             } catch {
                 d.error = error.description
             }
@@ -101,7 +100,7 @@ public final class LoadRunner {
             let live = devices.filter { $0.conn != nil }
             var fds = live.map { pollfd(fd: $0.conn!.fd, events: Int16(POLLIN), revents: 0) }
             let waitMs = devices.count < clients ? min(wake - now, 5) : wake - now
-            _ = poll(&fds, nfds_t(fds.count), Int32(max(0, min(100, waitMs))))
+            _ = Syscall.poll(&fds, timeoutMs: Int32(max(0, min(100, waitMs))))
             let t = Clock.ms()
             for (k, d) in live.enumerated() where fds[k].revents != 0 {
                 guard let c = d.conn else { continue }
@@ -115,9 +114,8 @@ public final class LoadRunner {
                     continue
                 }
                 if o.proto == .line {
-                    d.lineBuffer += bytes
-                    while let nl = d.lineBuffer.firstIndex(of: 10) {
-                        d.lineBuffer.removeFirst(nl + 1)
+                    d.lines.feed(bytes[...])
+                    while (try? d.lines.next()) != nil {
                         if d.pendingID != nil {
                             d.received += 1
                             d.rtts.append(t - d.sentAt)
@@ -140,7 +138,6 @@ public final class LoadRunner {
                 }
             }
         }
-        _ = connectedCount
         let per = devices.map { LoadClientReport(client: $0.index + 1, connected: $0.error == nil, sent: $0.sent, received: $0.received, rtts: $0.rtts,
                                                  droppedOut: $0.droppedOut, error: $0.error) }
         return LoadReport(target: target, protocol: o.proto.rawValue, perClient: per, rtts: all, durationSeconds: (Clock.ms() - t0) / 1000, count: o.count, thresholds: o.thresholds)

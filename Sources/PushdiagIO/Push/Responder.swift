@@ -39,7 +39,8 @@ public final class Responder {
         var tls: TLSServerConnection?
         var stream: ByteStream { tls ?? conn }
         var decoder: SimplePush.Decoder
-        var lineBuffer: [UInt8] = []
+        var lines: LineDecoder
+        var head: HTTPHeadDecoder
         var answered = 0
         var registered = false
         var nextHeartbeat: Double = .infinity
@@ -51,6 +52,8 @@ public final class Responder {
         init(_ c: TCPConnection, order: SimplePush.ByteOrder, cap: Int) {
             conn = c
             decoder = SimplePush.Decoder(order: order, cap: cap)
+            lines = LineDecoder(cap: cap)
+            head = HTTPHeadDecoder(cap: cap)
         }
     }
 
@@ -63,7 +66,7 @@ public final class Responder {
     public private(set) var dropped = 0
     public private(set) var connections = 0
 
-    public init(_ o: ResponderOptions) throws(SocketError) {
+    public init(_ o: ResponderOptions) throws(ConnectionFailure) {
         self.o = o
         if let cert = o.tlsCertificate, let key = o.tlsKey {
             tlsContext = try TLSServerContext(certificate: cert, key: key)
@@ -96,7 +99,7 @@ public final class Responder {
         case .simplepush:
             while true {
                 let m: SimplePush.Message?
-                do throws(SimplePush.FramingError) { m = try c.decoder.next() } catch {
+                do throws(FramingError) { m = try c.decoder.next() } catch {
                     c.closed = true  // a client speaking something else: hang up
                     return
                 }
@@ -110,13 +113,13 @@ public final class Responder {
             }
         case .websocket:
             if !c.upgraded {
-                guard let end = c.lineBuffer.firstRange(of: [13, 10, 13, 10]) else {
-                    if c.lineBuffer.count > o.frameCap { c.closed = true }
+                let head: String?
+                do throws(FramingError) { head = try c.head.next() } catch {
+                    c.closed = true
                     return
                 }
-                let head = String(decoding: c.lineBuffer[..<end.lowerBound], as: UTF8.self)
-                c.wsDecoder.feed(c.lineBuffer[end.upperBound...])
-                c.lineBuffer = []
+                guard let head else { return }
+                c.wsDecoder.feed(c.head.remainder())
                 guard let response = WebSocket.upgradeResponse(head) else {
                     c.outgoing.append((now, Array("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n".utf8), true))
                     return
@@ -126,7 +129,7 @@ public final class Responder {
             }
             while true {
                 let frame: WebSocket.Frame?
-                do throws(WebSocket.DecodeError) { frame = try c.wsDecoder.next() } catch {
+                do throws(FramingError) { frame = try c.wsDecoder.next() } catch {
                     c.closed = true
                     return
                 }
@@ -139,11 +142,11 @@ public final class Responder {
                 }
             }
         case .line, .tcp, .mqtt:
-            while let nl = c.lineBuffer.firstIndex(of: 10) {
-                c.lineBuffer.removeFirst(nl + 1)
-                answer(Array((o.reply + "\n").utf8))
+            do throws(FramingError) {
+                while try c.lines.next() != nil { answer(Array((o.reply + "\n").utf8)) }
+            } catch {
+                c.closed = true
             }
-            if c.lineBuffer.count > o.frameCap { c.closed = true }
         }
     }
 
@@ -159,10 +162,10 @@ public final class Responder {
             }
             var fds = [pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0)]
             fds += clients.map { pollfd(fd: $0.conn.fd, events: Int16(POLLIN), revents: 0) }
-            _ = poll(&fds, nfds_t(fds.count), Int32(max(0, min(200, due - now))))
+            _ = Syscall.poll(&fds, timeoutMs: Int32(max(0, min(200, due - now))))
             let t = Clock.ms()
             if fds[0].revents & Int16(POLLIN) != 0 {
-                while let c = listener.accept() {
+                while case .success(let c)? = listener.accept() {
                     let client = Client(c, order: o.byteOrder, cap: o.frameCap)
                     if let ctx = tlsContext {
                         guard let t = try? TLSServerConnection(over: c, context: ctx) else { continue }
@@ -190,9 +193,11 @@ public final class Responder {
                     c.closed = true
                     continue
                 }
-                if o.proto == .simplepush { c.decoder.feed(bytes[...]) }
-                else if o.proto == .websocket && c.upgraded { c.wsDecoder.feed(bytes[...]) }
-                else { c.lineBuffer += bytes }
+                switch o.proto {
+                case .simplepush: c.decoder.feed(bytes[...])
+                case .websocket: if c.upgraded { c.wsDecoder.feed(bytes[...]) } else { c.head.feed(bytes[...]) }
+                default: c.lines.feed(bytes[...])
+                }
                 handle(c, now: t)
             }
             for c in clients where !c.closed {

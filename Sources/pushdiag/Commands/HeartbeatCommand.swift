@@ -161,7 +161,7 @@ struct HeartbeatCommand: ParsableCommand {
             print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
             throw ExitCode(load.status.exitCode)
         }
-        let report = HeartbeatClient(o, stop: { StopSignal.isRequested }).run()
+        let report = HeartbeatProbe(o, stop: { StopSignal.isRequested }).run()
         if let e = report.error { diagnose(e) }
         let output = format == .json ? try JSONRenderer.render(report) : HeartbeatTextRenderer().render(report)
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")

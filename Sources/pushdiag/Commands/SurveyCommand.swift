@@ -257,7 +257,7 @@ struct SurveyOptions: ParsableArguments {
                 o.count = max(3, Int(seconds) - 1)
                 o.tls = server.tls
                 if let p = server.path { o.path = p }
-                let report = HeartbeatClient(o, stop: { StopSignal.isRequested }).run()
+                let report = HeartbeatProbe(o, stop: { StopSignal.isRequested }).run()
                 parts.set { $0.heartbeats[i] = report }
             }.start()
         }

@@ -1,0 +1,88 @@
+/// What a heartbeat session is asked to do: the server, its protocol and the timing and
+/// reconnect behaviour of a client SDK. Values only; IO's `HeartbeatSession` acts on them.
+public enum HeartbeatProtocol: String, Sendable, CaseIterable {
+    case simplepush, websocket, mqtt, line, tcp
+
+    public func defaultPort(tls: Bool) -> UInt16? {
+        switch self {
+        case .simplepush: return 3000
+        case .websocket: return tls ? 443 : 80
+        case .mqtt: return tls ? 8883 : 1883
+        case .line, .tcp: return nil
+        }
+    }
+}
+
+public struct HeartbeatOptions: Sendable, Equatable {
+    public var endpoint: Endpoint
+    public var proto: HeartbeatProtocol
+    public var count = 10
+    public var intervalMs: Double = 1000
+    public var timeoutMs: Double = 2000
+    /// For the TCP connect and the TLS and protocol handshakes (a lost SYN costs a second).
+    public var connectTimeoutMs: Double = 5000
+    public var byteOrder: SimplePush.ByteOrder = .little
+    public var frameCap = 65_536
+    /// line: what to send, and a regular expression the reply must match.
+    public var send = "PING"
+    public var expect = "PONG"
+    /// Seconds to wait before each reconnect attempt after a loss.
+    public var schedule: [Double] = [0.5, 1, 2, 4, 4, 4, 4]
+    /// Consecutive unanswered heartbeats after which the connection is taken for dead.
+    public var missesBeforeReconnect = 3
+    public var thresholds = HeartbeatThresholds()
+    /// TLS over the TCP connection, when set.
+    public var tls: TLSOptions?
+    /// websocket: the request path.
+    public var path = "/"
+    /// mqtt: the keep-alive announced in CONNECT, seconds.
+    public var keepAlive: UInt16 = 60
+    /// simplepush: register as a user of this name and watch the server's own heartbeats.
+    public var register: String?
+    /// A gap between server heartbeats longer than this makes a device reconnect (iOS checks
+    /// its push provider's connection every 60 s).
+    public var serverHeartbeatTimeoutS: Double = 60
+
+    public init(endpoint: Endpoint, proto: HeartbeatProtocol) {
+        self.endpoint = endpoint
+        self.proto = proto
+    }
+}
+
+/// How to speak TLS to a push server.
+public struct TLSOptions: Sendable, Equatable {
+    /// For SNI and the certificate's name check.
+    public var serverName: String
+    public var verify = true
+    /// Extra trust anchors (PEM), besides the system's.
+    public var caFile: String?
+    /// Expected base64 SHA-256 of the server key's SubjectPublicKeyInfo.
+    public var pin: String?
+    public init(serverName: String) { self.serverName = serverName }
+}
+
+/// host:port, [v6]:port or host (with a default port).
+public struct Endpoint: Equatable, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+
+    public init?(_ text: String, defaultPort: UInt16?) {
+        var host = text
+        var port = defaultPort
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if rest.hasPrefix(":") { port = UInt16(rest.dropFirst()) }
+            else if !rest.isEmpty { return nil }
+        } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
+            host = String(text[..<colon])
+            port = UInt16(text[text.index(after: colon)...])
+        }
+        guard !host.isEmpty, let port, port > 0 else { return nil }
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+

@@ -1,0 +1,104 @@
+import PushdiagCore
+
+/// `pushdiag heartbeat`: a session held for `count` heartbeats on the interval, reconnecting
+/// after a loss as a client SDK does, summed up in a `HeartbeatReport` whose findings the core
+/// decides (`HeartbeatAnalysis.conclude`).
+public final class HeartbeatProbe {
+    let o: HeartbeatOptions
+    let stop: () -> Bool
+
+    public init(_ o: HeartbeatOptions, stop: @escaping () -> Bool = { false }) {
+        self.o = o
+        self.stop = stop
+    }
+
+    public func run() -> HeartbeatReport {
+        var report = HeartbeatReport(target: o.endpoint.description, protocol: o.proto.rawValue)
+        let r0 = Clock.ms()
+        let address: IPAddress
+        switch Resolver.resolve(o.endpoint.host) {
+        case .success(let a): address = a
+        case .failure(let f):
+            report.states = [ConnectionState(timeNs: WallClock.nanoseconds(), state: "setup"),
+                             ConnectionState(timeNs: WallClock.nanoseconds(), state: "preparing"),
+                             ConnectionState(timeNs: WallClock.nanoseconds(), state: "failed", reason: f.description)]
+            HeartbeatAnalysis.conclude(&report, failure: f, options: o)
+            return report
+        }
+        let session = HeartbeatSession(o, address: address, stop: stop)
+        session.state("setup")
+        session.state("preparing")
+        report.address = address.description
+        report.resolveMs = NumberText.rounded(Clock.ms() - r0, places: 1000)
+        var sent = 0, received = 0
+        var rtts: [Double] = []
+        var lost = false
+        var failure: ConnectionFailure?
+        do throws(ConnectionFailure) {
+            do throws(ConnectionFailure) {
+                try session.open()
+            } catch {
+                // The handshake may have got far enough to show the certificate: report it.
+                report.tls = session.tlsInfo
+                report.tlsMs = session.tlsMs.map { NumberText.rounded($0, places: 1000) }
+                report.connectMs = session.connectMs.map { NumberText.rounded($0, places: 1000) }
+                throw error
+            }
+            report.connectMs = session.connectMs.map { NumberText.rounded($0, places: 1000) }
+            report.tlsMs = session.tlsMs.map { NumberText.rounded($0, places: 1000) }
+            report.handshakeMs = session.handshakeMs.map { NumberText.rounded($0, places: 1000) }
+            report.tls = session.tlsInfo
+            session.state("ready")
+            var misses = 0
+            var next = Clock.ms()
+            for n in 1...max(o.count, 1) {
+                if stop() { break }
+                sent += 1
+                let outcome: HeartbeatOutcome
+                do throws(ConnectionFailure) { outcome = try session.heartbeat(n) } catch {
+                    // The heartbeat that met garbage was not answered, but it was not lost either.
+                    sent -= 1
+                    throw error
+                }
+                switch outcome {
+                case .answered(let ms):
+                    received += 1
+                    rtts.append(ms)
+                    misses = 0
+                case .unanswered:
+                    misses += 1
+                    if o.proto != .tcp && misses >= o.missesBeforeReconnect {
+                        misses = 0
+                        lost = !session.reconnect(after: "\(o.missesBeforeReconnect) heartbeats unanswered")
+                    }
+                case .connectionLost(let why):
+                    lost = !session.reconnect(after: why.description)
+                }
+                if lost { break }
+                next += o.intervalMs
+                if n < o.count { try session.wait(until: next) }
+            }
+            if !lost {
+                session.close()
+                session.state("cancelled")
+            }
+        } catch {
+            failure = error
+            session.state("failed", error.description)
+        }
+        report.sent = sent
+        report.received = received
+        report.rttMs = RTTSummary.of(rtts)
+        report.jitterMs = RTTSummary.jitter(rtts)
+        report.states = session.states
+        report.reconnects = session.reconnects
+        report.connectionLost = lost
+        if o.register != nil && o.proto == .simplepush {
+            report.serverHeartbeats = ServerHeartbeats(registered: session.registeredAt != nil, arrivals: session.serverArrivals,
+                                                       registeredAt: session.registeredAt, acknowledged: session.serverAcknowledged,
+                                                       timeoutS: o.serverHeartbeatTimeoutS, endedAt: Clock.ms())
+        }
+        HeartbeatAnalysis.conclude(&report, failure: failure, options: o)
+        return report
+    }
+}
