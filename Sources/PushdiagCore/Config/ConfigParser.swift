@@ -42,6 +42,7 @@ public enum ConfigParser {
                         throw ConfigError(file: file, line: t.headerLine ?? root.line(of: key), key: "server.host", message: "every [[server]] needs a host")
                     }
                     var s = PushdiagConfig.Server(host: host)
+                    s.line = t.headerLine ?? root.line(of: key)
                     for k in t.keys {
                         switch k {
                         case "host": break

@@ -9,6 +9,8 @@ public struct PushdiagConfig: Sendable, Equatable {
         public var pin: String?
         public var caFile: String?
         public var path: String?
+        /// The line of its [[server]] header, for messages.
+        public var line: Int?
         public init(host: String) { self.host = host }
     }
 

@@ -66,6 +66,11 @@ public struct Endpoint: Equatable, Sendable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
 
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
     public init?(_ text: String, defaultPort: UInt16?) {
         var host = text
         var port = defaultPort

@@ -20,9 +20,16 @@ struct ConfigCommand: ParsableCommand {
         var config: String = ConfigLoader.defaultPath
 
         func run() throws {
+            // The same resolution a survey makes, so whatever passes here runs there.
             let c: PushdiagConfig
-            do { c = try ConfigLoader.load(path: config) } catch {
-                diagnose(error.description)
+            do {
+                c = try ConfigLoader.load(path: config)
+                _ = try SurveySettings.resolve(SurveyFlags(), config: c, file: config)
+            } catch let e as ConfigError {
+                diagnose(e.description)
+                throw ExitCode(3)
+            } catch let e as SettingsError {
+                diagnose(e.description)
                 throw ExitCode(3)
             }
             var out = "\(config): valid\n"

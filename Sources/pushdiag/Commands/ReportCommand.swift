@@ -39,13 +39,13 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let config = try options.settings().config
-        let history = self.history ?? config.history, textfile = self.textfile ?? config.textfile
+        let settings = try options.settings()
+        let history = self.history ?? settings.history, textfile = self.textfile ?? settings.textfile
         guard history != nil || textfile != nil else {
             diagnose("report: give --history, --textfile or both (or set them in the [report] section of the configuration)")
             throw ExitCode(3)
         }
-        let report = try options.survey()
+        let report = options.survey(settings)
         var failed = false
         do {
             if let history {

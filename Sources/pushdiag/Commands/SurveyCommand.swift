@@ -9,23 +9,6 @@ enum SurveyFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json, prometheus, nagios
 }
 
-/// Runs the parts of a survey side by side and collects their reports.
-final class SurveyParts: @unchecked Sendable {
-    let lock = NSLock()
-    var wifi: WiFiReport?
-    var wifiError: String?
-    var capture: CaptureReport?
-    var heartbeats: [Int: HeartbeatReport] = [:]
-    var routes: RouteSetReport?
-    var routeError: String?
-
-    func set(_ body: (SurveyParts) -> Void) {
-        lock.lock()
-        body(self)
-        lock.unlock()
-    }
-}
-
 struct SurveyCommand: ParsableCommand {
     @OptionGroup var options: SurveyOptions
 
@@ -33,7 +16,7 @@ struct SurveyCommand: ParsableCommand {
     var format: SurveyFormat = .text
 
     func run() throws {
-        let report = try options.survey()
+        let report = options.survey(try options.settings())
         let output: String
         switch format {
         case .text: output = SurveyTextRenderer().render(report)
@@ -104,34 +87,25 @@ struct SurveyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Heartbeat p95 round-trip critical range, ms (default 1000).", valueName: "RANGE"))
     var rttCritical: String?
 
-    struct Server {
-        var endpoint: Endpoint
-        var proto: HeartbeatProtocol
-        var tls: TLSOptions?
-        var path: String?
-    }
-
-    /// The survey's settings, flags over the configuration file over the defaults.
-    struct Settings {
-        var config: PushdiagConfig
-        var configPath: String?
-        var interface: String?
-        var monitor: String?
-        var seconds: Double
-        var servers: [Server]
-        var thresholds: SurveyThresholds
+    /// The flags as typed, for the core to resolve.
+    var flags: SurveyFlags {
+        var f = SurveyFlags()
+        f.interface = interface
+        f.monitor = monitor
+        f.capture = capture
+        f.duration = duration
+        f.servers = servers
+        f.proto = proto
+        f.tls = tls
+        let ranges: [(String, String?)] = [("utilization_warning", utilizationWarning), ("utilization_critical", utilizationCritical),
+                                           ("retransmission_warning", retransmissionWarning), ("retransmission_critical", retransmissionCritical),
+                                           ("loss_warning", lossWarning), ("loss_critical", lossCritical), ("rtt_warning", rttWarning), ("rtt_critical", rttCritical)]
+        for (key, value) in ranges { f.thresholds[key] = value }
+        return f
     }
 
     func validate() throws {
-        for (name, v) in [("--utilization-warning", utilizationWarning), ("--utilization-critical", utilizationCritical),
-                          ("--retransmission-warning", retransmissionWarning), ("--retransmission-critical", retransmissionCritical),
-                          ("--loss-warning", lossWarning), ("--loss-critical", lossCritical), ("--rtt-warning", rttWarning), ("--rtt-critical", rttCritical)] {
-            if let v, ThresholdRange(v) == nil { throw ValidationError("\(name): '\(v)' is not a range (examples: 40, 10:40, ~:40, @10:20)") }
-        }
-        if let duration, (DurationText.seconds(duration) ?? 0) < 1 { throw ValidationError("--duration: '\(duration)' is not a duration of at least 1s") }
-        for s in servers where Endpoint(s, defaultPort: (proto ?? .simplepush).defaultPort(tls: tls)) == nil {
-            throw ValidationError("--server: '\(s)' is not HOST:PORT")
-        }
+        do throws(SettingsError) { try SurveySettings.validate(flags) } catch { throw ValidationError(error.description) }
     }
 
     /// Loads the configuration (an explicit --config must exist; the default one may not).
@@ -142,170 +116,25 @@ struct SurveyOptions: ParsableArguments {
     }
 
     /// Flags over the configuration over the defaults; a configuration problem is one line, exit 3.
-    func settings() throws -> Settings {
-        let c: PushdiagConfig, path: String?
-        do { (c, path) = try loadConfig() } catch {
-            diagnose(error.description)
-            throw ExitCode(3)
+    func settings() throws -> SurveySettings {
+        do {
+            let (c, path) = try loadConfig()
+            return try SurveySettings.resolve(flags, config: c, file: path)
+        } catch let e as ConfigError {
+            diagnose(e.description)
+        } catch let e as SettingsError {
+            diagnose(e.description)
         }
-        // The defaults are SurveyThresholds' own.
-        var t = SurveyThresholds()
-        func range(_ threshold: WritableKeyPath<SurveyThresholds, ThresholdRange>, _ flag: String?, _ key: String) {
-            if let text = flag ?? c.thresholds[key], let r = ThresholdRange(text) { t[keyPath: threshold] = r }
-        }
-        range(\.utilizationWarning, utilizationWarning, "utilization_warning")
-        range(\.utilizationCritical, utilizationCritical, "utilization_critical")
-        range(\.retransmissionWarning, retransmissionWarning, "retransmission_warning")
-        range(\.retransmissionCritical, retransmissionCritical, "retransmission_critical")
-        range(\.lossWarning, lossWarning, "loss_warning")
-        range(\.lossCritical, lossCritical, "loss_critical")
-        range(\.rttWarning, rttWarning, "rtt_warning")
-        range(\.rttCritical, rttCritical, "rtt_critical")
-        let seconds = DurationText.seconds(duration ?? c.duration ?? "30s") ?? 30
-        var list: [Server] = []
-        if !servers.isEmpty {
-            let p = proto ?? .simplepush
-            for s in servers {
-                let e = Endpoint(s, defaultPort: p.defaultPort(tls: tls))!
-                list.append(Server(endpoint: e, proto: p, tls: tls ? TLSOptions(serverName: e.host) : nil, path: nil))
-            }
-        } else {
-            for s in c.servers {
-                let p = HeartbeatProtocol(rawValue: s.proto) ?? .simplepush
-                guard let port = s.port ?? p.defaultPort(tls: s.tls) else {
-                    diagnose("\(path ?? "configuration"): server \(s.host): the \(p.rawValue) protocol needs a port")
-                    throw ExitCode(3)
-                }
-                var tlsOptions: TLSOptions?
-                if s.tls {
-                    var o = TLSOptions(serverName: s.host)
-                    o.pin = s.pin
-                    o.caFile = s.caFile
-                    tlsOptions = o
-                }
-                list.append(Server(endpoint: Endpoint("\(s.host.contains(":") ? "[\(s.host)]" : s.host):\(port)", defaultPort: port)!, proto: p, tls: tlsOptions, path: s.path))
-            }
-        }
-        // A server named twice is checked once (its checks would repeat under one name).
-        var seen: [Endpoint] = []
-        list.removeAll { s in
-            defer { seen.append(s.endpoint) }
-            return seen.contains(s.endpoint)
-        }
-        return Settings(config: c, configPath: path, interface: interface ?? c.interface, monitor: monitor ?? c.monitor, seconds: seconds, servers: list, thresholds: t)
+        throw ExitCode(3)
     }
 
-    func survey() throws -> SurveyReport {
+    /// Runs the survey `settings` describe, with progress on a TTY.
+    func survey(_ settings: SurveySettings) -> SurveyReport {
         StopSignal.install()
-        let settings = try self.settings()
-        let t = settings.thresholds
-        let seconds = settings.seconds
-        let interface = settings.interface, monitor = settings.monitor
-        let started = WallClock.nanoseconds()
-        let t0 = WallClock.monotonicNanoseconds()
-        let parts = SurveyParts()
-        let group = DispatchGroup()
+        let runner = SurveyRunner(settings: settings, wifiTransport: netlink.transport, stop: { StopSignal.isRequested })
         let progress = Progress()
-        let capture = self.capture, netlink = self.netlink
-        let servers = settings.servers
-
-        // Wi-Fi over nl80211 (or a recording): two samples spanning the window.
-        group.enter()
-        Thread {
-            defer { group.leave() }
-            do {
-                let (transport, recorder) = try netlink.transport()
-                defer { try? recorder?.close() }
-                let client = try NL80211Client(transport: transport)
-                var count = 2
-                if let replay = transport as? ReplayNetlink { count = max(1, replay.recordedRequests(command: NL80211.Command.getSurvey.rawValue)) }
-                var wt = Thresholds()
-                wt.utilizationWarning = t.utilizationWarning.end ?? 100
-                wt.utilizationCritical = t.utilizationCritical.end ?? 100
-                let report = try WiFiSampler.run(client, interfaceName: interface, count: count, intervalSeconds: max(0.5, seconds - 0.5), thresholds: wt)
-                parts.set { $0.wifi = report }
-            } catch let e as WiFiError {
-                parts.set { $0.wifiError = e.description }
-            } catch let e as NetlinkError {
-                parts.set { $0.wifiError = e.description }
-            } catch {
-                parts.set { $0.wifiError = "\(error)" }
-            }
-        }.start()
-
-        // A capture: a file now, or a monitor interface for the window.
-        if capture != nil || monitor != nil {
-            group.enter()
-            Thread {
-                defer { group.leave() }
-                var options = CaptureAnalyzer.Options()
-                options.thresholds.minimumFrames = 50
-                let outcome = monitor.map { CaptureFileAnalysis.analyzeLive(interface: $0, seconds: seconds, writeTo: nil, options: options) { StopSignal.isRequested } }
-                    ?? CaptureFileAnalysis.analyze(path: capture!, options: options)
-                let report = outcome.report(file: monitor ?? capture!)
-                parts.set { $0.capture = report }
-            }.start()
-        }
-
-        // Heartbeats and the route to each push server.
-        for (i, server) in servers.enumerated() {
-            group.enter()
-            Thread {
-                defer { group.leave() }
-                var o = HeartbeatOptions(endpoint: server.endpoint, proto: server.proto)
-                o.intervalMs = 1000
-                o.count = max(3, Int(seconds) - 1)
-                o.tls = server.tls
-                if let p = server.path { o.path = p }
-                let report = HeartbeatProbe(o, stop: { StopSignal.isRequested }).run()
-                parts.set { $0.heartbeats[i] = report }
-            }.start()
-        }
-        if !servers.isEmpty {
-            do {
-                // One route per host, however many of its ports serve push.
-                var hosts: [String] = []
-                for s in servers where !hosts.contains(s.endpoint.host) { hosts.append(s.endpoint.host) }
-                let routes = try RouteChecker.check(hosts, transport: LiveNetlink(protocol: Netlink.protocolRoute))
-                parts.set { $0.routes = routes }
-            } catch {
-                parts.set { $0.routeError = error.description }
-            }
-        }
-
-        while group.wait(timeout: .now() + 0.25) == .timedOut {
-            let left = max(0, seconds - Double(WallClock.monotonicNanoseconds() - t0) / 1e9)
-            progress.update("surveying: Wi-Fi\(capture != nil || monitor != nil ? ", capture" : "")\(servers.isEmpty ? "" : ", \(servers.count) push server(s)"); \(Int(left.rounded(.up))) s left")
-        }
+        let report = runner.run { progress.update($0) }
         progress.clear()
-
-        var checks: [SurveyCheck] = []
-        if let w = parts.wifi {
-            checks += SurveyVerdicts.wifi(w, t: t)
-        } else {
-            let why = parts.wifiError ?? "not run"
-            checks.append(SurveyCheck(check: "channel_utilization", status: .unknown, subject: interface ?? "Wi-Fi", hint: why))
-            checks.append(SurveyCheck(check: "retransmissions", status: .unknown, subject: interface ?? "Wi-Fi", hint: why))
-        }
-        if let c = parts.capture {
-            checks += SurveyVerdicts.capture(c, t: t)
-        } else {
-            checks.append(SurveyCheck(check: "frame_retries", status: .skipped, subject: "capture", hint: "no --monitor interface or --capture file given"))
-        }
-        let heartbeats = servers.indices.compactMap { parts.heartbeats[$0] }
-        if servers.isEmpty {
-            checks.append(SurveyCheck(check: "heartbeat", status: .skipped, subject: "push server", hint: "no --server given"))
-            checks.append(SurveyCheck(check: "route", status: .skipped, subject: "push server", hint: "no --server given"))
-        } else {
-            checks += heartbeats.map { SurveyVerdicts.heartbeat($0, t: t) }
-            if let routes = parts.routes {
-                checks += routes.routes.map(SurveyVerdicts.route)
-            } else {
-                checks.append(SurveyCheck(check: "route", status: .unknown, subject: "push servers", hint: parts.routeError ?? "not run"))
-            }
-        }
-        checks.sort { $0.status > $1.status }
-        return SurveyReport(started: started, durationSeconds: Double(WallClock.monotonicNanoseconds() - t0) / 1e9, checks: checks,
-                            wifi: parts.wifi, capture: parts.capture, heartbeats: heartbeats, routes: parts.routes)
+        return report
     }
 }

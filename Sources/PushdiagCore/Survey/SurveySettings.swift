@@ -1,0 +1,163 @@
+/// What a survey was asked on the command line; nil (or empty) where a flag was not given.
+public struct SurveyFlags: Sendable, Equatable {
+    public var interface: String?
+    public var monitor: String?
+    public var capture: String?
+    public var duration: String?
+    /// HOST[:PORT] as typed; they replace the configured servers.
+    public var servers: [String] = []
+    public var proto: HeartbeatProtocol?
+    public var tls = false
+    /// Threshold ranges by the configuration's key (`utilization_warning`, …, `rtt_critical`).
+    public var thresholds: [String: String] = [:]
+
+    public init() {}
+
+    /// The flag that sets a threshold key: `utilization_warning` → `--utilization-warning`.
+    public static func flag(forThreshold key: String) -> String { "--" + key.replacingUnderscores() }
+}
+
+/// A push server a survey checks, from a flag or the configuration.
+public struct SurveyServer: Sendable, Equatable {
+    public var endpoint: Endpoint
+    public var proto: HeartbeatProtocol
+    public var tls: TLSOptions?
+    /// websocket: the request path.
+    public var path: String?
+
+    public init(endpoint: Endpoint, proto: HeartbeatProtocol, tls: TLSOptions? = nil, path: String? = nil) {
+        self.endpoint = endpoint
+        self.proto = proto
+        self.tls = tls
+        self.path = path
+    }
+}
+
+/// A problem with what a survey was asked: a flag (bad usage) or the configuration file.
+public enum SettingsError: Error, Equatable, CustomStringConvertible {
+    case usage(String)
+    case config(ConfigError)
+
+    public var description: String {
+        switch self {
+        case .usage(let s): return s
+        case .config(let e): return e.description
+        }
+    }
+}
+
+/// A survey's settings, resolved: flags over the configuration file over the defaults, checked
+/// once here for `survey`, `report` and `config check` alike.
+public struct SurveySettings: Sendable, Equatable {
+    public var interface: String?
+    public var monitor: String?
+    public var capture: String?
+    /// The survey window.
+    public var seconds: Double
+    public var servers: [SurveyServer]
+    public var thresholds: SurveyThresholds
+    public var history: String?
+    public var textfile: String?
+
+    public static let defaultDuration = "30s"
+
+    /// Flag problems alone, before any file is read (`ParsableArguments.validate`).
+    public static func validate(_ flags: SurveyFlags) throws(SettingsError) {
+        for key in PushdiagConfig.thresholdKeys {
+            if let v = flags.thresholds[key], ThresholdRange(v) == nil {
+                throw .usage("\(SurveyFlags.flag(forThreshold: key)): '\(v)' is not a range (examples: 40, 10:40, ~:40, @10:20)")
+            }
+        }
+        if let d = flags.duration, (DurationText.seconds(d) ?? 0) < 1 { throw .usage("--duration: '\(d)' is not a duration of at least 1s") }
+        let p = flags.proto ?? .simplepush
+        for s in flags.servers where Endpoint(s, defaultPort: p.defaultPort(tls: flags.tls)) == nil {
+            throw .usage("--server: '\(s)' is not HOST:PORT" + (p.defaultPort(tls: flags.tls) == nil ? " (the \(p.rawValue) protocol has no default port)" : ""))
+        }
+    }
+
+    /// The configuration's push servers, each with its port, protocol and TLS options; a server
+    /// without a port where its protocol has none is named by its line.
+    public static func servers(of c: PushdiagConfig, file: String) throws(ConfigError) -> [SurveyServer] {
+        var list: [SurveyServer] = []
+        for s in c.servers {
+            let p = HeartbeatProtocol(rawValue: s.proto) ?? .simplepush
+            guard let port = s.port ?? p.defaultPort(tls: s.tls) else {
+                throw ConfigError(file: file, line: s.line, key: "server.port", message: "server \(s.host): the \(p.rawValue) protocol needs a port")
+            }
+            var tls: TLSOptions?
+            if s.tls {
+                var o = TLSOptions(serverName: s.host)
+                o.pin = s.pin
+                o.caFile = s.caFile
+                tls = o
+            }
+            list.append(SurveyServer(endpoint: Endpoint(host: s.host, port: port), proto: p, tls: tls, path: s.path))
+        }
+        return list
+    }
+
+    /// Flags over `config` (read from `file`) over the defaults.
+    public static func resolve(_ flags: SurveyFlags, config c: PushdiagConfig, file: String?) throws(SettingsError) -> SurveySettings {
+        try validate(flags)
+        var t = SurveyThresholds()
+        for key in PushdiagConfig.thresholdKeys {
+            if let text = flags.thresholds[key] ?? c.thresholds[key], let r = ThresholdRange(text) { t[key] = r }
+        }
+        var servers: [SurveyServer]
+        if !flags.servers.isEmpty {
+            let p = flags.proto ?? .simplepush
+            servers = flags.servers.map { s in
+                let e = Endpoint(s, defaultPort: p.defaultPort(tls: flags.tls))!  // validated above
+                return SurveyServer(endpoint: e, proto: p, tls: flags.tls ? TLSOptions(serverName: e.host) : nil)
+            }
+        } else {
+            do throws(ConfigError) { servers = try Self.servers(of: c, file: file ?? "configuration") } catch { throw .config(error) }
+        }
+        // A server named twice is checked once (its checks would repeat under one name).
+        var seen: [Endpoint] = []
+        servers.removeAll { s in
+            defer { seen.append(s.endpoint) }
+            return seen.contains(s.endpoint)
+        }
+        return SurveySettings(interface: flags.interface ?? c.interface, monitor: flags.monitor ?? c.monitor, capture: flags.capture,
+                              seconds: DurationText.seconds(flags.duration ?? c.duration ?? defaultDuration) ?? 30,
+                              servers: servers, thresholds: t, history: c.history, textfile: c.textfile)
+    }
+}
+
+extension SurveyThresholds {
+    /// The range of a configuration key (`utilization_warning`, …).
+    public subscript(key: String) -> ThresholdRange? {
+        get {
+            switch key {
+            case "utilization_warning": return utilizationWarning
+            case "utilization_critical": return utilizationCritical
+            case "retransmission_warning": return retransmissionWarning
+            case "retransmission_critical": return retransmissionCritical
+            case "loss_warning": return lossWarning
+            case "loss_critical": return lossCritical
+            case "rtt_warning": return rttWarning
+            case "rtt_critical": return rttCritical
+            default: return nil
+            }
+        }
+        set {
+            guard let r = newValue else { return }
+            switch key {
+            case "utilization_warning": utilizationWarning = r
+            case "utilization_critical": utilizationCritical = r
+            case "retransmission_warning": retransmissionWarning = r
+            case "retransmission_critical": retransmissionCritical = r
+            case "loss_warning": lossWarning = r
+            case "loss_critical": lossCritical = r
+            case "rtt_warning": rttWarning = r
+            case "rtt_critical": rttCritical = r
+            default: break
+            }
+        }
+    }
+}
+
+extension String {
+    func replacingUnderscores() -> String { String(map { $0 == "_" ? "-" : $0 }) }
+}

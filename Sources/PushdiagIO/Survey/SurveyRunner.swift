@@ -1,0 +1,118 @@
+import Dispatch
+import Foundation
+import PushdiagCore
+
+/// Runs a survey's parts side by side within its window: nl80211 sampling (or a replay), a
+/// capture, and a heartbeat session and route check per push server, each on its own thread.
+/// Takes resolved settings; the core assembles the verdicts (`SurveyReport.assemble`).
+public final class SurveyRunner: @unchecked Sendable {
+    public let settings: SurveySettings
+    /// Where nl80211 comes from: the kernel (maybe recorded) or a replay.
+    let wifiTransport: () throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?)
+    let stop: @Sendable () -> Bool
+
+    let lock = NSLock()
+    var parts = SurveyParts()
+    var heartbeats: [Int: HeartbeatReport] = [:]
+
+    public init(settings: SurveySettings, wifiTransport: @escaping () throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?),
+                stop: @escaping @Sendable () -> Bool) {
+        self.settings = settings
+        self.wifiTransport = wifiTransport
+        self.stop = stop
+    }
+
+    func update(_ body: (inout SurveyParts) -> Void) {
+        lock.withLock { body(&parts) }
+    }
+
+    /// Runs every part and returns the survey; `progress` is called about four times a second
+    /// with what is running and how long is left.
+    public func run(progress: ((String) -> Void)? = nil) -> SurveyReport {
+        let s = settings
+        let started = WallClock.nanoseconds()
+        let t0 = WallClock.monotonicNanoseconds()
+        let group = DispatchGroup()
+        func spawn(_ body: @escaping @Sendable () -> Void) {
+            group.enter()
+            Thread {
+                body()
+                group.leave()
+            }.start()
+        }
+        spawn { self.sampleWiFi() }
+        if s.capture != nil || s.monitor != nil { spawn { self.captureFrames() } }
+        for (i, server) in s.servers.enumerated() {
+            spawn {
+                let report = self.heartbeat(server)
+                self.lock.withLock { self.heartbeats[i] = report }
+            }
+        }
+        if !s.servers.isEmpty { checkRoutes() }
+        let what = "Wi-Fi" + (s.capture != nil || s.monitor != nil ? ", capture" : "") + (s.servers.isEmpty ? "" : ", \(s.servers.count) push server(s)")
+        while group.wait(timeout: .now() + 0.25) == .timedOut {
+            let left = max(0, s.seconds - Double(WallClock.monotonicNanoseconds() - t0) / 1e9)
+            progress?("surveying: \(what); \(Int(left.rounded(.up))) s left")
+        }
+        var result = lock.withLock { parts }
+        result.heartbeats = lock.withLock { s.servers.indices.compactMap { heartbeats[$0] } }
+        return SurveyReport.assemble(result, settings: s, started: started, durationSeconds: Double(WallClock.monotonicNanoseconds() - t0) / 1e9)
+    }
+
+    /// Two nl80211 samples spanning the window (as many as a replay recorded).
+    func sampleWiFi() {
+        let t = settings.thresholds
+        do {
+            let (transport, recorder) = try wifiTransport()
+            defer { try? recorder?.close() }
+            let client = try NL80211Client(transport: transport)
+            var count = 2
+            if let replay = transport as? ReplayNetlink { count = max(1, replay.recordedRequests(command: NL80211.Command.getSurvey.rawValue)) }
+            var wt = Thresholds()
+            wt.utilizationWarning = t.utilizationWarning.end ?? 100
+            wt.utilizationCritical = t.utilizationCritical.end ?? 100
+            let report = try WiFiSampler.run(client, interfaceName: settings.interface, count: count, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt)
+            update { $0.wifi = report }
+        } catch let e as WiFiError {
+            update { $0.wifiError = e.description }
+        } catch let e as NetlinkError {
+            update { $0.wifiError = e.description }
+        } catch {
+            update { $0.wifiError = "\(error)" }
+        }
+    }
+
+    /// A capture file now, or the monitor interface for the window.
+    func captureFrames() {
+        var options = CaptureAnalyzer.Options()
+        options.thresholds.minimumFrames = 50
+        let name = settings.monitor ?? settings.capture ?? "capture"
+        let outcome: CaptureFileAnalysis.Outcome
+        if let monitor = settings.monitor {
+            outcome = CaptureFileAnalysis.analyzeLive(interface: monitor, seconds: settings.seconds, writeTo: nil, options: options) { self.stop() }
+        } else {
+            outcome = CaptureFileAnalysis.analyze(path: name, options: options)
+        }
+        let report = outcome.report(file: name)
+        update { $0.capture = report }
+    }
+
+    /// A heartbeat session held through the window, one heartbeat a second.
+    func heartbeat(_ server: SurveyServer) -> HeartbeatReport {
+        var o = HeartbeatOptions(endpoint: server.endpoint, proto: server.proto)
+        o.intervalMs = 1000
+        o.count = max(3, Int(settings.seconds) - 1)
+        o.tls = server.tls
+        if let p = server.path { o.path = p }
+        return HeartbeatProbe(o, stop: stop).run()
+    }
+
+    func checkRoutes() {
+        do {
+            let routes = try RouteChecker.check(SurveyReport.routeHosts(settings.servers), transport: LiveNetlink(protocol: Netlink.protocolRoute))
+            update { $0.routes = routes }
+        } catch {
+            update { $0.routeError = error.description }
+        }
+    }
+}
