@@ -1,8 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layers, from the edge inwards (see docs/ARCHITECTURE.md):
-//   CPcap (C) → PushdiagIO (libpcap) → PushdiagCore (pure Swift) → PushdiagRender → pushdiag (CLI)
+// Layers (see docs/ARCHITECTURE.md): C system libraries (CPcap, CNetlink, CSSL, CSQLite) are
+// touched only by PushdiagIO; PushdiagCore is pure Swift (formats, analysis, verdicts, settings);
+// PushdiagRender turns the core's report models into text, JSON, Nagios, Prometheus and HTML; the
+// pushdiag executable maps options to settings and prints. Test targets mirror the modules.
 let package = Package(
     name: "pushdiag",
     products: [
@@ -40,7 +42,7 @@ let package = Package(
         // Pure Swift: formats, analysis, verdicts and the report model. No C, no I/O.
         .target(name: "PushdiagCore"),
 
-        // The only layer that touches libpcap (and later netlink and sockets).
+        // The only layer that touches the system: libpcap, netlink, sockets, OpenSSL, SQLite, files.
         .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "PushdiagCore"]),
 
         // Report model → text and JSON.
@@ -59,10 +61,13 @@ let package = Package(
         .target(name: "FixtureKit", dependencies: ["PushdiagCore"]),
         .executableTarget(name: "pushdiag-fixtures", dependencies: ["FixtureKit", "PushdiagIO"]),
 
-        .testTarget(name: "PushdiagCoreTests", dependencies: ["PushdiagCore", "FixtureKit", "PushdiagRender"]),
-        .testTarget(
-            name: "PushdiagCLITests",
-            dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit"]
-        ),
+        // Paths, the process runner and background servers, for the test targets below.
+        .target(name: "TestSupport", dependencies: ["PushdiagCore", "PushdiagIO"], path: "Tests/TestSupport"),
+        // The core from values and bytes (parsers, analysis, verdicts, settings; TOML against tomllib).
+        .testTarget(name: "PushdiagCoreTests", dependencies: ["PushdiagCore", "FixtureKit", "PushdiagRender", "TestSupport"]),
+        // IO against real files, sockets, servers and kernel headers (libpcap, netlink constants, tshark).
+        .testTarget(name: "PushdiagIOTests", dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "FixtureKit", "TestSupport"]),
+        // The pushdiag executable as users run it: outputs, exit codes, docs, the lab.
+        .testTarget(name: "PushdiagCLITests", dependencies: ["PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit", "TestSupport"]),
     ]
 )

@@ -3,6 +3,7 @@ import FixtureKit
 import Foundation
 import PushdiagCore
 import PushdiagIO
+import TestSupport
 import Testing
 
 /// `pushdiag capture` as a user runs it: exit codes, JSON contract, errors, bad input.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--help`, the man page and the other docs stay in step with the commands themselves. The list

@@ -1,5 +1,6 @@
 import Foundation
 import PushdiagCore
+import TestSupport
 import Testing
 
 /// Checks what `make lab` produced inside the Wi-Fi lab VM (Tests/lab/run.sh): pushdiag's

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Heartbeats against well-known servers: mosquitto (MQTT) and the Python websockets library.

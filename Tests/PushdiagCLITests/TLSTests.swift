@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Heartbeats over TLS against OpenSSL's own server (`openssl s_server -rev` reverses each line),

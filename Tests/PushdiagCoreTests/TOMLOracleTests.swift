@@ -1,5 +1,6 @@
 import Foundation
 import PushdiagCore
+import TestSupport
 import Testing
 
 /// pushdiag's TOML parser against Python's tomllib (Tests/oracle/tomllib-tagged.py), an

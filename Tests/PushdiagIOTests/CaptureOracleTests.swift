@@ -1,6 +1,7 @@
 import Foundation
 import PushdiagCore
 import PushdiagIO
+import TestSupport
 import Testing
 
 /// pushdiag's counts against tshark's on ~250 real captures (../shared/pcaps/oracle.tsv).

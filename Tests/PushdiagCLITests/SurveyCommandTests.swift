@@ -1,5 +1,6 @@
 import Foundation
 import PushdiagCore
+import TestSupport
 import Testing
 
 /// `pushdiag survey` from the bundled recordings, with the responder as the push server.
@@ -92,19 +93,5 @@ struct SurveyTests {
         let checks = try #require(try json(r.stdout)["checks"] as? [[String: Any]])
         #expect(r.status == 3)
         #expect(checks.contains { $0["status"] as? String == "unknown" && ($0["hint"] as? String)?.contains("nl80211 is not available") == true })
-    }
-}
-
-struct ThresholdRangeTests {
-    @Test func monitoringPluginsRanges() throws {
-        let ten = try #require(ThresholdRange("10"))
-        #expect(!ten.alerts(0) && !ten.alerts(10) && ten.alerts(10.5) && ten.alerts(-1))
-        let from = try #require(ThresholdRange("10:"))
-        #expect(from.alerts(9) && !from.alerts(1000))
-        let upTo = try #require(ThresholdRange("~:10"))
-        #expect(!upTo.alerts(-50) && upTo.alerts(11))
-        let inside = try #require(ThresholdRange("@10:20"))
-        #expect(inside.alerts(15) && !inside.alerts(25))
-        #expect(ThresholdRange("20:10") == nil && ThresholdRange("x") == nil && ThresholdRange("") == nil)
     }
 }

@@ -1,17 +1,16 @@
 import Foundation
-import Testing
 
 /// Paths and process helpers shared by the tests that read files or run the binary.
-enum TestPaths {
+public enum TestPaths {
     /// The package root, found from this file's path.
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let fixtures = root.appendingPathComponent("fixtures")
+    public static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let fixtures = root.appendingPathComponent("fixtures")
     /// `../shared/pcaps` beside the project, when present.
-    static let sharedPcaps = root.deletingLastPathComponent().appendingPathComponent("shared/pcaps")
-    static var hasSharedPcaps: Bool { FileManager.default.fileExists(atPath: sharedPcaps.appendingPathComponent("oracle.tsv").path) }
+    public static let sharedPcaps = root.deletingLastPathComponent().appendingPathComponent("shared/pcaps")
+    public static var hasSharedPcaps: Bool { FileManager.default.fileExists(atPath: sharedPcaps.appendingPathComponent("oracle.tsv").path) }
 
     /// The built `pushdiag` executable, next to the test bundle.
-    static let binary: URL = {
+    public static let binary: URL = {
         var candidates: [URL] = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL]
         candidates += [Bundle.main.bundleURL.deletingLastPathComponent()]
         for dir in candidates {
@@ -21,7 +20,7 @@ enum TestPaths {
         return root.appendingPathComponent(".build/debug/pushdiag")
     }()
 
-    static func which(_ tool: String) -> String? {
+    public static func which(_ tool: String) -> String? {
         for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let p = "\(dir)/\(tool)"
             if FileManager.default.isExecutableFile(atPath: p) { return p }
@@ -29,24 +28,24 @@ enum TestPaths {
         return nil
     }
 
-    static func temporaryDirectory() throws -> URL {
+    public static func temporaryDirectory() throws -> URL {
         let u = FileManager.default.temporaryDirectory.appendingPathComponent("pushdiag-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: u, withIntermediateDirectories: true)
         return u
     }
 }
 
-struct RunResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+public struct RunResult {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
     /// Terminated by a signal (a crash), not an exit.
-    var signalled: Bool
+    public var signalled: Bool
 }
 
 /// Runs a program with a time limit; a run that exceeds it is killed and reported as signalled.
 /// Output goes through temporary files, so a large report cannot fill a pipe and stall.
-func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60, environment: [String: String]? = nil) throws -> RunResult {
+public func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60, environment: [String: String]? = nil) throws -> RunResult {
     let dir = try TestPaths.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
@@ -72,15 +71,22 @@ func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60
                      signalled: p.terminationReason == .uncaughtSignal)
 }
 
-func pushdiag(_ arguments: String...) throws -> RunResult {
+public func pushdiag(_ arguments: String...) throws -> RunResult {
     try run(TestPaths.binary.path, arguments)
 }
 
-func pushdiag(_ arguments: [String]) throws -> RunResult {
+public func pushdiag(_ arguments: [String]) throws -> RunResult {
     try run(TestPaths.binary.path, arguments)
 }
 
-func json(_ text: String) throws -> [String: Any] {
+public func json(_ text: String) throws -> [String: Any] {
     let obj = try JSONSerialization.jsonObject(with: Data(text.utf8))
-    return try #require(obj as? [String: Any])
+    guard let d = obj as? [String: Any] else { throw NotAnObject(text: String(text.prefix(200))) }
+    return d
+}
+
+/// JSON that is not an object where one was expected.
+public struct NotAnObject: Error, CustomStringConvertible {
+    public var text: String
+    public var description: String { "not a JSON object: \(text)" }
 }

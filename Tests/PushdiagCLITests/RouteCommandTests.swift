@@ -1,5 +1,6 @@
 import Foundation
 import PushdiagCore
+import TestSupport
 import Testing
 
 /// `pushdiag route` in a network namespace of its own: real routes, real neighbour entries.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pushdiag report` for cron: the SQLite history (read back with the sqlite3 command line),

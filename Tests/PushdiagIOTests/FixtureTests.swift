@@ -2,6 +2,7 @@ import FixtureKit
 import Foundation
 import PushdiagCore
 import PushdiagIO
+import TestSupport
 import Testing
 
 /// The project's own captures in fixtures/, read through the same path as `pushdiag capture`,

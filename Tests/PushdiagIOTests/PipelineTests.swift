@@ -2,6 +2,7 @@ import FixtureKit
 import Foundation
 import PushdiagCore
 import PushdiagIO
+import TestSupport
 import Testing
 
 /// The two-thread reader gives exactly what the one-thread reader gives.

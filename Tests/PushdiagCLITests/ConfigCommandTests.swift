@@ -1,0 +1,86 @@
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import TestSupport
+import Testing
+
+/// The configuration file: the example in the repository, errors with line and key, and flags
+/// winning over the file.
+@Suite(.serialized)
+struct ConfigTests {
+    @Test func theExampleIsValid() throws {
+        let r = try pushdiag("config", "check", "--config", TestPaths.root.appendingPathComponent("pushdiag.toml.example").path)
+        #expect(r.status == 0 && r.stdout.contains("push server: push.example.internal:3000 simplepush"), "\(r.stderr)")
+    }
+
+    @Test(arguments: [
+        ("interface = \n", 1, "not valid TOML"),
+        ("interface = \"wlan0\"\nduraton = \"30s\"\n", 2, "duraton: unknown key"),
+        ("[thresholds]\nloss_critical = \"x\"\n", 2, "thresholds.loss_critical: 'x' is not a range"),
+        ("[[server]]\nhost = \"p\"\nport = 70000\n", 3, "server.port: expected a port number"),
+        ("[[server]]\nport = 3000\n", 1, "server.host: every [[server]] needs a host"),
+        ("[report]\ntextfile = \"/tmp/x.txt\"\n", 2, "report.textfile: node_exporter reads only files ending in .prom"),
+        ("duration = \"soon\"\n", 1, "duration: 'soon' is not a duration"),
+    ] as [(String, Int?, String)])
+    func errorsNameTheLineAndKey(text: String, line: Int?, words: String) throws {
+        do {
+            _ = try ConfigLoader.parse(text, file: "site.toml")
+            Issue.record("expected an error for \(text)")
+        } catch {
+            #expect(error.line == line && error.description.contains(words), "\(error)")
+            #expect(error.description.hasPrefix("site.toml"))
+        }
+    }
+
+    @Test func configuredServersAndThresholdsFlagsWin() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        let file = dir.appendingPathComponent("pushdiag.toml")
+        try """
+        interface = "wlan2"
+        duration = "3s"
+        [[server]]
+        host = "127.0.0.1"
+        port = \(port)
+        [thresholds]
+        utilization_critical = "60"
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let replay = TestPaths.fixtures.appendingPathComponent("wifi-utilization-57pct.pcap").path
+        let r = try pushdiag("survey", "--config", file.path, "--replay", replay, "--format", "json")
+        let checks = try #require(try json(r.stdout)["checks"] as? [[String: Any]])
+        let util = try #require(checks.first { $0["check"] as? String == "channel_utilization" && $0["value"] as? Double == 57 })
+        #expect(util["status"] as? String == "warning" && util["threshold"] as? String == "32 / 60", "the file's critical range")
+        #expect(checks.contains { $0["check"] as? String == "heartbeat" && $0["subject"] as? String == "127.0.0.1:\(port)" && $0["status"] as? String == "ok" })
+        // A flag wins over the file.
+        let f = try pushdiag("survey", "--config", file.path, "--replay", replay, "--utilization-critical", "50", "--format", "json")
+        let fchecks = try #require(try json(f.stdout)["checks"] as? [[String: Any]])
+        #expect(fchecks.contains { $0["check"] as? String == "channel_utilization" && $0["status"] as? String == "critical" })
+        // A missing explicit file is one line, exit 3.
+        let missing = try pushdiag("survey", "--config", dir.appendingPathComponent("none.toml").path)
+        #expect(missing.status == 3 && missing.stderr.contains("cannot read"))
+    }
+}
+
+/// `config check` on files the TOML parser refuses: one line with file and line, exit 3.
+struct ConfigCheckTOMLTests {
+    /// The damaged example that aborted pushdiag inside toml++ (pushdiag 2026-11 and before).
+    @Test func theFileThatAbortedIsOneLine() throws {
+        let r = try pushdiag("config", "check", "--config", TestPaths.fixtures.appendingPathComponent("config-header-not-a-key.toml").path)
+        #expect(r.status == 3 && !r.signalled, "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("config-header-not-a-key.toml:16: not valid TOML: expected a key, saw '\u{FFFD}'\n"), "\(r.stderr)")
+    }
+
+    /// Bytes that are not UTF-8 are named with their line instead of being replaced.
+    @Test func invalidUTF8IsNamed() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("latin1.toml")
+        try Data("interface = \"wlan0\"\n# caf".utf8 + [0xE9] + Data("\n".utf8)).write(to: file)
+        let r = try pushdiag("config", "check", "--config", file.path)
+        #expect(r.status == 3 && r.stderr.hasSuffix("latin1.toml:2: not valid TOML: byte 0xE9 is not UTF-8 text\n"), "\(r.stderr)")
+    }
+}

@@ -1,0 +1,98 @@
+@testable import PushdiagCore
+import Foundation
+import Testing
+
+struct NetlinkParserTests {
+    func message(type: UInt16, flags: UInt16 = 0, seq: UInt32 = 7, cmd: UInt8, _ attrs: [(UInt16, [UInt8])]) -> [UInt8] {
+        var b = NetlinkMessageBuilder(type: type, flags: flags, sequence: seq)
+        b.genl(command: cmd)
+        for (t, v) in attrs { b.attribute(t, v) }
+        return b.finish()
+    }
+
+    func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
+    func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+    func nested(_ attrs: [(UInt16, [UInt8])]) -> [UInt8] {
+        var out: [UInt8] = []
+        for (t, v) in attrs {
+            let len = 4 + v.count
+            out += [UInt8(len), 0, UInt8(t & 0xFF), UInt8(t >> 8)] + v + [UInt8](repeating: 0, count: Netlink.align(len) - len)
+        }
+        return out
+    }
+
+    @Test func surveyWithUnalignedU64AndMissingTimes() throws {
+        // Survey info: frequency, noise, in use, active (u64 at a 4-aligned, not 8-aligned offset), no busy.
+        let info = nested([(1, le32(2437)), (2, [0xA4]), (3, []), (4, le64(0x1_0000_0001))])
+        let m = message(type: 0x22, cmd: 51, [(3, le32(5)), (84, info)])
+        let event = m.withUnsafeBytes { b -> NL80211.Event? in
+            var e: NL80211.Event?
+            try? Netlink.forEachMessage(b) { e = NL80211.decode($0) }
+            return e
+        }
+        guard case .survey(let ifindex, let s)? = event else {
+            Issue.record("expected a survey entry, got \(String(describing: event))")
+            return
+        }
+        #expect(ifindex == 5 && s.frequency == 2437 && s.noise == -92 && s.inUse)
+        #expect(s.active == 0x1_0000_0001)
+        #expect(s.busy == nil && s.rx == nil, "attributes the driver leaves out are nil, never zero")
+    }
+
+    @Test func wrongLengthValuesReadAsAbsent() throws {
+        let info = nested([(10, [1, 2]), (11, le32(3))])  // tx_packets only 2 bytes: absent
+        let m = message(type: 0x22, cmd: 19, [(6, [2, 0, 0, 0, 1, 0]), (21, info)])
+        var station: NL80211.Station?
+        m.withUnsafeBytes { b in try? Netlink.forEachMessage(b) { if case .station(let s)? = NL80211.decode($0) { station = s } } }
+        #expect(station?.txPackets == nil && station?.txRetries == 3 && station?.mac == MACAddress("02:00:00:00:01:00"))
+    }
+
+    @Test func malformedMessagesStopWithAnError() {
+        var m = message(type: 0x22, cmd: 5, [(3, le32(1))])
+        m[0] = 200  // claims more bytes than there are
+        var seen = 0
+        let error = m.withUnsafeBytes { b -> NetlinkError? in
+            do throws(NetlinkError) {
+                try Netlink.forEachMessage(b) { _ in seen += 1 }
+                return nil
+            } catch { return error }
+        }
+        #expect(seen == 0)
+        guard case .malformed? = error else {
+            Issue.record("expected .malformed, got \(String(describing: error))")
+            return
+        }
+        // An attribute running past its message is cut off; the ones before it stand.
+        let attrs: [UInt8] = [8, 0, 3, 0, 1, 0, 0, 0] + [40, 0, 4, 0, 0x77]
+        var types: [UInt16] = []
+        let ok = attrs.withUnsafeBytes { Netlink.forEachAttribute($0) { t, _ in types.append(t) } }
+        #expect(!ok && types == [3])
+    }
+
+    @Test func severalMessagesPerBufferAndReplyProgress() {
+        let a = message(type: 0x22, flags: Netlink.flagMulti, seq: 9, cmd: 7, [(3, le32(1))])
+        var done = NetlinkMessageBuilder(type: Netlink.done, flags: Netlink.flagMulti, sequence: 9)
+        done.attribute(0, [0, 0])
+        let buf = a + done.finish()
+        let p = buf.withUnsafeBytes { Netlink.replyProgress($0, sequence: 9, port: nil, dump: true) }
+        #expect(p.ours && p.finished && !p.malformed)
+        let other = buf.withUnsafeBytes { Netlink.replyProgress($0, sequence: 10, port: nil, dump: true) }
+        #expect(!other.ours)
+    }
+
+    @Test func familyResolution() throws {
+        let group = nested([(2, le32(5)), (1, Array("mlme".utf8) + [0])])
+        let groups = nested([(1, group)])
+        let m = message(type: GenericNetlink.controlID, cmd: GenericNetlink.newFamily, [(1, [0x22, 0]), (2, Array("nl80211".utf8) + [0]), (7, groups)])
+        var family: GenericNetlink.Family?
+        m.withUnsafeBytes { b in try? Netlink.forEachMessage(b) { family = GenericNetlink.family($0) } }
+        #expect(family == GenericNetlink.Family(id: 0x22, name: "nl80211", groups: ["mlme": 5]))
+    }
+
+    @Test func recordHeader() throws {
+        let h = NetlinkRecord.header(outgoing: true, netlinkProtocol: 16) + [1, 2, 3]
+        let p = try #require(h.withUnsafeBytes { b in NetlinkRecord.parse(b).map { ($0.outgoing, $0.netlinkProtocol, $0.messages.count) } })
+        #expect(p.0 && p.1 == 16 && p.2 == 3)
+        #expect([UInt8](repeating: 0, count: 16).withUnsafeBytes { NetlinkRecord.parse($0) } == nil, "ARPHRD type must be NETLINK")
+    }
+}

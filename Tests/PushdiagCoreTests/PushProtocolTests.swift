@@ -1,0 +1,72 @@
+@testable import PushdiagCore
+import Foundation
+import Testing
+
+struct PushProtocolTests {
+    @Test func sha1AndTheWebSocketAccept() {
+        let hex = SHA1.hash(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
+        #expect(hex == "a9993e364706816aba3e25717850c26c9cd0d89d")
+        // RFC 6455 section 1.3.
+        #expect(WebSocket.expectedAccept(key: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+        #expect(WebSocket.checkResponse("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", key: "dGhlIHNhbXBsZSBub25jZQ==") == nil)
+        #expect(WebSocket.checkResponse("HTTP/1.1 200 OK", key: "x")?.contains("200 OK") == true)
+    }
+
+    @Test func websocketFrames() throws {
+        let f = WebSocket.frame(opcode: WebSocket.opPing, payload: Array("hi".utf8), mask: [1, 2, 3, 4])
+        #expect(f == [0x89, 0x82, 1, 2, 3, 4, UInt8(ascii: "h") ^ 1, UInt8(ascii: "i") ^ 2])
+        var d = WebSocket.Decoder(cap: 100)
+        d.feed([0x8A, 0x02, 0x68][...])
+        #expect(try d.next() == nil, "waits for the rest")
+        d.feed([0x69][...])
+        #expect(try d.next() == WebSocket.Frame(opcode: 10, payload: Array("hi".utf8)))
+        var big = WebSocket.Decoder(cap: 100)
+        big.feed([0x82, 0x7F, 0, 0, 0, 1, 0, 0, 0, 0][...])
+        #expect(throws: FramingError.oversized(what: "WebSocket frame", size: 1 << 32, cap: 100)) { try big.next() }
+    }
+
+    @Test func mqttPackets() throws {
+        let c = MQTT.connect(clientID: "a", keepAlive: 60)
+        #expect(c == [0x10, 13, 0, 4, 0x4D, 0x51, 0x54, 0x54, 4, 0x02, 0, 60, 0, 1, 0x61])
+        var d = MQTT.Decoder(cap: 1000)
+        d.feed([0x20, 0x02, 0x00, 0x05, 0xD0][...])
+        #expect(try d.next() == MQTT.Packet(type: 2, flags: 0, body: [0, 5]))
+        #expect(try d.next() == nil)
+        d.feed([0x00][...])
+        #expect(try d.next()?.type == MQTT.pingresp)
+        var bad = MQTT.Decoder(cap: 10)
+        bad.feed([0x30, 0xFF, 0xFF, 0xFF, 0x7F][...])
+        #expect(throws: FramingError.oversized(what: "MQTT packet", size: 268_435_455, cap: 10)) { try bad.next() }
+        var five = MQTT.Decoder(cap: 10)
+        five.feed([0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01][...])
+        #expect(throws: FramingError.malformed("MQTT packet with a malformed remaining length")) { try five.next() }
+    }
+
+    @Test func simplePushFraming() throws {
+        let m = SimplePush.heartbeat(id: 7, count: 3)
+        for order in SimplePush.ByteOrder.allCases {
+            let bytes = SimplePush.frame(m, order: order)
+            var d = SimplePush.Decoder(order: order)
+            d.feed(bytes[0..<5])
+            #expect(try d.next() == nil)
+            d.feed(bytes[5...])
+            let back = try #require(try d.next())
+            #expect(back == m && SimplePush.heartbeatCount(back) == 3)
+        }
+        var d = SimplePush.Decoder(order: .little, cap: 100)
+        d.feed([0xFF, 0xFF, 0, 0][...])
+        #expect(throws: FramingError.oversized(what: "frame", size: 65535, cap: 100)) { try d.next() }
+        var g = SimplePush.Decoder(order: .little)
+        g.feed([3, 0, 0, 0, 0x7B, 0x7D, 0x7D][...])
+        #expect(throws: FramingError.self) { try g.next() }
+    }
+
+    @Test func rttStatistics() throws {
+        let s = try #require(RTTSummary.of([4, 1, 3, 2, 100]))
+        #expect(s.min == 1 && s.max == 100 && s.median == 3 && s.p95 == 100 && s.avg == 22)
+        #expect(RTTSummary.jitter([1, 3, 2]) == 1.5)
+        #expect(RTTSummary.of([]) == nil)
+        #expect(HeartbeatAnalysis.schedule("0.5,1,2s,500ms") == [0.5, 1, 2, 0.5])
+        #expect(HeartbeatAnalysis.schedule("1,x") == nil)
+    }
+}

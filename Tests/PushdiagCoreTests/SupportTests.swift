@@ -1,0 +1,56 @@
+import FixtureKit
+import PushdiagCore
+import Testing
+
+struct SmallPartsTests {
+    @Test func crc32() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        // Slicing-by-8 equals the bitwise definition on lengths around the 8-byte blocks.
+        for n in [0, 1, 7, 8, 9, 63, 100] {
+            let bytes = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            var crc: UInt32 = 0xFFFF_FFFF
+            for b in bytes {
+                crc ^= UInt32(b)
+                for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            }
+            #expect(CRC32.checksum(bytes) == crc ^ 0xFFFF_FFFF, "length \(n)")
+        }
+    }
+
+    @Test func timestamps() {
+        #expect(Timestamp.rfc3339(nanoseconds: 0) == "1970-01-01T00:00:00.000000Z")
+        #expect(Timestamp.rfc3339(nanoseconds: 1_767_225_600_123_456_789) == "2026-01-01T00:00:00.123456Z")
+        #expect(Timestamp.rfc3339(nanoseconds: 951_782_400 * 1_000_000_000) == "2000-02-29T00:00:00.000000Z")
+        #expect(Timestamp.rfc3339(nanoseconds: -1000) == "1969-12-31T23:59:59.999999Z")
+    }
+
+    @Test func macTableFindsEveryKeyAndStopsAtCapacity() {
+        var t = MACTable<Int>(capacity: 5000)
+        var state: UInt64 = 12345
+        var keys: [MACAddress] = []
+        for i in 0..<5000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let k = MACAddress(rawValue: state >> 16)
+            guard !keys.contains(k) else { continue }
+            keys.append(k)
+            #expect(t.slot(k, make: { i }) != nil)
+        }
+        for (i, k) in keys.enumerated() { #expect(t.find(k) == i) }
+        #expect(t.slot(MACAddress(rawValue: 0xFFFF_0000_0001), make: { 0 }) == nil || keys.count < 5000)
+        #expect(t.find(MACAddress(rawValue: 0x1234)) == nil || keys.contains(MACAddress(rawValue: 0x1234)))
+    }
+
+    @Test func ssidText() {
+        #expect(SSIDText.render(Array("ward-3".utf8)) == "ward-3")
+        #expect(SSIDText.render([0x61, 0x00, 0xFF]) == "a\\x00\\xff")
+        #expect(SSIDText.render(Array("病棟".utf8)) == "病棟")
+    }
+
+    @Test func channelPlan() {
+        #expect(ChannelPlan.channel(forFrequency: 2437) == 6)
+        #expect(ChannelPlan.channel(forFrequency: 2484) == 14)
+        #expect(ChannelPlan.channel(forFrequency: 5180) == 36)
+        #expect(ChannelPlan.frequency(forChannel: 11) == 2462)
+        #expect(ChannelPlan.frequency(forChannel: 149) == 5745)
+    }
+}
