@@ -1,0 +1,47 @@
+import PushdiagCore
+import Testing
+
+/// Findings are decided from what was measured and the typed failure, never from message text.
+struct HeartbeatAnalysisTests {
+    let o = HeartbeatOptions(endpoint: Endpoint(host: "push.example", port: 3000), proto: .simplepush)
+
+    func concluded(_ failure: ConnectionFailure?, connected: Bool = false, sent: Int = 0, received: Int = 0) -> HeartbeatReport {
+        var r = HeartbeatReport(target: "push.example:3000", protocol: "simplepush")
+        r.sent = sent
+        r.received = received
+        if connected { r.connectMs = 1 }
+        HeartbeatAnalysis.conclude(&r, failure: failure, options: o)
+        return r
+    }
+
+    @Test func aNameThatDoesNotResolveIsUnknownWithoutAFinding() {
+        let r = concluded(.resolve(host: "push.example", reason: "Name or service not known"))
+        #expect(r.status == .unknown && r.findings.isEmpty && r.error == "cannot resolve push.example: Name or service not known")
+    }
+
+    @Test func aRefusedConnectionIsACriticalConnectFinding() {
+        let r = concluded(.connect(host: "push.example:3000", errno: .connectionRefused))
+        #expect(r.findings.first?.check == "connect" && r.findings.first?.severity == .critical)
+        #expect(
+            r.findings.first?.message.hasPrefix("cannot connect to push.example:3000: connection refused (ECONNREFUSED): devices cannot connect either") == true
+        )
+        #expect(r.status.exitCode == 2)
+    }
+
+    /// Whatever its text says: a TLS failure is a tls finding, even one that does not start with "TLS".
+    @Test func tlsAndProtocolFailuresByKind() {
+        let tls = concluded(.tls("certificate verify failed"), connected: true)
+        #expect(tls.findings.first?.check == "tls" && tls.findings.first?.message == "certificate verify failed")
+        let garbage = concluded(.protocolViolation("TLS-looking text from a plain server"), connected: true, sent: 1, received: 1)
+        #expect(garbage.findings.first?.check == "protocol", "decided by kind, not by the text's prefix")
+        let silent = concluded(.timeout("connecting to push.example:3000"))
+        #expect(silent.findings.first?.check == "connect")
+    }
+
+    @Test func lossIsMeasuredAgainstWhatWasSent() {
+        let r = concluded(nil, connected: true, sent: 20, received: 18)
+        #expect(r.lossPercent == 10 && r.findings.first?.check == "heartbeat_loss" && r.status == .critical)
+        let none = concluded(nil, connected: true)
+        #expect(none.lossPercent == 0 && none.status == .ok)
+    }
+}

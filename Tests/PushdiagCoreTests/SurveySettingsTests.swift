@@ -1,0 +1,66 @@
+import PushdiagCore
+import Testing
+
+/// Flags over the configuration over the defaults, checked once for survey, report and config check.
+struct SurveySettingsTests {
+    func config(_ text: String) throws -> PushdiagConfig { try ConfigParser.parse(text, file: "site.toml") }
+
+    @Test func defaultsWhenNothingIsGiven() throws {
+        let s = try SurveySettings.resolve(SurveyFlags(), config: PushdiagConfig(), file: nil)
+        #expect(s.seconds == 30 && s.servers.isEmpty && s.interface == nil && s.thresholds == SurveyThresholds())
+    }
+
+    @Test func flagsWinOverTheConfigurationWhichWinsOverTheDefaults() throws {
+        let c = try config(
+            """
+            interface = "wlan1"
+            duration = "10s"
+            [[server]]
+            host = "push.example"
+            port = 5223
+            tls = true
+            pin = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+            [thresholds]
+            utilization_critical = "50"
+            loss_warning = "2"
+            """)
+        var f = SurveyFlags()
+        f.duration = "5s"
+        f.thresholds["loss_warning"] = "3"
+        let s = try SurveySettings.resolve(f, config: c, file: "site.toml")
+        #expect(s.interface == "wlan1" && s.seconds == 5)
+        #expect(s.thresholds.utilizationCritical == ThresholdRange("50") && s.thresholds.lossWarning == ThresholdRange("3"))
+        #expect(s.thresholds.rttCritical == SurveyThresholds().rttCritical, "untouched keys keep their defaults")
+        let server = try #require(s.servers.first)
+        #expect(server.endpoint == Endpoint(host: "push.example", port: 5223) && server.tls?.pin?.count == 44 && server.proto == .simplepush)
+        // Servers on the command line replace the configured ones, and one named twice is checked once.
+        f.servers = ["10.0.0.1:3000", "10.0.0.1:3000", "10.0.0.2"]
+        let flagged = try SurveySettings.resolve(f, config: c, file: "site.toml")
+        #expect(flagged.servers.map(\.endpoint.description) == ["10.0.0.1:3000", "10.0.0.2:3000"])
+        #expect(SurveyReport.routeHosts(flagged.servers + flagged.servers) == ["10.0.0.1", "10.0.0.2"])
+    }
+
+    @Test func badFlagsNameTheFlag() {
+        var f = SurveyFlags()
+        f.thresholds["rtt_critical"] = "fast"
+        #expect(throws: SettingsError.usage("--rtt-critical: 'fast' is not a range (examples: 40, 10:40, ~:40, @10:20)")) { try SurveySettings.validate(f) }
+        f = SurveyFlags()
+        f.duration = "0.5s"
+        #expect(throws: SettingsError.usage("--duration: '0.5s' is not a duration of at least 1s")) { try SurveySettings.validate(f) }
+        f = SurveyFlags()
+        f.proto = .line
+        f.servers = ["10.0.0.1"]
+        #expect(throws: SettingsError.usage("--server: '10.0.0.1' is not HOST:PORT (the line protocol has no default port)")) { try SurveySettings.validate(f) }
+    }
+
+    /// A configured server the survey could not use is refused with its line, for config check too.
+    @Test func aConfiguredServerWithoutAPortIsNamedByItsLine() throws {
+        let c = try config("interface = \"wlan0\"\n\n[[server]]\nhost = \"10.0.0.9\"\nprotocol = \"line\"\n")
+        #expect(
+            throws: SettingsError.config(
+                ConfigError(file: "site.toml", line: 3, key: "server.port", message: "server 10.0.0.9: the line protocol needs a port"))
+        ) {
+            try SurveySettings.resolve(SurveyFlags(), config: c, file: "site.toml")
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import TestSupport
+import Testing
+
+/// The session the heartbeat command, the walk and the exporter hold, against pushdiag's
+/// responder on loopback (run in this process) and against sockets that misbehave on purpose.
+@Suite(.serialized)
+struct HeartbeatSessionTests {
+    /// A responder on a thread of this process, stopped when the test ends.
+    final class InProcessResponder: @unchecked Sendable {
+        let stopped = NSLock()
+        var stopFlag = false
+        let done = DispatchSemaphore(value: 0)
+        /// Released at stop, so that its port can be listened on again.
+        var responder: Responder?
+        var requests: Int { responder?.requests ?? 0 }
+
+        init(_ o: ResponderOptions) throws {
+            nonisolated(unsafe) let r = try Responder(o)
+            responder = r
+            Thread {
+                r.run { self.stopped.withLock { self.stopFlag } }
+                self.done.signal()
+            }.start()
+        }
+
+        func stop() {
+            guard responder != nil else { return }
+            stopped.withLock { stopFlag = true }
+            done.wait()
+            responder = nil
+        }
+    }
+
+    func options(_ port: UInt16, _ proto: HeartbeatProtocol = .simplepush) -> HeartbeatOptions {
+        var o = HeartbeatOptions(endpoint: Endpoint(host: "127.0.0.1", port: port), proto: proto)
+        o.timeoutMs = 1000
+        o.connectTimeoutMs = 1000
+        return o
+    }
+
+    @Test(arguments: [HeartbeatProtocol.simplepush, .websocket, .line])
+    func heartbeatsAreAnsweredAndTheTimelineKept(proto: HeartbeatProtocol) throws {
+        let port = freePort()
+        let server = try InProcessResponder(ResponderOptions(endpoint: Endpoint(host: "127.0.0.1", port: port), proto: proto))
+        defer { server.stop() }
+        let session = HeartbeatSession(options(port, proto), address: IPAddress("127.0.0.1")!)
+        var events: [String] = []
+        session.onEvent = { if case .state(let s) = $0 { events.append(s.state) } }
+        try session.open()
+        session.state("ready")
+        for n in 1...5 {
+            guard case .answered(let ms) = try session.heartbeat(n) else {
+                Issue.record("heartbeat \(n) not answered")
+                return
+            }
+            #expect(ms >= 0 && ms < 1000)
+        }
+        session.close()
+        #expect(events == ["ready"] && session.connectMs != nil && !session.isConnected)
+        #expect(server.requests == 5, "the responder answered what the session sent")
+    }
+
+    @Test func failuresAreTyped() throws {
+        // Nobody listens: connect(2) refuses, with its errno.
+        let closed = freePort()
+        let refused = HeartbeatSession(options(closed), address: IPAddress("127.0.0.1")!)
+        #expect(throws: ConnectionFailure.connect(host: "127.0.0.1:\(closed)", errno: .connectionRefused)) { try refused.open() }
+        // A name this machine cannot resolve.
+        guard case .failure(.resolve(let host, _)) = Resolver.resolve("no-such-host.invalid") else {
+            Issue.record("resolved a name under .invalid")
+            return
+        }
+        #expect(host == "no-such-host.invalid")
+        // A server answering with a frame far above the cap breaks the protocol.
+        let port = freePort()
+        let listener = try TCPListener(Endpoint(host: "127.0.0.1", port: port))
+        let garbage = Thread {
+            let end = Date().addingTimeInterval(5)
+            while Date() < end {
+                if case .success(let c)? = listener.accept() {
+                    usleep(100_000)
+                    try? c.send([0xFF, 0xFF, 0xFF, 0x7F] + Array("garbage".utf8), timeoutMs: 500)
+                    usleep(500_000)
+                    return
+                }
+                usleep(10_000)
+            }
+        }
+        garbage.start()
+        let session = HeartbeatSession(options(port), address: IPAddress("127.0.0.1")!)
+        try session.open()
+        #expect(throws: ConnectionFailure.protocolViolation("127.0.0.1:\(port): frame of 2147483647 bytes exceeds the 65536-byte cap")) {
+            try session.heartbeat(1)
+        }
+    }
+
+    /// The server goes away: the heartbeat reports the connection lost, and the session
+    /// reconnects on its schedule once the server is back.
+    @Test func lossAndReconnectOnTheSchedule() throws {
+        let port = freePort()
+        var o = options(port)
+        o.schedule = [0.1, 0.2, 0.4, 0.8]
+        var ro = ResponderOptions(endpoint: Endpoint(host: "127.0.0.1", port: port), proto: .simplepush)
+        ro.closeAfter = 1
+        let first = try InProcessResponder(ro)
+        let session = HeartbeatSession(o, address: IPAddress("127.0.0.1")!)
+        try session.open()
+        guard case .answered = try session.heartbeat(1) else {
+            Issue.record("first heartbeat not answered")
+            return
+        }
+        first.stop()
+        usleep(100_000)
+        guard case .connectionLost(.closedByPeer) = try session.heartbeat(2) else {
+            Issue.record("the close was not seen")
+            return
+        }
+        let second = try InProcessResponder(ResponderOptions(endpoint: Endpoint(host: "127.0.0.1", port: port), proto: .simplepush))
+        defer { second.stop() }
+        #expect(session.reconnect(after: "closed"))
+        #expect(session.reconnects.last?.outcome == "connected" && session.states.last?.state == "ready")
+        guard case .answered = try session.heartbeat(3) else {
+            Issue.record("no answer after reconnecting")
+            return
+        }
+    }
+}
