@@ -22,7 +22,7 @@ LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busyb
 LAB_RESULTS ?= .build/lab
 
 
-.PHONY: all deps deps-test deps-bench build debug test unit fuzz demo bench install uninstall fixtures clean lab lab-deps lab-record
+.PHONY: all deps deps-test deps-bench build debug test unit lint format fuzz demo bench install uninstall fixtures clean lab lab-deps lab-record
 
 all: build
 
@@ -55,7 +55,7 @@ debug: deps
 
 # Everything: the Wi-Fi lab (make lab), a short run of every fuzz target, the core's tests (TOML included) under
 # the address sanitizer, then the whole suite, whose summary closes the output.
-test: deps-test lab-deps
+test: deps-test lab-deps lint
 	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS))
 	$(Q)FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || { tail -40 .build/fuzz-smoke.log; exit 1; }
@@ -63,6 +63,16 @@ test: deps-test lab-deps
 	$(Q)LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp):print_suppressions=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter PushdiagCoreTests $(SWIFT_FLAGS) > .build/asan.log 2>&1 || { tail -40 .build/asan.log; exit 1; }
 	$(Q)echo "address sanitizer: $$(grep -E 'Test run with' .build/asan.log | tail -1)"
 	$(Q)$(SWIFT) test $(SWIFT_FLAGS)
+
+# The formatter that ships with the toolchain, configured in .swift-format: `make format`
+# rewrites, `make lint` (run by `make test`) fails on any difference. Warnings are errors in
+# every build of pushdiag's targets (Package.swift).
+FORMAT_PATHS := Sources Tests Package.swift
+lint:
+	$(Q)$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS)
+
+format:
+	$(Q)$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
 
 # libFuzzer on every parser (the core's sources built with -sanitize=fuzzer,address); figures go
 # to docs/RELIABILITY.md by hand from the printed statistics.

@@ -1,17 +1,20 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 // Layers (see docs/ARCHITECTURE.md): C system libraries (CPcap, CNetlink, CSSL, CSQLite) are
 // touched only by PushdiagIO; PushdiagCore is pure Swift (formats, analysis, verdicts, settings);
 // PushdiagRender turns the core's report models into text, JSON, Nagios, Prometheus and HTML; the
 // pushdiag executable maps options to settings and prints. Test targets mirror the modules.
+// Warnings are errors in every build of pushdiag's own targets (dependencies keep theirs).
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
 let package = Package(
     name: "pushdiag",
     products: [
-        .executable(name: "pushdiag", targets: ["pushdiag"]),
+        .executable(name: "pushdiag", targets: ["pushdiag"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         // C libraries, one system-library target each, found with pkg-config.
@@ -40,13 +43,13 @@ let package = Package(
         ),
 
         // Pure Swift: formats, analysis, verdicts and the report model. No C, no I/O.
-        .target(name: "PushdiagCore"),
+        .target(name: "PushdiagCore", swiftSettings: strict),
 
         // The only layer that touches the system: libpcap, netlink, sockets, OpenSSL, SQLite, files.
-        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "PushdiagCore"]),
+        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "PushdiagCore"], swiftSettings: strict),
 
         // Report model → text and JSON.
-        .target(name: "PushdiagRender", dependencies: ["PushdiagCore"]),
+        .target(name: "PushdiagRender", dependencies: ["PushdiagCore"], swiftSettings: strict),
 
         // Thin command line.
         .executableTarget(
@@ -54,20 +57,23 @@ let package = Package(
             dependencies: [
                 "PushdiagCore", "PushdiagIO", "PushdiagRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: strict
         ),
 
         // Builds 802.11 frames byte by byte for fixtures and tests.
-        .target(name: "FixtureKit", dependencies: ["PushdiagCore"]),
-        .executableTarget(name: "pushdiag-fixtures", dependencies: ["FixtureKit", "PushdiagIO"]),
+        .target(name: "FixtureKit", dependencies: ["PushdiagCore"], swiftSettings: strict),
+        .executableTarget(name: "pushdiag-fixtures", dependencies: ["FixtureKit", "PushdiagIO"], swiftSettings: strict),
 
         // Paths, the process runner and background servers, for the test targets below.
-        .target(name: "TestSupport", dependencies: ["PushdiagCore", "PushdiagIO"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PushdiagCore", "PushdiagIO"], path: "Tests/TestSupport", swiftSettings: strict),
         // The core from values and bytes (parsers, analysis, verdicts, settings; TOML against tomllib).
-        .testTarget(name: "PushdiagCoreTests", dependencies: ["PushdiagCore", "FixtureKit", "PushdiagRender", "TestSupport"]),
+        .testTarget(name: "PushdiagCoreTests", dependencies: ["PushdiagCore", "FixtureKit", "PushdiagRender", "TestSupport"], swiftSettings: strict),
         // IO against real files, sockets, servers and kernel headers (libpcap, netlink constants, tshark).
-        .testTarget(name: "PushdiagIOTests", dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "FixtureKit", "TestSupport"]),
+        .testTarget(
+            name: "PushdiagIOTests", dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "FixtureKit", "TestSupport"], swiftSettings: strict),
         // The pushdiag executable as users run it: outputs, exit codes, docs, the lab.
-        .testTarget(name: "PushdiagCLITests", dependencies: ["PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit", "TestSupport"]),
+        .testTarget(
+            name: "PushdiagCLITests", dependencies: ["PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit", "TestSupport"], swiftSettings: strict),
     ]
 )

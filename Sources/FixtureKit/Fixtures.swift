@@ -37,7 +37,10 @@ public enum Fixtures {
             } else {
                 let dataIndex = i - i / 20 - 1
                 let retry = dataIndex % 19 < 4  // 4 of every 19 data frames: 40 of 190
-                r.append(Record(timeNs: t, bytes: FrameBuilder.radiotap(FrameBuilder.data(from: station, to: ap1, bssid: ap1, toDS: true, retry: retry, sequence: UInt16(i)))))
+                r.append(
+                    Record(
+                        timeNs: t,
+                        bytes: FrameBuilder.radiotap(FrameBuilder.data(from: station, to: ap1, bssid: ap1, toDS: true, retry: retry, sequence: UInt16(i)))))
             }
         }
         return Fixture(name: "retries-above-15pct.pcap", records: r)
@@ -82,12 +85,27 @@ public enum Fixtures {
         r.append(Record(timeNs: ms(0), bytes: FrameBuilder.radiotap(FrameBuilder.beacon(bssid: ap1, a), frequency: 2412)))
         r.append(Record(timeNs: ms(50), bytes: FrameBuilder.radiotap(FrameBuilder.beacon(bssid: ap2, b))))
         for i in 0..<5 {
-            r.append(Record(timeNs: ms(100 + Int64(i) * 100), bytes: FrameBuilder.radiotap(FrameBuilder.data(from: station, to: ap1, bssid: ap1, toDS: true), frequency: 2412)))
+            r.append(
+                Record(
+                    timeNs: ms(100 + Int64(i) * 100),
+                    bytes: FrameBuilder.radiotap(FrameBuilder.data(from: station, to: ap1, bssid: ap1, toDS: true), frequency: 2412)))
         }
-        r.append(Record(timeNs: ms(ftRoamStartMs), bytes: FrameBuilder.radiotap(FrameBuilder.authentication(from: station, to: ap2, bssid: ap2, algorithm: 2, transaction: 1, status: 0, mobilityDomain: mobilityDomain))))
-        r.append(Record(timeNs: ms(1002), bytes: FrameBuilder.radiotap(FrameBuilder.authentication(from: ap2, to: station, bssid: ap2, algorithm: 2, transaction: 2, status: 0, mobilityDomain: mobilityDomain))))
-        r.append(Record(timeNs: ms(1004), bytes: FrameBuilder.radiotap(FrameBuilder.reassociationRequest(station: station, bssid: ap2, currentAP: ap1, ssid: ssid))))
-        r.append(Record(timeNs: ms(ftRoamEndMs), bytes: FrameBuilder.radiotap(FrameBuilder.associationResponse(reassociation: true, station: station, bssid: ap2, status: 0))))
+        r.append(
+            Record(
+                timeNs: ms(ftRoamStartMs),
+                bytes: FrameBuilder.radiotap(
+                    FrameBuilder.authentication(from: station, to: ap2, bssid: ap2, algorithm: 2, transaction: 1, status: 0, mobilityDomain: mobilityDomain))))
+        r.append(
+            Record(
+                timeNs: ms(1002),
+                bytes: FrameBuilder.radiotap(
+                    FrameBuilder.authentication(from: ap2, to: station, bssid: ap2, algorithm: 2, transaction: 2, status: 0, mobilityDomain: mobilityDomain))))
+        r.append(
+            Record(timeNs: ms(1004), bytes: FrameBuilder.radiotap(FrameBuilder.reassociationRequest(station: station, bssid: ap2, currentAP: ap1, ssid: ssid))))
+        r.append(
+            Record(
+                timeNs: ms(ftRoamEndMs),
+                bytes: FrameBuilder.radiotap(FrameBuilder.associationResponse(reassociation: true, station: station, bssid: ap2, status: 0))))
         for i in 0..<5 {
             r.append(Record(timeNs: ms(1100 + Int64(i) * 100), bytes: FrameBuilder.radiotap(FrameBuilder.data(from: station, to: ap2, bssid: ap2, toDS: true))))
         }
@@ -106,13 +124,21 @@ public enum Fixtures {
         r.append(Record(timeNs: ms(0), bytes: FrameBuilder.radiotap(FrameBuilder.beacon(bssid: ap1, a), frequency: 2412)))
         r.append(Record(timeNs: ms(50), bytes: FrameBuilder.radiotap(FrameBuilder.beacon(bssid: ap2, b))))
         r.append(Record(timeNs: ms(100), bytes: FrameBuilder.radiotap(FrameBuilder.data(from: station, to: ap1, bssid: ap1, toDS: true), frequency: 2412)))
-        r.append(Record(timeNs: ms(1000), bytes: FrameBuilder.radiotap(FrameBuilder.reassociationRequest(station: station, bssid: ap2, currentAP: ap1, ssid: ssid))))
-        r.append(Record(timeNs: ms(1005), bytes: FrameBuilder.radiotap(FrameBuilder.associationResponse(reassociation: true, station: station, bssid: ap2, status: 0))))
+        r.append(
+            Record(timeNs: ms(1000), bytes: FrameBuilder.radiotap(FrameBuilder.reassociationRequest(station: station, bssid: ap2, currentAP: ap1, ssid: ssid))))
+        r.append(
+            Record(
+                timeNs: ms(1005), bytes: FrameBuilder.radiotap(FrameBuilder.associationResponse(reassociation: true, station: station, bssid: ap2, status: 0))))
         r.append(Record(timeNs: ms(1500), bytes: FrameBuilder.radiotap(FrameBuilder.btmRequest(station: station, bssid: ap2))))
         r.append(Record(timeNs: ms(1510), bytes: FrameBuilder.radiotap(FrameBuilder.btmResponse(station: station, bssid: ap2, status: 0, target: ap1))))
-        r.append(Record(timeNs: ms(2000), bytes: FrameBuilder.radiotap(FrameBuilder.deauthentication(from: ap2, to: station, bssid: ap2, reason: deauthReason))))
-        r.append(Record(timeNs: ms(2300), bytes: FrameBuilder.radiotap(FrameBuilder.associationRequest(station: station, bssid: ap1, ssid: ssid), frequency: 2412)))
-        r.append(Record(timeNs: ms(2302), bytes: FrameBuilder.radiotap(FrameBuilder.associationResponse(reassociation: false, station: station, bssid: ap1, status: 0), frequency: 2412)))
+        r.append(
+            Record(timeNs: ms(2000), bytes: FrameBuilder.radiotap(FrameBuilder.deauthentication(from: ap2, to: station, bssid: ap2, reason: deauthReason))))
+        r.append(
+            Record(timeNs: ms(2300), bytes: FrameBuilder.radiotap(FrameBuilder.associationRequest(station: station, bssid: ap1, ssid: ssid), frequency: 2412)))
+        r.append(
+            Record(
+                timeNs: ms(2302),
+                bytes: FrameBuilder.radiotap(FrameBuilder.associationResponse(reassociation: false, station: station, bssid: ap1, status: 0), frequency: 2412)))
         return Fixture(name: "roam-reassociation.pcap", records: r)
     }
 

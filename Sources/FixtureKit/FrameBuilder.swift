@@ -7,7 +7,9 @@ public enum FrameBuilder {
 
     /// A radiotap header with Flags, Rate, Channel and dBm antenna signal (present word 0x2e),
     /// followed by the frame and, when `fcs` is set, its CRC-32.
-    public static func radiotap(_ frame: [UInt8], frequency: UInt16 = 2437, rate500k: UInt8 = 12, signal: Int8 = -50, fcs: Bool = true, badFCS: Bool = false) -> [UInt8] {
+    public static func radiotap(
+        _ frame: [UInt8], frequency: UInt16 = 2437, rate500k: UInt8 = 12, signal: Int8 = -50, fcs: Bool = true, badFCS: Bool = false
+    ) -> [UInt8] {
         var flags: UInt8 = fcs ? 0x10 : 0
         if badFCS { flags |= 0x40 }
         let chanFlags: UInt16 = frequency < 3000 ? 0x00C0 : 0x0140  // 2 GHz|OFDM or 5 GHz|OFDM
@@ -27,7 +29,9 @@ public enum FrameBuilder {
     }
 
     /// A MAC header: frame control (type, subtype, flags), duration, three addresses, sequence.
-    public static func header(type: UInt8, subtype: UInt8, flags: UInt8 = 0, addr1: MACAddress, addr2: MACAddress, addr3: MACAddress, sequence: UInt16 = 0) -> [UInt8] {
+    public static func header(
+        type: UInt8, subtype: UInt8, flags: UInt8 = 0, addr1: MACAddress, addr2: MACAddress, addr3: MACAddress, sequence: UInt16 = 0
+    ) -> [UInt8] {
         [UInt8(subtype << 4 | type << 2), flags, 0x2C, 0x00] + addr1.bytes + addr2.bytes + addr3.bytes + le16(sequence << 4)
     }
 
@@ -74,15 +78,20 @@ public enum FrameBuilder {
     }
 
     /// A QoS-less data frame from a station to its AP (To DS) or back (From DS).
-    public static func data(from: MACAddress, to: MACAddress, bssid: MACAddress, toDS: Bool, retry: Bool = false, sequence: UInt16 = 0, payload: Int = 100) -> [UInt8] {
+    public static func data(
+        from: MACAddress, to: MACAddress, bssid: MACAddress, toDS: Bool, retry: Bool = false, sequence: UInt16 = 0, payload: Int = 100
+    ) -> [UInt8] {
         let flags: UInt8 = (toDS ? 0x01 : 0x02) | (retry ? 0x08 : 0)
-        let h = toDS
+        let h =
+            toDS
             ? header(type: 2, subtype: 0, flags: flags, addr1: bssid, addr2: from, addr3: to, sequence: sequence)
             : header(type: 2, subtype: 0, flags: flags, addr1: to, addr2: bssid, addr3: from, sequence: sequence)
         return h + [0xAA, 0xAA, 0x03, 0, 0, 0, 0x08, 0x00] + [UInt8](repeating: 0x5A, count: payload)
     }
 
-    public static func authentication(from: MACAddress, to: MACAddress, bssid: MACAddress, algorithm: UInt16, transaction: UInt16, status: UInt16, mobilityDomain: UInt16? = nil) -> [UInt8] {
+    public static func authentication(
+        from: MACAddress, to: MACAddress, bssid: MACAddress, algorithm: UInt16, transaction: UInt16, status: UInt16, mobilityDomain: UInt16? = nil
+    ) -> [UInt8] {
         var f = header(type: 0, subtype: 11, addr1: to, addr2: from, addr3: bssid)
         f += le16(algorithm) + le16(transaction) + le16(status)
         if let md = mobilityDomain { f += element(54, le16(md) + [0x01]) }

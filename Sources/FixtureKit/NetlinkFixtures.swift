@@ -86,7 +86,8 @@ public enum NetlinkFixtures {
                 for (t, vo, vl) in attributes(r.bytes, range) where t == NL80211.Attr.surveyInfo {
                     let inner = attributes(r.bytes, vo..<(vo + vl))
                     guard let f = inner.first(where: { $0.0 == NL80211.Survey.frequency }),
-                          f.2 >= 4, UInt32(r.bytes[f.1]) | UInt32(r.bytes[f.1 + 1]) << 8 == labFrequency else { continue }
+                        f.2 >= 4, UInt32(r.bytes[f.1]) | UInt32(r.bytes[f.1 + 1]) << 8 == labFrequency
+                    else { continue }
                     for (it, io, il) in inner where il == 8 {
                         if it == NL80211.Survey.time { put(utilizationActive[sample], into: &r.bytes, at: io) }
                         if it == NL80211.Survey.timeBusy { put(utilizationBusy[sample], into: &r.bytes, at: io) }
@@ -98,7 +99,9 @@ public enum NetlinkFixtures {
     }
 
     /// Rewrites the peer's station counters sample by sample (nil leaves a counter alone).
-    public static func stationCounters(_ records: [Record], packets: [UInt32], retries: [UInt32], failed: [UInt32]? = nil, connected: [UInt32]? = nil) -> [Record] {
+    public static func stationCounters(
+        _ records: [Record], packets: [UInt32], retries: [UInt32], failed: [UInt32]? = nil, connected: [UInt32]? = nil
+    ) -> [Record] {
         var sample = -1
         return records.map { r in
             var r = r

@@ -20,10 +20,12 @@ public struct CaptureTextRenderer {
         if let e = r.error { out += "  error: \(e)\n" }
         guard r.frames > 0 else { return out }
         let m = r.management
-        out += "  802.11 frames \(grouped(r.dot11Frames)), retries \(grouped(r.retryFrames)) (\(pct(r.retryPercent))), beacons \(grouped(r.beacons)), data \(grouped(r.dataFrames)), control \(grouped(r.controlFrames))"
+        out +=
+            "  802.11 frames \(grouped(r.dot11Frames)), retries \(grouped(r.retryFrames)) (\(pct(r.retryPercent))), beacons \(grouped(r.beacons)), data \(grouped(r.dataFrames)), control \(grouped(r.controlFrames))"
         if r.undecodable > 0 { out += ", undecodable \(grouped(r.undecodable))" }
         out += "\n"
-        out += "  management: assoc \(m.associationRequest)/\(m.associationResponse), reassoc \(m.reassociationRequest)/\(m.reassociationResponse), auth \(m.authentication), deauth \(m.deauthentication), disassoc \(m.disassociation), probe \(m.probeRequest)/\(m.probeResponse), action \(m.action)\n"
+        out +=
+            "  management: assoc \(m.associationRequest)/\(m.associationResponse), reassoc \(m.reassociationRequest)/\(m.reassociationResponse), auth \(m.authentication), deauth \(m.deauthentication), disassoc \(m.disassociation), probe \(m.probeRequest)/\(m.probeResponse), action \(m.action)\n"
         var fcs = "  FCS: \(grouped(r.fcsFrames)) frames carry one, \(grouped(r.fcsBadFlagged)) flagged bad by the radio"
         if let bad = r.fcsBad { fcs += ", \(grouped(bad)) fail recomputation" }
         if r.fcsFrames > 0 || r.fcsBad != nil { out += fcs + "\n" }
@@ -31,26 +33,34 @@ public struct CaptureTextRenderer {
 
         if !r.bss.isEmpty {
             out += "\n"
-            var t = TextTable([("BSSID", .left), ("SSID", .left), ("CH", .right), ("FRAMES", .right), ("RETRY", .right),
-                               ("LOAD", .right), ("STA", .right), ("11r", .left), ("11k", .left), ("11v", .left), ("SIGNAL", .right)])
+            var t = TextTable([
+                ("BSSID", .left), ("SSID", .left), ("CH", .right), ("FRAMES", .right), ("RETRY", .right),
+                ("LOAD", .right), ("STA", .right), ("11r", .left), ("11k", .left), ("11v", .left), ("SIGNAL", .right),
+            ])
             for b in rows(r.bss) {
-                t.add([b.bssid.description, b.ssid ?? "", b.channel.map(String.init) ?? "-", grouped(b.frames), pct(b.retryPercent),
-                       pct(b.bssLoad?.channelUtilizationMeanPercent), b.bssLoad.map { String($0.stationCount) } ?? "-",
-                       yn(b.fastTransition), yn(b.radioMeasurement), yn(b.bssTransition),
-                       b.signalDbm.map { NumberText.format($0) } ?? "-"])
+                t.add([
+                    b.bssid.description, b.ssid ?? "", b.channel.map(String.init) ?? "-", grouped(b.frames), pct(b.retryPercent),
+                    pct(b.bssLoad?.channelUtilizationMeanPercent), b.bssLoad.map { String($0.stationCount) } ?? "-",
+                    yn(b.fastTransition), yn(b.radioMeasurement), yn(b.bssTransition),
+                    b.signalDbm.map { NumberText.format($0) } ?? "-",
+                ])
             }
             out += t.render() + more(r.bss.count)
             out += "  LOAD: mean channel utilisation the BSS advertises (BSS Load element); STA: stations it reports\n"
         }
         if !r.channels.isEmpty {
             out += "\n"
-            var t = TextTable([("CHANNEL", .right), ("MHz", .right), ("FRAMES", .right), ("RETRY", .right), ("AIRTIME", .right),
-                               ("SPAN", .right), ("UTIL(est)", .right), ("ADVERTISED", .right)])
+            var t = TextTable([
+                ("CHANNEL", .right), ("MHz", .right), ("FRAMES", .right), ("RETRY", .right), ("AIRTIME", .right),
+                ("SPAN", .right), ("UTIL(est)", .right), ("ADVERTISED", .right),
+            ])
             for c in rows(r.channels) {
-                t.add([c.channel.map(String.init) ?? "?", String(c.frequencyMhz), grouped(c.frames),
-                       pct(NumberText.percent(c.retryFrames, of: c.frames)),
-                       NumberText.format(c.airtimeMs) + " ms", NumberText.format(c.spanSeconds) + " s",
-                       pct(c.utilizationPercent), pct(c.advertisedUtilizationPercent)])
+                t.add([
+                    c.channel.map(String.init) ?? "?", String(c.frequencyMhz), grouped(c.frames),
+                    pct(NumberText.percent(c.retryFrames, of: c.frames)),
+                    NumberText.format(c.airtimeMs) + " ms", NumberText.format(c.spanSeconds) + " s",
+                    pct(c.utilizationPercent), pct(c.advertisedUtilizationPercent),
+                ])
             }
             out += t.render() + more(r.channels.count)
             out += "  UTIL(est): airtime of the frames seen / time observed, a lower bound of the channel's busy time\n"
@@ -78,7 +88,8 @@ public struct CaptureTextRenderer {
         }
         let btm = r.bssTransitionManagement
         if btm.queries + btm.requests + btm.responses > 0 {
-            out += "  BSS transition management: \(btm.queries) queries, \(btm.requests) requests, \(btm.responses) responses (\(btm.accepted) accepted, \(btm.rejected) rejected)\n"
+            out +=
+                "  BSS transition management: \(btm.queries) queries, \(btm.requests) requests, \(btm.responses) responses (\(btm.accepted) accepted, \(btm.rejected) rejected)\n"
         }
         out += "\n" + renderFindings(r.findings, status: r.status)
         return out

@@ -13,12 +13,14 @@ public struct HeartbeatTextRenderer {
         if !phases.isEmpty { out += "  " + phases.joined(separator: ", ") + "\n" }
         if let t = r.tls {
             out += "  TLS \(t.version) \(t.cipher); certificate \(t.subject), issued by \(t.issuer), valid until \(t.notAfter) (\(t.daysLeft) days)\n"
-            out += "  key pin (SPKI SHA-256) \(t.spkiSha256)" + (t.verified ? ", verified" : ", NOT verified: \(t.verifyError ?? "?")")
+            out +=
+                "  key pin (SPKI SHA-256) \(t.spkiSha256)" + (t.verified ? ", verified" : ", NOT verified: \(t.verifyError ?? "?")")
                 + (t.pinMatched.map { $0 ? ", pin matches" : ", pin does NOT match" } ?? "") + "\n"
         }
         out += "  heartbeats: \(r.sent) sent, \(r.received) answered, \(NumberText.format(r.lossPercent))% lost\n"
         if let t = r.rttMs {
-            out += "  rtt ms: min \(NumberText.format(t.min)) / avg \(NumberText.format(t.avg)) / median \(NumberText.format(t.median))"
+            out +=
+                "  rtt ms: min \(NumberText.format(t.min)) / avg \(NumberText.format(t.avg)) / median \(NumberText.format(t.median))"
                 + " / p95 \(NumberText.format(t.p95)) / max \(NumberText.format(t.max)), stdev \(NumberText.format(t.stdev))"
                 + (r.jitterMs.map { ", jitter \(NumberText.format($0))" } ?? "") + "\n"
         }
@@ -45,11 +47,14 @@ public struct HeartbeatTextRenderer {
         out += "  connected \(r.connected), failed to connect \(r.failedConnects), dropped by the server \(r.dropOuts)\n"
         out += "  heartbeats: \(r.planned) planned, \(r.sent) sent, \(r.received) answered, \(NumberText.format(r.lossPercent))% lost\n"
         if let t = r.rttMs {
-            out += "  rtt ms (all devices): median \(NumberText.format(t.median)) / p95 \(NumberText.format(t.p95)) / p99 \(NumberText.format(t.p99)) / max \(NumberText.format(t.max))\n"
+            out +=
+                "  rtt ms (all devices): median \(NumberText.format(t.median)) / p95 \(NumberText.format(t.p95)) / p99 \(NumberText.format(t.p99)) / max \(NumberText.format(t.max))\n"
         }
         let worst = r.perClient.filter { $0.sent > $0.received || $0.droppedOut || !$0.connected }.prefix(10)
         for c in worst {
-            out += "  device \(c.client): \(c.received)/\(c.sent) answered" + (c.droppedOut ? ", dropped by the server" : "") + (c.error.map { ", \($0)" } ?? "") + "\n"
+            out +=
+                "  device \(c.client): \(c.received)/\(c.sent) answered" + (c.droppedOut ? ", dropped by the server" : "") + (c.error.map { ", \($0)" } ?? "")
+                + "\n"
         }
         return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
     }

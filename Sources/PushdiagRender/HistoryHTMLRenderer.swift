@@ -24,13 +24,21 @@ public struct HistoryHTMLRenderer {
     static let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
     /// A line chart: series of (time, value), a horizontal limit line, y from 0.
-    static func chart(id: String, title: String, unit: String, series: [(name: String, points: [(Date, Double)])], limit: (Double, String)?, from: Date, to: Date) -> String {
-        let w = 900.0, h = 260.0, left = 56.0, right = 16.0, top = 28.0, bottom = 34.0
+    static func chart(
+        id: String, title: String, unit: String, series: [(name: String, points: [(Date, Double)])], limit: (Double, String)?, from: Date, to: Date
+    ) -> String {
+        let w = 900.0
+        let h = 260.0
+        let left = 56.0
+        let right = 16.0
+        let top = 28.0
+        let bottom = 34.0
         let maxV = max((series.flatMap { $0.points.map(\.1) }.max() ?? 0) * 1.15, (limit?.0 ?? 0) * 1.25, 1)
         let span = max(to.timeIntervalSince(from), 1)
         func x(_ d: Date) -> Double { left + (w - left - right) * d.timeIntervalSince(from) / span }
         func y(_ v: Double) -> Double { top + (h - top - bottom) * (1 - v / maxV) }
-        var svg = "<svg id=\"\(id)\" class=\"chart\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" role=\"img\" aria-label=\"\(esc(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        var svg =
+            "<svg id=\"\(id)\" class=\"chart\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" role=\"img\" aria-label=\"\(esc(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
         svg += "<text x=\"\(left)\" y=\"18\" class=\"title\">\(esc(title))</text>"
         for k in 0...4 {
             let v = maxV * Double(k) / 4
@@ -54,10 +62,12 @@ public struct HistoryHTMLRenderer {
             let pts = s.points.sorted { $0.0 < $1.0 }.map { "\(x($0.0)),\(y($0.1))" }.joined(separator: " ")
             svg += "<polyline class=\"series\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(pts)\"/>"
             for p in s.points { svg += "<circle cx=\"\(x(p.0))\" cy=\"\(y(p.1))\" r=\"2.5\" fill=\"\(color)\"/>" }
-            svg += "<text x=\"\(left + 8 + Double(i) * 170)\" y=\"\(h - 22 + 0)\" class=\"legend\" fill=\"\(color)\" visibility=\"hidden\">\(esc(s.name))</text>"
+            svg +=
+                "<text x=\"\(left + 8 + Double(i) * 170)\" y=\"\(h - 22 + 0)\" class=\"legend\" fill=\"\(color)\" visibility=\"hidden\">\(esc(s.name))</text>"
         }
         svg += "</svg>"
-        let legend = series.enumerated().map { "<span style=\"color:\(palette[$0.offset % palette.count])\">■ \(esc($0.element.name))</span>" }.joined(separator: " ")
+        let legend = series.enumerated().map { "<span style=\"color:\(palette[$0.offset % palette.count])\">■ \(esc($0.element.name))</span>" }.joined(
+            separator: " ")
         return "<figure>\(svg)<figcaption>\(legend.isEmpty ? "no data in this period" : legend)</figcaption></figure>"
     }
 
@@ -78,7 +88,9 @@ public struct HistoryHTMLRenderer {
                 rtt["\(h.target) p95", default: []].append((p.time, r.p95))
                 rtt["\(h.target) p99", default: []].append((p.time, r.p99))
             }
-            for e in p.report.capture?.roamingEvents ?? [] { roams.append((p.time, "\(e.station): \(e.fromBssid?.description ?? "?") → \(e.toBssid) (\(e.kind))")) }
+            for e in p.report.capture?.roamingEvents ?? [] {
+                roams.append((p.time, "\(e.station): \(e.fromBssid?.description ?? "?") → \(e.toBssid) (\(e.kind))"))
+            }
         }
         // Worst hours: the worst status in each hour, then the highest utilisation.
         let hourFmt = DateFormatter()
@@ -97,14 +109,20 @@ public struct HistoryHTMLRenderer {
         }
         let worst = hours.filter { $0.value.0 != .ok }.sorted { ($0.value.0, $0.value.1) > ($1.value.0, $1.value.1) }.prefix(10)
 
-        var body = "<h1>\(Self.esc(title))</h1><p class=\"meta\">\(points.count) surveys from \(ISO8601DateFormatter().string(from: from)) to \(ISO8601DateFormatter().string(from: to))</p>"
-        body += Self.chart(id: "utilization", title: "Channel utilisation", unit: "%", series: series("channel_utilization"), limit: (40, "40% (Apple)"), from: from, to: to)
-        body += Self.chart(id: "retransmissions", title: "Retransmissions", unit: "%", series: series("retransmissions") + series("frame_retries"), limit: (15, "15% (Apple)"), from: from, to: to)
-        body += Self.chart(id: "heartbeat-rtt", title: "Heartbeat round trip", unit: " ms", series: rtt.keys.sorted().map { ($0, rtt[$0]!) }, limit: nil, from: from, to: to)
+        var body =
+            "<h1>\(Self.esc(title))</h1><p class=\"meta\">\(points.count) surveys from \(ISO8601DateFormatter().string(from: from)) to \(ISO8601DateFormatter().string(from: to))</p>"
+        body += Self.chart(
+            id: "utilization", title: "Channel utilisation", unit: "%", series: series("channel_utilization"), limit: (40, "40% (Apple)"), from: from, to: to)
+        body += Self.chart(
+            id: "retransmissions", title: "Retransmissions", unit: "%", series: series("retransmissions") + series("frame_retries"), limit: (15, "15% (Apple)"),
+            from: from, to: to)
+        body += Self.chart(
+            id: "heartbeat-rtt", title: "Heartbeat round trip", unit: " ms", series: rtt.keys.sorted().map { ($0, rtt[$0]!) }, limit: nil, from: from, to: to)
         // Roams on a timeline.
         let w = 900.0
         let span = max(to.timeIntervalSince(from), 1)
-        var tl = "<svg id=\"roams\" class=\"chart\" viewBox=\"0 0 900 90\" role=\"img\" aria-label=\"Roaming events\" xmlns=\"http://www.w3.org/2000/svg\"><text x=\"56\" y=\"18\" class=\"title\">Roaming events (\(roams.count))</text>"
+        var tl =
+            "<svg id=\"roams\" class=\"chart\" viewBox=\"0 0 900 90\" role=\"img\" aria-label=\"Roaming events\" xmlns=\"http://www.w3.org/2000/svg\"><text x=\"56\" y=\"18\" class=\"title\">Roaming events (\(roams.count))</text>"
         tl += "<line x1=\"56\" x2=\"884\" y1=\"55\" y2=\"55\" class=\"grid\"/>"
         for (d, label) in roams {
             let x = 56 + (w - 72) * d.timeIntervalSince(from) / span
@@ -118,7 +136,8 @@ public struct HistoryHTMLRenderer {
         } else {
             body += "<table id=\"worst-hours\"><tr><th>Hour (UTC)</th><th>Status</th><th>What</th></tr>"
             for (hour, v) in worst {
-                body += "<tr class=\"\(v.0.rawValue)\"><td>\(hour)</td><td>\(v.0.rawValue.uppercased())</td><td>\(Self.esc(Array(Set(v.2)).sorted().prefix(6).joined(separator: "; ")))</td></tr>"
+                body +=
+                    "<tr class=\"\(v.0.rawValue)\"><td>\(hour)</td><td>\(v.0.rawValue.uppercased())</td><td>\(Self.esc(Array(Set(v.2)).sorted().prefix(6).joined(separator: "; ")))</td></tr>"
             }
             body += "</table>"
         }
@@ -130,6 +149,7 @@ public struct HistoryHTMLRenderer {
             figcaption{font-size:12px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;font-size:13px;text-align:left}
             tr.critical td:nth-child(2){color:#b00020;font-weight:600}tr.warning td:nth-child(2){color:#a15c00}
             """
-        return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(Self.esc(title))</title><style>\(css)</style></head><body>\(body)</body></html>\n"
+        return
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(Self.esc(title))</title><style>\(css)</style></head><body>\(body)</body></html>\n"
     }
 }

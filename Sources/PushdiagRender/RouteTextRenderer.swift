@@ -4,12 +4,17 @@ public struct RouteTextRenderer {
     public init() {}
 
     public func render(_ s: RouteSetReport) -> String {
-        var t = TextTable([("DESTINATION", .left), ("ADDRESS", .left), ("VIA", .left), ("GATEWAY STATE", .left), ("DEV", .left), ("VLAN", .left),
-                           ("SOURCE", .left), ("MTU", .right)])
+        var t = TextTable([
+            ("DESTINATION", .left), ("ADDRESS", .left), ("VIA", .left), ("GATEWAY STATE", .left), ("DEV", .left), ("VLAN", .left),
+            ("SOURCE", .left), ("MTU", .right),
+        ])
         for r in s.routes {
-            t.add([r.destination, r.address?.description ?? "-", r.gateway?.description ?? (r.routeType == nil ? "-" : "on-link"), r.gatewayState ?? "-",
-                   r.devices.isEmpty ? (r.interface ?? "-") : r.devices.joined(separator: " → "), r.vlanId.map(String.init) ?? (r.interface == nil ? "-" : "untagged"),
-                   r.source?.description ?? "-", r.mtu.map(String.init) ?? "-"])
+            t.add([
+                r.destination, r.address?.description ?? "-", r.gateway?.description ?? (r.routeType == nil ? "-" : "on-link"), r.gatewayState ?? "-",
+                r.devices.isEmpty ? (r.interface ?? "-") : r.devices.joined(separator: " → "),
+                r.vlanId.map(String.init) ?? (r.interface == nil ? "-" : "untagged"),
+                r.source?.description ?? "-", r.mtu.map(String.init) ?? "-",
+            ])
         }
         var out = t.render()
         for r in s.routes { if let e = r.error { out += "  \(r.destination): \(e)\n" } }

@@ -14,7 +14,9 @@ public struct SurveyTextRenderer {
             let n = r.checks.filter { $0.status == s }.count
             return n > 0 ? "\(n) \(s.rawValue)" : nil
         }
-        return "pushdiag survey \(r.started), \(NumberText.format(r.durationSeconds)) s: \(r.status.rawValue.uppercased()) (\(counts.joined(separator: ", ")))\n\n" + t.render()
+        return
+            "pushdiag survey \(r.started), \(NumberText.format(r.durationSeconds)) s: \(r.status.rawValue.uppercased()) (\(counts.joined(separator: ", ")))\n\n"
+            + t.render()
     }
 }
 
@@ -35,15 +37,23 @@ public struct SurveyNagiosRenderer {
 
     public func render(_ r: SurveyReport) -> String {
         let bad = r.checks.filter { $0.status == .critical || $0.status == .warning || $0.status == .unknown }
-        let summary = bad.isEmpty ? "\(r.checks.filter { $0.status == .ok }.count) checks OK"
-            : bad.map { "\($0.check) \($0.subject) \($0.status.rawValue.uppercased())" + ($0.value.map { " \(NumberText.format($0))" } ?? "") }.joined(separator: ", ")
-        var perf: [String] = [], labels: Set<String> = []
+        let summary =
+            bad.isEmpty
+            ? "\(r.checks.filter { $0.status == .ok }.count) checks OK"
+            : bad.map { "\($0.check) \($0.subject) \($0.status.rawValue.uppercased())" + ($0.value.map { " \(NumberText.format($0))" } ?? "") }.joined(
+                separator: ", ")
+        var perf: [String] = []
+        var labels: Set<String> = []
         for c in r.checks {
             guard let v = c.value else { continue }
             // Subjects are distinct, but two may differ only in characters a label cannot hold.
             let base = Self.label(c)
-            var label = base, n = 1
-            while !labels.insert(label).inserted { n += 1; label = "\(base)_\(n)" }
+            var label = base
+            var n = 1
+            while !labels.insert(label).inserted {
+                n += 1
+                label = "\(base)_\(n)"
+            }
             let uom = c.unit == "percent" ? "%" : ""
             let parts = c.threshold?.split(separator: "/").map { $0.trimmingCharacters(in: " ") } ?? []
             let (w, cr) = parts.count == 2 ? (parts[0], parts[1]) : ("", "")
@@ -114,7 +124,9 @@ public struct SurveyPrometheusRenderer {
         }
         add("pushdiag_status", "Worst check status of the survey (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", [], Double(r.status.exitCode))
         for c in r.checks where c.status != .skipped {
-            add("pushdiag_check_status", "Status of each check (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", [("check", c.check), ("subject", c.subject)], statusValue(c.status))
+            add(
+                "pushdiag_check_status", "Status of each check (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", [("check", c.check), ("subject", c.subject)],
+                statusValue(c.status))
         }
         for check in Set(r.checks.filter { $0.status != .skipped }.map(\.check)).sorted() {
             let ok = r.checks.filter { $0.check == check && $0.status != .skipped }.allSatisfy { $0.status == .ok }
@@ -122,7 +134,8 @@ public struct SurveyPrometheusRenderer {
         }
         if let w = r.wifi {
             if let u = w.channelUtilizationPercent {
-                add("pushdiag_channel_utilization_ratio", "Busy time over active time of the channel in use (survey).",
+                add(
+                    "pushdiag_channel_utilization_ratio", "Busy time over active time of the channel in use (survey).",
                     [("interface", w.interface), ("frequency_mhz", w.frequencyMhz.map(String.init) ?? "")], u / 100)
             }
             if let x = w.retransmissionPercent {
@@ -130,19 +143,25 @@ public struct SurveyPrometheusRenderer {
             }
             for b in w.bss {
                 if let l = b.bssLoad {
-                    add("pushdiag_bss_load_utilization_ratio", "Channel utilisation a BSS advertises in its BSS Load element.", [("bssid", b.bssid.description), ("ssid", b.ssid ?? "")],
+                    add(
+                        "pushdiag_bss_load_utilization_ratio", "Channel utilisation a BSS advertises in its BSS Load element.",
+                        [("bssid", b.bssid.description), ("ssid", b.ssid ?? "")],
                         l.channelUtilizationPercent / 100)
                 }
             }
         }
         if let c = r.capture {
-            if let x = c.retryPercent { add("pushdiag_frame_retry_ratio", "Share of captured 802.11 frames with the Retry bit.", [("capture", c.file ?? "")], x / 100) }
+            if let x = c.retryPercent {
+                add("pushdiag_frame_retry_ratio", "Share of captured 802.11 frames with the Retry bit.", [("capture", c.file ?? "")], x / 100)
+            }
             add("pushdiag_roam_events_total", "Roams seen in the capture.", type: "counter", [("interface", c.file ?? "")], Double(c.roamingEvents.count))
         }
         for h in r.heartbeats {
             if let rtt = h.rttMs {
                 for (q, v) in [("0.5", rtt.median), ("0.95", rtt.p95), ("0.99", rtt.p99)] {
-                    add("pushdiag_heartbeat_rtt_seconds", "Heartbeat round trip to the push server.", [("target", h.target), ("quantile", q)], (v * 1000).rounded() / 1e6)
+                    add(
+                        "pushdiag_heartbeat_rtt_seconds", "Heartbeat round trip to the push server.", [("target", h.target), ("quantile", q)],
+                        (v * 1000).rounded() / 1e6)
                 }
             }
             add("pushdiag_heartbeat_loss_ratio", "Share of heartbeats not answered within the timeout.", [("target", h.target)], h.lossPercent / 100)

@@ -23,31 +23,43 @@ public struct WiFiTextRenderer {
         if let f = r.txFailed { out += "; tx failed \(f)" }
         out += "\n"
         if !r.survey.isEmpty {
-            var t = TextTable([("FREQ", .right), ("IN USE", .left), ("NOISE", .right), ("ACTIVE ms", .right), ("BUSY ms", .right),
-                               ("EXT BUSY ms", .right), ("RX ms", .right), ("TX ms", .right)])
+            var t = TextTable([
+                ("FREQ", .right), ("IN USE", .left), ("NOISE", .right), ("ACTIVE ms", .right), ("BUSY ms", .right),
+                ("EXT BUSY ms", .right), ("RX ms", .right), ("TX ms", .right),
+            ])
             for s in r.survey {
-                t.add([String(s.frequencyMhz), s.inUse ? "yes" : "", opt(s.noiseDbm), opt(s.activeMs), opt(s.busyMs), opt(s.extBusyMs), opt(s.rxMs), opt(s.txMs)])
+                t.add([
+                    String(s.frequencyMhz), s.inUse ? "yes" : "", opt(s.noiseDbm), opt(s.activeMs), opt(s.busyMs), opt(s.extBusyMs), opt(s.rxMs), opt(s.txMs),
+                ])
             }
             out += "\n" + t.render()
         } else {
             out += "\n  survey: not reported by driver\n"
         }
         if !r.stations.isEmpty {
-            var t = TextTable([("PEER", .left), ("TX PACKETS", .right), ("TX RETRIES", .right), ("TX FAILED", .right), ("RX PACKETS", .right),
-                               ("SIGNAL", .right), ("CONNECTED", .right)])
+            var t = TextTable([
+                ("PEER", .left), ("TX PACKETS", .right), ("TX RETRIES", .right), ("TX FAILED", .right), ("RX PACKETS", .right),
+                ("SIGNAL", .right), ("CONNECTED", .right),
+            ])
             for s in r.stations {
-                t.add([s.mac.description, opt(s.txPackets), opt(s.txRetries), opt(s.txFailed), opt(s.rxPackets), s.signalDbm.map { "\($0) dBm" } ?? "-",
-                       s.connectedSeconds.map { "\($0) s" } ?? "-"])
+                t.add([
+                    s.mac.description, opt(s.txPackets), opt(s.txRetries), opt(s.txFailed), opt(s.rxPackets), s.signalDbm.map { "\($0) dBm" } ?? "-",
+                    s.connectedSeconds.map { "\($0) s" } ?? "-",
+                ])
             }
             out += "\n" + t.render()
         }
         if !r.bss.isEmpty {
-            var t = TextTable([("", .left), ("BSSID", .left), ("SSID", .left), ("CH", .right), ("SIGNAL", .right), ("LOAD", .right), ("STA", .right),
-                               ("11r", .left), ("11k", .left), ("11v", .left)])
+            var t = TextTable([
+                ("", .left), ("BSSID", .left), ("SSID", .left), ("CH", .right), ("SIGNAL", .right), ("LOAD", .right), ("STA", .right),
+                ("11r", .left), ("11k", .left), ("11v", .left),
+            ])
             for b in r.bss {
-                t.add([b.current ? "*" : "", b.bssid.description, b.ssid ?? "", opt(b.channel), b.signalDbm.map { NumberText.format($0) + " dBm" } ?? "-",
-                       b.bssLoad.map { NumberText.format($0.channelUtilizationPercent) + "%" } ?? "-", b.bssLoad.map { String($0.stationCount) } ?? "-",
-                       b.fastTransition ? "yes" : "no", b.radioMeasurement ? "yes" : "no", b.bssTransition ? "yes" : "no"])
+                t.add([
+                    b.current ? "*" : "", b.bssid.description, b.ssid ?? "", opt(b.channel), b.signalDbm.map { NumberText.format($0) + " dBm" } ?? "-",
+                    b.bssLoad.map { NumberText.format($0.channelUtilizationPercent) + "%" } ?? "-", b.bssLoad.map { String($0.stationCount) } ?? "-",
+                    b.fastTransition ? "yes" : "no", b.radioMeasurement ? "yes" : "no", b.bssTransition ? "yes" : "no",
+                ])
             }
             out += "\n" + t.render() + "  * the BSS this interface is on; from the kernel's scan cache\n"
         }

@@ -13,7 +13,10 @@ struct Pushdiag: ParsableCommand {
             analyse, or bad usage). See pushdiag(1).
             """,
         version: version,
-        subcommands: [SurveyCommand.self, ReportCommand.self, ConfigCommand.self, CaptureCommand.self, WiFiCommand.self, WatchCommand.self, RouteCommand.self, HeartbeatCommand.self, ResponderCommand.self]
+        subcommands: [
+            SurveyCommand.self, ReportCommand.self, ConfigCommand.self, CaptureCommand.self, WiFiCommand.self, WatchCommand.self, RouteCommand.self,
+            HeartbeatCommand.self, ResponderCommand.self,
+        ]
     )
 
     /// Runs the command; usage errors exit 3 (UNKNOWN) so monitoring systems read them right.

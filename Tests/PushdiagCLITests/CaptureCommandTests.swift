@@ -31,8 +31,10 @@ struct CaptureCommandTests {
         #expect(j["error"] is NSNull)
         #expect(j["fcs_bad"] as? Int == 0)
         let m = try #require(j["management"] as? [String: Any])
-        for key in ["association_request", "association_response", "reassociation_request", "reassociation_response", "authentication",
-                    "deauthentication", "disassociation", "probe_request", "probe_response", "action"] {
+        for key in [
+            "association_request", "association_response", "reassociation_request", "reassociation_response", "authentication",
+            "deauthentication", "disassociation", "probe_request", "probe_response", "action",
+        ] {
             #expect(m[key] is Int, "management.\(key)")
         }
         let bss = try #require(j["bss"] as? [[String: Any]])

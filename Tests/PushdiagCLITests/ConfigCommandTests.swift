@@ -13,15 +13,16 @@ struct ConfigTests {
         #expect(r.status == 0 && r.stdout.contains("push server: push.example.internal:3000 simplepush"), "\(r.stderr)")
     }
 
-    @Test(arguments: [
-        ("interface = \n", 1, "not valid TOML"),
-        ("interface = \"wlan0\"\nduraton = \"30s\"\n", 2, "duraton: unknown key"),
-        ("[thresholds]\nloss_critical = \"x\"\n", 2, "thresholds.loss_critical: 'x' is not a range"),
-        ("[[server]]\nhost = \"p\"\nport = 70000\n", 3, "server.port: expected a port number"),
-        ("[[server]]\nport = 3000\n", 1, "server.host: every [[server]] needs a host"),
-        ("[report]\ntextfile = \"/tmp/x.txt\"\n", 2, "report.textfile: node_exporter reads only files ending in .prom"),
-        ("duration = \"soon\"\n", 1, "duration: 'soon' is not a duration"),
-    ] as [(String, Int?, String)])
+    @Test(
+        arguments: [
+            ("interface = \n", 1, "not valid TOML"),
+            ("interface = \"wlan0\"\nduraton = \"30s\"\n", 2, "duraton: unknown key"),
+            ("[thresholds]\nloss_critical = \"x\"\n", 2, "thresholds.loss_critical: 'x' is not a range"),
+            ("[[server]]\nhost = \"p\"\nport = 70000\n", 3, "server.port: expected a port number"),
+            ("[[server]]\nport = 3000\n", 1, "server.host: every [[server]] needs a host"),
+            ("[report]\ntextfile = \"/tmp/x.txt\"\n", 2, "report.textfile: node_exporter reads only files ending in .prom"),
+            ("duration = \"soon\"\n", 1, "duration: 'soon' is not a duration"),
+        ] as [(String, Int?, String)])
     func errorsNameTheLineAndKey(text: String, line: Int?, words: String) throws {
         do {
             _ = try ConfigLoader.parse(text, file: "site.toml")

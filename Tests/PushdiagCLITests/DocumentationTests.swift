@@ -22,7 +22,8 @@ import Testing
         let r = try pushdiag("--experimental-dump-help")
         #expect(r.status == 0, "\(r.stderr)")
         let root = try #require(try json(r.stdout)["command"] as? [String: Any])
-        var commands: [Command] = [], every: Set<String> = []
+        var commands: [Command] = []
+        var every: Set<String> = []
         func walk(_ node: [String: Any], _ path: [String]) {
             var options: [String] = []
             for argument in node["arguments"] as? [[String: Any]] ?? [] {
@@ -61,8 +62,10 @@ import Testing
     /// entries (`.TP` paragraphs) of OPTIONS.
     static func manParts(_ man: String) -> (sections: [String: String], entries: [String]) {
         let lines = man.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        var sections: [String: String] = [:], entries: [String] = []
-        var section: String?, inOptions = false
+        var sections: [String: String] = [:]
+        var entries: [String] = []
+        var section: String?
+        var inOptions = false
         for line in lines {
             if line.hasPrefix(".SH ") {
                 inOptions = line == ".SH OPTIONS"
@@ -108,8 +111,9 @@ import Testing
                 let mine = entries.filter { Self.options(in: Self.plain($0.split(separator: "\n").first ?? "")).contains(option) }
                 #expect(!mine.isEmpty, "the man page's OPTIONS has an entry for \(option) (\(command))")
                 let named = mine.contains { name.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }
-                #expect(named || section?.contains(Self.roff(option)) == true,
-                        "the man page says \(option) is an option of \(command)")
+                #expect(
+                    named || section?.contains(Self.roff(option)) == true,
+                    "the man page says \(option) is an option of \(command)")
             }
         }
     }

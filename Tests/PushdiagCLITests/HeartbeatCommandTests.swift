@@ -80,8 +80,12 @@ struct HeartbeatTests {
         let port = freePort()
         var server = try responder(port)
         // Kill the server after a few heartbeats; the schedule runs out: connection lost.
-        let client = try Background(TestPaths.binary.path, ["heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "40", "--interval", "50ms",
-                                                             "--reconnect-schedule", "0.1,0.1,0.1"])
+        let client = try Background(
+            TestPaths.binary.path,
+            [
+                "heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "40", "--interval", "50ms",
+                "--reconnect-schedule", "0.1,0.1,0.1",
+            ])
         usleep(400_000)
         server.stop()
         client.process.waitUntilExit()
@@ -92,8 +96,12 @@ struct HeartbeatTests {
 
         // Killed and restarted within the schedule: the connection comes back.
         server = try responder(port)
-        let client2 = try Background(TestPaths.binary.path, ["heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "30", "--interval", "50ms",
-                                                              "--reconnect-schedule", "0.5,0.5,0.5,0.5"])
+        let client2 = try Background(
+            TestPaths.binary.path,
+            [
+                "heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "30", "--interval", "50ms",
+                "--reconnect-schedule", "0.5,0.5,0.5,0.5",
+            ])
         usleep(400_000)
         server.stop()
         usleep(600_000)
@@ -150,29 +158,36 @@ struct HeartbeatTests {
 struct HeartbeatNamespaceTests {
     @Test func linkDownMidRun() throws {
         let ip = TestPaths.which("ip")!
-        let srv = "pdsrv-\(getpid())", cli = "pdcli-\(getpid())"
+        let srv = "pdsrv-\(getpid())"
+        let cli = "pdcli-\(getpid())"
         _ = try run(ip, ["netns", "add", srv])
         _ = try run(ip, ["netns", "add", cli])
         defer {
             _ = try? run(ip, ["netns", "del", srv])
             _ = try? run(ip, ["netns", "del", cli])
         }
-        for cmd in [["netns", "exec", cli, "ip", "link", "add", "name", "vc1", "type", "veth", "peer", "name", "vs1"],
-                    ["netns", "exec", cli, "ip", "link", "set", "vs1", "netns", srv],
-                    ["netns", "exec", cli, "ip", "addr", "add", "10.201.0.2/24", "dev", "vc1"],
-                    ["netns", "exec", srv, "ip", "addr", "add", "10.201.0.1/24", "dev", "vs1"],
-                    ["netns", "exec", cli, "ip", "link", "set", "vc1", "up"],
-                    ["netns", "exec", srv, "ip", "link", "set", "vs1", "up"],
-                    ["netns", "exec", srv, "ip", "link", "set", "lo", "up"]] {
+        for cmd in [
+            ["netns", "exec", cli, "ip", "link", "add", "name", "vc1", "type", "veth", "peer", "name", "vs1"],
+            ["netns", "exec", cli, "ip", "link", "set", "vs1", "netns", srv],
+            ["netns", "exec", cli, "ip", "addr", "add", "10.201.0.2/24", "dev", "vc1"],
+            ["netns", "exec", srv, "ip", "addr", "add", "10.201.0.1/24", "dev", "vs1"],
+            ["netns", "exec", cli, "ip", "link", "set", "vc1", "up"],
+            ["netns", "exec", srv, "ip", "link", "set", "vs1", "up"],
+            ["netns", "exec", srv, "ip", "link", "set", "lo", "up"],
+        ] {
             let r = try run(ip, cmd)
             #expect(r.status == 0, "ip \(cmd.joined(separator: " ")): \(r.stderr)")
         }
         let server = try Background(ip, ["netns", "exec", srv, TestPaths.binary.path, "responder", "--listen", "10.201.0.1:3000"])
         defer { server.stop() }
         #expect(server.wait(for: "listening on"))
-        let client = try Background(ip, ["netns", "exec", cli, TestPaths.binary.path, "heartbeat", "10.201.0.1:3000", "--format", "json",
-                                         "--count", "40", "--interval", "100ms", "--timeout", "300ms", "--misses", "2",
-                                         "--reconnect-schedule", "0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5"])
+        let client = try Background(
+            ip,
+            [
+                "netns", "exec", cli, TestPaths.binary.path, "heartbeat", "10.201.0.1:3000", "--format", "json",
+                "--count", "40", "--interval", "100ms", "--timeout", "300ms", "--misses", "2",
+                "--reconnect-schedule", "0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5",
+            ])
         usleep(1_000_000)
         _ = try run(ip, ["netns", "exec", cli, "ip", "link", "set", "vc1", "down"])
         usleep(2_000_000)
@@ -238,14 +253,16 @@ struct ServerHeartbeatTests {
         let median = (sh["interval_ms"] as? [String: Any])?["median"] as? Double ?? 0
         #expect(median > 80 && median < 200, "the responder's 100 ms interval: \(median)")
         // A device waiting less than the server's interval would reconnect: critical.
-        let strict = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--register", "nurse-7", "--count", "5", "--interval", "100ms", "--heartbeat-timeout", "50ms")
+        let strict = try pushdiag(
+            "heartbeat", "127.0.0.1:\(port)", "--register", "nurse-7", "--count", "5", "--interval", "100ms", "--heartbeat-timeout", "50ms")
         #expect(strict.status == 2 && strict.stdout.contains("server_heartbeat"))
         // Without server heartbeats (a responder that never sends them within the run): the silence is the gap.
         let quietPort = freePort()
         let quiet = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(quietPort)", "--heartbeat-interval", "60s"])
         defer { quiet.stop() }
         #expect(quiet.wait(for: "listening on"))
-        let q = try pushdiag("heartbeat", "127.0.0.1:\(quietPort)", "--register", "x", "--count", "3", "--interval", "100ms", "--heartbeat-timeout", "100ms", "--format", "json")
+        let q = try pushdiag(
+            "heartbeat", "127.0.0.1:\(quietPort)", "--register", "x", "--count", "3", "--interval", "100ms", "--heartbeat-timeout", "100ms", "--format", "json")
         let qs = try #require(try json(q.stdout)["server_heartbeats"] as? [String: Any])
         #expect(qs["received"] as? Int == 0 && (qs["longest_gap_ms"] as? Double ?? 0) >= 180 && q.status == 2)
     }

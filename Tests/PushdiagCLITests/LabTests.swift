@@ -49,12 +49,14 @@ struct LabTests {
         let status = try text("wifi.status").trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(status == "0", "\(peek("wifi.err"))")
         let report = try object("wifi.json")
-        let before = Self.survey(try text("survey-before.txt")), after = Self.survey(try text("survey-after.txt"))
+        let before = Self.survey(try text("survey-before.txt"))
+        let after = Self.survey(try text("survey-after.txt"))
         let survey = try #require(report["survey"] as? [[String: Any]])
         #expect(!survey.isEmpty && survey.count == after.count, "pushdiag \(survey.count) survey entries, iw \(after.count)")
         for e in survey {
             let f = String(try #require(e["frequency_mhz"] as? Int))
-            let b = try #require(before[f]), a = try #require(after[f])
+            let b = try #require(before[f])
+            let a = try #require(after[f])
             for (ours, theirs) in [("active_ms", "channel active time"), ("busy_ms", "channel busy time")] {
                 let v = try #require(e[ours] as? Int64 ?? (e[ours] as? Int).map(Int64.init), "\(f) \(ours)")
                 #expect((b[theirs]!...a[theirs]!).contains(v), "\(f) MHz \(ours) \(v) not within iw's \(b[theirs]!)…\(a[theirs]!)")
@@ -62,14 +64,18 @@ struct LabTests {
             #expect(Int64(e["noise_dbm"] as? Int ?? 0) == a["noise"], "\(f) MHz noise")
         }
 
-        let sb = Self.stations(try text("station-before.txt")), sa = Self.stations(try text("station-after.txt"))
+        let sb = Self.stations(try text("station-before.txt"))
+        let sa = Self.stations(try text("station-after.txt"))
         let stations = try #require(report["stations"] as? [[String: Any]])
         #expect(stations.count == 1 && sa.count == 1)
         for s in stations {
             let mac = try #require(s["mac"] as? String)
-            let b = try #require(sb[mac]), a = try #require(sa[mac])
-            for (ours, theirs) in [("tx_packets", "tx packets"), ("tx_retries", "tx retries"), ("tx_failed", "tx failed"), ("rx_packets", "rx packets"),
-                                   ("connected_seconds", "connected time")] {
+            let b = try #require(sb[mac])
+            let a = try #require(sa[mac])
+            for (ours, theirs) in [
+                ("tx_packets", "tx packets"), ("tx_retries", "tx retries"), ("tx_failed", "tx failed"), ("rx_packets", "rx packets"),
+                ("connected_seconds", "connected time"),
+            ] {
                 let v = Int64(try #require(s[ours] as? Int, "\(mac) \(ours)"))
                 #expect((b[theirs]!...a[theirs]!).contains(v), "\(mac) \(ours) \(v) not within iw's \(b[theirs]!)…\(a[theirs]!)")
             }
@@ -134,8 +140,10 @@ struct LabTests {
 
     /// One line naming the interface or the capability, and exit 3.
     @Test func errorsNameWhatIsWrong() throws {
-        for (file, words) in [("error-nosuch.txt", "no such interface: nosuch0"), ("error-lo.txt", "lo is not a wireless interface"),
-                              ("error-perm.txt", "CAP_NET_RAW")] {
+        for (file, words) in [
+            ("error-nosuch.txt", "no such interface: nosuch0"), ("error-lo.txt", "lo is not a wireless interface"),
+            ("error-perm.txt", "CAP_NET_RAW"),
+        ] {
             let lines = try text(file).split(separator: "\n").map(String.init)
             #expect(lines.count == 2 && lines[0].contains(words) && lines[1] == "3", "\(file): \(lines)")
         }
@@ -146,7 +154,8 @@ struct LabTests {
         let status = try text("route-vlan.status").trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(status == "0", "\(peek("route-vlan.err"))")
         let route = try #require((try object("route-vlan.json")["routes"] as? [[String: Any]])?.first)
-        let link = try text("ip-link-vlan.txt"), get = try text("ip-route-get.txt")
+        let link = try text("ip-link-vlan.txt")
+        let get = try text("ip-route-get.txt")
         #expect(link.contains("vlan protocol 802.1Q id 20"))
         #expect(route["vlan_id"] as? Int == 20)
         #expect(route["interface"] as? String == "vl0.20" && get.contains("dev vl0.20"))

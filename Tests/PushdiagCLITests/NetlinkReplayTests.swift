@@ -32,7 +32,8 @@ struct NetlinkReplayTests {
 
     @Test func highUtilization() throws {
         let (j, status) = try wifi("wifi-utilization-57pct.pcap")
-        let a = NetlinkFixtures.utilizationActive, b = NetlinkFixtures.utilizationBusy
+        let a = NetlinkFixtures.utilizationActive
+        let b = NetlinkFixtures.utilizationBusy
         let expected = (Double(b[2] - b[0]) * 100 / Double(a[2] - a[0]) * 100).rounded() / 100
         #expect(j["channel_utilization_percent"] as? Double == expected)
         let f = try #require((j["findings"] as? [[String: Any]])?.first)
@@ -54,15 +55,18 @@ struct NetlinkReplayTests {
 
     @Test func countersThatWrap() throws {
         let (j, status) = try wifi("wifi-counter-wrap.pcap")
-        let p = NetlinkFixtures.wrapPackets, r = NetlinkFixtures.wrapRetries
-        let packets = UInt64(p[1] &- p[0]) + UInt64(p[2] &- p[1]), retries = UInt64(r[1] &- r[0]) + UInt64(r[2] &- r[1])
+        let p = NetlinkFixtures.wrapPackets
+        let r = NetlinkFixtures.wrapRetries
+        let packets = UInt64(p[1] &- p[0]) + UInt64(p[2] &- p[1])
+        let retries = UInt64(r[1] &- r[0]) + UInt64(r[2] &- r[1])
         #expect(j["retransmission_percent"] as? Double == (Double(retries) * 100 / Double(packets) * 100).rounded() / 100)
         #expect(status == 1, "14% is a warning")
     }
 
     @Test func reassociationRebaselines() throws {
         let (j, status) = try wifi("wifi-reassociation.pcap")
-        let p = NetlinkFixtures.reassocPackets, r = NetlinkFixtures.reassocRetries
+        let p = NetlinkFixtures.reassocPackets
+        let r = NetlinkFixtures.reassocRetries
         #expect(j["retransmission_percent"] as? Double == Double(r[2] - r[1]) * 100 / Double(p[2] - p[1]))
         #expect((j["notes"] as? [String])?.contains { $0.contains("restarted") } == true)
         #expect(status == 0)
@@ -106,8 +110,10 @@ struct NetlinkReplayTests {
             }
             let path = dir.appendingPathComponent("damaged-\(round).pcap")
             try Data(copy).write(to: path)
-            for args in [["wifi", "--replay", path.path, "--interface", "wlan2", "--count", "3", "--format", "json"],
-                         ["watch", "--replay", path.path, "--interface", "wlan2", "--format", "jsonl"]] {
+            for args in [
+                ["wifi", "--replay", path.path, "--interface", "wlan2", "--count", "3", "--format", "json"],
+                ["watch", "--replay", path.path, "--interface", "wlan2", "--format", "jsonl"],
+            ] {
                 let r = try run(TestPaths.binary.path, args, timeout: 30)
                 #expect(!r.signalled && (0...3).contains(r.status), "\(args) status \(r.status): \(r.stderr.suffix(300))")
                 if r.status == 3 { #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)") }
@@ -155,7 +161,8 @@ struct NetlinkReplayTests {
             rss[n] = Int(r.stderr.split(separator: "\n").last ?? "") ?? 0
             try? FileManager.default.removeItem(atPath: path)
         }
-        let small = try #require(rss[100_000]), big = try #require(rss[1_000_000])
+        let small = try #require(rss[100_000])
+        let big = try #require(rss[1_000_000])
         #expect(small > 0 && Double(big) < Double(small) * 1.2 + 2048, "peak memory \(small) KiB for 100k events, \(big) KiB for 1M")
     }
 

@@ -61,7 +61,8 @@ struct ProtocolServerTests {
         let server = try Background(Self.python, [script.path, String(port)])
         defer { server.stop() }
         #expect(server.wait(for: "listening"), "websockets server did not start: \(server.output)")
-        let r = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--protocol", "websocket", "--path", "/push/v1", "--count", "5", "--interval", "20ms", "--format", "json")
+        let r = try pushdiag(
+            "heartbeat", "127.0.0.1:\(port)", "--protocol", "websocket", "--path", "/push/v1", "--count", "5", "--interval", "20ms", "--format", "json")
         let j = try json(r.stdout)
         #expect(r.status == 0 && j["received"] as? Int == 5, "\(r.stderr)")
         #expect(server.wait(for: "path /push/v1"), "the server saw the path")
@@ -85,14 +86,14 @@ struct ProtocolServerTests {
         defer { server.stop() }
         #expect(server.wait(for: "listening on"))
         let client = """
-        import asyncio, sys, time, websockets
-        async def main():
-            async with websockets.connect(f"ws://127.0.0.1:{sys.argv[1]}/push") as ws:
-                t = time.monotonic()
-                await (await ws.ping(b"hello"))
-                print("pong after %.1f ms" % ((time.monotonic() - t) * 1000))
-        asyncio.run(main())
-        """
+            import asyncio, sys, time, websockets
+            async def main():
+                async with websockets.connect(f"ws://127.0.0.1:{sys.argv[1]}/push") as ws:
+                    t = time.monotonic()
+                    await (await ws.ping(b"hello"))
+                    print("pong after %.1f ms" % ((time.monotonic() - t) * 1000))
+            asyncio.run(main())
+            """
         let r = try run(Self.python, ["-c", client, String(port)])
         #expect(r.status == 0 && r.stdout.hasPrefix("pong after"), "\(r.stdout) \(r.stderr)")
         let ms = Double(r.stdout.split(separator: " ")[2]) ?? 0

@@ -10,8 +10,10 @@ struct ReportTests {
     func fixture(_ name: String) -> String { TestPaths.fixtures.appendingPathComponent(name).path }
 
     func reportArgs(_ dir: URL) -> [String] {
-        ["report", "--interface", "wlan2", "--replay", fixture("wifi-utilization-57pct.pcap"), "--duration", "1s",
-         "--history", dir.appendingPathComponent("history.db").path, "--textfile", dir.appendingPathComponent("pushdiag.prom").path]
+        [
+            "report", "--interface", "wlan2", "--replay", fixture("wifi-utilization-57pct.pcap"), "--duration", "1s",
+            "--history", dir.appendingPathComponent("history.db").path, "--textfile", dir.appendingPathComponent("pushdiag.prom").path,
+        ]
     }
 
     func sql(_ db: URL, _ query: String) throws -> String {
@@ -37,23 +39,34 @@ struct ReportTests {
         #expect(try sql(db, "PRAGMA integrity_check") == "ok")
     }
 
-    @Test(.enabled(if: TestPaths.which("prometheus-node-exporter") != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
-                   "needs prometheus-node-exporter"))
+    @Test(
+        .enabled(
+            if: TestPaths.which("prometheus-node-exporter") != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+            "needs prometheus-node-exporter"))
     func nodeExporterReadsTheTextfile() throws {
         let dir = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // Every part at once, so that checks of the same kind meet: the SSID's roaming support from
         // the scan and from the capture, a server given twice, two servers on one host (one route).
         // node_exporter refuses a whole textfile with a series in it twice.
-        let closed = freePort(), other = freePort()
-        _ = try pushdiag(reportArgs(dir) + ["--capture", fixture("lab-hwsim0-beacons.pcap"),
-                                            "--server", "127.0.0.1:\(closed)", "--server", "127.0.0.1:\(closed)", "--server", "127.0.0.1:\(other)"])
+        let closed = freePort()
+        let other = freePort()
+        _ = try pushdiag(
+            reportArgs(dir) + [
+                "--capture", fixture("lab-hwsim0-beacons.pcap"),
+                "--server", "127.0.0.1:\(closed)", "--server", "127.0.0.1:\(closed)", "--server", "127.0.0.1:\(other)",
+            ])
         let port = freePort()
-        let exporter = try Background(TestPaths.which("prometheus-node-exporter")!, [
-            "--web.listen-address=127.0.0.1:\(port)", "--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory=\(dir.path)"])
+        let exporter = try Background(
+            TestPaths.which("prometheus-node-exporter")!,
+            [
+                "--web.listen-address=127.0.0.1:\(port)", "--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory=\(dir.path)",
+            ])
         defer { exporter.stop() }
         #expect(exporter.wait(for: "Listening on"), "\(exporter.output)")
-        let scrape = try run("/usr/bin/python3", ["-c", "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())", "http://127.0.0.1:\(port)/metrics"])
+        let scrape = try run(
+            "/usr/bin/python3",
+            ["-c", "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())", "http://127.0.0.1:\(port)/metrics"])
         #expect(scrape.stdout.contains("pushdiag_channel_utilization_ratio{frequency_mhz=\"2412\",interface=\"wlan2\"} 0.57"), "\(scrape.stdout.suffix(2000))")
         #expect(scrape.stdout.contains("node_textfile_scrape_error 0"))
         // A series twice does not show in the scrape (node_exporter keeps the first and answers
@@ -116,8 +129,10 @@ struct ReportTests {
         let prom = mnt.appendingPathComponent("pushdiag.prom")
         // A survey that only warns (57% busy against a critical range of 60), so a failed write
         // shows as UNKNOWN.
-        let args = ["report", "--interface", "wlan2", "--replay", TestPaths.fixtures.appendingPathComponent("wifi-utilization-57pct.pcap").path,
-                    "--duration", "1s", "--utilization-critical", "60", "--textfile", prom.path]
+        let args = [
+            "report", "--interface", "wlan2", "--replay", TestPaths.fixtures.appendingPathComponent("wifi-utilization-57pct.pcap").path,
+            "--duration", "1s", "--utilization-critical", "60", "--textfile", prom.path,
+        ]
         let first = try pushdiag(args)
         #expect(first.status == 1, "\(first.stdout)")
         let before = try String(contentsOf: prom, encoding: .utf8)
@@ -157,14 +172,17 @@ struct ReportHTMLTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = dir.appendingPathComponent("history.db").path
         for f in ["wifi-utilization-57pct.pcap", "wifi-retries-20pct.pcap"] {
-            _ = try pushdiag("report", "--interface", "wlan2", "--replay", TestPaths.fixtures.appendingPathComponent(f).path,
-                             "--capture", TestPaths.fixtures.appendingPathComponent("roam-ft.pcap").path, "--duration", "1s", "--history", db)
+            _ = try pushdiag(
+                "report", "--interface", "wlan2", "--replay", TestPaths.fixtures.appendingPathComponent(f).path,
+                "--capture", TestPaths.fixtures.appendingPathComponent("roam-ft.pcap").path, "--duration", "1s", "--history", db)
         }
         let page = dir.appendingPathComponent("report.html")
         let r = try pushdiag("report", "html", "--history", db, "--since", "1h", "--output", page.path)
         #expect(r.status == 0 && r.stdout.contains("2 surveys"), "\(r.stderr)")
         let html = try String(contentsOf: page, encoding: .utf8)
-        #expect(!html.contains("http://") || html.components(separatedBy: "http://").dropFirst().allSatisfy { $0.hasPrefix("www.w3.org/2000/svg") }, "self-contained: no fetches")
+        #expect(
+            !html.contains("http://") || html.components(separatedBy: "http://").dropFirst().allSatisfy { $0.hasPrefix("www.w3.org/2000/svg") },
+            "self-contained: no fetches")
 
         let chromium = TestPaths.which("chromium")!
         let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir.appendingPathComponent("profile").path)"]

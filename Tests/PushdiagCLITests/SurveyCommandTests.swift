@@ -9,7 +9,10 @@ struct SurveyTests {
     func fixture(_ name: String) -> String { TestPaths.fixtures.appendingPathComponent(name).path }
 
     func survey(_ extra: [String], server: Bool = true) throws -> (RunResult, Background?) {
-        var args = ["survey", "--interface", "wlan2", "--replay", fixture("wifi-utilization-57pct.pcap"), "--capture", fixture("lab-hwsim0-beacons.pcap"), "--duration", "3s"]
+        var args = [
+            "survey", "--interface", "wlan2", "--replay", fixture("wifi-utilization-57pct.pcap"), "--capture", fixture("lab-hwsim0-beacons.pcap"), "--duration",
+            "3s",
+        ]
         var responder: Background?
         if server {
             let port = freePort()
@@ -30,7 +33,8 @@ struct SurveyTests {
         let checks = try #require(try json(r.stdout)["checks"] as? [[String: Any]])
         let refused = try #require(checks.first { $0["check"] as? String == "heartbeat" && $0["subject"] as? String == "127.0.0.1:\(closed)" })
         #expect(refused["status"] as? String == "critical")
-        #expect((refused["hint"] as? String)?.contains("connection refused") == true && (refused["hint"] as? String)?.contains("devices cannot connect") == true)
+        #expect(
+            (refused["hint"] as? String)?.contains("connection refused") == true && (refused["hint"] as? String)?.contains("devices cannot connect") == true)
         let unresolvable = try #require(checks.first { $0["check"] as? String == "heartbeat" && $0["subject"] as? String == "no-such-host.invalid:3000" })
         #expect(unresolvable["status"] as? String == "unknown" && (unresolvable["hint"] as? String)?.contains("cannot resolve") == true)
     }
@@ -74,8 +78,9 @@ struct SurveyTests {
     }
 
     @Test func skippedChecksDoNotSetTheExitCode() throws {
-        let r = try pushdiag("survey", "--interface", "wlan2", "--replay", fixture("wifi-retries-20pct.pcap"), "--duration", "1s", "--retransmission-critical", "25",
-                             "--utilization-warning", "@0:100", "--format", "json")
+        let r = try pushdiag(
+            "survey", "--interface", "wlan2", "--replay", fixture("wifi-retries-20pct.pcap"), "--duration", "1s", "--retransmission-critical", "25",
+            "--utilization-warning", "@0:100", "--format", "json")
         let j = try json(r.stdout)
         let checks = try #require(j["checks"] as? [[String: Any]])
         #expect(checks.filter { $0["status"] as? String == "skipped" }.count == 3, "heartbeat, route and frame_retries are skipped")

@@ -9,9 +9,14 @@ struct TLSTests {
     let openssl = TestPaths.which("openssl")!
 
     func certificate(_ dir: URL, name: String, san: String, days: Int) throws -> (cert: String, key: String) {
-        let cert = dir.appendingPathComponent("\(name).pem").path, key = dir.appendingPathComponent("\(name)-key.pem").path
-        let r = try run(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
-                                  "-subj", "/CN=\(name)", "-addext", "subjectAltName=\(san)", "-days", String(days)])
+        let cert = dir.appendingPathComponent("\(name).pem").path
+        let key = dir.appendingPathComponent("\(name)-key.pem").path
+        let r = try run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
+                "-subj", "/CN=\(name)", "-addext", "subjectAltName=\(san)", "-days", String(days),
+            ])
         #expect(r.status == 0, "\(r.stderr)")
         return (cert, key)
     }
@@ -20,7 +25,9 @@ struct TLSTests {
     func pin(_ cert: String) throws -> String {
         let dir = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let pub = dir.appendingPathComponent("pub.pem").path, der = dir.appendingPathComponent("pub.der").path, dgst = dir.appendingPathComponent("d.bin").path
+        let pub = dir.appendingPathComponent("pub.pem").path
+        let der = dir.appendingPathComponent("pub.der").path
+        let dgst = dir.appendingPathComponent("d.bin").path
         _ = try run(openssl, ["x509", "-in", cert, "-pubkey", "-noout", "-out", pub])
         _ = try run(openssl, ["pkey", "-pubin", "-in", pub, "-outform", "der", "-out", der])
         _ = try run(openssl, ["dgst", "-sha256", "-binary", "-out", dgst, der])
@@ -34,8 +41,11 @@ struct TLSTests {
     }
 
     func heartbeat(_ port: UInt16, _ extra: [String]) throws -> ([String: Any], RunResult) {
-        let r = try pushdiag(["heartbeat", "127.0.0.1:\(port)", "--protocol", "line", "--send", "PING", "--expect", "^GNIP$", "--count", "3",
-                              "--interval", "20ms", "--tls", "--format", "json"] + extra)
+        let r = try pushdiag(
+            [
+                "heartbeat", "127.0.0.1:\(port)", "--protocol", "line", "--send", "PING", "--expect", "^GNIP$", "--count", "3",
+                "--interval", "20ms", "--tls", "--format", "json",
+            ] + extra)
         return (try json(r.stdout), r)
     }
 
@@ -95,17 +105,21 @@ struct TLSTests {
         let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--tls-cert", c.cert, "--tls-key", c.key])
         defer { server.stop() }
         #expect(server.wait(for: "over TLS) listening on"), "\(server.output)")
-        let r = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--tls", "--ca-file", c.cert, "--pin", try pin(c.cert), "--count", "4", "--interval", "20ms", "--format", "json")
+        let r = try pushdiag(
+            "heartbeat", "127.0.0.1:\(port)", "--tls", "--ca-file", c.cert, "--pin", try pin(c.cert), "--count", "4", "--interval", "20ms", "--format", "json")
         let j = try json(r.stdout)
         #expect(r.status == 0 && j["received"] as? Int == 4, "\(r.stderr)")
         let s = try run(openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-CAfile", c.cert, "-brief"], timeout: 10)
         #expect(s.stderr.contains("Verification: OK") || s.stdout.contains("Verification: OK"), "\(s.stdout) \(s.stderr)")
         // wss://: the WebSocket responder over TLS.
         let wsPort = freePort()
-        let ws = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(wsPort)", "--protocol", "websocket", "--tls-cert", c.cert, "--tls-key", c.key])
+        let ws = try Background(
+            TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(wsPort)", "--protocol", "websocket", "--tls-cert", c.cert, "--tls-key", c.key])
         defer { ws.stop() }
         #expect(ws.wait(for: "listening on"))
-        let w = try pushdiag("heartbeat", "127.0.0.1:\(wsPort)", "--protocol", "websocket", "--tls", "--ca-file", c.cert, "--count", "3", "--interval", "20ms", "--format", "json")
+        let w = try pushdiag(
+            "heartbeat", "127.0.0.1:\(wsPort)", "--protocol", "websocket", "--tls", "--ca-file", c.cert, "--count", "3", "--interval", "20ms", "--format",
+            "json")
         let wj = try json(w.stdout)
         #expect(w.status == 0 && wj["received"] as? Int == 3 && wj["handshake_ms"] is Double && wj["tls_ms"] is Double, "\(w.stderr)")
         // A key that does not belong to the certificate: one line, exit 3.

@@ -22,7 +22,8 @@ struct ConfigCorruptionTests {
             case 0: for _ in 0..<(1 + random(8)) { b[random(b.count)] = UInt8(truncatingIfNeeded: random(256)) }
             case 1: b = Array(b.prefix(random(b.count)))
             default:
-                let a = random(b.count), n = random(200)
+                let a = random(b.count)
+                let n = random(200)
                 b.insert(contentsOf: b[a..<min(b.count, a + n)], at: random(b.count))
             }
             let text = String(decoding: b, as: UTF8.self)

@@ -1,6 +1,7 @@
-@testable import PushdiagCore
 import Foundation
 import Testing
+
+@testable import PushdiagCore
 
 struct NetlinkParserTests {
     func message(type: UInt16, flags: UInt16 = 0, seq: UInt32 = 7, cmd: UInt8, _ attrs: [(UInt16, [UInt8])]) -> [UInt8] {

@@ -1,6 +1,7 @@
-@testable import PushdiagCore
 import Foundation
 import Testing
+
+@testable import PushdiagCore
 
 struct PushProtocolTests {
     @Test func sha1AndTheWebSocketAccept() {
@@ -8,7 +9,10 @@ struct PushProtocolTests {
         #expect(hex == "a9993e364706816aba3e25717850c26c9cd0d89d")
         // RFC 6455 section 1.3.
         #expect(WebSocket.expectedAccept(key: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
-        #expect(WebSocket.checkResponse("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", key: "dGhlIHNhbXBsZSBub25jZQ==") == nil)
+        #expect(
+            WebSocket.checkResponse(
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", key: "dGhlIHNhbXBsZSBub25jZQ==")
+                == nil)
         #expect(WebSocket.checkResponse("HTTP/1.1 200 OK", key: "x")?.contains("200 OK") == true)
     }
 

@@ -1,6 +1,7 @@
-@testable import PushdiagCore
 import Foundation
 import Testing
+
+@testable import PushdiagCore
 
 struct RoamTrackerTests {
     let a = MACAddress("02:00:00:00:00:00")!, b = MACAddress("02:00:00:00:01:00")!

@@ -25,8 +25,11 @@ import Testing
     /// The survey's default ranges are the other commands' limits, written as plain ranges.
     @Test func defaultRangesAreTheOtherCommandsLimits() {
         let t = SurveyThresholds()
-        #expect([t.utilizationWarning, t.utilizationCritical, t.retransmissionWarning, t.retransmissionCritical,
-                 t.lossWarning, t.lossCritical, t.rttWarning, t.rttCritical].map(\.text) == ["32", "40", "12", "15", "1", "5", "200", "1000"])
+        #expect(
+            [
+                t.utilizationWarning, t.utilizationCritical, t.retransmissionWarning, t.retransmissionCritical,
+                t.lossWarning, t.lossCritical, t.rttWarning, t.rttCritical,
+            ].map(\.text) == ["32", "40", "12", "15", "1", "5", "200", "1000"])
         #expect(t.utilizationCritical.alerts(40.5) && !t.utilizationCritical.alerts(40) && t.rttCritical == ThresholdRange("1000"))
     }
 

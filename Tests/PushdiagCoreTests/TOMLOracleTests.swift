@@ -9,359 +9,359 @@ import Testing
 struct TOMLOracleTests {
     /// Documents exercising the grammar, valid and invalid; the oracle decides which is which.
     static let documents: [String] = #"""
-    # comment
-    title = "TOML \"Example\" \u00E9 \U0001F600 \b\t\n\f\r\\"
-    literal = 'C:\Users\nodejs\templates'
-    empty = ""
-    "quoted key" = 1
-    'literal key' = 2
-    "" = 3
-    bare-key_1 = 4
-    1234 = "digits as a key"
-    ----
-    multi = """
-    Roses are red
-    Violets are blue"""
-    trim = """\
-           The quick brown \
-           fox.\
-           """
-    quotes = """Here are two quotation marks: "". Simple enough."""
-    five = """Here are fifteen quotation marks: ""\"""\"""\"""\"""\"."""
-    ends = """"This," she said, "is just a pointless statement.""""
-    lit = '''
-    The first newline is
-    trimmed in raw strings.
-       All other whitespace
-       is preserved.
-    '''
-    lit4 = ''''That,' she said, 'is still pointless.''''
-    ----
-    int1 = +99
-    int2 = 42
-    int3 = 0
-    int4 = -17
-    int5 = 1_000
-    int6 = 5_349_221
-    hex1 = 0xDEADBEEF
-    hex2 = 0xdead_beef
-    oct1 = 0o01234567
-    oct2 = 0o755
-    bin1 = 0b11010110
-    max = 9223372036854775807
-    min = -9223372036854775808
-    ----
-    flt1 = +1.0
-    flt2 = 3.1415
-    flt3 = -0.01
-    flt4 = 5e+22
-    flt5 = 1e06
-    flt6 = -2E-2
-    flt7 = 6.626e-34
-    flt8 = 224_617.445_991_228
-    sf1 = inf
-    sf2 = +inf
-    sf3 = -inf
-    sf4 = nan
-    sf5 = +nan
-    sf6 = -nan
-    neg0 = -0.0
-    big = 1e400
-    tiny = 4.9e-324
-    ----
-    odt1 = 1979-05-27T07:32:00Z
-    odt2 = 1979-05-27T00:32:00-07:00
-    odt3 = 1979-05-27T00:32:00.999999-07:00
-    odt4 = 1979-05-27 07:32:00Z
-    odt5 = 1979-05-27t07:32:00.123456789z
-    ldt1 = 1979-05-27T07:32:00
-    ldt2 = 1979-05-27T00:32:00.999999
-    ld1 = 1979-05-27
-    lt1 = 07:32:00
-    lt2 = 00:32:00.999999
-    leap = 2024-02-29
-    first = 0001-01-01
-    ----
-    integers = [ 1, 2, 3 ]
-    colors = [ "red", "yellow", "green" ]
-    nested_arrays_of_ints = [ [ 1, 2 ], [3, 4, 5] ]
-    nested_mixed_array = [ [ 1, 2 ], ["a", "b", "c"] ]
-    string_array = [ "all", 'strings', """are the same""", '''type''' ]
-    numbers = [ 0.1, 0.2, 0.5, 1, 2, 5 ]
-    contributors = [
-      "Foo Bar <foo@example.com>",
-      { name = "Baz Qux", email = "bazqux@example.com", url = "https://example.com/bazqux" }
-    ]
-    integers2 = [
-      1, 2, 3, # comment
-    ]
-    integers3 = [
-      1,
-      2, # this is ok
-    ]
-    empty = [ ]
-    ----
-    [table-1]
-    key1 = "some string"
-    key2 = 123
+        # comment
+        title = "TOML \"Example\" \u00E9 \U0001F600 \b\t\n\f\r\\"
+        literal = 'C:\Users\nodejs\templates'
+        empty = ""
+        "quoted key" = 1
+        'literal key' = 2
+        "" = 3
+        bare-key_1 = 4
+        1234 = "digits as a key"
+        ----
+        multi = """
+        Roses are red
+        Violets are blue"""
+        trim = """\
+               The quick brown \
+               fox.\
+               """
+        quotes = """Here are two quotation marks: "". Simple enough."""
+        five = """Here are fifteen quotation marks: ""\"""\"""\"""\"""\"."""
+        ends = """"This," she said, "is just a pointless statement.""""
+        lit = '''
+        The first newline is
+        trimmed in raw strings.
+           All other whitespace
+           is preserved.
+        '''
+        lit4 = ''''That,' she said, 'is still pointless.''''
+        ----
+        int1 = +99
+        int2 = 42
+        int3 = 0
+        int4 = -17
+        int5 = 1_000
+        int6 = 5_349_221
+        hex1 = 0xDEADBEEF
+        hex2 = 0xdead_beef
+        oct1 = 0o01234567
+        oct2 = 0o755
+        bin1 = 0b11010110
+        max = 9223372036854775807
+        min = -9223372036854775808
+        ----
+        flt1 = +1.0
+        flt2 = 3.1415
+        flt3 = -0.01
+        flt4 = 5e+22
+        flt5 = 1e06
+        flt6 = -2E-2
+        flt7 = 6.626e-34
+        flt8 = 224_617.445_991_228
+        sf1 = inf
+        sf2 = +inf
+        sf3 = -inf
+        sf4 = nan
+        sf5 = +nan
+        sf6 = -nan
+        neg0 = -0.0
+        big = 1e400
+        tiny = 4.9e-324
+        ----
+        odt1 = 1979-05-27T07:32:00Z
+        odt2 = 1979-05-27T00:32:00-07:00
+        odt3 = 1979-05-27T00:32:00.999999-07:00
+        odt4 = 1979-05-27 07:32:00Z
+        odt5 = 1979-05-27t07:32:00.123456789z
+        ldt1 = 1979-05-27T07:32:00
+        ldt2 = 1979-05-27T00:32:00.999999
+        ld1 = 1979-05-27
+        lt1 = 07:32:00
+        lt2 = 00:32:00.999999
+        leap = 2024-02-29
+        first = 0001-01-01
+        ----
+        integers = [ 1, 2, 3 ]
+        colors = [ "red", "yellow", "green" ]
+        nested_arrays_of_ints = [ [ 1, 2 ], [3, 4, 5] ]
+        nested_mixed_array = [ [ 1, 2 ], ["a", "b", "c"] ]
+        string_array = [ "all", 'strings', """are the same""", '''type''' ]
+        numbers = [ 0.1, 0.2, 0.5, 1, 2, 5 ]
+        contributors = [
+          "Foo Bar <foo@example.com>",
+          { name = "Baz Qux", email = "bazqux@example.com", url = "https://example.com/bazqux" }
+        ]
+        integers2 = [
+          1, 2, 3, # comment
+        ]
+        integers3 = [
+          1,
+          2, # this is ok
+        ]
+        empty = [ ]
+        ----
+        [table-1]
+        key1 = "some string"
+        key2 = 123
 
-    [table-2]
-    key1 = "another string"
-    key2 = 456
+        [table-2]
+        key1 = "another string"
+        key2 = 456
 
-    [dog."tater.man"]
-    type.name = "pug"
+        [dog."tater.man"]
+        type.name = "pug"
 
-    [a.b.c]            # this is best practice
-    [ d.e.f ]          # same as [d.e.f]
-    [ g .  h  . i ]    # same as [g.h.i]
-    [ j . "ʞ" . 'l' ]  # same as [j."ʞ".'l']
-    ----
-    # [x] you
-    # [x.y] don't
-    # [x.y.z] need these
-    [x.y.z.w] # for this to work
-    [x] # defining a super-table afterward is ok
-    ----
-    [fruit]
-    apple.color = "red"
-    apple.taste.sweet = true
-    [fruit.apple.texture]  # you can add sub-tables
-    smooth = true
-    ----
-    name = { first = "Tom", last = "Preston-Werner" }
-    point = { x = 1, y = 2 }
-    animal = { type.name = "pug" }
-    nested = { a = { b = { c = [1, { d = 2 }] } } }
-    emptyt = {}
-    ----
-    [[products]]
-    name = "Hammer"
-    sku = 738594937
+        [a.b.c]            # this is best practice
+        [ d.e.f ]          # same as [d.e.f]
+        [ g .  h  . i ]    # same as [g.h.i]
+        [ j . "ʞ" . 'l' ]  # same as [j."ʞ".'l']
+        ----
+        # [x] you
+        # [x.y] don't
+        # [x.y.z] need these
+        [x.y.z.w] # for this to work
+        [x] # defining a super-table afterward is ok
+        ----
+        [fruit]
+        apple.color = "red"
+        apple.taste.sweet = true
+        [fruit.apple.texture]  # you can add sub-tables
+        smooth = true
+        ----
+        name = { first = "Tom", last = "Preston-Werner" }
+        point = { x = 1, y = 2 }
+        animal = { type.name = "pug" }
+        nested = { a = { b = { c = [1, { d = 2 }] } } }
+        emptyt = {}
+        ----
+        [[products]]
+        name = "Hammer"
+        sku = 738594937
 
-    [[products]]  # empty table within the array
+        [[products]]  # empty table within the array
 
-    [[products]]
-    name = "Nail"
-    sku = 284758393
+        [[products]]
+        name = "Nail"
+        sku = 284758393
 
-    color = "gray"
-    ----
-    [[fruits]]
-    name = "apple"
+        color = "gray"
+        ----
+        [[fruits]]
+        name = "apple"
 
-    [fruits.physical]  # subtable
-    color = "red"
-    shape = "round"
+        [fruits.physical]  # subtable
+        color = "red"
+        shape = "round"
 
-    [[fruits.varieties]]  # nested array of tables
-    name = "red delicious"
+        [[fruits.varieties]]  # nested array of tables
+        name = "red delicious"
 
-    [[fruits.varieties]]
-    name = "granny smith"
+        [[fruits.varieties]]
+        name = "granny smith"
 
-    [[fruits]]
-    name = "banana"
+        [[fruits]]
+        name = "banana"
 
-    [[fruits.varieties]]
-    name = "plantain"
-    ----
-    [a]
-    b.c = 1
-    [a.b.d]
-    e = 2
-    ----
-    [a.b.c]
-    z = 9
-    [a]
-    b.d = 1
-    ----
-    [[arr]]
-    a.b = 1
-    [[arr]]
-    a.b = 2
-    [arr.a]
-    c = 3
-    ----
-    key = # INVALID
-    ----
-    first = "Tom" last = "Preston-Werner" # INVALID
-    ----
-    = "no key name"  # INVALID
-    ----
-    name = "Tom"
-    name = "Pradyun"
-    ----
-    spelling = "favorite"
-    "spelling" = "favourite"
-    ----
-    fruit.apple = 1
-    fruit.apple.smooth = true
-    ----
-    [fruit]
-    apple = "red"
-    [fruit]
-    orange = "orange"
-    ----
-    [fruit]
-    apple = "red"
-    [fruit.apple]
-    texture = "smooth"
-    ----
-    [fruit]
-    apple.color = "red"
-    apple.taste.sweet = true
-    [fruit.apple]  # INVALID
-    ----
-    [product]
-    type = { name = "Nail" }
-    type.edible = false  # INVALID
-    ----
-    [product]
-    type.name = "Nail"
-    type = { edible = false }  # INVALID
-    ----
-    fruits = []
-    [[fruits]] # Not allowed
-    ----
-    [[fruits]]
-    name = "apple"
-    [[fruits.varieties]]
-    name = "red delicious"
-    [fruits.varieties]
-    name = "granny smith"
-    ----
-    [[fruits]]
-    name = "apple"
-    [fruits.physical]
-    color = "red"
-    [[fruits.physical]]
-    color = "green"
-    ----
-    a = [1, 2, 3]
-    [a.b]
-    ----
-    [a]
-    [[a]]
-    ----
-    x = {a = 1, b = 2,}
-    ----
-    x = {a = 1
-    , b = 2}
-    ----
-    x = { a = { b = 1 }, a.c = 2 }
-    ----
-    x = { a.b = 1, a.c = 2, d = [ { e = 1 } ] }
-    ----
-    s1 = "bad \x escape"
-    ----
-    s2 = "bad \u12 escape"
-    ----
-    s3 = "surrogate \uD800"
-    ----
-    s4 = "tab	inside is fine"
-    s5 = 'tab	inside literal'
-    ----
-    s6 = "unterminated
-    ----
-    s7 = """unterminated
-    ----
-    s8 = '''a''''''
-    ----
-    s9 = """a"""""
-    ----
-    n1 = 01
-    ----
-    n2 = 1__000
-    ----
-    n3 = 1_
-    ----
-    n4 = _1
-    ----
-    n5 = 0x
-    ----
-    n6 = 0xG
-    ----
-    n7 = +0x10
-    ----
-    n8 = 1.
-    ----
-    n9 = .5
-    ----
-    n10 = 1e
-    ----
-    n11 = 3.14.15
-    ----
-    n12 = 9223372036854775808
-    ----
-    n13 = 0b102
-    ----
-    n14 = 1.0e_5
-    ----
-    d1 = 1979-02-29
-    ----
-    d2 = 1979-13-01
-    ----
-    d3 = 1979-05-27T24:00:00
-    ----
-    d4 = 1979-05-27T07:60:00
-    ----
-    d5 = 1979-05-27T07:32:60
-    ----
-    d6 = 0000-01-01
-    ----
-    d7 = 1979-05-27T07:32
-    ----
-    d8 = 1979-05-27T07:32:00+24:00
-    ----
-    d9 = 1979-05-27 x
-    ----
-    d10 = 07:32:00.
-    ----
-    b1 = True
-    ----
-    b2 = truefalse
-    ----
-    a1 = [1 2]
-    ----
-    a2 = [1,,2]
-    ----
-    a3 = [,]
-    ----
-    a4 = [
-    ----
-    [ a ] ]
-    ----
-    [[ a ] ]
-    ----
-    [ [a]]
-    ----
-    [a.]
-    ----
-    [.a]
-    ----
-    [a..b]
-    ----
-    []
-    ----
-    k = "v" # comment with control char 
-    ----
-    k = 1 # fine ☃
-    ----
-    k.l .m = 1
-    ----
-    "k"."l" = 2
-    'k'.m = 3
-    ----
-    """k""" = 1
-    ----
-    k = """
-    a \
-      b \t
-    c"""
-    ----
-    k = """a \ b"""
-    """#.components(separatedBy: "\n----\n")
+        [[fruits.varieties]]
+        name = "plantain"
+        ----
+        [a]
+        b.c = 1
+        [a.b.d]
+        e = 2
+        ----
+        [a.b.c]
+        z = 9
+        [a]
+        b.d = 1
+        ----
+        [[arr]]
+        a.b = 1
+        [[arr]]
+        a.b = 2
+        [arr.a]
+        c = 3
+        ----
+        key = # INVALID
+        ----
+        first = "Tom" last = "Preston-Werner" # INVALID
+        ----
+        = "no key name"  # INVALID
+        ----
+        name = "Tom"
+        name = "Pradyun"
+        ----
+        spelling = "favorite"
+        "spelling" = "favourite"
+        ----
+        fruit.apple = 1
+        fruit.apple.smooth = true
+        ----
+        [fruit]
+        apple = "red"
+        [fruit]
+        orange = "orange"
+        ----
+        [fruit]
+        apple = "red"
+        [fruit.apple]
+        texture = "smooth"
+        ----
+        [fruit]
+        apple.color = "red"
+        apple.taste.sweet = true
+        [fruit.apple]  # INVALID
+        ----
+        [product]
+        type = { name = "Nail" }
+        type.edible = false  # INVALID
+        ----
+        [product]
+        type.name = "Nail"
+        type = { edible = false }  # INVALID
+        ----
+        fruits = []
+        [[fruits]] # Not allowed
+        ----
+        [[fruits]]
+        name = "apple"
+        [[fruits.varieties]]
+        name = "red delicious"
+        [fruits.varieties]
+        name = "granny smith"
+        ----
+        [[fruits]]
+        name = "apple"
+        [fruits.physical]
+        color = "red"
+        [[fruits.physical]]
+        color = "green"
+        ----
+        a = [1, 2, 3]
+        [a.b]
+        ----
+        [a]
+        [[a]]
+        ----
+        x = {a = 1, b = 2,}
+        ----
+        x = {a = 1
+        , b = 2}
+        ----
+        x = { a = { b = 1 }, a.c = 2 }
+        ----
+        x = { a.b = 1, a.c = 2, d = [ { e = 1 } ] }
+        ----
+        s1 = "bad \x escape"
+        ----
+        s2 = "bad \u12 escape"
+        ----
+        s3 = "surrogate \uD800"
+        ----
+        s4 = "tab	inside is fine"
+        s5 = 'tab	inside literal'
+        ----
+        s6 = "unterminated
+        ----
+        s7 = """unterminated
+        ----
+        s8 = '''a''''''
+        ----
+        s9 = """a"""""
+        ----
+        n1 = 01
+        ----
+        n2 = 1__000
+        ----
+        n3 = 1_
+        ----
+        n4 = _1
+        ----
+        n5 = 0x
+        ----
+        n6 = 0xG
+        ----
+        n7 = +0x10
+        ----
+        n8 = 1.
+        ----
+        n9 = .5
+        ----
+        n10 = 1e
+        ----
+        n11 = 3.14.15
+        ----
+        n12 = 9223372036854775808
+        ----
+        n13 = 0b102
+        ----
+        n14 = 1.0e_5
+        ----
+        d1 = 1979-02-29
+        ----
+        d2 = 1979-13-01
+        ----
+        d3 = 1979-05-27T24:00:00
+        ----
+        d4 = 1979-05-27T07:60:00
+        ----
+        d5 = 1979-05-27T07:32:60
+        ----
+        d6 = 0000-01-01
+        ----
+        d7 = 1979-05-27T07:32
+        ----
+        d8 = 1979-05-27T07:32:00+24:00
+        ----
+        d9 = 1979-05-27 x
+        ----
+        d10 = 07:32:00.
+        ----
+        b1 = True
+        ----
+        b2 = truefalse
+        ----
+        a1 = [1 2]
+        ----
+        a2 = [1,,2]
+        ----
+        a3 = [,]
+        ----
+        a4 = [
+        ----
+        [ a ] ]
+        ----
+        [[ a ] ]
+        ----
+        [ [a]]
+        ----
+        [a.]
+        ----
+        [.a]
+        ----
+        [a..b]
+        ----
+        []
+        ----
+        k = "v" # comment with control char 
+        ----
+        k = 1 # fine ☃
+        ----
+        k.l .m = 1
+        ----
+        "k"."l" = 2
+        'k'.m = 3
+        ----
+        """k""" = 1
+        ----
+        k = """
+        a \
+          b \t
+        c"""
+        ----
+        k = """a \ b"""
+        """#.components(separatedBy: "\n----\n")
 
     @Test func agreesWithTomllibOnDocumentsAndMutations() throws {
         let python = "/usr/bin/python3"
@@ -377,10 +377,12 @@ struct TOMLOracleTests {
         let env = ProcessInfo.processInfo.environment
         var rng = SplitMix(seed: env["PUSHDIAG_TOML_SEED"].flatMap { UInt64($0) } ?? 0x70D1)
         let mutants = env["PUSHDIAG_TOML_MUTANTS"].flatMap { Int($0) } ?? 120
-        let tokens: [[UInt8]] = ["\"\"\"", "'''", "[[", "]]", "[", "]", "{", "}", "\"", "'", "=", ".", ",", "#", "\n", "\r", "\r\n", "\t", " ",
-                                 "\\", "\\u00e9", "\\U0001F600", "\\u12", "é", "_", "-", "+", "e", "E", ":", "T", "Z", "z", "0", "1", "9", "0x",
-                                 "0o7", "0b1", "inf", "nan", "true", "1979-05-27", "T07:32:00", "07:32:00", ".5", "a.b", "\u{0}", "\u{7F}", "\u{FEFF}"]
-            .map { Array($0.utf8) }
+        let tokens: [[UInt8]] = [
+            "\"\"\"", "'''", "[[", "]]", "[", "]", "{", "}", "\"", "'", "=", ".", ",", "#", "\n", "\r", "\r\n", "\t", " ",
+            "\\", "\\u00e9", "\\U0001F600", "\\u12", "é", "_", "-", "+", "e", "E", ":", "T", "Z", "z", "0", "1", "9", "0x",
+            "0o7", "0b1", "inf", "nan", "true", "1979-05-27", "T07:32:00", "07:32:00", ".5", "a.b", "\u{0}", "\u{7F}", "\u{FEFF}",
+        ]
+        .map { Array($0.utf8) }
         let bases = docs
         for base in bases where !base.isEmpty {
             for _ in 0..<mutants {
@@ -392,7 +394,8 @@ struct TOMLOracleTests {
                         let a = rng.below(d.count)
                         d.removeSubrange(a..<min(d.count, a + 1 + rng.below(6)))
                     case 2:
-                        let a = rng.below(d.count), n = 1 + rng.below(24)
+                        let a = rng.below(d.count)
+                        let n = 1 + rng.below(24)
                         d.insert(contentsOf: d[a..<min(d.count, a + n)], at: rng.below(d.count))
                     default: d.insert(contentsOf: tokens[rng.below(tokens.count)], at: rng.below(d.count + 1))
                     }
@@ -425,7 +428,9 @@ struct TOMLOracleTests {
             switch (mine, verdict["ok"] as? String, verdict["bigint"] != nil) {
             case (.success(let t), let expected?, _):
                 let got = Canonical.json(t)
-                if got == expected { agreed.valid += 1 } else {
+                if got == expected {
+                    agreed.valid += 1
+                } else {
                     disagreements += 1
                     if disagreements <= 10 { Issue.record("values differ for \(shown):\n pushdiag \(got)\n tomllib  \(expected)") }
                 }
@@ -447,14 +452,17 @@ struct TOMLOracleTests {
         #expect(disagreements == 0, "\(disagreements) of \(docs.count) documents")
         // Both sides of the grammar are exercised, not only one.
         #expect(agreed.valid > docs.count / 20 && agreed.invalid > docs.count / 4, "\(agreed) of \(docs.count)")
-        print("TOML oracle: \(docs.count) documents, \(agreed.valid) valid and equal, \(agreed.invalid) refused by both, \(agreed.bigint) beyond 64 bits, \(agreed.tooDeep) too deep")
+        print(
+            "TOML oracle: \(docs.count) documents, \(agreed.valid) valid and equal, \(agreed.invalid) refused by both, \(agreed.bigint) beyond 64 bits, \(agreed.tooDeep) too deep"
+        )
     }
 }
 
 /// The tagged, canonical JSON of Tests/oracle/tomllib-tagged.py.
 enum Canonical {
     static func json(_ t: TOMLTable) -> String {
-        "{" + t.keys.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) { $0.value < $1.value } }
+        "{"
+            + t.keys.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) { $0.value < $1.value } }
             .map { string($0) + ":" + json(t[$0]!) }.joined(separator: ",") + "}"
     }
 
@@ -469,12 +477,17 @@ enum Canonical {
         case .string(let s): return tagged("string", s)
         case .dateTime(let dt):
             func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-            var date = "", time = "", offset = ""
+            var date = ""
+            var time = ""
+            var offset = ""
             if let d = dt.date { date = String(repeating: "0", count: max(0, 4 - String(d.year).count)) + "\(d.year)-\(two(d.month))-\(two(d.day))" }
             if let t = dt.time {
                 time = "\(two(t.hour)):\(two(t.minute)):\(two(t.second))"
                 let micro = t.nanosecond / 1000
-                if micro > 0 { let m = String(micro); time += "." + String(repeating: "0", count: 6 - m.count) + m }
+                if micro > 0 {
+                    let m = String(micro)
+                    time += "." + String(repeating: "0", count: 6 - m.count) + m
+                }
             }
             if let o = dt.offsetMinutes { offset = (o < 0 ? "-" : "+") + two(abs(o) / 60) + ":" + two(abs(o) % 60) }
             switch (dt.date != nil, dt.time != nil, dt.offsetMinutes != nil) {

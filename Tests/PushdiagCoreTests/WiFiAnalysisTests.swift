@@ -1,11 +1,15 @@
-@testable import PushdiagCore
 import Foundation
 import Testing
+
+@testable import PushdiagCore
 
 struct WiFiAnalysisTests {
     let ap = MACAddress("02:00:00:00:01:00")!
 
-    func sample(_ t: Int64, active: UInt64?, busy: UInt64?, inUse: Bool = false, packets: UInt32? = nil, retries: UInt32? = nil, connected: UInt32 = 10, peer: MACAddress? = nil) -> WiFiSample {
+    func sample(
+        _ t: Int64, active: UInt64?, busy: UInt64?, inUse: Bool = false, packets: UInt32? = nil, retries: UInt32? = nil, connected: UInt32 = 10,
+        peer: MACAddress? = nil
+    ) -> WiFiSample {
         var iface = NL80211.Interface(ifindex: 3)
         iface.frequency = 2437
         iface.type = 2
@@ -24,30 +28,41 @@ struct WiFiAnalysisTests {
     }
 
     @Test func utilisationFromTheChannelInUse() {
-        let r = WiFiAnalysis.report(interface: NL80211.Interface(ifindex: 3), samples: [sample(0, active: 100, busy: 10), sample(1, active: 1100, busy: 460)], scan: [], thresholds: .init())
+        let r = WiFiAnalysis.report(
+            interface: NL80211.Interface(ifindex: 3), samples: [sample(0, active: 100, busy: 10), sample(1, active: 1100, busy: 460)], scan: [],
+            thresholds: .init())
         #expect(r.channelUtilizationPercent == 45)
         #expect(r.findings.first?.severity == .critical)
         // A driver reset (counters going down) is left out, not reported as nonsense.
-        let reset = WiFiAnalysis.report(interface: NL80211.Interface(ifindex: 3), samples: [sample(0, active: 5000, busy: 100), sample(1, active: 100, busy: 10), sample(2, active: 1100, busy: 110)], scan: [], thresholds: .init())
+        let reset = WiFiAnalysis.report(
+            interface: NL80211.Interface(ifindex: 3),
+            samples: [sample(0, active: 5000, busy: 100), sample(1, active: 100, busy: 10), sample(2, active: 1100, busy: 110)], scan: [], thresholds: .init())
         #expect(reset.channelUtilizationPercent == 10)
         #expect(reset.notes.contains { $0.contains("restarted") })
         // Not reported: null with the reason.
-        let missing = WiFiAnalysis.report(interface: NL80211.Interface(ifindex: 3), samples: [sample(0, active: nil, busy: nil), sample(1, active: nil, busy: nil)], scan: [], thresholds: .init())
+        let missing = WiFiAnalysis.report(
+            interface: NL80211.Interface(ifindex: 3), samples: [sample(0, active: nil, busy: nil), sample(1, active: nil, busy: nil)], scan: [],
+            thresholds: .init())
         #expect(missing.channelUtilizationPercent == nil && missing.notes.contains { $0.contains("not reported by driver") })
     }
 
     @Test func retransmissionsWrapAndRebaseline() {
-        let wrap = WiFiAnalysis.report(interface: NL80211.Interface(ifindex: 3),
-                                       samples: [sample(0, active: 1, busy: 0, packets: 0xFFFF_FFF0, retries: 0xFFFF_FFFF), sample(1, active: 2, busy: 0, packets: 0x90, retries: 0x20)],
-                                       scan: [], thresholds: .init())
+        let wrap = WiFiAnalysis.report(
+            interface: NL80211.Interface(ifindex: 3),
+            samples: [sample(0, active: 1, busy: 0, packets: 0xFFFF_FFF0, retries: 0xFFFF_FFFF), sample(1, active: 2, busy: 0, packets: 0x90, retries: 0x20)],
+            scan: [], thresholds: .init())
         #expect(wrap.retransmissionPercent == NumberText.rounded(Double(0x21) * 100 / Double(0xA0)))
-        let reassoc = WiFiAnalysis.report(interface: NL80211.Interface(ifindex: 3),
-                                          samples: [sample(0, active: 1, busy: 0, packets: 900, retries: 90, connected: 50),
-                                                    sample(1, active: 2, busy: 0, packets: 10, retries: 1, connected: 1),
-                                                    sample(2, active: 3, busy: 0, packets: 110, retries: 6, connected: 2)],
-                                          scan: [], thresholds: .init())
+        let reassoc = WiFiAnalysis.report(
+            interface: NL80211.Interface(ifindex: 3),
+            samples: [
+                sample(0, active: 1, busy: 0, packets: 900, retries: 90, connected: 50),
+                sample(1, active: 2, busy: 0, packets: 10, retries: 1, connected: 1),
+                sample(2, active: 3, busy: 0, packets: 110, retries: 6, connected: 2),
+            ],
+            scan: [], thresholds: .init())
         #expect(reassoc.retransmissionPercent == 5)
-        let one = WiFiAnalysis.report(interface: NL80211.Interface(ifindex: 3), samples: [sample(0, active: 1, busy: 0, packets: 5, retries: 1)], scan: [], thresholds: .init())
+        let one = WiFiAnalysis.report(
+            interface: NL80211.Interface(ifindex: 3), samples: [sample(0, active: 1, busy: 0, packets: 5, retries: 1)], scan: [], thresholds: .init())
         #expect(one.retransmissionPercent == nil && one.channelUtilizationPercent == nil && one.stations.first?.txPackets == 5)
     }
 }

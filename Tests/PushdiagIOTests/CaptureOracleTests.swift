@@ -15,7 +15,9 @@ struct OracleTests {
 
     static func table(_ name: String) throws -> [[String: String]] {
         let text = try String(contentsOf: TestPaths.sharedPcaps.appendingPathComponent(name), encoding: .utf8)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
         let header = lines.removeFirst()
         return lines.map { Dictionary(uniqueKeysWithValues: zip(header, $0 + Array(repeating: "", count: max(0, header.count - $0.count)))) }
     }
@@ -61,17 +63,22 @@ struct OracleTests {
 
             // BSS Load: the same set of raw utilisation values.
             let theirs = Set(r["qbss_cu_values"]!.split(separator: ",").compactMap { Int($0) })
-            #expect(Set(outcome.analyzer.utilizationValues) == theirs, "\(file): BSS Load utilisation values tshark \(theirs.sorted()), pushdiag \(outcome.analyzer.utilizationValues)")
+            #expect(
+                Set(outcome.analyzer.utilizationValues) == theirs,
+                "\(file): BSS Load utilisation values tshark \(theirs.sorted()), pushdiag \(outcome.analyzer.utilizationValues)")
 
             // Frames and retries per transmitter address.
             let ours = outcome.analyzer.transmitterCounts
             for (mac, (frames, retries)) in perTransmitter[file] ?? [:] {
                 let o = ours[MACAddress(mac)!]
-                #expect(o?.frames == frames && o?.retries == retries, "\(file): transmitter \(mac) tshark \(frames)/\(retries), pushdiag \(String(describing: o))")
+                #expect(
+                    o?.frames == frames && o?.retries == retries, "\(file): transmitter \(mac) tshark \(frames)/\(retries), pushdiag \(String(describing: o))")
             }
 
             // A file tshark could read only in part is reported as cut short, with the frames before the cut.
-            #expect(r["read_error"]!.isEmpty == (outcome.error == nil), "\(file): tshark error '\(r["read_error"]!)', pushdiag \(String(describing: outcome.error))")
+            #expect(
+                r["read_error"]!.isEmpty == (outcome.error == nil), "\(file): tshark error '\(r["read_error"]!)', pushdiag \(String(describing: outcome.error))"
+            )
             compared += 1
         }
         #expect(compared == rows.count)

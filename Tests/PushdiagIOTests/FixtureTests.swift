@@ -65,7 +65,8 @@ struct FixtureTests {
     @Test func reassociationAndDeauthenticationRoams() throws {
         let (r, _) = analyze("roam-reassociation.pcap")
         #expect(r.roamingEvents.map(\.kind) == ["reassociation", "association_after_deauthentication"])
-        let first = r.roamingEvents[0], second = r.roamingEvents[1]
+        let first = r.roamingEvents[0]
+        let second = r.roamingEvents[1]
         #expect(first.fromBssid == Fixtures.ap1 && first.toBssid == Fixtures.ap2 && first.statusCode == 0 && first.gapMs == 5)
         #expect(second.fromBssid == Fixtures.ap2 && second.toBssid == Fixtures.ap1)
         #expect(second.reasonCode == Int(Fixtures.deauthReason) && second.gapMs == 302)

@@ -57,7 +57,9 @@ struct NetlinkConstantsTests {
         #expect(Int(RTNetlink.getNeighbour) == Int(RTM_GETNEIGH) && Int(RTNetlink.newNeighbour) == Int(RTM_NEWNEIGH))
         #expect(Int(RTNetlink.rtaDst) == Int(RTA_DST.rawValue) && Int(RTNetlink.rtaOIF) == Int(RTA_OIF.rawValue))
         #expect(Int(RTNetlink.rtaGateway) == Int(RTA_GATEWAY.rawValue) && Int(RTNetlink.rtaPrefSrc) == Int(RTA_PREFSRC.rawValue))
-        #expect(Int(RTNetlink.rtaMetrics) == Int(RTA_METRICS.rawValue) && Int(RTNetlink.rtaTable) == Int(RTA_TABLE.rawValue) && Int(RTNetlink.rtaVia) == Int(RTA_VIA.rawValue))
+        #expect(
+            Int(RTNetlink.rtaMetrics) == Int(RTA_METRICS.rawValue) && Int(RTNetlink.rtaTable) == Int(RTA_TABLE.rawValue)
+                && Int(RTNetlink.rtaVia) == Int(RTA_VIA.rawValue))
         #expect(Int(RTNetlink.iflaIfname) == Int(IFLA_IFNAME) && Int(RTNetlink.iflaMTU) == Int(IFLA_MTU))
         #expect(Int(RTNetlink.iflaLink) == Int(IFLA_LINK) && Int(RTNetlink.iflaLinkinfo) == Int(IFLA_LINKINFO))
         #expect(Int(RTNetlink.iflaVLANID) == Int(IFLA_VLAN_ID) && Int(RTNetlink.iflaInfoKind) == Int(IFLA_INFO_KIND))

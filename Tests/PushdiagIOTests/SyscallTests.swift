@@ -1,7 +1,7 @@
 import Foundation
+import PushdiagCore
 import Testing
 
-import PushdiagCore
 @testable import PushdiagIO
 
 /// EINTR is handled in one place: a wait that a signal cuts short reports no events (the caller

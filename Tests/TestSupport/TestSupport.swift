@@ -48,10 +48,12 @@ public struct RunResult {
 public func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60, environment: [String: String]? = nil) throws -> RunResult {
     let dir = try TestPaths.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
-    let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
+    let outURL = dir.appendingPathComponent("out")
+    let errURL = dir.appendingPathComponent("err")
     _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+    let out = try FileHandle(forWritingTo: outURL)
+    let err = try FileHandle(forWritingTo: errURL)
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)
     p.arguments = arguments
@@ -66,9 +68,10 @@ public func run(_ executable: String, _ arguments: [String], timeout: TimeInterv
     p.waitUntilExit()
     try out.close()
     try err.close()
-    return RunResult(status: p.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-                     stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
-                     signalled: p.terminationReason == .uncaughtSignal)
+    return RunResult(
+        status: p.terminationStatus, stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+        stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
+        signalled: p.terminationReason == .uncaughtSignal)
 }
 
 public func pushdiag(_ arguments: String...) throws -> RunResult {

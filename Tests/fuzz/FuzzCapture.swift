@@ -2,7 +2,7 @@
 // Prism, AVS, 802.11 headers, elements, roaming state), then the report. The first byte picks
 // the link type; the rest is the record.
 #if !FUZZ_WITH_CORE_SOURCES
-import PushdiagCore
+    import PushdiagCore
 #endif
 
 nonisolated(unsafe) var analyzer = CaptureAnalyzer()

@@ -1,7 +1,7 @@
 // libFuzzer target: configuration files through pushdiag's own TOML parser and its checks of
 // keys, ranges, ports and durations. Every input gives a configuration or a one-line error.
 #if !FUZZ_WITH_CORE_SOURCES
-import PushdiagCore
+    import PushdiagCore
 #endif
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -2,7 +2,7 @@
 // (generic netlink family, nl80211 replies and events, rtnetlink routes, links, neighbours), the
 // recording's cooked header, and the Wi-Fi analysis and roam tracker fed with what decoded.
 #if !FUZZ_WITH_CORE_SOURCES
-import PushdiagCore
+    import PushdiagCore
 #endif
 
 nonisolated(unsafe) var tracker = RoamTracker()
@@ -33,8 +33,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = Netlink.replyProgress(b, sequence: 1, port: nil, dump: true)
     var iface = NL80211.Interface(ifindex: 1)
     iface.frequency = survey.first?.frequency
-    let samples = [WiFiSample(time: 0, interface: iface, survey: survey, stations: stations),
-                   WiFiSample(time: 1_000_000_000, interface: iface, survey: survey.reversed(), stations: stations.reversed())]
+    let samples = [
+        WiFiSample(time: 0, interface: iface, survey: survey, stations: stations),
+        WiFiSample(time: 1_000_000_000, interface: iface, survey: survey.reversed(), stations: stations.reversed()),
+    ]
     _ = WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: Thresholds())
     return 0
 }

@@ -2,7 +2,7 @@
 // (both byte orders, JSON bodies), MQTT packets, WebSocket frames and upgrade responses — with
 // small caps so the refusals are exercised too; plus threshold ranges and durations as typed.
 #if !FUZZ_WITH_CORE_SOURCES
-import PushdiagCore
+    import PushdiagCore
 #endif
 
 @_cdecl("LLVMFuzzerTestOneInput")

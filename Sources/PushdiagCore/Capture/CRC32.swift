@@ -19,11 +19,19 @@ public enum CRC32 {
         var i = 0
         let n = b.count
         tables.withUnsafeBufferPointer { t in
-            let t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3], t4 = t[4], t5 = t[5], t6 = t[6], t7 = t[7]
+            let t0 = t[0]
+            let t1 = t[1]
+            let t2 = t[2]
+            let t3 = t[3]
+            let t4 = t[4]
+            let t5 = t[5]
+            let t6 = t[6]
+            let t7 = t[7]
             while n - i >= 8 {
                 let lo = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: i, as: UInt32.self)) ^ crc
                 let hi = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self))
-                crc = t7[Int(lo & 0xFF)] ^ t6[Int((lo >> 8) & 0xFF)] ^ t5[Int((lo >> 16) & 0xFF)]
+                crc =
+                    t7[Int(lo & 0xFF)] ^ t6[Int((lo >> 8) & 0xFF)] ^ t5[Int((lo >> 16) & 0xFF)]
                     ^ t4[Int(lo >> 24)] ^ t3[Int(hi & 0xFF)] ^ t2[Int((hi >> 8) & 0xFF)]
                     ^ t1[Int((hi >> 16) & 0xFF)] ^ t0[Int(hi >> 24)]
                 i += 8

@@ -36,13 +36,14 @@ extension CaptureAnalyzer {
             if channel == nil, b.frequency != 0 { channel = ChannelPlan.channel(forFrequency: Int(b.frequency)) }
             var frequency: Int? = b.frequency != 0 ? Int(b.frequency) : nil
             if frequency == nil, let c = channel { frequency = ChannelPlan.frequency(forChannel: c) }
-            bssReports.append(BSSReport(
-                bssid: bssTable.keys[i], ssid: b.ssid.map(SSIDText.render), channel: channel, frequencyMhz: frequency,
-                frames: b.frames, retryFrames: b.retries, retryPercent: NumberText.percent(b.retries, of: b.frames),
-                beacons: b.beacons, probeResponses: b.probeResponses, bssLoad: load,
-                fastTransition: b.fastTransition, radioMeasurement: b.radioMeasurement, bssTransition: b.bssTransition,
-                mobilityDomain: b.mobilityDomain.map(Int.init),
-                signalDbm: b.signalSamples > 0 ? NumberText.rounded(Double(b.signalSum) / Double(b.signalSamples), places: 10) : nil))
+            bssReports.append(
+                BSSReport(
+                    bssid: bssTable.keys[i], ssid: b.ssid.map(SSIDText.render), channel: channel, frequencyMhz: frequency,
+                    frames: b.frames, retryFrames: b.retries, retryPercent: NumberText.percent(b.retries, of: b.frames),
+                    beacons: b.beacons, probeResponses: b.probeResponses, bssLoad: load,
+                    fastTransition: b.fastTransition, radioMeasurement: b.radioMeasurement, bssTransition: b.bssTransition,
+                    mobilityDomain: b.mobilityDomain.map(Int.init),
+                    signalDbm: b.signalSamples > 0 ? NumberText.rounded(Double(b.signalSum) / Double(b.signalSamples), places: 10) : nil))
         }
         bssReports.sort { ($0.frames, $1.bssid) > ($1.frames, $0.bssid) }
 
@@ -50,22 +51,27 @@ extension CaptureAnalyzer {
         transmitters.reserveCapacity(transmitterTable.count)
         for i in 0..<transmitterTable.count {
             let x = transmitterTable[i]
-            transmitters.append(TransmitterReport(mac: transmitterTable.keys[i], frames: x.frames, retryFrames: x.retries, retryPercent: NumberText.percent(x.retries, of: x.frames) ?? 0))
+            transmitters.append(
+                TransmitterReport(
+                    mac: transmitterTable.keys[i], frames: x.frames, retryFrames: x.retries, retryPercent: NumberText.percent(x.retries, of: x.frames) ?? 0))
         }
         transmitters.sort { ($0.frames, $1.mac) > ($1.frames, $0.mac) }
 
         var channelReports: [ChannelReport] = []
         for (freq, c) in channels.sorted(by: { $0.0 < $1.0 }) {
             let span = c.last > c.first ? Double(c.last - c.first) / 1e9 : 0
-            let utilization: Double? = span >= t.minimumSpanSeconds && c.airtimeFrames > 0
+            let utilization: Double? =
+                span >= t.minimumSpanSeconds && c.airtimeFrames > 0
                 ? NumberText.rounded(min(c.airtimeUs / 1e6 / span * 100, 100)) : nil
             let channelNumber = ChannelPlan.channel(forFrequency: Int(freq))
             let advertised = bssReports.filter { $0.frequencyMhz == Int(freq) || ($0.frequencyMhz == nil && $0.channel != nil && $0.channel == channelNumber) }
                 .compactMap { $0.bssLoad?.channelUtilizationPercent }.max()
-            channelReports.append(ChannelReport(
-                frequencyMhz: Int(freq), channel: channelNumber, frames: c.frames, retryFrames: c.retries,
-                airtimeFrames: c.airtimeFrames, airtimeMs: NumberText.rounded(c.airtimeUs / 1000, places: 1000), spanSeconds: NumberText.rounded(span, places: 1000),
-                utilizationPercent: utilization, advertisedUtilizationPercent: advertised))
+            channelReports.append(
+                ChannelReport(
+                    frequencyMhz: Int(freq), channel: channelNumber, frames: c.frames, retryFrames: c.retries,
+                    airtimeFrames: c.airtimeFrames, airtimeMs: NumberText.rounded(c.airtimeUs / 1000, places: 1000),
+                    spanSeconds: NumberText.rounded(span, places: 1000),
+                    utilizationPercent: utilization, advertisedUtilizationPercent: advertised))
         }
 
         let ssidOf: [MACAddress: String] = Dictionary(bssReports.compactMap { b in b.ssid.map { (b.bssid, $0) } }, uniquingKeysWith: { a, _ in a })
@@ -80,29 +86,41 @@ extension CaptureAnalyzer {
         var findings: [Finding] = []
         func retryFinding(_ subject: String, retries: Int, frames: Int) {
             guard frames >= t.minimumFrames, let p = NumberText.percent(retries, of: frames),
-                  let (sev, limit) = Thresholds.grade(p, warning: t.retryWarning, critical: t.retryCritical) else { return }
-            findings.append(Finding(
-                check: "frame_retries", severity: sev, subject: subject, value: p, threshold: limit, unit: "percent", source: "retry_bit",
-                message: "\(subject): \(NumberText.format(p))% of frames are retransmissions (\(retries) of \(frames)), above \(NumberText.format(limit))%"))
+                let (sev, limit) = Thresholds.grade(p, warning: t.retryWarning, critical: t.retryCritical)
+            else { return }
+            findings.append(
+                Finding(
+                    check: "frame_retries", severity: sev, subject: subject, value: p, threshold: limit, unit: "percent", source: "retry_bit",
+                    message: "\(subject): \(NumberText.format(p))% of frames are retransmissions (\(retries) of \(frames)), above \(NumberText.format(limit))%")
+            )
         }
         func label(_ b: BSSReport) -> String { b.ssid.map { "\(b.bssid) (\($0))" } ?? b.bssid.description }
         retryFinding("overall", retries: retryFrames, frames: dot11Frames)
         for b in bssReports { retryFinding(label(b), retries: b.retryFrames, frames: b.frames) }
         for b in bssReports {
             guard let load = b.bssLoad,
-                  let (sev, limit) = Thresholds.grade(load.channelUtilizationMeanPercent, warning: t.utilizationWarning, critical: t.utilizationCritical) else { continue }
-            let where_ = b.channel.map { "channel \($0)" } ?? "its channel"
-            findings.append(Finding(
-                check: "channel_utilization", severity: sev, subject: label(b), value: load.channelUtilizationMeanPercent, threshold: limit, unit: "percent", source: "bss_load",
-                message: "\(label(b)) advertises \(where_) as \(NumberText.format(load.channelUtilizationMeanPercent))% busy (mean of \(load.samples) BSS Load elements), above \(NumberText.format(limit))%"))
+                let (sev, limit) = Thresholds.grade(load.channelUtilizationMeanPercent, warning: t.utilizationWarning, critical: t.utilizationCritical)
+            else { continue }
+            let place = b.channel.map { "channel \($0)" } ?? "its channel"
+            findings.append(
+                Finding(
+                    check: "channel_utilization", severity: sev, subject: label(b), value: load.channelUtilizationMeanPercent, threshold: limit,
+                    unit: "percent", source: "bss_load",
+                    message:
+                        "\(label(b)) advertises \(place) as \(NumberText.format(load.channelUtilizationMeanPercent))% busy (mean of \(load.samples) BSS Load elements), above \(NumberText.format(limit))%"
+                ))
         }
         for c in channelReports {
             guard let u = c.utilizationPercent,
-                  let (sev, limit) = Thresholds.grade(u, warning: t.utilizationWarning, critical: t.utilizationCritical) else { continue }
+                let (sev, limit) = Thresholds.grade(u, warning: t.utilizationWarning, critical: t.utilizationCritical)
+            else { continue }
             let subject = c.channel.map { "channel \($0) (\(c.frequencyMhz) MHz)" } ?? "\(c.frequencyMhz) MHz"
-            findings.append(Finding(
-                check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: "airtime_estimate",
-                message: "\(subject): frames seen occupied \(NumberText.format(u))% of the air over \(NumberText.format(c.spanSeconds)) s, above \(NumberText.format(limit))%"))
+            findings.append(
+                Finding(
+                    check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: "airtime_estimate",
+                    message:
+                        "\(subject): frames seen occupied \(NumberText.format(u))% of the air over \(NumberText.format(c.spanSeconds)) s, above \(NumberText.format(limit))%"
+                ))
         }
         findings.sort { $0.severity > $1.severity }
 

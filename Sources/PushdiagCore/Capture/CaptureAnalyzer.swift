@@ -154,7 +154,7 @@ public struct CaptureAnalyzer {
         case .management: managementBySubtype[Int(h.subtype)] += 1
         case .control: controlFrames += 1
         case .data: dataFrames += 1
-        case .extension_: extensionFrames += 1
+        case .extensionFrame: extensionFrames += 1
         }
         if options.checkFCS, let fcs = d.fcs, CRC32.checksum(d.frame) != fcs { fcsBad += 1 }
 
@@ -187,7 +187,8 @@ public struct CaptureAnalyzer {
         case .data where h.flags & 0x03 == 0x01:
             // To DS: the transmitter is a station associated with addr1.
             if let sta = h.addr2, let ap = h.addr1, !sta.isGroup, let i = stationTable.slot(sta, make: { Station() }),
-               stationTable[i].bssid == nil {
+                stationTable[i].bssid == nil
+            {
                 stationTable[i].bssid = ap
             }
         default:

@@ -23,7 +23,9 @@ public enum ConfigParser {
             return s
         }
         func table(_ key: String, named header: String) throws(ConfigError) -> TOMLTable {
-            guard let v = root[key], let t = v.table else { throw fail(root, key, nil, "expected a \(header) table, found \(root[key]?.typeName ?? "nothing")") }
+            guard let v = root[key], let t = v.table else {
+                throw fail(root, key, nil, "expected a \(header) table, found \(root[key]?.typeName ?? "nothing")")
+            }
             return t
         }
         var c = PushdiagConfig()

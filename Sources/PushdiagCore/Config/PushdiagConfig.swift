@@ -25,8 +25,10 @@ public struct PushdiagConfig: Sendable, Equatable {
 
     public init() {}
 
-    public static let thresholdKeys = ["utilization_warning", "utilization_critical", "retransmission_warning", "retransmission_critical",
-                                       "loss_warning", "loss_critical", "rtt_warning", "rtt_critical"]
+    public static let thresholdKeys = [
+        "utilization_warning", "utilization_critical", "retransmission_warning", "retransmission_critical",
+        "loss_warning", "loss_critical", "rtt_warning", "rtt_critical",
+    ]
 }
 
 /// A configuration problem, named by file, line and key.

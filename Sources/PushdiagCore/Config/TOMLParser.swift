@@ -93,7 +93,10 @@ struct TOMLParser {
         let p = min(p ?? i, b.count)
         var column = 1
         var k = lineStart
-        while k < p { if b[k] & 0xC0 != 0x80 { column += 1 }; k += 1 }
+        while k < p {
+            if b[k] & 0xC0 != 0x80 { column += 1 }
+            k += 1
+        }
         return TOMLError(line: line, column: column, message: message)
     }
 
@@ -150,7 +153,10 @@ struct TOMLParser {
                 skipSpaces()
             } else if c == UInt8(ascii: "[") {
                 // The section that is ending closes the tables its dotted keys made.
-                for n in pending { n.declared = true; n.pending = false }
+                for n in pending {
+                    n.declared = true
+                    n.pending = false
+                }
                 pending.removeAll()
                 current = try header(root: root)
                 skipSpaces()
@@ -170,11 +176,16 @@ struct TOMLParser {
         while p < b.count {
             let c = b[p]
             if c < 0x80 {
-                if c == Self.lf { line += 1; lineStart = p + 1 }
+                if c == Self.lf {
+                    line += 1
+                    lineStart = p + 1
+                }
                 p += 1
                 continue
             }
-            let need: Int, low: UInt8, high: UInt8
+            let need: Int
+            let low: UInt8
+            let high: UInt8
             switch c {
             case 0xC2...0xDF: (need, low, high) = (1, 0x80, 0xBF)
             case 0xE0: (need, low, high) = (2, 0xA0, 0xBF)
@@ -187,7 +198,10 @@ struct TOMLParser {
             }
             var ok = p + need < b.count && b[p + 1] >= low && b[p + 1] <= high
             var k = 2
-            while ok && k <= need { ok = b[p + k] & 0xC0 == 0x80; k += 1 }
+            while ok && k <= need {
+                ok = b[p + k] & 0xC0 == 0x80
+                k += 1
+            }
             guard ok else { throw fail("byte 0x\(String(c, radix: 16, uppercase: true)) is not UTF-8 text", at: p) }
             p += need + 1
         }
@@ -238,8 +252,13 @@ struct TOMLParser {
                 node.add(part, .table(t), line: keyLine)
                 node = t
             case .table(let t):
-                if t.declared { throw fail(line: keyLine, "\(path) is a table declared elsewhere (line \(node.lines[part] ?? 0)); a dotted key cannot add to it") }
-                if !t.pending { t.pending = true; pending.append(t) }
+                if t.declared {
+                    throw fail(line: keyLine, "\(path) is a table declared elsewhere (line \(node.lines[part] ?? 0)); a dotted key cannot add to it")
+                }
+                if !t.pending {
+                    t.pending = true
+                    pending.append(t)
+                }
                 node = t
             case .tables:
                 throw fail(line: keyLine, "\(path) is an array of tables (line \(node.lines[part] ?? 0)); a dotted key cannot add to it")
@@ -343,16 +362,25 @@ struct TOMLParser {
         i += 1
         var items: [TOMLValue] = []
         try skipArraySpace()
-        if at(i) == UInt8(ascii: "]") { i += 1; return .array(items) }
+        if at(i) == UInt8(ascii: "]") {
+            i += 1
+            return .array(items)
+        }
         while true {
             items.append(try value(depth: depth))
             try skipArraySpace()
             guard let c = at(i) else { throw fail("the array opened on line \(openLine) is not closed") }
-            if c == UInt8(ascii: "]") { i += 1; return .array(items) }
+            if c == UInt8(ascii: "]") {
+                i += 1
+                return .array(items)
+            }
             guard c == UInt8(ascii: ",") else { throw fail("expected ',' or ']' in the array, saw \(seen())") }
             i += 1
             try skipArraySpace()
-            if at(i) == UInt8(ascii: "]") { i += 1; return .array(items) }
+            if at(i) == UInt8(ascii: "]") {
+                i += 1
+                return .array(items)
+            }
         }
     }
 
@@ -369,12 +397,18 @@ struct TOMLParser {
         let t = Node()
         var scratch: [Node] = []
         skipSpaces()
-        if at(i) == UInt8(ascii: "}") { i += 1; return .table(t.build()) }
+        if at(i) == UInt8(ascii: "}") {
+            i += 1
+            return .table(t.build())
+        }
         while true {
             try keyValue(into: t, pending: &scratch, depth: depth)
             skipSpaces()
             guard let c = at(i) else { throw fail("the inline table is not closed") }
-            if c == UInt8(ascii: "}") { i += 1; return .table(t.build()) }
+            if c == UInt8(ascii: "}") {
+                i += 1
+                return .table(t.build())
+            }
             guard c == UInt8(ascii: ",") else { throw fail("expected ',' or '}' in the inline table (all on one line), saw \(seen())") }
             i += 1
             skipSpaces()
@@ -399,11 +433,17 @@ struct TOMLParser {
             }
             switch c {
             case delimiter:
-                if !multiline { i += 1; return String(decoding: out, as: UTF8.self) }
+                if !multiline {
+                    i += 1
+                    return String(decoding: out, as: UTF8.self)
+                }
                 if at(i + 1) == delimiter && at(i + 2) == delimiter {
                     i += 3
                     // Up to two more delimiters belong to the content: """a"""" is `a"`.
-                    for _ in 0..<2 where at(i) == delimiter { out.append(delimiter); i += 1 }
+                    for _ in 0..<2 where at(i) == delimiter {
+                        out.append(delimiter)
+                        i += 1
+                    }
                     return String(decoding: out, as: UTF8.self)
                 }
                 out.append(c)
@@ -427,7 +467,9 @@ struct TOMLParser {
                 let triple = basic ? "\"\"\"" : "'''"
                 throw fail("the \(name) is not closed on its line (\(triple) starts a multi-line one)")
             case _ where Self.isControl(c):
-                throw fail(basic ? "\(seen()) in a string; write it as an escape such as \\u0001" : "\(seen()) in a literal string (a basic string \"…\" can escape it)")
+                throw fail(
+                    basic
+                        ? "\(seen()) in a string; write it as an escape such as \\u0001" : "\(seen()) in a literal string (a basic string \"…\" can escape it)")
             default:
                 out.append(c)
                 i += 1
@@ -453,7 +495,9 @@ struct TOMLParser {
                 guard let h = at(i + k), let d = hexValue(h) else { throw fail("\\\(Unicode.Scalar(e)) needs \(n) hexadecimal digits", at: start) }
                 v = v << 4 | UInt32(d)
             }
-            guard let scalar = Unicode.Scalar(v) else { throw fail("\\\(Unicode.Scalar(e)) escape: U+\(String(v, radix: 16, uppercase: true)) is not a Unicode scalar value", at: start) }
+            guard let scalar = Unicode.Scalar(v) else {
+                throw fail("\\\(Unicode.Scalar(e)) escape: U+\(String(v, radix: 16, uppercase: true)) is not a Unicode scalar value", at: start)
+            }
             out.append(contentsOf: Array(String(Character(scalar)).utf8))
             i += n
         case Self.lf, Self.cr:
@@ -488,14 +532,18 @@ struct TOMLParser {
     /// HH:MM:SS with an optional fraction at `p`: the time and where it ends.
     private func time(at p: Int) -> (TOMLDateTime.Time, Int)? {
         guard let h = digits(p, 2), h <= 23, at(p + 2) == UInt8(ascii: ":"), let m = digits(p + 3, 2), m <= 59,
-              at(p + 5) == UInt8(ascii: ":"), let s = digits(p + 6, 2), s <= 59 else { return nil }
+            at(p + 5) == UInt8(ascii: ":"), let s = digits(p + 6, 2), s <= 59
+        else { return nil }
         var q = p + 8
         var nanos = 0
         if at(q) == UInt8(ascii: "."), Self.isDigit(at(q + 1)) {
             q += 1
             var n = 0
             while Self.isDigit(at(q)) {
-                if n < 9 { nanos = nanos * 10 + Int(b[q] - 0x30); n += 1 }
+                if n < 9 {
+                    nanos = nanos * 10 + Int(b[q] - 0x30)
+                    n += 1
+                }
                 q += 1
             }
             for _ in n..<9 { nanos *= 10 }
@@ -506,7 +554,8 @@ struct TOMLParser {
     private mutating func dateTime() throws(TOMLError) -> TOMLDateTime? {
         let s = i
         if let y = digits(s, 4), at(s + 4) == UInt8(ascii: "-"), let mo = digits(s + 5, 2), (1...12).contains(mo),
-           at(s + 7) == UInt8(ascii: "-"), let d = digits(s + 8, 2), (1...31).contains(d) {
+            at(s + 7) == UInt8(ascii: "-"), let d = digits(s + 8, 2), (1...31).contains(d)
+        {
             var result = TOMLDateTime(date: .init(year: y, month: mo, day: d))
             var p = s + 10
             if let sep = at(p), sep == UInt8(ascii: "T") || sep == UInt8(ascii: "t") || sep == Self.space, let (t, q) = time(at: p + 1) {
@@ -516,7 +565,8 @@ struct TOMLParser {
                     result.offsetMinutes = 0
                     p += 1
                 } else if let sign = at(p), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
-                          let oh = digits(p + 1, 2), oh <= 23, at(p + 3) == UInt8(ascii: ":"), let om = digits(p + 4, 2), om <= 59 {
+                    let oh = digits(p + 1, 2), oh <= 23, at(p + 3) == UInt8(ascii: ":"), let om = digits(p + 4, 2), om <= 59
+                {
                     result.offsetMinutes = (sign == UInt8(ascii: "-") ? -1 : 1) * (oh * 60 + om)
                     p += 6
                 }
@@ -606,6 +656,6 @@ struct TOMLParser {
     }
 }
 
-private extension String {
-    var trimmingQuotes: String { hasPrefix("'") && hasSuffix("'") && count >= 2 ? String(dropFirst().dropLast()) : self }
+extension String {
+    fileprivate var trimmingQuotes: String { hasPrefix("'") && hasSuffix("'") && count >= 2 ? String(dropFirst().dropLast()) : self }
 }

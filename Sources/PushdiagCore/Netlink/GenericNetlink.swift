@@ -37,7 +37,8 @@ public enum GenericNetlink {
             case attrFamilyName: f.name = v.nlString
             case attrMulticastGroups:
                 Netlink.forEachAttribute(v) { _, group in
-                    var name = "", id: UInt32?
+                    var name = ""
+                    var id: UInt32?
                     Netlink.forEachAttribute(group) { t, gv in
                         if t == attrGroupName { name = gv.nlString }
                         if t == attrGroupID { id = gv.nlU32 }

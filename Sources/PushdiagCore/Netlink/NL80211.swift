@@ -224,7 +224,9 @@ public enum NL80211 {
             if let bss { return .scanBSS(ifindex: ifindex, bss) }
             return .newScanResults(ifindex: ifindex)
         case .connect, .roam:
-            var bssid: MACAddress?, status: UInt16?, timedOut = false
+            var bssid: MACAddress?
+            var status: UInt16?
+            var timedOut = false
             Netlink.forEachAttribute(attrs) { t, v in
                 switch t {
                 case Attr.ifindex: ifindex = v.nlU32
@@ -234,9 +236,11 @@ public enum NL80211 {
                 default: break
                 }
             }
-            return cmd == Command.roam.rawValue ? .roam(ifindex: ifindex, bssid: bssid) : .connect(ifindex: ifindex, bssid: bssid, status: status, timedOut: timedOut)
+            return cmd == Command.roam.rawValue
+                ? .roam(ifindex: ifindex, bssid: bssid) : .connect(ifindex: ifindex, bssid: bssid, status: status, timedOut: timedOut)
         case .disconnect:
-            var reason: UInt16?, byAP = false
+            var reason: UInt16?
+            var byAP = false
             Netlink.forEachAttribute(attrs) { t, v in
                 switch t {
                 case Attr.ifindex: ifindex = v.nlU32
@@ -287,8 +291,12 @@ public enum NL80211 {
 
     static func scanBSS(_ b: UnsafeRawBufferPointer) -> ScanBSS? {
         var bss: ScanBSS?
-        var ies: UnsafeRawBufferPointer?, beaconIEs: UnsafeRawBufferPointer?
-        var freq: UInt32?, signal: Int32?, status: UInt32?, seen: UInt32?
+        var ies: UnsafeRawBufferPointer?
+        var beaconIEs: UnsafeRawBufferPointer?
+        var freq: UInt32?
+        var signal: Int32?
+        var status: UInt32?
+        var seen: UInt32?
         Netlink.forEachAttribute(b) { t, v in
             switch t {
             case BSSAttr.bssid: if let m = v.nlMAC { bss = ScanBSS(bssid: m) }

@@ -45,8 +45,9 @@ public enum Netlink {
             guard len >= 16, len <= b.count - o else {
                 throw .malformed("message at byte \(o) claims \(len) bytes, \(b.count - o) left")
             }
-            let m = Message(type: b.u16le(at: o + 4)!, flags: b.u16le(at: o + 6)!, sequence: b.u32le(at: o + 8)!,
-                            portID: b.u32le(at: o + 12)!, payload: UnsafeRawBufferPointer(rebasing: b[(o + 16)..<(o + len)]))
+            let m = Message(
+                type: b.u16le(at: o + 4)!, flags: b.u16le(at: o + 6)!, sequence: b.u32le(at: o + 8)!,
+                portID: b.u32le(at: o + 12)!, payload: UnsafeRawBufferPointer(rebasing: b[(o + 16)..<(o + len)]))
             try body(m)
             o += align(len)
         }
@@ -58,8 +59,10 @@ public enum Netlink {
     /// Whether a received buffer answers the request with `sequence` (sent from `port`, when
     /// known), and whether it ends it: NLMSG_DONE for a dump, the acknowledgement or error
     /// otherwise. A malformed buffer that is ours ends the exchange.
-    public static func replyProgress(_ b: UnsafeRawBufferPointer, sequence: UInt32, port: UInt32?, dump: Bool) -> (ours: Bool, finished: Bool, malformed: Bool) {
-        var ours = false, finished = false
+    public static func replyProgress(_ b: UnsafeRawBufferPointer, sequence: UInt32, port: UInt32?, dump: Bool) -> (ours: Bool, finished: Bool, malformed: Bool)
+    {
+        var ours = false
+        var finished = false
         do {
             try forEachMessage(b) { (m: Message) throws(NetlinkError) in
                 guard m.sequence == sequence, port == nil || port == 0 || m.portID == port else { return }

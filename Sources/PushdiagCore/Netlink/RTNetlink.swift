@@ -18,7 +18,6 @@ public enum RTNetlink {
     public static let afInet: UInt8 = 2, afInet6: UInt8 = 10
     public static let lookupTable: UInt32 = 0x1000
 
-
     public struct Route: Equatable, Sendable {
         public var type: UInt8
         public var table: UInt32?
@@ -116,8 +115,10 @@ public enum RTNetlink {
 
     /// `NUD_*` as `ip neigh` names them.
     public static func neighbourStateName(_ s: UInt16) -> String {
-        let names: [(UInt16, String)] = [(0x80, "permanent"), (0x40, "noarp"), (0x02, "reachable"), (0x04, "stale"), (0x08, "delay"),
-                                         (0x10, "probe"), (0x20, "failed"), (0x01, "incomplete")]
+        let names: [(UInt16, String)] = [
+            (0x80, "permanent"), (0x40, "noarp"), (0x02, "reachable"), (0x04, "stale"), (0x08, "delay"),
+            (0x10, "probe"), (0x20, "failed"), (0x01, "incomplete"),
+        ]
         for (bit, name) in names where s & bit != 0 { return name }
         return "none"
     }

@@ -77,8 +77,7 @@ public struct Endpoint: Equatable, Sendable, CustomStringConvertible {
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             host = String(text[text.index(after: text.startIndex)..<close])
             let rest = text[text.index(after: close)...]
-            if rest.hasPrefix(":") { port = UInt16(rest.dropFirst()) }
-            else if !rest.isEmpty { return nil }
+            if rest.hasPrefix(":") { port = UInt16(rest.dropFirst()) } else if !rest.isEmpty { return nil }
         } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
             host = String(text[..<colon])
             port = UInt16(text[text.index(after: colon)...])
@@ -90,4 +89,3 @@ public struct Endpoint: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
-

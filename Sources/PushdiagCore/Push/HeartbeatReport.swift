@@ -1,6 +1,9 @@
 /// What the handshake showed.
 public struct TLSInfo: Codable, Sendable, Equatable {
-    public init(version: String, cipher: String, subject: String, issuer: String, notAfter: String, daysLeft: Int, spkiSha256: String, verified: Bool, verifyError: String?, pinMatched: Bool?) {
+    public init(
+        version: String, cipher: String, subject: String, issuer: String, notAfter: String, daysLeft: Int, spkiSha256: String, verified: Bool,
+        verifyError: String?, pinMatched: Bool?
+    ) {
         self.version = version
         self.cipher = cipher
         self.subject = subject
@@ -79,7 +82,8 @@ public struct RTTSummary: Codable, Sendable, Equatable {
         let variance = s.reduce(0) { $0 + ($1 - avg) * ($1 - avg) } / Double(s.count)
         let median = s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
         let r = { (v: Double) in (v * 1000).rounded() / 1000 }
-        return RTTSummary(min: r(s[0]), avg: r(avg), median: r(median), p95: r(pct(95)), p99: r(pct(99)), max: r(s[s.count - 1]), stdev: r(variance.squareRoot()))
+        return RTTSummary(
+            min: r(s[0]), avg: r(avg), median: r(median), p95: r(pct(95)), p99: r(pct(99)), max: r(s[s.count - 1]), stdev: r(variance.squareRoot()))
     }
 
     /// Mean |Δ| between consecutive samples, in arrival order (mtr's jitter).
@@ -174,19 +178,26 @@ public enum HeartbeatAnalysis {
     public static func findings(target: String, sent: Int, received: Int, rtt: RTTSummary?, connectionLost: Bool, t: HeartbeatThresholds) -> [Finding] {
         var out: [Finding] = []
         if connectionLost {
-            out.append(Finding(check: "heartbeat", severity: .critical, subject: target, value: 0, threshold: 0, unit: "connection", source: "reconnect_schedule",
-                               message: "\(target): connection lost: every reconnect attempt of the schedule failed"))
+            out.append(
+                Finding(
+                    check: "heartbeat", severity: .critical, subject: target, value: 0, threshold: 0, unit: "connection", source: "reconnect_schedule",
+                    message: "\(target): connection lost: every reconnect attempt of the schedule failed"))
         }
         if sent > 0 {
             let loss = NumberText.rounded(Double(sent - received) * 100 / Double(sent))
             if let (sev, limit) = Thresholds.grade(loss, warning: t.lossWarning, critical: t.lossCritical) {
-                out.append(Finding(check: "heartbeat_loss", severity: sev, subject: target, value: loss, threshold: limit, unit: "percent", source: "heartbeat",
-                                   message: "\(target): \(NumberText.format(loss))% of heartbeats lost (\(sent - received) of \(sent)), above \(NumberText.format(limit))%"))
+                out.append(
+                    Finding(
+                        check: "heartbeat_loss", severity: sev, subject: target, value: loss, threshold: limit, unit: "percent", source: "heartbeat",
+                        message: "\(target): \(NumberText.format(loss))% of heartbeats lost (\(sent - received) of \(sent)), above \(NumberText.format(limit))%"
+                    ))
             }
         }
         if let r = rtt, let (sev, limit) = Thresholds.grade(r.p95, warning: t.rttWarningMs, critical: t.rttCriticalMs) {
-            out.append(Finding(check: "heartbeat_rtt", severity: sev, subject: target, value: r.p95, threshold: limit, unit: "ms", source: "heartbeat",
-                               message: "\(target): heartbeat round trip p95 \(NumberText.format(r.p95)) ms, above \(NumberText.format(limit)) ms"))
+            out.append(
+                Finding(
+                    check: "heartbeat_rtt", severity: sev, subject: target, value: r.p95, threshold: limit, unit: "ms", source: "heartbeat",
+                    message: "\(target): heartbeat round trip p95 \(NumberText.format(r.p95)) ms, above \(NumberText.format(limit)) ms"))
         }
         return out.sorted { $0.severity > $1.severity }
     }
@@ -208,27 +219,40 @@ public enum HeartbeatAnalysis {
             case .resolve:
                 break
             case .tls(let why):
-                report.findings.insert(Finding(check: "tls", severity: .critical, subject: target, value: 0, threshold: 0, unit: "handshake", source: "tls", message: why), at: 0)
+                report.findings.insert(
+                    Finding(check: "tls", severity: .critical, subject: target, value: 0, threshold: 0, unit: "handshake", source: "tls", message: why), at: 0)
             default:
                 // The TCP connection was made: the server broke its handshake or protocol.
                 let connected = report.connectMs != nil
-                report.findings.insert(Finding(check: connected ? "protocol" : "connect", severity: .critical, subject: target, value: 0, threshold: 0,
-                                               unit: connected ? "handshake" : "connection", source: connected ? "protocol" : "connect",
-                                               message: connected ? "\(failure): devices cannot use this server either"
-                                                   : "\(failure): devices cannot connect either; is the push server running and listening there, and is the path to it open?"),
-                                       at: 0)
+                report.findings.insert(
+                    Finding(
+                        check: connected ? "protocol" : "connect", severity: .critical, subject: target, value: 0, threshold: 0,
+                        unit: connected ? "handshake" : "connection", source: connected ? "protocol" : "connect",
+                        message: connected
+                            ? "\(failure): devices cannot use this server either"
+                            : "\(failure): devices cannot connect either; is the push server running and listening there, and is the path to it open?"),
+                    at: 0)
             }
         }
         if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs, gap > o.serverHeartbeatTimeoutS * 1000 {
-            report.findings.append(Finding(check: "server_heartbeat", severity: .critical, subject: target, value: NumberText.rounded(gap / 1000), threshold: o.serverHeartbeatTimeoutS,
-                                           unit: "seconds", source: "server_heartbeats",
-                                           message: "\(target): \(NumberText.format(gap / 1000)) s without a heartbeat from the server, above the \(NumberText.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"))
+            report.findings.append(
+                Finding(
+                    check: "server_heartbeat", severity: .critical, subject: target, value: NumberText.rounded(gap / 1000),
+                    threshold: o.serverHeartbeatTimeoutS,
+                    unit: "seconds", source: "server_heartbeats",
+                    message:
+                        "\(target): \(NumberText.format(gap / 1000)) s without a heartbeat from the server, above the \(NumberText.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"
+                ))
         }
         if let info = report.tls, info.daysLeft < 30 {
             let expired = info.daysLeft < 0
-            report.findings.append(Finding(check: "tls_certificate", severity: expired ? .critical : .warning, subject: target, value: Double(info.daysLeft),
-                                           threshold: expired ? 0 : 30, unit: "days", source: "tls",
-                                           message: expired ? "\(target): the certificate expired on \(info.notAfter)" : "\(target): the certificate expires in \(info.daysLeft) days (\(info.notAfter))"))
+            report.findings.append(
+                Finding(
+                    check: "tls_certificate", severity: expired ? .critical : .warning, subject: target, value: Double(info.daysLeft),
+                    threshold: expired ? 0 : 30, unit: "days", source: "tls",
+                    message: expired
+                        ? "\(target): the certificate expired on \(info.notAfter)"
+                        : "\(target): the certificate expires in \(info.daysLeft) days (\(info.notAfter))"))
         }
         report.status = report.findings.map(\.severity).max() ?? .ok
         if failure != nil { report.status = max(report.status, .unknown) }
@@ -286,7 +310,10 @@ public struct LoadReport: Codable, Sendable, Equatable {
     public var findings: [Finding]
     public var status: Severity
 
-    public init(target: String, protocol proto: String, perClient: [LoadClientReport], rtts: [Double], durationSeconds: Double, count: Int, thresholds: HeartbeatThresholds) {
+    public init(
+        target: String, protocol proto: String, perClient: [LoadClientReport], rtts: [Double], durationSeconds: Double, count: Int,
+        thresholds: HeartbeatThresholds
+    ) {
         self.target = target
         self.protocol = proto
         self.perClient = perClient
@@ -301,16 +328,22 @@ public struct LoadReport: Codable, Sendable, Equatable {
         rttMs = RTTSummary.of(rtts)
         self.durationSeconds = NumberText.rounded(durationSeconds, places: 1000)
         let summary = RTTSummary.of(rtts)
-        var f = HeartbeatAnalysis.findings(target: target, sent: perClient.filter(\.connected).count * count, received: perClient.reduce(0) { $0 + $1.received },
-                                           rtt: summary, connectionLost: false, t: thresholds)
-        let failed = perClient.filter { !$0.connected }.count, dropped = perClient.filter(\.droppedOut).count
+        var f = HeartbeatAnalysis.findings(
+            target: target, sent: perClient.filter(\.connected).count * count, received: perClient.reduce(0) { $0 + $1.received },
+            rtt: summary, connectionLost: false, t: thresholds)
+        let failed = perClient.filter { !$0.connected }.count
+        let dropped = perClient.filter(\.droppedOut).count
         if failed > 0 {
-            f.append(Finding(check: "load_connects", severity: .critical, subject: target, value: Double(failed), threshold: 0, unit: "clients", source: "load",
-                             message: "\(target): \(failed) of \(perClient.count) simulated devices could not connect"))
+            f.append(
+                Finding(
+                    check: "load_connects", severity: .critical, subject: target, value: Double(failed), threshold: 0, unit: "clients", source: "load",
+                    message: "\(target): \(failed) of \(perClient.count) simulated devices could not connect"))
         }
         if dropped > 0 {
-            f.append(Finding(check: "load_dropouts", severity: .warning, subject: target, value: Double(dropped), threshold: 0, unit: "clients", source: "load",
-                             message: "\(target): the server closed \(dropped) connections during the run"))
+            f.append(
+                Finding(
+                    check: "load_dropouts", severity: .warning, subject: target, value: Double(dropped), threshold: 0, unit: "clients", source: "load",
+                    message: "\(target): the server closed \(dropped) connections during the run"))
         }
         findings = f.sorted { $0.severity > $1.severity }
         status = findings.map(\.severity).max() ?? .ok

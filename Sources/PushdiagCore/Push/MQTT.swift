@@ -57,7 +57,9 @@ public enum MQTT {
 
         public mutating func next() throws(FramingError) -> Packet? {
             guard queue.count >= 2 else { return nil }
-            var length = 0, multiplier = 1, i = 1
+            var length = 0
+            var multiplier = 1
+            var i = 1
             while true {
                 guard i < queue.count else { return nil }
                 guard i <= 4 else { throw .malformed("MQTT packet with a malformed remaining length") }

@@ -55,7 +55,8 @@ public enum SimplePush {
     /// The count of a heartbeat request, or nil when the message is not one.
     public static func heartbeatCount(_ m: Message) -> Int64? {
         guard m.isRequest, let p = m.payload, p.codingKey == codingKeyHeartbeat, let d = Data(base64Encoded: p.data),
-              let h = try? JSONDecoder().decode(Heartbeat.self, from: d) else { return nil }
+            let h = try? JSONDecoder().decode(Heartbeat.self, from: d)
+        else { return nil }
         return h.count
     }
 
@@ -63,7 +64,8 @@ public enum SimplePush {
     public static func frame(_ m: Message, order: ByteOrder) -> [UInt8] {
         let body = [UInt8](try! JSONEncoder().encode(m))
         let n = UInt32(body.count)
-        let prefix: [UInt8] = order == .little
+        let prefix: [UInt8] =
+            order == .little
             ? [UInt8(n & 0xFF), UInt8((n >> 8) & 0xFF), UInt8((n >> 16) & 0xFF), UInt8(n >> 24)]
             : [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
         return prefix + body
@@ -86,7 +88,8 @@ public enum SimplePush {
         public mutating func next() throws(FramingError) -> Message? {
             guard queue.count >= 4 else { return nil }
             let b = (queue[0], queue[1], queue[2], queue[3])
-            let n = order == .little
+            let n =
+                order == .little
                 ? Int(b.0) | Int(b.1) << 8 | Int(b.2) << 16 | Int(b.3) << 24
                 : Int(b.3) | Int(b.2) << 8 | Int(b.1) << 16 | Int(b.0) << 24
             guard n <= cap else { throw .oversized(what: "frame", size: n, cap: cap) }

@@ -6,8 +6,9 @@ public enum WebSocket {
     static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
     public static func upgradeRequest(host: String, path: String, key: String) -> [UInt8] {
-        Array(("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\nUser-Agent: pushdiag\r\n\r\n").utf8)
+        Array(
+            ("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\nUser-Agent: pushdiag\r\n\r\n").utf8)
     }
 
     /// base64(SHA-1(key + GUID)), what the server must answer.
@@ -78,7 +79,8 @@ public enum WebSocket {
             if l[..<colon].lowercased() == "sec-websocket-key" { key = String(l[l.index(after: colon)...]).trimmingCharactersInSet(" ") }
         }
         guard let key, !key.isEmpty else { return nil }
-        return Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(expectedAccept(key: key))\r\n\r\n".utf8)
+        return Array(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(expectedAccept(key: key))\r\n\r\n".utf8)
     }
 
     public struct Frame: Equatable, Sendable {
@@ -140,9 +142,14 @@ public enum SHA1 {
                 let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
                 w[i] = x << 1 | x >> 31
             }
-            var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4]
+            var a = h[0]
+            var b = h[1]
+            var c = h[2]
+            var d = h[3]
+            var e = h[4]
             for i in 0..<80 {
-                let f: UInt32, k: UInt32
+                let f: UInt32
+                let k: UInt32
                 switch i {
                 case 0..<20: (f, k) = ((b & c) | (~b & d), 0x5A82_7999)
                 case 20..<40: (f, k) = (b ^ c ^ d, 0x6ED9_EBA1)

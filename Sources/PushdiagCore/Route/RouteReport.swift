@@ -46,16 +46,21 @@ public enum RouteAnalysis {
 
     /// One destination's report from the kernel's answers. `routeError` is the negative errno
     /// of a failed `RTM_GETROUTE` (ENETUNREACH when no route matches).
-    public static func report(destination: String, address: IPAddress, route: RTNetlink.Route?, routeError: Int32?,
-                              links: [RTNetlink.Link], neighbours: [RTNetlink.Neighbour]) -> RouteReport {
-        var r = RouteReport(destination: destination, address: address, routeType: nil, interface: nil, source: nil, gateway: nil,
-                            gatewayState: nil, vlanId: nil, mtu: nil, devices: [], findings: [], status: .ok, error: nil)
+    public static func report(
+        destination: String, address: IPAddress, route: RTNetlink.Route?, routeError: Int32?,
+        links: [RTNetlink.Link], neighbours: [RTNetlink.Neighbour]
+    ) -> RouteReport {
+        var r = RouteReport(
+            destination: destination, address: address, routeType: nil, interface: nil, source: nil, gateway: nil,
+            gatewayState: nil, vlanId: nil, mtu: nil, devices: [], findings: [], status: .ok, error: nil)
         let subject = destination == address.description ? destination : "\(destination) (\(address))"
         guard let route, route.type == RTNetlink.rtnUnicast || route.type == RTNetlink.rtnLocal else {
             let why = route.map { "the route is \(typeName($0.type))" } ?? routeError.map { Errno.describe(-$0) } ?? "no answer"
             r.routeType = route.map { typeName($0.type) }
-            r.findings.append(Finding(check: "route", severity: .critical, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
-                                      message: "no route to \(subject): \(why); devices on this network cannot reach the push server"))
+            r.findings.append(
+                Finding(
+                    check: "route", severity: .critical, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
+                    message: "no route to \(subject): \(why); devices on this network cannot reach the push server"))
             r.status = .critical
             return r
         }
@@ -85,11 +90,17 @@ public enum RouteAnalysis {
             let state = n.map { RTNetlink.neighbourStateName($0.state) } ?? "none"
             r.gatewayState = state
             if state == "failed" {
-                r.findings.append(Finding(check: "route", severity: .critical, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
-                                          message: "the gateway \(gw) on \(r.interface ?? "?") does not answer (neighbour state failed): nothing leaves this network towards \(subject)"))
+                r.findings.append(
+                    Finding(
+                        check: "route", severity: .critical, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
+                        message:
+                            "the gateway \(gw) on \(r.interface ?? "?") does not answer (neighbour state failed): nothing leaves this network towards \(subject)"
+                    ))
             } else if state == "incomplete" {
-                r.findings.append(Finding(check: "route", severity: .warning, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
-                                          message: "the gateway \(gw) on \(r.interface ?? "?") has not answered address resolution yet (incomplete)"))
+                r.findings.append(
+                    Finding(
+                        check: "route", severity: .warning, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
+                        message: "the gateway \(gw) on \(r.interface ?? "?") has not answered address resolution yet (incomplete)"))
             }
         }
         r.status = r.findings.map(\.severity).max() ?? .ok
@@ -98,7 +109,8 @@ public enum RouteAnalysis {
 
     /// A destination that could not be checked (name resolution failed, netlink error).
     public static func unknown(destination: String, error: String) -> RouteReport {
-        RouteReport(destination: destination, address: nil, routeType: nil, interface: nil, source: nil, gateway: nil, gatewayState: nil,
-                    vlanId: nil, mtu: nil, devices: [], findings: [], status: .unknown, error: error)
+        RouteReport(
+            destination: destination, address: nil, routeType: nil, interface: nil, source: nil, gateway: nil, gatewayState: nil,
+            vlanId: nil, mtu: nil, devices: [], findings: [], status: .unknown, error: error)
     }
 }

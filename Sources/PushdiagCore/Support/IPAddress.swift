@@ -16,7 +16,9 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, Codable {
     }
     public init(from decoder: any Decoder) throws {
         let s = try decoder.singleValueContainer().decode(String.self)
-        guard let b = IPText.parse(s) else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an IP address: \(s)")) }
+        guard let b = IPText.parse(s) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an IP address: \(s)"))
+        }
         bytes = b
     }
     public func encode(to encoder: any Encoder) throws {
@@ -35,14 +37,17 @@ public enum IPText {
             return "::ffff:" + b[12..<16].map(String.init).joined(separator: ".")
         }
         // The longest run of two or more zero groups becomes "::".
-        var best = (start: -1, length: 0), i = 0
+        var best = (start: -1, length: 0)
+        var i = 0
         while i < 8 {
             if groups[i] == 0 {
                 var j = i
                 while j < 8 && groups[j] == 0 { j += 1 }
                 if j - i > best.length && j - i >= 2 { best = (i, j - i) }
                 i = j
-            } else { i += 1 }
+            } else {
+                i += 1
+            }
         }
         func hex(_ r: ArraySlice<UInt16>) -> String { r.map { String($0, radix: 16) }.joined(separator: ":") }
         if best.start < 0 { return hex(groups[...]) }

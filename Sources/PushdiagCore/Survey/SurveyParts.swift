@@ -44,8 +44,9 @@ extension SurveyReport {
             }
         }
         checks.sort { $0.status > $1.status }
-        return SurveyReport(started: started, durationSeconds: durationSeconds, checks: checks,
-                            wifi: parts.wifi, capture: parts.capture, heartbeats: parts.heartbeats, routes: parts.routes)
+        return SurveyReport(
+            started: started, durationSeconds: durationSeconds, checks: checks,
+            wifi: parts.wifi, capture: parts.capture, heartbeats: parts.heartbeats, routes: parts.routes)
     }
 
     /// The hosts whose route a survey checks: each once, however many of its ports serve push.

@@ -76,7 +76,10 @@ public struct SurveyReport: Codable, Sendable, Equatable {
     public var heartbeats: [HeartbeatReport]
     @Nullable public var routes: RouteSetReport?
 
-    public init(started: Int64, durationSeconds: Double, checks: [SurveyCheck], wifi: WiFiReport?, capture: CaptureReport?, heartbeats: [HeartbeatReport], routes: RouteSetReport?) {
+    public init(
+        started: Int64, durationSeconds: Double, checks: [SurveyCheck], wifi: WiFiReport?, capture: CaptureReport?, heartbeats: [HeartbeatReport],
+        routes: RouteSetReport?
+    ) {
         self.started = Timestamp.rfc3339(nanoseconds: started)
         self.durationSeconds = NumberText.rounded(durationSeconds, places: 1000)
         self.checks = Self.distinct(checks)
@@ -116,32 +119,46 @@ public enum SurveyVerdicts {
         let band = r.frequencyMhz.map { $0 < 3000 ? "2.4 GHz" : "5 GHz" }
         if let u = r.channelUtilizationPercent {
             let s = t.grade(u, t.utilizationWarning, t.utilizationCritical)
-            out.append(SurveyCheck(check: "channel_utilization", status: s, subject: "\(r.interface) \(channel)", value: u, unit: "percent",
-                                   threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
-                                   hint: s == .ok ? "within Apple's guidance (40% or less)"
-                                       : "\(channel) is \(pct(u)) busy: move the SSID to a less used channel" + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "") + " (Apple: 40% or less)"))
+            out.append(
+                SurveyCheck(
+                    check: "channel_utilization", status: s, subject: "\(r.interface) \(channel)", value: u, unit: "percent",
+                    threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
+                    hint: s == .ok
+                        ? "within Apple's guidance (40% or less)"
+                        : "\(channel) is \(pct(u)) busy: move the SSID to a less used channel" + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "")
+                            + " (Apple: 40% or less)"))
         } else {
-            out.append(SurveyCheck(check: "channel_utilization", status: .unknown, subject: "\(r.interface) \(channel)",
-                                   hint: r.notes.first { $0.hasPrefix("channel utilisation") } ?? "not derivable from this interface"))
+            out.append(
+                SurveyCheck(
+                    check: "channel_utilization", status: .unknown, subject: "\(r.interface) \(channel)",
+                    hint: r.notes.first { $0.hasPrefix("channel utilisation") } ?? "not derivable from this interface"))
         }
         if let x = r.retransmissionPercent {
             let s = t.grade(x, t.retransmissionWarning, t.retransmissionCritical)
-            out.append(SurveyCheck(check: "retransmissions", status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: "percent",
-                                   threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)",
-                                   hint: s == .ok ? "within Apple's guidance (15% or less)"
-                                       : "\(pct(x)) of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (Apple: 15% or less)"))
+            out.append(
+                SurveyCheck(
+                    check: "retransmissions", status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: "percent",
+                    threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)",
+                    hint: s == .ok
+                        ? "within Apple's guidance (15% or less)"
+                        : "\(pct(x)) of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (Apple: 15% or less)"
+                ))
         } else {
-            out.append(SurveyCheck(check: "retransmissions", status: .unknown, subject: r.interface,
-                                   hint: r.notes.first { $0.hasPrefix("retransmissions") } ?? "not derivable from this interface"))
+            out.append(
+                SurveyCheck(
+                    check: "retransmissions", status: .unknown, subject: r.interface,
+                    hint: r.notes.first { $0.hasPrefix("retransmissions") } ?? "not derivable from this interface"))
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
         for b in r.bss {
             guard let l = b.bssLoad else { continue }
             let s = t.grade(l.channelUtilizationPercent, t.utilizationWarning, t.utilizationCritical)
             guard s != .ok else { continue }
-            out.append(SurveyCheck(check: "channel_utilization", status: s, subject: "\(b.bssid) (BSS Load)", value: l.channelUtilizationPercent, unit: "percent",
-                                   threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
-                                   hint: "the AP advertises its channel \(pct(l.channelUtilizationPercent)) busy: move it to a less used channel (Apple: 40% or less)"))
+            out.append(
+                SurveyCheck(
+                    check: "channel_utilization", status: s, subject: "\(b.bssid) (BSS Load)", value: l.channelUtilizationPercent, unit: "percent",
+                    threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
+                    hint: "the AP advertises its channel \(pct(l.channelUtilizationPercent)) busy: move it to a less used channel (Apple: 40% or less)"))
         }
         return out
     }
@@ -155,9 +172,11 @@ public enum SurveyVerdicts {
         if bss.contains(where: { !$0.4 }) { missing.append("802.11v (BSS transition)") }
         let ssid = bss.first?.1 ?? "the SSID"
         let full = bss.filter { $0.2 && $0.3 && $0.4 }.count
-        return SurveyCheck(check: "roaming", status: missing.isEmpty ? .ok : .warning, subject: "\(ssid), \(bss.count) BSS (\(source))", value: Double(full), unit: "bss",
-                           hint: missing.isEmpty ? "every BSS offers 802.11r, 802.11k and 802.11v"
-                               : "enable \(missing.joined(separator: ", ")) on every AP of \(ssid): devices roam faster and keep their push connection")
+        return SurveyCheck(
+            check: "roaming", status: missing.isEmpty ? .ok : .warning, subject: "\(ssid), \(bss.count) BSS (\(source))", value: Double(full), unit: "bss",
+            hint: missing.isEmpty
+                ? "every BSS offers 802.11r, 802.11k and 802.11v"
+                : "enable \(missing.joined(separator: ", ")) on every AP of \(ssid): devices roam faster and keep their push connection")
     }
 
     public static func capture(_ r: CaptureReport, t: SurveyThresholds) -> [SurveyCheck] {
@@ -165,24 +184,37 @@ public enum SurveyVerdicts {
         let subject = r.file ?? "capture"
         if let x = r.retryPercent, r.dot11Frames >= 50 {
             let s = t.grade(x, t.retransmissionWarning, t.retransmissionCritical)
-            out.append(SurveyCheck(check: "frame_retries", status: s, subject: subject, value: x, unit: "percent", threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)",
-                                   hint: s == .ok ? "retry bit on \(pct(x)) of \(r.dot11Frames) frames" : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (Apple: 15% or less)"))
+            out.append(
+                SurveyCheck(
+                    check: "frame_retries", status: s, subject: subject, value: x, unit: "percent",
+                    threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)",
+                    hint: s == .ok
+                        ? "retry bit on \(pct(x)) of \(r.dot11Frames) frames"
+                        : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (Apple: 15% or less)"))
         } else {
             out.append(SurveyCheck(check: "frame_retries", status: .unknown, subject: subject, hint: r.error ?? "fewer than 50 802.11 frames captured"))
         }
         for c in r.channels {
             guard let u = c.utilizationPercent else { continue }
             let s = t.grade(u, t.utilizationWarning, t.utilizationCritical)
-            out.append(SurveyCheck(check: "channel_utilization", status: s, subject: "\(c.channel.map { "channel \($0)" } ?? "\(c.frequencyMhz) MHz") (airtime)", value: u, unit: "percent",
-                                   threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
-                                   hint: s == .ok ? "airtime of the frames captured; a lower bound" : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (Apple: 40% or less)"))
+            out.append(
+                SurveyCheck(
+                    check: "channel_utilization", status: s, subject: "\(c.channel.map { "channel \($0)" } ?? "\(c.frequencyMhz) MHz") (airtime)", value: u,
+                    unit: "percent",
+                    threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
+                    hint: s == .ok
+                        ? "airtime of the frames captured; a lower bound" : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (Apple: 40% or less)")
+            )
         }
         for b in r.bss where b.beacons > 0 {
             guard let l = b.bssLoad else { continue }
             let s = t.grade(l.channelUtilizationMeanPercent, t.utilizationWarning, t.utilizationCritical)
             guard s != .ok else { continue }
-            out.append(SurveyCheck(check: "channel_utilization", status: s, subject: "\(b.bssid) (BSS Load)", value: l.channelUtilizationMeanPercent, unit: "percent",
-                                   threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)", hint: "the AP advertises its channel \(pct(l.channelUtilizationMeanPercent)) busy (Apple: 40% or less)"))
+            out.append(
+                SurveyCheck(
+                    check: "channel_utilization", status: s, subject: "\(b.bssid) (BSS Load)", value: l.channelUtilizationMeanPercent, unit: "percent",
+                    threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
+                    hint: "the AP advertises its channel \(pct(l.channelUtilizationMeanPercent)) busy (Apple: 40% or less)"))
         }
         let aps = r.bss.filter { $0.beacons > 0 }
         if !aps.isEmpty {
@@ -190,8 +222,10 @@ public enum SurveyVerdicts {
         }
         if !r.roamingEvents.isEmpty {
             let gaps = r.roamingEvents.compactMap(\.gapMs)
-            out.append(SurveyCheck(check: "roams", status: .ok, subject: subject, value: Double(r.roamingEvents.count), unit: "roams",
-                                   hint: "\(r.roamingEvents.count) roams seen" + (gaps.max().map { ", longest gap \(NumberText.format($0)) ms" } ?? "")))
+            out.append(
+                SurveyCheck(
+                    check: "roams", status: .ok, subject: subject, value: Double(r.roamingEvents.count), unit: "roams",
+                    hint: "\(r.roamingEvents.count) roams seen" + (gaps.max().map { ", longest gap \(NumberText.format($0)) ms" } ?? "")))
         }
         return out
     }
@@ -204,29 +238,34 @@ public enum SurveyVerdicts {
             guard let f = r.findings.first, f.severity == .critical else {
                 return SurveyCheck(check: "heartbeat", status: .unknown, subject: r.target, hint: e)
             }
-            return SurveyCheck(check: "heartbeat", status: .critical, subject: r.target,
-                               hint: f.check == "tls" ? "\(f.message): devices will refuse this server's certificate too" : f.message)
+            return SurveyCheck(
+                check: "heartbeat", status: .critical, subject: r.target,
+                hint: f.check == "tls" ? "\(f.message): devices will refuse this server's certificate too" : f.message)
         }
         let loss = r.lossPercent
         var s = t.grade(loss, t.lossWarning, t.lossCritical)
         if let p95 = r.rttMs?.p95 { s = max(s, t.grade(p95, t.rttWarning, t.rttCritical)) }
         if r.connectionLost { s = .critical }
         let rtt = r.rttMs.map { "p95 \(NumberText.format($0.p95)) ms" } ?? "no answer"
-        return SurveyCheck(check: "heartbeat", status: s, subject: r.target, value: loss, unit: "percent", threshold: "\(t.lossWarning) / \(t.lossCritical)",
-                           hint: s == .ok ? "\(NumberText.format(loss))% lost: \(r.received)/\(r.sent) answered, \(rtt)"
-                               : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; check the push server's load and the path to it")
+        return SurveyCheck(
+            check: "heartbeat", status: s, subject: r.target, value: loss, unit: "percent", threshold: "\(t.lossWarning) / \(t.lossCritical)",
+            hint: s == .ok
+                ? "\(NumberText.format(loss))% lost: \(r.received)/\(r.sent) answered, \(rtt)"
+                : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; check the push server's load and the path to it")
     }
 
     public static func route(_ r: RouteReport) -> SurveyCheck {
-        let via = [r.interface.map { "via \($0)" }, r.vlanId.map { "VLAN \($0)" }, r.gateway.map { "gateway \($0) \(r.gatewayState ?? "")" }].compactMap { $0 }.joined(separator: ", ")
+        let via = [r.interface.map { "via \($0)" }, r.vlanId.map { "VLAN \($0)" }, r.gateway.map { "gateway \($0) \(r.gatewayState ?? "")" }].compactMap { $0 }
+            .joined(separator: ", ")
         switch r.status {
         case .ok:
             return SurveyCheck(check: "route", status: .ok, subject: r.destination, hint: via.isEmpty ? "routed" : via)
         case .unknown:
             return SurveyCheck(check: "route", status: .unknown, subject: r.destination, hint: r.error ?? "could not check")
         default:
-            return SurveyCheck(check: "route", status: r.status == .critical ? .critical : .warning, subject: r.destination,
-                               hint: (r.findings.first?.message ?? "") + ": every VLAN with devices needs a route to the push server")
+            return SurveyCheck(
+                check: "route", status: r.status == .critical ? .critical : .warning, subject: r.destination,
+                hint: (r.findings.first?.message ?? "") + ": every VLAN with devices needs a route to the push server")
         }
     }
 }

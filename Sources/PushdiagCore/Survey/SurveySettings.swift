@@ -71,7 +71,8 @@ public struct SurveySettings: Sendable, Equatable {
         if let d = flags.duration, (DurationText.seconds(d) ?? 0) < 1 { throw .usage("--duration: '\(d)' is not a duration of at least 1s") }
         let p = flags.proto ?? .simplepush
         for s in flags.servers where Endpoint(s, defaultPort: p.defaultPort(tls: flags.tls)) == nil {
-            throw .usage("--server: '\(s)' is not HOST:PORT" + (p.defaultPort(tls: flags.tls) == nil ? " (the \(p.rawValue) protocol has no default port)" : ""))
+            throw .usage(
+                "--server: '\(s)' is not HOST:PORT" + (p.defaultPort(tls: flags.tls) == nil ? " (the \(p.rawValue) protocol has no default port)" : ""))
         }
     }
 
@@ -119,9 +120,10 @@ public struct SurveySettings: Sendable, Equatable {
             defer { seen.append(s.endpoint) }
             return seen.contains(s.endpoint)
         }
-        return SurveySettings(interface: flags.interface ?? c.interface, monitor: flags.monitor ?? c.monitor, capture: flags.capture,
-                              seconds: DurationText.seconds(flags.duration ?? c.duration ?? defaultDuration) ?? 30,
-                              servers: servers, thresholds: t, history: c.history, textfile: c.textfile)
+        return SurveySettings(
+            interface: flags.interface ?? c.interface, monitor: flags.monitor ?? c.monitor, capture: flags.capture,
+            seconds: DurationText.seconds(flags.duration ?? c.duration ?? defaultDuration) ?? 30,
+            servers: servers, thresholds: t, history: c.history, textfile: c.textfile)
     }
 }
 

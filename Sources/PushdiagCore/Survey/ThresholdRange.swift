@@ -14,7 +14,8 @@ public struct ThresholdRange: Equatable, Sendable, CustomStringConvertible {
         if inside { t = t.dropFirst() }
         guard !t.isEmpty else { return nil }
         if let colon = t.firstIndex(of: ":") {
-            let a = t[..<colon], b = t[t.index(after: colon)...]
+            let a = t[..<colon]
+            let b = t[t.index(after: colon)...]
             if a == "~" { start = nil } else if a.isEmpty { start = 0 } else if let v = Double(a) { start = v } else { return nil }
             if b.isEmpty { end = nil } else if let v = Double(b) { end = v } else { return nil }
         } else {

@@ -27,8 +27,10 @@ public struct WatchEvent: Codable, Sendable, Equatable {
         case time, event, interface, ssid, bssid, fromBssid, previousSsid, reasonCode, statusCode, byAp, gapMs
     }
 
-    public init(timeNs: Int64, event: String, interface: String, ssid: String? = nil, bssid: MACAddress? = nil, fromBssid: MACAddress? = nil,
-                previousSsid: String? = nil, reasonCode: Int? = nil, statusCode: Int? = nil, byAp: Bool? = nil, gapMs: Double? = nil) {
+    public init(
+        timeNs: Int64, event: String, interface: String, ssid: String? = nil, bssid: MACAddress? = nil, fromBssid: MACAddress? = nil,
+        previousSsid: String? = nil, reasonCode: Int? = nil, statusCode: Int? = nil, byAp: Bool? = nil, gapMs: Double? = nil
+    ) {
         time = Timestamp.rfc3339(nanoseconds: timeNs)
         self.event = event
         self.interface = interface
@@ -99,16 +101,23 @@ public struct RoamTracker {
                 states[ifindex] = st
             }
             if let at = st.disconnectedAt, time - at <= windowNs, let from = st.disconnectedFrom, from != bssid,
-               newSSID == st.disconnectedSSID || newSSID == nil || st.disconnectedSSID == nil {
+                newSSID == st.disconnectedSSID || newSSID == nil || st.disconnectedSSID == nil
+            {
                 let gap = time - at
                 noteRoam(gap)
-                return [WatchEvent(timeNs: time, event: "roam", interface: name(ifindex), ssid: newSSID ?? st.disconnectedSSID, bssid: bssid, fromBssid: from,
-                                   statusCode: 0, gapMs: Double(gap) / 1e6)]
+                return [
+                    WatchEvent(
+                        timeNs: time, event: "roam", interface: name(ifindex), ssid: newSSID ?? st.disconnectedSSID, bssid: bssid, fromBssid: from,
+                        statusCode: 0, gapMs: Double(gap) / 1e6)
+                ]
             }
             connects += 1
             let previous = st.disconnectedSSID.flatMap { $0 != newSSID ? $0 : nil }
-            return [WatchEvent(timeNs: time, event: "connect", interface: name(ifindex), ssid: newSSID, bssid: bssid, previousSsid: previous, statusCode: 0,
-                               gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 })]
+            return [
+                WatchEvent(
+                    timeNs: time, event: "connect", interface: name(ifindex), ssid: newSSID, bssid: bssid, previousSsid: previous, statusCode: 0,
+                    gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 })
+            ]
         case .roam(let ifindex?, let bssid):
             var st = states[ifindex] ?? State()
             let from = st.bssid
@@ -121,8 +130,9 @@ public struct RoamTracker {
         case .disconnect(let ifindex?, let reason, let byAP):
             var st = states[ifindex] ?? State()
             disconnects += 1
-            let ev = WatchEvent(timeNs: time, event: "disconnect", interface: name(ifindex), ssid: st.ssid, bssid: st.bssid,
-                                reasonCode: reason.map(Int.init), byAp: byAP)
+            let ev = WatchEvent(
+                timeNs: time, event: "disconnect", interface: name(ifindex), ssid: st.ssid, bssid: st.bssid,
+                reasonCode: reason.map(Int.init), byAp: byAP)
             st.disconnectedAt = time
             st.disconnectedFrom = st.bssid
             st.disconnectedSSID = st.ssid

@@ -47,7 +47,8 @@ public enum WiFiAnalysis {
         var w = Window()
         for (a, b) in zip(samples, samples.dropFirst()) {
             if let sa = inUse(a.survey, frequency: a.interface.frequency), let sb = inUse(b.survey, frequency: b.interface.frequency),
-               sa.frequency == sb.frequency, let a0 = sa.active, let a1 = sb.active, let b0 = sa.busy, let b1 = sb.busy {
+                sa.frequency == sb.frequency, let a0 = sa.active, let a1 = sb.active, let b0 = sa.busy, let b1 = sb.busy
+            {
                 if a1 > a0, b1 >= b0, b1 - b0 <= a1 - a0 {
                     w.activeMs += a1 - a0
                     w.busyMs += b1 - b0
@@ -111,18 +112,22 @@ public enum WiFiAnalysis {
             } else {
                 notes.append("retransmissions: the peer's counters restarted (reassociation) in every pair of samples")
             }
-            if w.rebaselines > 0 { notes.append("counters restarted \(w.rebaselines) time(s) during the window (reassociation or driver reset): those intervals are left out") }
+            if w.rebaselines > 0 {
+                notes.append("counters restarted \(w.rebaselines) time(s) during the window (reassociation or driver reset): those intervals are left out")
+            }
         } else {
             notes.append("one sample: raw counters only (use --count 2 or more for ratios)")
         }
 
         let survey = (last?.survey ?? []).map { e in
-            ChannelSurveyReport(frequencyMhz: Int(e.frequency), inUse: e.inUse, noiseDbm: e.noise.map(Int.init), activeMs: e.active, busyMs: e.busy,
-                         extBusyMs: e.extBusy, rxMs: e.rx, txMs: e.tx)
+            ChannelSurveyReport(
+                frequencyMhz: Int(e.frequency), inUse: e.inUse, noiseDbm: e.noise.map(Int.init), activeMs: e.active, busyMs: e.busy,
+                extBusyMs: e.extBusy, rxMs: e.rx, txMs: e.tx)
         }
         let stations = (last?.stations ?? []).map { s in
-            StationReport(mac: s.mac, txPackets: s.txPackets, txRetries: s.txRetries, txFailed: s.txFailed, rxPackets: s.rxPackets,
-                          signalDbm: s.signal.map(Int.init), connectedSeconds: s.connectedTime)
+            StationReport(
+                mac: s.mac, txPackets: s.txPackets, txRetries: s.txRetries, txFailed: s.txFailed, rxPackets: s.rxPackets,
+                signalDbm: s.signal.map(Int.init), connectedSeconds: s.connectedTime)
         }
         let sameSSID = scan.filter { b in ssidBytes == nil ? b.associated : b.ssid == ssidBytes }
         let bss = sameSSID.map { b in
@@ -130,7 +135,9 @@ public enum WiFiAnalysis {
                 bssid: b.bssid, ssid: b.ssid.map(SSIDText.render), frequencyMhz: b.frequency.map(Int.init),
                 channel: b.channel.map(Int.init) ?? b.frequency.flatMap { ChannelPlan.channel(forFrequency: Int($0)) },
                 signalDbm: b.signalMBm.map { Double($0) / 100 },
-                bssLoad: b.bssLoadUtilization.map { ScanBSSLoad(stationCount: Int(b.bssLoadStations ?? 0), channelUtilizationPercent: CaptureAnalyzer.utilizationPercent(Int($0))) },
+                bssLoad: b.bssLoadUtilization.map {
+                    ScanBSSLoad(stationCount: Int(b.bssLoadStations ?? 0), channelUtilizationPercent: CaptureAnalyzer.utilizationPercent(Int($0)))
+                },
                 fastTransition: b.fastTransition, radioMeasurement: b.radioMeasurement, bssTransition: b.bssTransition,
                 current: b.bssid == bssid)
         }.sorted { ($0.current ? 1 : 0, $0.signalDbm ?? -200) > ($1.current ? 1 : 0, $1.signalDbm ?? -200) }
@@ -141,19 +148,33 @@ public enum WiFiAnalysis {
         let chan = freq.flatMap { ChannelPlan.channel(forFrequency: $0) }
         if let u = utilization, let (sev, limit) = Thresholds.grade(u, warning: thresholds.utilizationWarning, critical: thresholds.utilizationCritical) {
             let subject = chan.map { "\(name) channel \($0)" } ?? name
-            findings.append(Finding(check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: "survey",
-                                    message: "\(subject) is \(NumberText.format(u))% busy (survey busy/active time), above \(NumberText.format(limit))%"))
+            findings.append(
+                Finding(
+                    check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: "survey",
+                    message: "\(subject) is \(NumberText.format(u))% busy (survey busy/active time), above \(NumberText.format(limit))%"))
         }
         if let r = retrans, let (sev, limit) = Thresholds.grade(r, warning: thresholds.retryWarning, critical: thresholds.retryCritical) {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
-            findings.append(Finding(check: "retransmissions", severity: sev, subject: subject, value: r, threshold: limit, unit: "percent", source: "station_counters",
-                                    message: "\(subject): \(NumberText.format(r))% retransmissions (\(w.retries) retries for \(w.packets) frames sent), above \(NumberText.format(limit))%"))
+            findings.append(
+                Finding(
+                    check: "retransmissions", severity: sev, subject: subject, value: r, threshold: limit, unit: "percent", source: "station_counters",
+                    message:
+                        "\(subject): \(NumberText.format(r))% retransmissions (\(w.retries) retries for \(w.packets) frames sent), above \(NumberText.format(limit))%"
+                ))
         }
         for b in bss {
-            guard let l = b.bssLoad, let (sev, limit) = Thresholds.grade(l.channelUtilizationPercent, warning: thresholds.utilizationWarning, critical: thresholds.utilizationCritical) else { continue }
+            guard let l = b.bssLoad,
+                let (sev, limit) = Thresholds.grade(
+                    l.channelUtilizationPercent, warning: thresholds.utilizationWarning, critical: thresholds.utilizationCritical)
+            else { continue }
             let subject = "\(b.bssid)" + (b.ssid.map { " (\($0))" } ?? "")
-            findings.append(Finding(check: "channel_utilization", severity: sev, subject: subject, value: l.channelUtilizationPercent, threshold: limit, unit: "percent", source: "bss_load",
-                                    message: "\(subject) advertises \(b.channel.map { "channel \($0)" } ?? "its channel") as \(NumberText.format(l.channelUtilizationPercent))% busy, above \(NumberText.format(limit))%"))
+            findings.append(
+                Finding(
+                    check: "channel_utilization", severity: sev, subject: subject, value: l.channelUtilizationPercent, threshold: limit, unit: "percent",
+                    source: "bss_load",
+                    message:
+                        "\(subject) advertises \(b.channel.map { "channel \($0)" } ?? "its channel") as \(NumberText.format(l.channelUtilizationPercent))% busy, above \(NumberText.format(limit))%"
+                ))
         }
         findings.sort { $0.severity > $1.severity }
         let window = samples.count >= 2 ? Double(samples.last!.time - samples.first!.time) / 1e9 : 0

@@ -23,8 +23,10 @@ public enum CaptureFileAnalysis {
 
     /// `progress` is called about every 64k records with (bytes read, file size).
     /// `pipelineThreshold`: files this size or larger are read on a second thread.
-    public static func analyze(path: String, options: CaptureAnalyzer.Options, pipelineThreshold: Int64 = pipelineThreshold,
-                               pipelineBatchBytes: Int = 4 << 20, progress: ((Int64, Int64) -> Void)? = nil) -> Outcome {
+    public static func analyze(
+        path: String, options: CaptureAnalyzer.Options, pipelineThreshold: Int64 = pipelineThreshold,
+        pipelineBatchBytes: Int = 4 << 20, progress: ((Int64, Int64) -> Void)? = nil
+    ) -> Outcome {
         var analyzer = CaptureAnalyzer(options: options)
         let file: PcapFile
         do {
@@ -34,8 +36,9 @@ public enum CaptureFileAnalysis {
         }
         let name = PcapFile.linkTypeName(file.linkType)
         guard let lt = LinkType(rawValue: file.linkType) else {
-            return Outcome(analyzer: analyzer, linkType: file.linkType, linkTypeName: name,
-                           error: .unsupportedLinkType(path: path, linkType: file.linkType, name: name))
+            return Outcome(
+                analyzer: analyzer, linkType: file.linkType, linkTypeName: name,
+                error: .unsupportedLinkType(path: path, linkType: file.linkType, name: name))
         }
         var outcome = Outcome(analyzer: analyzer, linkType: file.linkType, linkTypeName: name, error: nil)
         do {
@@ -63,8 +66,10 @@ public enum CaptureFileAnalysis {
     }
 
     /// A live capture on a monitor interface for `seconds`, analysed as it arrives.
-    public static func analyzeLive(interface: String, seconds: Double, writeTo path: String?, options: CaptureAnalyzer.Options,
-                                   stop: () -> Bool = { false }) -> Outcome {
+    public static func analyzeLive(
+        interface: String, seconds: Double, writeTo path: String?, options: CaptureAnalyzer.Options,
+        stop: () -> Bool = { false }
+    ) -> Outcome {
         var analyzer = CaptureAnalyzer(options: options)
         let live: PcapLive
         do {
@@ -75,8 +80,9 @@ public enum CaptureFileAnalysis {
         }
         let name = PcapFile.linkTypeName(live.linkType)
         guard let lt = LinkType(rawValue: live.linkType) else {
-            return Outcome(analyzer: analyzer, linkType: live.linkType, linkTypeName: name,
-                           error: .unsupportedLinkType(path: interface + " (not a monitor interface)", linkType: live.linkType, name: name))
+            return Outcome(
+                analyzer: analyzer, linkType: live.linkType, linkTypeName: name,
+                error: .unsupportedLinkType(path: interface + " (not a monitor interface)", linkType: live.linkType, name: name))
         }
         var outcome = Outcome(analyzer: analyzer, linkType: live.linkType, linkTypeName: name, error: nil)
         do {

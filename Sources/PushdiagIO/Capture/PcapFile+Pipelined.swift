@@ -82,7 +82,9 @@ extension PcapFile {
             b.full.wait()
             for e in b.entries {
                 n += 1
-                let rec = CaptureRecord(timestampNs: e.timestampNs, bytes: UnsafeRawBufferPointer(start: b.storage + e.offset, count: e.capturedLength), originalLength: e.originalLength)
+                let rec = CaptureRecord(
+                    timestampNs: e.timestampNs, bytes: UnsafeRawBufferPointer(start: b.storage + e.offset, count: e.capturedLength),
+                    originalLength: e.originalLength)
                 if !body(rec) {
                     pipeline.cancelled = true
                     b.empty.signal()

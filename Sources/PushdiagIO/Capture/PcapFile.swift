@@ -1,10 +1,11 @@
 private import CPcap
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import PushdiagCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Why a capture could not be read, or not read to its end.
 public enum CaptureError: Error, CustomStringConvertible, Equatable {
@@ -21,7 +22,8 @@ public enum CaptureError: Error, CustomStringConvertible, Equatable {
         case .cannotOpen(let path, let reason):
             return "cannot open \(path): \(reason)"
         case .unsupportedLinkType(let path, let lt, let name):
-            return "cannot analyse \(path): unsupported link type \(lt) (\(name)); pushdiag reads 802.11 captures: radiotap (127), IEEE802_11 (105), PPI (192), PRISM_HEADER (119), IEEE802_11_RADIO_AVS (163)"
+            return
+                "cannot analyse \(path): unsupported link type \(lt) (\(name)); pushdiag reads 802.11 captures: radiotap (127), IEEE802_11 (105), PPI (192), PRISM_HEADER (119), IEEE802_11_RADIO_AVS (163)"
         case .truncated(let path, let frame, let detail):
             return "\(path): truncated record at frame \(frame) (\(detail)); results cover the \(frame - 1) frames before it"
         case .readError(let path, let frame, let detail):

@@ -1,7 +1,8 @@
 private import CPcap
 import PushdiagCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A live capture on a monitor interface through libpcap, optionally written to a file as it
@@ -70,8 +71,10 @@ public final class PcapLive {
                 n += 1
                 if let dumper { pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), hdr, data) }
                 let h = hdr.pointee
-                body(CaptureRecord(timestampNs: Int64(h.ts.tv_sec) * 1_000_000_000 + Int64(h.ts.tv_usec) * 1000,
-                                   bytes: UnsafeRawBufferPointer(start: data, count: Int(h.caplen)), originalLength: Int(h.len)))
+                body(
+                    CaptureRecord(
+                        timestampNs: Int64(h.ts.tv_sec) * 1_000_000_000 + Int64(h.ts.tv_usec) * 1000,
+                        bytes: UnsafeRawBufferPointer(start: data, count: Int(h.caplen)), originalLength: Int(h.len)))
             } else if rc == 0 {
                 continue
             } else {

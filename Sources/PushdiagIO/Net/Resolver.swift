@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushdiagCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Host names to addresses, as this machine resolves them (`getaddrinfo`, so /etc/hosts, DNS and
 /// nsswitch as configured): for push-server connections, listeners and route checks alike.

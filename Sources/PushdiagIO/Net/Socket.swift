@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushdiagCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A byte stream with deadlines: plain TCP, or TLS over it.
 public protocol ByteStream: AnyObject {

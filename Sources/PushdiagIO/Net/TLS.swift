@@ -1,8 +1,9 @@
 private import CSSL
 import FoundationEssentials
 import PushdiagCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Waits on the socket as OpenSSL asks (`SSL_ERROR_WANT_READ`/`WANT_WRITE`), or throws what went wrong.
@@ -32,7 +33,10 @@ private func sslWriteAll(_ ssl: OpaquePointer, fd: Int32, _ bytes: [UInt8], time
     while off < bytes.count {
         ERR_clear_error()
         let n = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + off, Int32($0.count - off)) }
-        if n > 0 { off += Int(n); continue }
+        if n > 0 {
+            off += Int(n)
+            continue
+        }
         try sslWait(SSL_get_error(ssl, n), fd: fd, deadline: deadline, what: what)
     }
 }
@@ -101,7 +105,8 @@ public final class TLSConnection: ByteStream {
             defer { CRYPTO_free(p, nil, 0) }
             return String(cString: p)
         }
-        var days: Int32 = 0, secs: Int32 = 0
+        var days: Int32 = 0
+        var secs: Int32 = 0
         _ = CSSL_not_after_diff(cert, &days, &secs)
         let notAfter = WallClock.nanoseconds() + (Int64(days) * 86_400 + Int64(secs)) * 1_000_000_000
         // SPKI: the DER of the certificate's public key info, hashed.

@@ -147,7 +147,9 @@ public final class ReplayNetlink: NetlinkTransport {
                 if recordingPort == nil, k.4 != 0 { recordingPort = k.4 }
                 matched = r
             } else if recordingPort != nil, samePort {
-                throw .replay("\(path): record \(r.index) is \(Self.describe(k.0, k.1)), but the command now asks for \(Self.describe(want.0, want.1)): replay with the interface and options used when recording")
+                throw .replay(
+                    "\(path): record \(r.index) is \(Self.describe(k.0, k.1)), but the command now asks for \(Self.describe(want.0, want.1)): replay with the interface and options used when recording"
+                )
             }
         }
         guard let req = matched, let k = Self.key(req.bytes) else {

@@ -1,7 +1,8 @@
 private import CNetlink
 import PushdiagCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A netlink socket opened through libnl. Owns its `nl_sock`, freed once. Requests are built and

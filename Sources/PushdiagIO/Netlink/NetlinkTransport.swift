@@ -84,7 +84,6 @@ public final class LiveNetlink: NetlinkTransport {
     }
 }
 
-
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

@@ -1,6 +1,7 @@
 import PushdiagCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `ip route get` for each destination through rtnetlink, with the egress link chain and the
@@ -44,8 +45,10 @@ public enum RouteChecker {
                 }
                 neighbours[address.family] = all
             }
-            reports.append(RouteAnalysis.report(destination: d, address: address, route: route, routeError: code, links: links ?? [],
-                                                neighbours: neighbours[address.family] ?? []))
+            reports.append(
+                RouteAnalysis.report(
+                    destination: d, address: address, route: route, routeError: code, links: links ?? [],
+                    neighbours: neighbours[address.family] ?? []))
         }
         return RouteSetReport(routes: reports)
     }

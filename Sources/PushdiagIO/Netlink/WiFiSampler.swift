@@ -1,6 +1,7 @@
 import PushdiagCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why `pushdiag wifi` (or the Wi-Fi part of a survey) could not run. Every case is one line a
@@ -17,7 +18,9 @@ public enum WiFiError: Error, CustomStringConvertible, Equatable {
         case .noSuchInterface(let n): return "no such interface: \(n)"
         case .notWireless(let n): return "\(n) is not a wireless interface (nl80211 does not know it)"
         case .noStationInterface(let found):
-            return found.isEmpty ? "no wireless interfaces: nl80211 lists none" : "no Wi-Fi interface in station (managed) mode; found: \(found.joined(separator: ", ")); name one with --interface"
+            return found.isEmpty
+                ? "no wireless interfaces: nl80211 lists none"
+                : "no Wi-Fi interface in station (managed) mode; found: \(found.joined(separator: ", ")); name one with --interface"
         }
     }
 }
@@ -60,8 +63,10 @@ public enum WiFiSampler {
         }
     }
 
-    public static func run(_ client: NL80211Client, interfaceName: String?, count: Int, intervalSeconds: Double, thresholds: Thresholds,
-                           progress: ((Int, Int) -> Void)? = nil) throws(WiFiError) -> WiFiReport {
+    public static func run(
+        _ client: NL80211Client, interfaceName: String?, count: Int, intervalSeconds: Double, thresholds: Thresholds,
+        progress: ((Int, Int) -> Void)? = nil
+    ) throws(WiFiError) -> WiFiReport {
         let iface = try chooseInterface(client, name: interfaceName)
         var scan: [NL80211.ScanBSS]
         do { scan = try client.scan(ifindex: iface.ifindex) } catch { throw .netlink(error) }

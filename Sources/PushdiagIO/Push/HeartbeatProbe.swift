@@ -19,9 +19,11 @@ public final class HeartbeatProbe {
         switch Resolver.resolve(o.endpoint.host) {
         case .success(let a): address = a
         case .failure(let f):
-            report.states = [ConnectionState(timeNs: WallClock.nanoseconds(), state: "setup"),
-                             ConnectionState(timeNs: WallClock.nanoseconds(), state: "preparing"),
-                             ConnectionState(timeNs: WallClock.nanoseconds(), state: "failed", reason: f.description)]
+            report.states = [
+                ConnectionState(timeNs: WallClock.nanoseconds(), state: "setup"),
+                ConnectionState(timeNs: WallClock.nanoseconds(), state: "preparing"),
+                ConnectionState(timeNs: WallClock.nanoseconds(), state: "failed", reason: f.description),
+            ]
             HeartbeatAnalysis.conclude(&report, failure: f, options: o)
             return report
         }
@@ -30,7 +32,8 @@ public final class HeartbeatProbe {
         session.state("preparing")
         report.address = address.description
         report.resolveMs = NumberText.rounded(Clock.ms() - r0, places: 1000)
-        var sent = 0, received = 0
+        var sent = 0
+        var received = 0
         var rtts: [Double] = []
         var lost = false
         var failure: ConnectionFailure?
@@ -94,9 +97,10 @@ public final class HeartbeatProbe {
         report.reconnects = session.reconnects
         report.connectionLost = lost
         if o.register != nil && o.proto == .simplepush {
-            report.serverHeartbeats = ServerHeartbeats(registered: session.registeredAt != nil, arrivals: session.serverArrivals,
-                                                       registeredAt: session.registeredAt, acknowledged: session.serverAcknowledged,
-                                                       timeoutS: o.serverHeartbeatTimeoutS, endedAt: Clock.ms())
+            report.serverHeartbeats = ServerHeartbeats(
+                registered: session.registeredAt != nil, arrivals: session.serverArrivals,
+                registeredAt: session.registeredAt, acknowledged: session.serverAcknowledged,
+                timeoutS: o.serverHeartbeatTimeoutS, endedAt: Clock.ms())
         }
         HeartbeatAnalysis.conclude(&report, failure: failure, options: o)
         return report

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FoundationEssentials
 import PushdiagCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What became of one heartbeat.
 public enum HeartbeatOutcome: Equatable, Sendable {
@@ -146,11 +147,13 @@ public final class HeartbeatSession {
             let host = options.endpoint.port == options.proto.defaultPort(tls: options.tls != nil) ? options.endpoint.host : peer
             try send(WebSocket.upgradeRequest(host: host, path: options.path, key: key))
             var head = HTTPHeadDecoder(cap: options.frameCap)
-            let response = try handshakeReceive(&head, until: deadline, what: "the WebSocket upgrade", check: { (d: HTTPHeadDecoder) throws(ConnectionFailure) in
-                if !d.looksLikeHTTPResponse {
-                    throw .protocolViolation("\(self.peer): WebSocket upgrade failed: the server answered \"\(d.firstLine)\", not HTTP")
-                }
-            }) { $0 }
+            let response = try handshakeReceive(
+                &head, until: deadline, what: "the WebSocket upgrade",
+                check: { (d: HTTPHeadDecoder) throws(ConnectionFailure) in
+                    if !d.looksLikeHTTPResponse {
+                        throw .protocolViolation("\(self.peer): WebSocket upgrade failed: the server answered \"\(d.firstLine)\", not HTTP")
+                    }
+                }, { $0 })
             webSocket.feed(head.remainder())
             if let why = WebSocket.checkResponse(response, key: key) { throw .protocolViolation("\(peer): WebSocket upgrade failed: \(why)") }
         default:
@@ -172,9 +175,11 @@ public final class HeartbeatSession {
     }
 
     /// `receive` for a handshake: a timeout or the end of the stream there is a failure.
-    func handshakeReceive<D: FrameDecoder, R>(_ decoder: inout D, until deadline: Double, what: String,
-                                              check: (D) throws(ConnectionFailure) -> Void = { _ in },
-                                              _ handle: (D.Frame) throws(ConnectionFailure) -> R?) throws(ConnectionFailure) -> R {
+    func handshakeReceive<D: FrameDecoder, R>(
+        _ decoder: inout D, until deadline: Double, what: String,
+        check: (D) throws(ConnectionFailure) -> Void = { _ in },
+        _ handle: (D.Frame) throws(ConnectionFailure) -> R?
+    ) throws(ConnectionFailure) -> R {
         do throws(ConnectionFailure) {
             guard let r = try receive(&decoder, until: deadline, check: check, handle) else { throw .timeout(what) }
             return r
@@ -190,9 +195,11 @@ public final class HeartbeatSession {
     /// whole frame to `handle` until it returns a value. Nil when the deadline passes first;
     /// throws `.closedByPeer` at the end of the stream and `.protocolViolation` for bytes that
     /// are not the protocol. `check` looks at the decoder after each read (to refuse early).
-    func receive<D: FrameDecoder, R>(_ decoder: inout D, until deadline: Double,
-                                     check: (D) throws(ConnectionFailure) -> Void = { _ in },
-                                     _ handle: (D.Frame) throws(ConnectionFailure) -> R?) throws(ConnectionFailure) -> R? {
+    func receive<D: FrameDecoder, R>(
+        _ decoder: inout D, until deadline: Double,
+        check: (D) throws(ConnectionFailure) -> Void = { _ in },
+        _ handle: (D.Frame) throws(ConnectionFailure) -> R?
+    ) throws(ConnectionFailure) -> R? {
         guard let c = connection else { throw .closedByPeer("not connected") }
         while true {
             while true {
@@ -240,7 +247,8 @@ public final class HeartbeatSession {
             // Every heartbeat is a fresh connection; its connect time is the round trip.
             let t0 = Clock.ms()
             do throws(ConnectionFailure) {
-                _ = try TCPConnection.connect(address, port: options.endpoint.port, name: peer, timeoutMs: Int32(min(options.connectTimeoutMs, Double(Int32.max))))
+                _ = try TCPConnection.connect(
+                    address, port: options.endpoint.port, name: peer, timeoutMs: Int32(min(options.connectTimeoutMs, Double(Int32.max))))
                 return .answered(ms: Clock.ms() - t0)
             } catch {
                 return .unanswered

@@ -1,6 +1,7 @@
 import PushdiagCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Many simulated devices against one push server: each holds a connection and sends heartbeats
@@ -50,7 +51,10 @@ public final class LoadRunner {
         LoadRunner.raiseFileLimit()
         let target = o.endpoint.description
         guard case .success(let address) = Resolver.resolve(o.endpoint.host) else {
-            let d = (0..<clients).map { LoadClientReport(client: $0 + 1, connected: false, sent: 0, received: 0, rtts: [], droppedOut: false, error: "cannot resolve \(o.endpoint.host)") }
+            let d = (0..<clients).map {
+                LoadClientReport(
+                    client: $0 + 1, connected: false, sent: 0, received: 0, rtts: [], droppedOut: false, error: "cannot resolve \(o.endpoint.host)")
+            }
             return LoadReport(target: target, protocol: o.proto.rawValue, perClient: d, rtts: [], durationSeconds: 0, count: o.count, thresholds: o.thresholds)
         }
         let t0 = Clock.ms()
@@ -75,11 +79,13 @@ public final class LoadRunner {
             var wake = now + 100
             for d in devices {
                 guard let c = d.conn else { continue }
-                if let _ = d.pendingID, now - d.sentAt > o.timeoutMs { d.pendingID = nil }  // lost
+                if d.pendingID != nil, now - d.sentAt > o.timeoutMs { d.pendingID = nil }  // lost
                 if d.pendingID == nil && d.sent < o.count && now >= d.nextSend {
                     let id = nextID
                     nextID &+= 1
-                    let bytes = o.proto == .line ? Array((o.send + "\n").utf8) : SimplePush.frame(SimplePush.heartbeat(id: id, count: Int64(d.sent + 1)), order: o.byteOrder)
+                    let bytes =
+                        o.proto == .line
+                        ? Array((o.send + "\n").utf8) : SimplePush.frame(SimplePush.heartbeat(id: id, count: Int64(d.sent + 1)), order: o.byteOrder)
                     do {
                         try c.send(bytes, timeoutMs: 1000)
                         d.pendingID = id
@@ -138,8 +144,13 @@ public final class LoadRunner {
                 }
             }
         }
-        let per = devices.map { LoadClientReport(client: $0.index + 1, connected: $0.error == nil, sent: $0.sent, received: $0.received, rtts: $0.rtts,
-                                                 droppedOut: $0.droppedOut, error: $0.error) }
-        return LoadReport(target: target, protocol: o.proto.rawValue, perClient: per, rtts: all, durationSeconds: (Clock.ms() - t0) / 1000, count: o.count, thresholds: o.thresholds)
+        let per = devices.map {
+            LoadClientReport(
+                client: $0.index + 1, connected: $0.error == nil, sent: $0.sent, received: $0.received, rtts: $0.rtts,
+                droppedOut: $0.droppedOut, error: $0.error)
+        }
+        return LoadReport(
+            target: target, protocol: o.proto.rawValue, perClient: per, rtts: all, durationSeconds: (Clock.ms() - t0) / 1000, count: o.count,
+            thresholds: o.thresholds)
     }
 }

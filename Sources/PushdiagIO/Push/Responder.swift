@@ -1,6 +1,7 @@
 import PushdiagCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public struct ResponderOptions: Sendable {

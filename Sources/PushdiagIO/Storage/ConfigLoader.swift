@@ -1,6 +1,7 @@
 import PushdiagCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads the TOML configuration into `PushdiagConfig`, naming the line and key of every problem.

@@ -1,7 +1,8 @@
 private import CSQLite
 import PushdiagCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why a report could not be stored.
@@ -26,7 +27,8 @@ public final class HistoryStore {
         sqlite3_busy_timeout(db, 30_000)
         try exec("PRAGMA journal_mode=WAL")
         try exec("PRAGMA synchronous=FULL")
-        try exec("""
+        try exec(
+            """
             CREATE TABLE IF NOT EXISTS runs (
               id INTEGER PRIMARY KEY, started TEXT NOT NULL, status TEXT NOT NULL, duration_seconds REAL NOT NULL, report TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS checks (
@@ -51,11 +53,16 @@ public final class HistoryStore {
     public func append(_ r: SurveyReport, json: String) throws(StoreError) {
         try exec("BEGIN IMMEDIATE")
         do {
-            let runID = try insert("INSERT INTO runs(started, status, duration_seconds, report) VALUES (?, ?, ?, ?)",
-                                   [.text(r.started), .text(r.status.rawValue), .real(r.durationSeconds), .text(json)])
+            let runID = try insert(
+                "INSERT INTO runs(started, status, duration_seconds, report) VALUES (?, ?, ?, ?)",
+                [.text(r.started), .text(r.status.rawValue), .real(r.durationSeconds), .text(json)])
             for c in r.checks {
-                _ = try insert("INSERT INTO checks(run_id, check_name, subject, status, value, unit) VALUES (?, ?, ?, ?, ?, ?)",
-                               [.int(runID), .text(c.check), .text(c.subject), .text(c.status.rawValue), c.value.map(Value.real) ?? .null, c.unit.map(Value.text) ?? .null])
+                _ = try insert(
+                    "INSERT INTO checks(run_id, check_name, subject, status, value, unit) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        .int(runID), .text(c.check), .text(c.subject), .text(c.status.rawValue), c.value.map(Value.real) ?? .null,
+                        c.unit.map(Value.text) ?? .null,
+                    ])
             }
             try exec("COMMIT")
         } catch {
@@ -83,12 +90,17 @@ public final class HistoryStore {
     }
 
     enum Value {
-        case text(String), real(Double), int(Int64), null
+        case text(String)
+        case real(Double)
+        case int(Int64)
+        case null
     }
 
     func insert(_ sql: String, _ values: [Value]) throws(StoreError) -> Int64 {
         var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else { throw StoreError(description: "history \(path): \(String(cString: sqlite3_errmsg(db)))") }
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else {
+            throw StoreError(description: "history \(path): \(String(cString: sqlite3_errmsg(db)))")
+        }
         defer { sqlite3_finalize(stmt) }
         for (i, v) in values.enumerated() {
             let n = Int32(i + 1)

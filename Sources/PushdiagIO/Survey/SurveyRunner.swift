@@ -15,8 +15,10 @@ public final class SurveyRunner: @unchecked Sendable {
     var parts = SurveyParts()
     var heartbeats: [Int: HeartbeatReport] = [:]
 
-    public init(settings: SurveySettings, wifiTransport: @escaping () throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?),
-                stop: @escaping @Sendable () -> Bool) {
+    public init(
+        settings: SurveySettings, wifiTransport: @escaping () throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?),
+        stop: @escaping @Sendable () -> Bool
+    ) {
         self.settings = settings
         self.wifiTransport = wifiTransport
         self.stop = stop
@@ -71,7 +73,8 @@ public final class SurveyRunner: @unchecked Sendable {
             var wt = Thresholds()
             wt.utilizationWarning = t.utilizationWarning.end ?? 100
             wt.utilizationCritical = t.utilizationCritical.end ?? 100
-            let report = try WiFiSampler.run(client, interfaceName: settings.interface, count: count, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt)
+            let report = try WiFiSampler.run(
+                client, interfaceName: settings.interface, count: count, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt)
             update { $0.wifi = report }
         } catch let e as WiFiError {
             update { $0.wifiError = e.description }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The two clocks pushdiag reads: the wall clock for timestamps people see, the monotonic clock

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushdiagCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A descriptor this object owns, closed exactly once when the owner goes away (swift-system's
 /// `FileDescriptor`, with the ownership made explicit).

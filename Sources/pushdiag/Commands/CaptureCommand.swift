@@ -15,17 +15,25 @@ struct ThresholdOptions: ParsableArguments {
     var retryCritical: Double = Thresholds().retryCritical
     @Option(name: .customLong("utilization-warning"), help: ArgumentHelp("Warn when channel utilisation is above PCT percent.", valueName: "PCT"))
     var utilizationWarning: Double = Thresholds().utilizationWarning
-    @Option(name: .customLong("utilization-critical"), help: ArgumentHelp("Critical when channel utilisation is above PCT percent (Apple: 40).", valueName: "PCT"))
+    @Option(
+        name: .customLong("utilization-critical"), help: ArgumentHelp("Critical when channel utilisation is above PCT percent (Apple: 40).", valueName: "PCT"))
     var utilizationCritical: Double = Thresholds().utilizationCritical
     @Option(name: .customLong("min-frames"), help: ArgumentHelp("Judge retry rates only over at least N frames.", valueName: "N"))
     var minimumFrames: Int = Thresholds().minimumFrames
 
     func validate() throws {
-        for (name, v) in [("retry-warning", retryWarning), ("retry-critical", retryCritical), ("utilization-warning", utilizationWarning), ("utilization-critical", utilizationCritical)] {
+        for (name, v) in [
+            ("retry-warning", retryWarning), ("retry-critical", retryCritical), ("utilization-warning", utilizationWarning),
+            ("utilization-critical", utilizationCritical),
+        ] {
             guard v.isFinite, (0...100).contains(v) else { throw ValidationError("--\(name) must be a percentage from 0 to 100, not \(v)") }
         }
-        guard retryWarning <= retryCritical else { throw ValidationError("--retry-warning (\(retryWarning)) must not be above --retry-critical (\(retryCritical))") }
-        guard utilizationWarning <= utilizationCritical else { throw ValidationError("--utilization-warning (\(utilizationWarning)) must not be above --utilization-critical (\(utilizationCritical))") }
+        guard retryWarning <= retryCritical else {
+            throw ValidationError("--retry-warning (\(retryWarning)) must not be above --retry-critical (\(retryCritical))")
+        }
+        guard utilizationWarning <= utilizationCritical else {
+            throw ValidationError("--utilization-warning (\(utilizationWarning)) must not be above --utilization-critical (\(utilizationCritical))")
+        }
         guard minimumFrames >= 1 else { throw ValidationError("--min-frames must be at least 1") }
     }
 

@@ -111,7 +111,8 @@ struct HeartbeatCommand: ParsableCommand {
         if register != nil && proto != .simplepush { throw ValidationError("--register goes with --protocol simplepush") }
         _ = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
         guard Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) != nil else {
-            throw ValidationError("'\(target)' is not HOST:PORT" + (proto.defaultPort(tls: tls) == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
+            throw ValidationError(
+                "'\(target)' is not HOST:PORT" + (proto.defaultPort(tls: tls) == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
         }
         guard count >= 1 else { throw ValidationError("--count must be at least 1") }
         guard misses >= 1 else { throw ValidationError("--misses must be at least 1") }

@@ -30,7 +30,8 @@ struct SurveyCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "survey",
-        abstract: "The go/no-go for local push on this Wi-Fi: utilisation, retransmissions, roaming support, heartbeats and routes to the push servers, in one verdict table.",
+        abstract:
+            "The go/no-go for local push on this Wi-Fi: utilisation, retransmissions, roaming support, heartbeats and routes to the push servers, in one verdict table.",
         discussion: """
             Runs its parts side by side within --duration: nl80211 sampling of the interface (or \
             --replay of a recording), a capture on --monitor or of --capture FILE, heartbeats and \
@@ -50,7 +51,9 @@ struct SurveyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Wireless interface (default: the first in station mode).", valueName: "IF"))
     var interface: String?
 
-    @Option(name: .customLong("server"), help: ArgumentHelp("Push server, HOST[:PORT]; repeat for several (replaces the configured ones).", valueName: "HOST[:PORT]"))
+    @Option(
+        name: .customLong("server"),
+        help: ArgumentHelp("Push server, HOST[:PORT]; repeat for several (replaces the configured ones).", valueName: "HOST[:PORT]"))
     var servers: [String] = []
 
     @Option(name: .customLong("protocol"), help: "The --server protocol: simplepush (default), websocket, mqtt, line or tcp.")
@@ -97,9 +100,11 @@ struct SurveyOptions: ParsableArguments {
         f.servers = servers
         f.proto = proto
         f.tls = tls
-        let ranges: [(String, String?)] = [("utilization_warning", utilizationWarning), ("utilization_critical", utilizationCritical),
-                                           ("retransmission_warning", retransmissionWarning), ("retransmission_critical", retransmissionCritical),
-                                           ("loss_warning", lossWarning), ("loss_critical", lossCritical), ("rtt_warning", rttWarning), ("rtt_critical", rttCritical)]
+        let ranges: [(String, String?)] = [
+            ("utilization_warning", utilizationWarning), ("utilization_critical", utilizationCritical),
+            ("retransmission_warning", retransmissionWarning), ("retransmission_critical", retransmissionCritical),
+            ("loss_warning", lossWarning), ("loss_critical", lossCritical), ("rtt_warning", rttWarning), ("rtt_critical", rttCritical),
+        ]
         for (key, value) in ranges { f.thresholds[key] = value }
         return f
     }

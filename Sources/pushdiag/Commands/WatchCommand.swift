@@ -85,7 +85,8 @@ struct WatchCommand: ParsableCommand {
                     default: ifindex = nil
                     }
                     guard let ifindex, only == nil || only == ifindex else { continue }
-                    let out = tracker.handle(e, time: time, name: { names[$0] ?? "ifindex \($0)" }) { idx, bssid in
+                    let name = { (i: UInt32) in names[i] ?? "ifindex \(i)" }
+                    let out = tracker.handle(e, time: time, name: name) { idx, bssid in
                         // The SSID after a connect: the interface says it, or the scan cache's
                         // entry for the BSS (live or recorded).
                         if let s = try? client.interfaces().first(where: { $0.ifindex == idx })?.ssid { return SSIDText.render(s) }
@@ -110,9 +111,10 @@ struct WatchCommand: ParsableCommand {
         case .jsonl:
             print(try JSONRenderer.line(summary))
         case .text:
-            print("summary: \(summary.connects) connects, \(summary.disconnects) disconnects, \(summary.roams) roams over \(NumberText.format(summary.durationSeconds)) s"
-                + " (\(NumberText.format(summary.roamsPerHour)) roams/hour)"
-                + (summary.longestGapMs.map { ", longest gap \(NumberText.format($0)) ms" } ?? ""))
+            print(
+                "summary: \(summary.connects) connects, \(summary.disconnects) disconnects, \(summary.roams) roams over \(NumberText.format(summary.durationSeconds)) s"
+                    + " (\(NumberText.format(summary.roamsPerHour)) roams/hour)"
+                    + (summary.longestGapMs.map { ", longest gap \(NumberText.format($0)) ms" } ?? ""))
         }
     }
 

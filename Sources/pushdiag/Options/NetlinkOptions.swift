@@ -4,7 +4,9 @@ import PushdiagIO
 
 /// --record / --replay, shared by the commands that talk nl80211.
 struct NetlinkOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Write every netlink message sent and received to FILE (pcap, link type NETLINK, as nlmon writes; tshark decodes it).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Write every netlink message sent and received to FILE (pcap, link type NETLINK, as nlmon writes; tshark decodes it).", valueName: "FILE"))
     var record: String?
 
     @Option(help: ArgumentHelp("Run from a netlink recording (pushdiag --record, or tcpdump -i nlmon0) instead of the kernel.", valueName: "FILE"))

@@ -1,16 +1,28 @@
 /// The 802.11 MAC header: frame control, addresses, and where the body starts.
 public struct Dot11Header: Sendable {
     public enum FrameType: UInt8, Sendable {
-        case management = 0, control = 1, data = 2, extension_ = 3
+        case management = 0
+        case control = 1
+        case data = 2
+        case extensionFrame = 3
     }
 
     /// Management subtypes (IEEE 802.11-2020 table 9-1).
     public enum ManagementSubtype: UInt8, CaseIterable, Sendable {
-        case associationRequest = 0, associationResponse = 1
-        case reassociationRequest = 2, reassociationResponse = 3
-        case probeRequest = 4, probeResponse = 5, timingAdvertisement = 6
-        case beacon = 8, atim = 9, disassociation = 10, authentication = 11
-        case deauthentication = 12, action = 13, actionNoAck = 14
+        case associationRequest = 0
+        case associationResponse = 1
+        case reassociationRequest = 2
+        case reassociationResponse = 3
+        case probeRequest = 4
+        case probeResponse = 5
+        case timingAdvertisement = 6
+        case beacon = 8
+        case atim = 9
+        case disassociation = 10
+        case authentication = 11
+        case deauthentication = 12
+        case action = 13
+        case actionNoAck = 14
     }
 
     public var type: FrameType
@@ -45,7 +57,7 @@ public struct Dot11Header: Sendable {
             case 2, 3, 4, 5, 8, 9, 10, 11, 14, 15: return addr2
             default: return nil
             }
-        case .extension_: return nil
+        case .extensionFrame: return nil
         }
     }
 
@@ -66,7 +78,7 @@ public struct Dot11Header: Sendable {
             case 14, 15: return addr2  // CF-End
             default: return nil
             }
-        case .extension_: return nil
+        case .extensionFrame: return nil
         }
     }
 
@@ -75,7 +87,8 @@ public struct Dot11Header: Sendable {
     @inline(__always)
     public static func parse(_ f: UnsafeRawBufferPointer) -> Dot11Header? {
         guard f.count >= 2 else { return nil }
-        let fc0 = f[0], fc1 = f[1]
+        let fc0 = f[0]
+        let fc1 = f[1]
         var h = Dot11Header(
             type: FrameType(rawValue: (fc0 >> 2) & 0x03)!, subtype: fc0 >> 4, flags: fc1,
             protocolVersion: fc0 & 0x03, addr1: f.mac(at: 4), addr2: nil, addr3: nil, addr4: nil,
@@ -112,7 +125,7 @@ public struct Dot11Header: Sendable {
                 h.addr2 = f.mac(at: 10)
                 need = 16
             }
-        case .extension_:
+        case .extensionFrame:
             need = 10
         }
         h.truncated = f.count < need

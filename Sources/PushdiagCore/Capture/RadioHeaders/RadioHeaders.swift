@@ -5,7 +5,7 @@ public enum PPI {
     /// Returns nil when the header is unusable or the inner frames are not 802.11.
     public static func parse(_ p: UnsafeRawBufferPointer) -> (info: RadioInfo, headerLength: Int)? {
         guard let version = p.u8(at: 0), version == 0,
-              let len16 = p.u16le(at: 2), let dlt = p.u32le(at: 4)
+            let len16 = p.u16le(at: 2), let dlt = p.u32le(at: 4)
         else { return nil }
         let headerLength = Int(len16)
         guard headerLength >= 8, headerLength <= p.count, dlt == UInt32(LinkType.ieee80211.rawValue) else { return nil }
@@ -46,7 +46,7 @@ public enum AVS {
     /// ssi noise, preamble (1 short, 2 long), encoding.
     public static func parse(_ p: UnsafeRawBufferPointer) -> (info: RadioInfo, headerLength: Int)? {
         guard let magic = p.u32be(at: 0), magic & 0xFFFF_FFF0 == 0x8021_1000,
-              let len = p.u32be(at: 4)
+            let len = p.u32be(at: 4)
         else { return nil }
         let headerLength = Int(len)
         guard headerLength >= 8, headerLength <= p.count else { return nil }

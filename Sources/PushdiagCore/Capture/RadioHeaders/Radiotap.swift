@@ -62,7 +62,7 @@ public enum Radiotap {
     @inline(__always)
     public static func parse(_ p: UnsafeRawBufferPointer, cache: inout LayoutCache) -> (info: RadioInfo, headerLength: Int)? {
         guard let version = p.u8(at: 0), version == 0,
-              let len16 = p.u16le(at: 2), let firstWord = p.u32le(at: 4)
+            let len16 = p.u16le(at: 2), let firstWord = p.u32le(at: 4)
         else { return nil }
         let headerLength = Int(len16)
         guard headerLength >= 8, headerLength <= p.count else { return nil }
@@ -207,7 +207,9 @@ public enum Radiotap {
             // XChannel: flags u32, freq u16, channel u8, maxpower u8
             if info.frequencyMHz == 0 { info.frequencyMHz = h.u16le(at: o + 4)! }
         case 19:
-            let known = h[o], flags = h[o + 1], mcs = h[o + 2]
+            let known = h[o]
+            let flags = h[o + 1]
+            let mcs = h[o + 2]
             guard known & 0x02 != 0 else { return }
             let bw: UInt16 = (known & 0x01 != 0 && flags & 0x03 == 1) ? 40 : 20
             let sgi = known & 0x04 != 0 && flags & 0x04 != 0
