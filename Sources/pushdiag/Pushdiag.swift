@@ -34,8 +34,3 @@ struct Pushdiag: ParsableCommand {
         }
     }
 }
-
-/// Writes a diagnostic line to stderr: "pushdiag: what failed: why".
-func diagnose(_ line: String) {
-    FileHandle.standardError.write(Data(("pushdiag: " + line + "\n").utf8))
-}

@@ -87,3 +87,16 @@ public final class LiveNetlink: NetlinkTransport {
 #if canImport(Glibc)
     import Glibc
 #endif
+
+/// Where a command's netlink comes from: a recording to replay, or the kernel (recorded to a
+/// file when asked). For nl80211 (`Netlink.protocolGeneric`) and rtnetlink alike.
+public enum NetlinkSource {
+    public static func open(protocol proto: UInt16, record: String?, replay: String?) throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?) {
+        if let replay { return (try ReplayNetlink(path: replay, protocol: proto), nil) }
+        var recorder: NetlinkRecorder?
+        if let record {
+            do { recorder = try NetlinkRecorder(path: record) } catch { throw .io(error.description) }
+        }
+        return (try LiveNetlink(protocol: proto, recorder: recorder), recorder)
+    }
+}

@@ -121,44 +121,38 @@ public final class HistoryStore {
 public enum AtomicFile {
     public static func write(_ text: String, to path: String) throws(StoreError) {
         let tmp = path + ".tmp-\(getpid())"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError(description: "cannot write \(path): \(Errno.describe(errno))") }
+        func fail(_ what: String, _ e: Errno) -> StoreError {
+            unlink(tmp)
+            return StoreError(description: "\(what) \(path): \(e); the previous file is kept")
+        }
+        let file: Descriptor
+        switch Syscall.retrying({ open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }) {
+        case .success(let fd): file = Descriptor(fd)
+        case .failure(let e): throw StoreError(description: "cannot write \(path): \(e)")
+        }
         let bytes = Array(text.utf8)
         var off = 0
         while off < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd)
-                unlink(tmp)
-                throw StoreError(description: "cannot write \(path): \(Errno.describe(e)); the previous file is kept")
+            let written = bytes.withUnsafeBytes { b in Syscall.retrying { Glibc.write(file.rawValue, b.baseAddress! + off, b.count - off) } }
+            switch written {
+            case .success(let n): off += n
+            case .failure(let e): throw fail("cannot write", e)
             }
-            off += n
         }
-        guard fsync(fd) == 0, close(fd) == 0 else {
-            let e = errno
-            unlink(tmp)
-            throw StoreError(description: "cannot write \(path): \(Errno.describe(e)); the previous file is kept")
-        }
-        guard rename(tmp, path) == 0 else {
-            let e = errno
-            unlink(tmp)
-            throw StoreError(description: "cannot replace \(path): \(Errno.describe(e)); the previous file is kept")
-        }
+        // The descriptor closes when `file` goes, whatever fails here.
+        if case .failure(let e) = Syscall.retrying({ fsync(file.rawValue) }) { throw fail("cannot write", e) }
+        if case .failure(let e) = Syscall.retrying({ rename(tmp, path) }) { throw fail("cannot replace", e) }
     }
 
-    /// An exclusive lock on PATH.lock for the life of the returned descriptor (overlapping cron
-    /// runs take turns).
-    public static func lock(_ path: String) throws(StoreError) -> Int32 {
-        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError(description: "cannot lock \(path): \(Errno.describe(errno))") }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno != EINTR {
-                close(fd)
-                throw StoreError(description: "cannot lock \(path): \(Errno.describe(errno))")
-            }
+    /// An exclusive lock on PATH.lock, held while the returned descriptor lives (overlapping
+    /// cron runs take turns).
+    public static func lock(_ path: String) throws(StoreError) -> Descriptor {
+        let d: Descriptor
+        switch Syscall.retrying({ open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }) {
+        case .success(let fd): d = Descriptor(fd)
+        case .failure(let e): throw StoreError(description: "cannot lock \(path): \(e)")
         }
-        return fd
+        if case .failure(let e) = Syscall.retrying({ flock(d.rawValue, LOCK_EX) }) { throw StoreError(description: "cannot lock \(path): \(e)") }
+        return d
     }
 }

@@ -21,16 +21,10 @@ struct ConfigCommand: ParsableCommand {
 
         func run() throws {
             // The same resolution a survey makes, so whatever passes here runs there.
-            let c: PushdiagConfig
-            do {
-                c = try ConfigLoader.load(path: config)
+            let c = try unknownOnFailure {
+                let c = try ConfigLoader.load(path: config)
                 _ = try SurveySettings.resolve(SurveyFlags(), config: c, file: config)
-            } catch let e as ConfigError {
-                diagnose(e.description)
-                throw ExitCode(3)
-            } catch let e as SettingsError {
-                diagnose(e.description)
-                throw ExitCode(3)
+                return c
             }
             var out = "\(config): valid\n"
             out += "  interface: \(c.interface ?? "(the first in station mode)")\n"

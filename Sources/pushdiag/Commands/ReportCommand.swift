@@ -51,12 +51,12 @@ struct ReportCommand: ParsableCommand {
             do {
                 if let history {
                     let lock = try AtomicFile.lock(history)
-                    defer { close(lock) }
+                    defer { withExtendedLifetime(lock) {} }
                     try HistoryStore(path: history).append(report, json: try JSONRenderer.render(report, pretty: false))
                 }
                 if let textfile {
                     let lock = try AtomicFile.lock(textfile)
-                    defer { close(lock) }
+                    defer { withExtendedLifetime(lock) {} }
                     try AtomicFile.write(SurveyPrometheusRenderer().render(report), to: textfile)
                 }
             } catch let e as StoreError {

@@ -34,23 +34,10 @@ struct RouteCommand: ParsableCommand {
     }
 
     func run() throws {
-        let report: RouteSetReport
-        do {
-            let transport: NetlinkTransport
-            var recorder: NetlinkRecorder?
-            if let replay {
-                transport = try ReplayNetlink(path: replay, protocol: Netlink.protocolRoute)
-            } else {
-                if let record {
-                    do { recorder = try NetlinkRecorder(path: record) } catch { throw NetlinkError.io(error.description) }
-                }
-                transport = try LiveNetlink(protocol: Netlink.protocolRoute, recorder: recorder)
-            }
+        let report = try unknownOnFailure {
+            let (transport, recorder) = try NetlinkSource.open(protocol: Netlink.protocolRoute, record: record, replay: replay)
             defer { try? recorder?.close() }
-            report = try RouteChecker.check(hosts, transport: transport)
-        } catch let e as NetlinkError {
-            diagnose(e.description)
-            throw ExitCode(3)
+            return try RouteChecker.check(hosts, transport: transport)
         }
         for r in report.routes { if let e = r.error { diagnose(e) } }
         let output = format == .json ? try JSONRenderer.render(report) : RouteTextRenderer().render(report)

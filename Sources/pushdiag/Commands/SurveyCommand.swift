@@ -122,15 +122,10 @@ struct SurveyOptions: ParsableArguments {
 
     /// Flags over the configuration over the defaults; a configuration problem is one line, exit 3.
     func settings() throws -> SurveySettings {
-        do {
+        try unknownOnFailure {
             let (c, path) = try loadConfig()
             return try SurveySettings.resolve(flags, config: c, file: path)
-        } catch let e as ConfigError {
-            diagnose(e.description)
-        } catch let e as SettingsError {
-            diagnose(e.description)
         }
-        throw ExitCode(3)
     }
 
     /// Runs the survey `settings` describe, with progress on a TTY.

@@ -40,24 +40,16 @@ struct WiFiCommand: ParsableCommand {
     func run() throws {
         let seconds = try parseDuration(interval, option: "--interval")
         let progress = Progress()
-        let report: WiFiReport
-        do {
+        defer { progress.clear() }
+        let report = try unknownOnFailure {
             let (transport, recorder) = try netlink.transport()
             defer { try? recorder?.close() }
             let client = try NL80211Client(transport: transport)
-            report = try WiFiSampler.run(client, interfaceName: interface, count: count, intervalSeconds: seconds, thresholds: thresholds.thresholds) { k, n in
+            return try WiFiSampler.run(client, interfaceName: interface, count: count, intervalSeconds: seconds, thresholds: thresholds.thresholds) { k, n in
                 progress.update("sampling \(interface ?? "Wi-Fi"): \(k)/\(n)")
             }
-            progress.clear()
-        } catch let e as WiFiError {
-            progress.clear()
-            diagnose(e.description)
-            throw ExitCode(3)
-        } catch let e as NetlinkError {
-            progress.clear()
-            diagnose(e.description)
-            throw ExitCode(3)
         }
+        progress.clear()
         let output = format == .json ? try JSONRenderer.render(report) : WiFiTextRenderer().render(report)
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
         throw ExitCode(report.status.exitCode)

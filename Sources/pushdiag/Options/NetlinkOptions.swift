@@ -18,14 +18,7 @@ struct NetlinkOptions: ParsableArguments {
 
     /// The transport for nl80211: the kernel (recorded when asked) or the replay file.
     func transport() throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?) {
-        if let replay {
-            return (try ReplayNetlink(path: replay, protocol: Netlink.protocolGeneric), nil)
-        }
-        var recorder: NetlinkRecorder?
-        if let record {
-            do { recorder = try NetlinkRecorder(path: record) } catch { throw .io(error.description) }
-        }
-        return (try LiveNetlink(protocol: Netlink.protocolGeneric, recorder: recorder), recorder)
+        try NetlinkSource.open(protocol: Netlink.protocolGeneric, record: record, replay: replay)
     }
 }
 

@@ -1,0 +1,83 @@
+import PushdiagCore
+
+/// nl80211's multicast events as connects, disconnects and roams, as they happen: what `watch`
+/// prints, and what a walk joins with its push connection. Live or from a recording alike.
+public final class RoamWatcher {
+    let client: NL80211Client
+    let transport: NetlinkTransport
+    var tracker: RoamTracker
+    var names: [UInt32: String] = [:]
+    /// Only this interface's events (nil: every wireless interface's).
+    let only: UInt32?
+    /// The first and last times seen (ns since the epoch): the summary's span.
+    public private(set) var start: Int64 = 0
+    public private(set) var end: Int64 = 0
+
+    /// Subscribes to nl80211's events for `interface` (every wireless interface when nil) and
+    /// seeds the tracker with what each is connected to now.
+    public init(client: NL80211Client, transport: NetlinkTransport, interface: String?, roamWindowSeconds: Double) throws {
+        self.client = client
+        self.transport = transport
+        tracker = RoamTracker(windowSeconds: roamWindowSeconds)
+        var only: UInt32?
+        for i in try client.interfaces() {
+            names[i.ifindex] = i.name
+            if let want = interface, i.name == want { only = i.ifindex }
+        }
+        if let want = interface, only == nil {
+            throw WiFiError.noSuchInterface(want + (transport.isReplay ? " (not in the recording)" : " (or not a wireless interface)"))
+        }
+        self.only = only
+        try client.subscribe()
+        for (ifindex, _) in names where only == nil || only == ifindex {
+            let bss = try client.scan(ifindex: ifindex).first(where: \.associated)
+            let ssid = try client.interfaces().first { $0.ifindex == ifindex }?.ssid
+            tracker.seed(ifindex: ifindex, bssid: bss?.bssid, ssid: ssid.map(SSIDText.render) ?? bss?.ssid.map(SSIDText.render))
+        }
+        start = transport.lastReceived
+        end = start
+    }
+
+    /// The events of the next `timeoutMs`: empty when none came; nil when a replay has ended.
+    public func next(timeoutMs: Int32) throws -> [WatchEvent]? {
+        guard let (time, events) = try client.nextEvent(timeoutMs: timeoutMs) else { return transport.isReplay ? nil : [] }
+        end = time
+        var out: [WatchEvent] = []
+        for e in events {
+            let ifindex: UInt32?
+            switch e {
+            case .connect(let i, _, _, _), .roam(let i, _), .disconnect(let i, _, _): ifindex = i
+            default: ifindex = nil
+            }
+            guard let ifindex, only == nil || only == ifindex else { continue }
+            let names = self.names
+            out += tracker.handle(e, time: time, name: { names[$0] ?? "ifindex \($0)" }, ssid: ssid)
+        }
+        return out
+    }
+
+    /// The SSID after a connect: the interface says it, or the scan cache's entry for the BSS.
+    func ssid(_ ifindex: UInt32, _ bssid: MACAddress?) -> String? {
+        if let s = try? client.interfaces().first(where: { $0.ifindex == ifindex })?.ssid { return SSIDText.render(s) }
+        if let bssid, let s = try? client.scan(ifindex: ifindex).first(where: { $0.bssid == bssid })?.ssid { return SSIDText.render(s) }
+        return nil
+    }
+
+    /// Follows events until `stop`, `limitSeconds` (of the recording's time in a replay) or the
+    /// end of a replay, handing each to `emit`; then the summary.
+    public func run(limitSeconds: Double?, stop: () -> Bool, emit: (WatchEvent) -> Void) throws -> WatchSummary {
+        let monotonicStart = WallClock.monotonicNanoseconds()
+        while !stop() {
+            if let limitSeconds {
+                let elapsed = transport.isReplay ? Double(transport.now - start) / 1e9 : Double(WallClock.monotonicNanoseconds() - monotonicStart) / 1e9
+                if elapsed >= limitSeconds { break }
+            }
+            guard let events = try next(timeoutMs: 250) else { break }
+            events.forEach(emit)
+        }
+        // The state at the end (also what ends a replay at the same moment as the run).
+        _ = try? client.interfaces()
+        end = max(end, transport.lastReceived)
+        return tracker.summary(start: start, end: end)
+    }
+}

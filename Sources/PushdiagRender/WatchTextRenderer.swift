@@ -1,0 +1,24 @@
+import PushdiagCore
+
+/// `watch` for people: one line per event as it happens, and the summary at the end.
+public enum WatchTextRenderer {
+    public static func line(_ w: WatchEvent) -> String {
+        var line = "\(w.time)  \(w.interface)  \(w.event)"
+        switch w.event {
+        case "roam": line += "  \(w.fromBssid?.description ?? "?") → \(w.bssid?.description ?? "?")"
+        default: if let b = w.bssid { line += "  \(b)" }
+        }
+        if let s = w.ssid { line += "  (\(s))" }
+        if let p = w.previousSsid { line += "  previously \(p)" }
+        if let r = w.reasonCode { line += "  reason \(r)" + (w.byAp == true ? " by AP" : " local") }
+        if let s = w.statusCode, s != 0 { line += "  status \(s)" }
+        if let g = w.gapMs, w.event == "roam" { line += "  gap \(NumberText.format(g)) ms" }
+        return line
+    }
+
+    public static func summary(_ s: WatchSummary) -> String {
+        "summary: \(s.connects) connects, \(s.disconnects) disconnects, \(s.roams) roams over \(NumberText.format(s.durationSeconds)) s"
+            + " (\(NumberText.format(s.roamsPerHour)) roams/hour)"
+            + (s.longestGapMs.map { ", longest gap \(NumberText.format($0)) ms" } ?? "")
+    }
+}
