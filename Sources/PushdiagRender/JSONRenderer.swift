@@ -1,7 +1,7 @@
 import Foundation
 import PushdiagCore
 
-/// Any report model → JSON with snake_case keys, in the model's field order.
+/// Any report model → JSON with snake_case keys, sorted, and explicit nulls (`@Nullable`).
 public enum JSONRenderer {
     /// One line per value, for JSON Lines output.
     public static func line<T: Encodable>(_ value: T) throws -> String { try render(value, pretty: false) }

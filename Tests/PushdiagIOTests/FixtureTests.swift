@@ -44,6 +44,14 @@ struct FixtureTests {
         #expect(f.severity == .critical && f.value == 54.9 && f.threshold == 40)
         #expect(r.channels.first?.advertisedUtilizationPercent == 54.9)
         #expect(r.status == .critical)
+        // The survey's row for it: the AP's own figure against the utilisation limits.
+        let row = try #require(SurveyVerdicts.capture(r, t: SurveyThresholds()).first { $0.subject.hasSuffix("(BSS Load)") })
+        #expect(row.status == .critical && row.value == 54.9 && row.subject == "\(Fixtures.ap1) (BSS Load)")
+        #expect(row.hint == "the AP advertises its channel 54.9% busy (Apple: 40% or less)")
+        var loose = SurveyThresholds()
+        loose.utilizationWarning = ThresholdRange("60")!
+        loose.utilizationCritical = ThresholdRange("70")!
+        #expect(!SurveyVerdicts.capture(r, t: loose).contains { $0.subject.hasSuffix("(BSS Load)") }, "within the limits: no row")
     }
 
     @Test func fastTransitionRoam() throws {

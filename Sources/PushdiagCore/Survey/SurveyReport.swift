@@ -150,17 +150,21 @@ public enum SurveyVerdicts {
                     hint: r.notes.first { $0.hasPrefix("retransmissions") } ?? "not derivable from this interface"))
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
-        for b in r.bss {
-            guard let l = b.bssLoad else { continue }
-            let s = t.grade(l.channelUtilizationPercent, t.utilizationWarning, t.utilizationCritical)
-            guard s != .ok else { continue }
-            out.append(
-                SurveyCheck(
-                    check: "channel_utilization", status: s, subject: "\(b.bssid) (BSS Load)", value: l.channelUtilizationPercent, unit: "percent",
-                    threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
-                    hint: "the AP advertises its channel \(pct(l.channelUtilizationPercent)) busy: move it to a less used channel (Apple: 40% or less)"))
+        out += r.bss.compactMap { b in
+            b.bssLoad.flatMap { bssLoad(b.bssid, $0.channelUtilizationPercent, t: t, advice: ": move it to a less used channel") }
         }
         return out
+    }
+
+    /// A BSS whose BSS Load element advertises its channel above the utilisation limits (nil
+    /// when it does not: an AP's own figure within the limits adds nothing to the table).
+    static func bssLoad(_ bssid: MACAddress, _ percent: Double, t: SurveyThresholds, advice: String) -> SurveyCheck? {
+        let s = t.grade(percent, t.utilizationWarning, t.utilizationCritical)
+        guard s != .ok else { return nil }
+        return SurveyCheck(
+            check: "channel_utilization", status: s, subject: "\(bssid) (BSS Load)", value: percent, unit: "percent",
+            threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
+            hint: "the AP advertises its channel \(pct(percent)) busy\(advice) (Apple: 40% or less)")
     }
 
     /// 802.11r/k/v on every BSS of the SSID, as the scan cache or a capture (`source`) saw them.
@@ -206,15 +210,8 @@ public enum SurveyVerdicts {
                         ? "airtime of the frames captured; a lower bound" : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (Apple: 40% or less)")
             )
         }
-        for b in r.bss where b.beacons > 0 {
-            guard let l = b.bssLoad else { continue }
-            let s = t.grade(l.channelUtilizationMeanPercent, t.utilizationWarning, t.utilizationCritical)
-            guard s != .ok else { continue }
-            out.append(
-                SurveyCheck(
-                    check: "channel_utilization", status: s, subject: "\(b.bssid) (BSS Load)", value: l.channelUtilizationMeanPercent, unit: "percent",
-                    threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
-                    hint: "the AP advertises its channel \(pct(l.channelUtilizationMeanPercent)) busy (Apple: 40% or less)"))
+        out += r.bss.filter { $0.beacons > 0 }.compactMap { b in
+            b.bssLoad.flatMap { bssLoad(b.bssid, $0.channelUtilizationMeanPercent, t: t, advice: "") }
         }
         let aps = r.bss.filter { $0.beacons > 0 }
         if !aps.isEmpty {

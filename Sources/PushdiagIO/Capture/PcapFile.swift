@@ -184,7 +184,7 @@ public final class PcapWriter {
         pcap_dump_close(dumper)
         pcap_close(dead)
         guard temporaryPath == path || rename(temporaryPath, path) == 0 else {
-            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            throw .cannotOpen(path: path, reason: Errno.current.description)
         }
     }
 

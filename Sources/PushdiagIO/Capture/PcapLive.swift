@@ -90,6 +90,6 @@ public final class PcapLive {
         pcap_dump_close(dumper)
         self.dumper = nil
         self.temporaryPath = nil
-        guard rename(temporaryPath, writePath) == 0 else { throw .cannotOpen(path: writePath, reason: String(cString: strerror(errno))) }
+        guard rename(temporaryPath, writePath) == 0 else { throw .cannotOpen(path: writePath, reason: Errno.current.description) }
     }
 }

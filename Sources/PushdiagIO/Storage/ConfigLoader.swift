@@ -10,7 +10,7 @@ public enum ConfigLoader {
 
     public static func load(path: String) throws(ConfigError) -> PushdiagConfig {
         guard let f = fopen(path, "r") else {
-            throw ConfigError(file: path, line: nil, key: nil, message: "cannot read: \(Errno.describe(errno))")
+            throw ConfigError(file: path, line: nil, key: nil, message: "cannot read: \(Errno.current)")
         }
         var bytes: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65_536)
