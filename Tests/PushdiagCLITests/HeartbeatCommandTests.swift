@@ -267,3 +267,15 @@ struct ServerHeartbeatTests {
         #expect(qs["received"] as? Int == 0 && (qs["longest_gap_ms"] as? Double ?? 0) >= 180 && q.status == 2)
     }
 }
+
+/// The responder offers only what it serves.
+struct ResponderCommandTests {
+    @Test func helpAndUsageNameOnlyTheServedProtocols() throws {
+        let help = try pushdiag("responder", "--help")
+        #expect(
+            help.status == 0 && help.stdout.contains("(values: simplepush,") && !help.stdout.contains("mqtt") && !help.stdout.contains("tcp"), "\(help.stdout)")
+        let mqtt = try pushdiag("responder", "--listen", "127.0.0.1:\(freePort())", "--protocol", "mqtt")
+        let first = mqtt.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(mqtt.status == 3 && first.contains("'mqtt' is invalid") && first.contains("'simplepush', 'websocket' or 'line'"), "\(mqtt.stderr)")
+    }
+}

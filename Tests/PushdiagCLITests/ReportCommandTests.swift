@@ -124,7 +124,7 @@ struct ReportTests {
         let mnt = dir.appendingPathComponent("small")
         try FileManager.default.createDirectory(at: mnt, withIntermediateDirectories: true)
         let mount = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt.path])
-        guard mount.status == 0 else { return }  // no mount here: nothing to test
+        try #require(mount.status == 0, "root could not mount a 64 KiB tmpfs: \(mount.stderr)")
         defer { _ = try? run("/bin/umount", [mnt.path]) }
         let prom = mnt.appendingPathComponent("pushdiag.prom")
         // A survey that only warns (57% busy against a critical range of 60), so a failed write
@@ -177,6 +177,11 @@ struct ReportHTMLTests {
                 "--capture", TestPaths.fixtures.appendingPathComponent("roam-ft.pcap").path, "--duration", "1s", "--history", db)
         }
         let page = dir.appendingPathComponent("report.html")
+        // A history that does not exist is said so (it was created empty and drawn, exit 0).
+        let none = dir.appendingPathComponent("none.db").path
+        let missing = try pushdiag("report", "html", "--history", none, "--output", page.path)
+        #expect(missing.status == 3 && missing.stderr.contains("no history at \(none)"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: none) && !FileManager.default.fileExists(atPath: page.path))
         let r = try pushdiag("report", "html", "--history", db, "--since", "1h", "--output", page.path)
         #expect(r.status == 0 && r.stdout.contains("2 surveys"), "\(r.stderr)")
         let html = try String(contentsOf: page, encoding: .utf8)

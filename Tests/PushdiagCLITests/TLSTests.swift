@@ -111,6 +111,21 @@ struct TLSTests {
         #expect(r.status == 0 && j["received"] as? Int == 4, "\(r.stderr)")
         let s = try run(openssl, ["s_client", "-connect", "127.0.0.1:\(port)", "-CAfile", c.cert, "-brief"], timeout: 10)
         #expect(s.stderr.contains("Verification: OK") || s.stdout.contains("Verification: OK"), "\(s.stdout) \(s.stderr)")
+        // Clients that refuse the certificate and hang up, and one that hangs up before its
+        // answers: the responder writes to a closed connection and carries on (OpenSSL writes
+        // with write(2): it died of SIGPIPE, exit 141).
+        let slow = try Background(
+            TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port + 1)", "--tls-cert", c.cert, "--tls-key", c.key, "--delay", "300ms"])
+        defer { slow.stop() }
+        #expect(slow.wait(for: "listening on"), "\(slow.output)")
+        let refused = try pushdiag("heartbeat", "127.0.0.1:\(port + 1)", "--tls", "--count", "1")
+        #expect(refused.status == 2 && refused.stderr.contains("certificate verify failed"), "\(refused.stderr)")
+        let hangup = TestPaths.root.appendingPathComponent("Tests/oracle/tls-hangup.py").path
+        for _ in 0..<2 { _ = try run("/usr/bin/python3", [hangup, "\(port + 1)"], timeout: 10) }
+        usleep(800_000)
+        #expect(slow.process.isRunning, "the responder outlived the clients that hung up: \(slow.output)")
+        let after = try pushdiag("heartbeat", "127.0.0.1:\(port + 1)", "--tls", "--ca-file", c.cert, "--count", "2", "--interval", "20ms", "--format", "json")
+        #expect(try json(after.stdout)["received"] as? Int == 2, "\(after.stderr)")
         // wss://: the WebSocket responder over TLS.
         let wsPort = freePort()
         let ws = try Background(

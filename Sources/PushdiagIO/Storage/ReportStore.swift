@@ -17,9 +17,14 @@ public final class HistoryStore {
     private var db: OpaquePointer?
     public let path: String
 
-    public init(path: String) throws(StoreError) {
+    /// Opens the history at `path`, creating it when `create` (report run); a reader (report
+    /// html) asks for an existing one, and a path with no history is an error, not an empty page.
+    public init(path: String, create: Bool = true) throws(StoreError) {
         self.path = path
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil) == SQLITE_OK else {
+        if !create, access(path, F_OK) != 0 {
+            throw StoreError(description: "no history at \(path): \(Errno.current) (pushdiag report --history \(path) writes one)")
+        }
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX, nil) == SQLITE_OK else {
             let why = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(db)
             throw StoreError(description: "cannot open the history \(path): \(why)")

@@ -5,6 +5,13 @@ import PushdiagIO
 import PushdiagRender
 
 extension HeartbeatProtocol: ExpressibleByArgument {}
+
+/// The protocols the responder serves (its --help lists these, not every client protocol).
+enum ResponderProtocol: String, ExpressibleByArgument, CaseIterable {
+    case simplepush, websocket, line
+
+    var served: HeartbeatProtocol { HeartbeatProtocol(rawValue: rawValue)! }
+}
 extension SimplePush.ByteOrder: ExpressibleByArgument {}
 
 struct HeartbeatCommand: ParsableCommand {
@@ -187,7 +194,7 @@ struct ResponderCommand: ParsableCommand {
     var listen: String
 
     @Option(name: .customLong("protocol"), help: "simplepush, websocket or line.")
-    var proto: HeartbeatProtocol = .simplepush
+    var proto: ResponderProtocol = .simplepush
 
     @Option(help: ArgumentHelp("Delay before each answer.", valueName: "D"))
     var delay: String = "0s"
@@ -217,8 +224,9 @@ struct ResponderCommand: ParsableCommand {
     var tlsKey: String?
 
     func validate() throws {
-        guard Endpoint(listen, defaultPort: proto.defaultPort(tls: false)) != nil else { throw ValidationError("--listen: '\(listen)' is not ADDR:PORT") }
-        guard proto == .simplepush || proto == .line || proto == .websocket else { throw ValidationError("the responder speaks simplepush, websocket or line") }
+        guard Endpoint(listen, defaultPort: proto.served.defaultPort(tls: false)) != nil else {
+            throw ValidationError("--listen: '\(listen)' is not ADDR:PORT")
+        }
         guard (0...1).contains(drop) else { throw ValidationError("--drop must be between 0 and 1") }
         if let closeAfter, closeAfter < 1 { throw ValidationError("--close-after must be at least 1") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
@@ -229,7 +237,7 @@ struct ResponderCommand: ParsableCommand {
     func run() throws {
         StopSignal.install()
         LoadRunner.raiseFileLimit()
-        var o = ResponderOptions(endpoint: Endpoint(listen, defaultPort: proto.defaultPort(tls: false))!, proto: proto)
+        var o = ResponderOptions(endpoint: Endpoint(listen, defaultPort: proto.served.defaultPort(tls: false))!, proto: proto.served)
         o.delayMs = try parseDuration(delay, option: "--delay") * 1000
         o.dropRatio = drop
         o.closeAfter = closeAfter

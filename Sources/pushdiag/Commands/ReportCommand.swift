@@ -105,7 +105,7 @@ struct ReportCommand: ParsableCommand {
             let since = Timestamp.rfc3339(nanoseconds: Int64(from.timeIntervalSince1970 * 1e9))
             let rows: [(started: String, report: String)]
             do {
-                rows = try HistoryStore(path: path).runs(since: since)
+                rows = try HistoryStore(path: path, create: false).runs(since: since)
             } catch {
                 diagnose(error.description)
                 throw ExitCode(3)

@@ -1,16 +1,18 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// SIGINT and SIGTERM set a flag that long-running commands poll, so they stop cleanly and
-/// print their summary; a second signal ends the process at once.
+/// print their summary; a second signal ends the process at once. The flag is an atomic: the
+/// handler writes it and any thread reads it (lock-free atomics are async-signal-safe).
 enum StopSignal {
-    nonisolated(unsafe) static var requested: sig_atomic_t = 0
+    static let requested = Atomic<Bool>(false)
 
     static func install() {
         let handler: @convention(c) (Int32) -> Void = { sig in
-            if StopSignal.requested != 0 { _exit(128 + sig) }
-            StopSignal.requested = 1
+            if StopSignal.requested.exchange(true, ordering: .sequentiallyConsistent) { _exit(128 + sig) }
         }
         var action = sigaction()
         action.__sigaction_handler.sa_handler = handler
@@ -27,5 +29,12 @@ enum StopSignal {
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
-    static var isRequested: Bool { requested != 0 }
+    static var isRequested: Bool { requested.load(ordering: .sequentiallyConsistent) }
+}
+
+/// A peer that goes away while pushdiag writes to it is an error on that connection (EPIPE),
+/// never the end of the process: SIGPIPE is ignored from the start. OpenSSL writes with
+/// write(2), where MSG_NOSIGNAL cannot be asked for.
+enum BrokenPipe {
+    static func ignore() { signal(SIGPIPE, SIG_IGN) }
 }
