@@ -46,7 +46,7 @@ struct SurveySettingsTests {
         #expect(throws: SettingsError.usage("--rtt-critical: 'fast' is not a range (examples: 40, 10:40, ~:40, @10:20)")) { try SurveySettings.validate(f) }
         f = SurveyFlags()
         f.duration = "0.5s"
-        #expect(throws: SettingsError.usage("--duration: '0.5s' is not a duration of at least 1s")) { try SurveySettings.validate(f) }
+        #expect(throws: SettingsError.usage("--duration: '0.5s' is shorter than the smallest allowed, 1s")) { try SurveySettings.validate(f) }
         f = SurveyFlags()
         f.proto = .line
         f.servers = ["10.0.0.1"]

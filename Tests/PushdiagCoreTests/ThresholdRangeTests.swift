@@ -13,5 +13,6 @@ struct ThresholdRangeTests {
         let inside = try #require(ThresholdRange("@10:20"))
         #expect(inside.alerts(15) && !inside.alerts(25))
         #expect(ThresholdRange("20:10") == nil && ThresholdRange("x") == nil && ThresholdRange("") == nil)
+        #expect(ThresholdRange("nan") == nil && ThresholdRange("inf") == nil && ThresholdRange("~:inf") == nil && ThresholdRange("1e400") == nil)
     }
 }

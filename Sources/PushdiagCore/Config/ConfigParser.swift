@@ -35,7 +35,9 @@ public enum ConfigParser {
             case "monitor": c.monitor = try string(root, key, nil)
             case "duration":
                 c.duration = try string(root, key, nil)
-                if let d = c.duration, DurationText.seconds(d) == nil { throw fail(root, key, nil, "'\(d)' is not a duration (examples: 30s, 2m)") }
+                if let d = c.duration, case .failure(let e) = DurationText.parse(d, option: "duration", atLeast: 1) {
+                    throw fail(root, key, nil, String(e.description.dropFirst("duration: ".count)))
+                }
             case "server":
                 guard let list = root[key]?.array else { throw fail(root, key, nil, "expected [[server]] tables, found \(root[key]?.typeName ?? "nothing")") }
                 for item in list {

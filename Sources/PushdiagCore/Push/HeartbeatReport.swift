@@ -260,7 +260,10 @@ public enum HeartbeatAnalysis {
 
     /// "0.5,1,2,4" → seconds.
     public static func schedule(_ text: String) -> [Double]? {
-        let parts = text.split(separator: ",").map { DurationText.seconds(String($0)) }
+        let parts = text.split(separator: ",").map { part -> Double? in
+            if case .success(let s) = DurationText.parse(String(part), option: "") { return s }
+            return nil
+        }
         guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { return nil }
         return parts.map { $0! }
     }
@@ -277,9 +280,12 @@ public struct LoadClientReport: Codable, Sendable, Equatable {
     /// The server closed this client's connection before the end.
     public var droppedOut: Bool
     @Nullable public var error: String?
+    /// Heartbeats this device was to send: --count, or up to the stop of an interrupted run.
+    public var planned: Int
 
-    public init(client: Int, connected: Bool, sent: Int, received: Int, rtts: [Double], droppedOut: Bool, error: String?) {
+    public init(client: Int, connected: Bool, sent: Int, received: Int, rtts: [Double], droppedOut: Bool, error: String?, planned: Int) {
         self.client = client
+        self.planned = connected ? planned : 0
         self.connected = connected
         self.sent = sent
         self.received = received
@@ -306,15 +312,18 @@ public struct LoadReport: Codable, Sendable, Equatable {
     public var lossPercent: Double
     @Nullable public var rttMs: RTTSummary?
     public var durationSeconds: Double
+    /// Stopped by SIGINT or SIGTERM before every device sent --count heartbeats.
+    public var interrupted: Bool
     public var perClient: [LoadClientReport]
     public var findings: [Finding]
     public var status: Severity
 
     public init(
         target: String, protocol proto: String, perClient: [LoadClientReport], rtts: [Double], durationSeconds: Double, count: Int,
-        thresholds: HeartbeatThresholds
+        thresholds: HeartbeatThresholds, interrupted: Bool = false
     ) {
         self.target = target
+        self.interrupted = interrupted
         self.protocol = proto
         self.perClient = perClient
         clients = perClient.count
@@ -323,13 +332,13 @@ public struct LoadReport: Codable, Sendable, Equatable {
         dropOuts = perClient.filter(\.droppedOut).count
         sent = perClient.reduce(0) { $0 + $1.sent }
         received = perClient.reduce(0) { $0 + $1.received }
-        planned = perClient.filter(\.connected).count * count
+        planned = perClient.reduce(0) { $0 + $1.planned }
         lossPercent = planned > 0 ? NumberText.rounded(Double(planned - received) * 100 / Double(planned)) : 0
         rttMs = RTTSummary.of(rtts)
         self.durationSeconds = NumberText.rounded(durationSeconds, places: 1000)
         let summary = RTTSummary.of(rtts)
         var f = HeartbeatAnalysis.findings(
-            target: target, sent: perClient.filter(\.connected).count * count, received: perClient.reduce(0) { $0 + $1.received },
+            target: target, sent: planned, received: received,
             rtt: summary, connectionLost: false, t: thresholds)
         let failed = perClient.filter { !$0.connected }.count
         let dropped = perClient.filter(\.droppedOut).count

@@ -68,7 +68,7 @@ public struct SurveySettings: Sendable, Equatable {
                 throw .usage("\(SurveyFlags.flag(forThreshold: key)): '\(v)' is not a range (examples: 40, 10:40, ~:40, @10:20)")
             }
         }
-        if let d = flags.duration, (DurationText.seconds(d) ?? 0) < 1 { throw .usage("--duration: '\(d)' is not a duration of at least 1s") }
+        if let d = flags.duration, case .failure(let e) = DurationText.parse(d, option: "--duration", atLeast: 1) { throw .usage(e.description) }
         let p = flags.proto ?? .simplepush
         for s in flags.servers where Endpoint(s, defaultPort: p.defaultPort(tls: flags.tls)) == nil {
             throw .usage(

@@ -16,14 +16,21 @@ public struct ThresholdRange: Equatable, Sendable, CustomStringConvertible {
         if let colon = t.firstIndex(of: ":") {
             let a = t[..<colon]
             let b = t[t.index(after: colon)...]
-            if a == "~" { start = nil } else if a.isEmpty { start = 0 } else if let v = Double(a) { start = v } else { return nil }
-            if b.isEmpty { end = nil } else if let v = Double(b) { end = v } else { return nil }
+            if a == "~" { start = nil } else if a.isEmpty { start = 0 } else if let v = Self.number(a) { start = v } else { return nil }
+            if b.isEmpty { end = nil } else if let v = Self.number(b) { end = v } else { return nil }
         } else {
-            guard let v = Double(t) else { return nil }
+            guard let v = Self.number(t) else { return nil }
             start = 0
             end = v
         }
         if let s = start, let e = end, s > e { return nil }
+    }
+
+    /// A finite number: "nan" and "inf" are not limits anyone can mean (and nan compares false
+    /// with everything, so it would never alert).
+    static func number(_ text: Substring) -> Double? {
+        guard let v = Double(text), v.isFinite else { return nil }
+        return v
     }
 
     /// The plain range `limit` (alerts outside 0…limit): how the other commands' limits read here.

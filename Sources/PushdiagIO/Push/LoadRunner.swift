@@ -12,6 +12,7 @@ public final class LoadRunner {
         var conn: TCPConnection?
         var decoder: SimplePush.Decoder
         var lines: LineDecoder
+        let start: Double
         var nextSend: Double
         var pendingID: UInt32?
         var sentAt: Double = 0
@@ -24,6 +25,7 @@ public final class LoadRunner {
             self.index = index
             decoder = SimplePush.Decoder(order: order, cap: cap)
             lines = LineDecoder(cap: cap)
+            self.start = start
             nextSend = start
         }
     }
@@ -38,12 +40,32 @@ public final class LoadRunner {
         rampMs = rampSeconds * 1000
     }
 
-    /// Raises the descriptor limit to its hard maximum (one per simulated device).
-    public static func raiseFileLimit() {
+    /// Raises the descriptor limit to its hard maximum (one per simulated device); returns it.
+    @discardableResult
+    public static func raiseFileLimit() -> Int {
         var r = rlimit()
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) == 0, r.rlim_cur < r.rlim_max {
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) == 0 else { return 1024 }
+        if r.rlim_cur < r.rlim_max {
             r.rlim_cur = r.rlim_max
-            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &r)
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) != 0 { getrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) }
+        }
+        return Int(min(r.rlim_cur, UInt(Int.max)))
+    }
+
+    /// Descriptors kept for everything but the devices (standard streams, libraries, the stop pipe).
+    static let reservedDescriptors = 32
+
+    /// The most devices this process can simulate: one descriptor each, within its open-file
+    /// limit (RLIMIT_NOFILE, raised to the hard limit).
+    public static var maximumClients: Int { max(1, raiseFileLimit() - reservedDescriptors) }
+
+    /// What a failed connect says: the open-file limit is this machine's, not the server's doing.
+    static func connectFailure(_ error: ConnectionFailure) -> String {
+        switch error {
+        case .io(_, let e) where e == .tooManyOpenFiles || e == .tooManyOpenFilesInSystem:
+            return "this machine's open-file limit (\(raiseFileLimit())) was reached: \(e); not the server's doing"
+        default:
+            return error.description
         }
     }
 
@@ -53,7 +75,7 @@ public final class LoadRunner {
         guard case .success(let address) = Resolver.resolve(o.endpoint.host) else {
             let d = (0..<clients).map {
                 LoadClientReport(
-                    client: $0 + 1, connected: false, sent: 0, received: 0, rtts: [], droppedOut: false, error: "cannot resolve \(o.endpoint.host)")
+                    client: $0 + 1, connected: false, sent: 0, received: 0, rtts: [], droppedOut: false, error: "cannot resolve \(o.endpoint.host)", planned: 0)
             }
             return LoadReport(target: target, protocol: o.proto.rawValue, perClient: d, rtts: [], durationSeconds: 0, count: o.count, thresholds: o.thresholds)
         }
@@ -67,14 +89,14 @@ public final class LoadRunner {
             do {
                 d.conn = try TCPConnection.connect(address, port: o.endpoint.port, name: target, timeoutMs: Int32(o.connectTimeoutMs))
             } catch {
-                d.error = error.description
+                d.error = LoadRunner.connectFailure(error)
             }
             devices.append(d)
         }
         while !stop() {
             let now = Clock.ms()
             // Ramp: open the devices spread over --ramp.
-            while devices.count < clients && (rampMs <= 0 || now - t0 >= rampMs * Double(devices.count) / Double(clients)) { openNext() }
+            while devices.count < clients && !stop() && (rampMs <= 0 || now - t0 >= rampMs * Double(devices.count) / Double(clients)) { openNext() }
             var done = devices.count == clients
             var wake = now + 100
             for d in devices {
@@ -144,13 +166,23 @@ public final class LoadRunner {
                 }
             }
         }
-        let per = devices.map {
-            LoadClientReport(
-                client: $0.index + 1, connected: $0.error == nil, sent: $0.sent, received: $0.received, rtts: $0.rtts,
-                droppedOut: $0.droppedOut, error: $0.error)
+        // Interrupted: a heartbeat still within its timeout was neither answered nor lost, and
+        // what a device had not yet had to send is not lost either; a device the server dropped
+        // lost what it would have sent up to the stop.
+        let interrupted = stop()
+        let end = Clock.ms()
+        for d in devices where interrupted && d.pendingID != nil && end - d.sentAt < o.timeoutMs { d.sent -= 1 }
+        let per = devices.map { d -> LoadClientReport in
+            var planned = o.count
+            if interrupted {
+                planned = d.droppedOut ? min(o.count, Int(((end - d.start) / max(o.intervalMs, 1)).rounded(.down)) + 1) : d.sent
+            }
+            return LoadClientReport(
+                client: d.index + 1, connected: d.error == nil, sent: d.sent, received: d.received, rtts: d.rtts, droppedOut: d.droppedOut, error: d.error,
+                planned: planned)
         }
         return LoadReport(
             target: target, protocol: o.proto.rawValue, perClient: per, rtts: all, durationSeconds: (Clock.ms() - t0) / 1000, count: o.count,
-            thresholds: o.thresholds)
+            thresholds: o.thresholds, interrupted: interrupted)
     }
 }

@@ -111,6 +111,10 @@ struct HeartbeatCommand: ParsableCommand {
     func validate() throws {
         if let clients {
             guard clients >= 1 else { throw ValidationError("--clients must be at least 1") }
+            let most = LoadRunner.maximumClients
+            guard clients <= most else {
+                throw ValidationError("--clients: at most \(most) on this machine (one open file each, within its open-file limit; raise it with ulimit -n)")
+            }
             guard proto == .simplepush || proto == .line else { throw ValidationError("--clients works with simplepush and line") }
             guard !tls else { throw ValidationError("--clients does not do TLS yet") }
             _ = try parseDuration(ramp, option: "--ramp")
@@ -130,7 +134,16 @@ struct HeartbeatCommand: ParsableCommand {
         guard HeartbeatAnalysis.schedule(reconnectSchedule) != nil else {
             throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: 0.5,1,2,4,4,4,4)")
         }
-        guard lossWarning <= lossCritical, rttWarning <= rttCritical else { throw ValidationError("warning thresholds must not be above critical ones") }
+        for (name, v) in [("--loss-warning", lossWarning), ("--loss-critical", lossCritical), ("--rtt-warning", rttWarning), ("--rtt-critical", rttCritical)]
+        where !v.isFinite || v < 0 {
+            throw ValidationError("\(name): '\(v)' is not a number of 0 or more")
+        }
+        guard lossWarning <= lossCritical else {
+            throw ValidationError("--loss-warning (\(NumberText.format(lossWarning))) must not be above --loss-critical (\(NumberText.format(lossCritical)))")
+        }
+        guard rttWarning <= rttCritical else {
+            throw ValidationError("--rtt-warning (\(NumberText.format(rttWarning))) must not be above --rtt-critical (\(NumberText.format(rttCritical)))")
+        }
         if !tls && (insecure || pin != nil || caFile != nil) { throw ValidationError("--insecure, --pin and --ca-file go with --tls") }
         if let pin, pin.count != 44 || !pin.hasSuffix("=") { throw ValidationError("--pin: '\(pin)' is not a base64 SHA-256 (44 characters)") }
     }

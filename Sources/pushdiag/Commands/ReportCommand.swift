@@ -5,6 +5,9 @@ import PushdiagIO
 import PushdiagRender
 
 struct ReportCommand: ParsableCommand {
+    /// How far back `report html --since` may reach: ten years of history.
+    static let longestHistory: Double = 3650 * 86_400
+
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Cron health reports: a survey into the history and a Prometheus textfile (the default), or the history as a web page (html).",
@@ -86,7 +89,7 @@ struct ReportCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Configuration file, for the history's path.", valueName: "FILE"))
         var config: String?
 
-        func validate() throws { _ = try parseDuration(since, option: "--since") }
+        func validate() throws { _ = try parseDuration(since, option: "--since", max: ReportCommand.longestHistory) }
 
         func run() throws {
             var path = history
@@ -99,7 +102,7 @@ struct ReportCommand: ParsableCommand {
                 throw ExitCode(3)
             }
             let to = Date()
-            let from = to.addingTimeInterval(-(try parseDuration(since, option: "--since")))
+            let from = to.addingTimeInterval(-(try parseDuration(since, option: "--since", max: ReportCommand.longestHistory)))
             let decoder = JSONDecoder()
             decoder.keyDecodingStrategy = .convertFromSnakeCase
             let since = Timestamp.rfc3339(nanoseconds: Int64(from.timeIntervalSince1970 * 1e9))

@@ -22,9 +22,11 @@ struct NetlinkOptions: ParsableArguments {
     }
 }
 
-func parseDuration(_ text: String, option: String) throws -> Double {
-    guard let s = DurationText.seconds(text) else {
-        throw ValidationError("\(option): '\(text)' is not a duration (examples: 30s, 500ms, 2m, 1.5)")
+/// A duration option's seconds, bounded (24 days unless `max` says otherwise); a bad value is a
+/// usage error naming the option (exit 3).
+func parseDuration(_ text: String, option: String, atLeast minimum: Double = 0, max: Double = DurationText.longest) throws -> Double {
+    switch DurationText.parse(text, option: option, atLeast: minimum, max: max) {
+    case .success(let s): return s
+    case .failure(let e): throw ValidationError(e.description)
     }
-    return s
 }
