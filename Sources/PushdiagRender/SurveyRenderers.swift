@@ -100,18 +100,20 @@ public struct SurveyPrometheusRenderer {
         var name: String
         var help: String
         var type = "gauge"
-        var samples: [(labels: [(String, String)], value: Double)] = []
+        var samples: [(name: String, labels: [(String, String)], value: Double)] = []
     }
 
     public func render(_ r: SurveyReport, timestampMs: Int64? = nil) -> String {
         var families: [Family] = []
         func add(_ name: String, _ help: String, type: String = "gauge", _ labels: [(String, String)], _ value: Double) {
-            if let i = families.firstIndex(where: { $0.name == name }) {
+            // A summary's _sum and _count samples belong to its family.
+            let family = type == "summary" ? String(name.replacing(/_(sum|count)$/, with: "")) : name
+            if let i = families.firstIndex(where: { $0.name == family }) {
                 // A series twice makes node_exporter refuse the whole textfile: the first stands.
-                guard !families[i].samples.contains(where: { $0.labels.elementsEqual(labels, by: ==) }) else { return }
-                families[i].samples.append((labels, value))
+                guard !families[i].samples.contains(where: { $0.name == name && $0.labels.elementsEqual(labels, by: ==) }) else { return }
+                families[i].samples.append((name, labels, value))
             } else {
-                families.append(Family(name: name, help: help, type: type, samples: [(labels, value)]))
+                families.append(Family(name: family, help: help, type: type, samples: [(name, labels, value)]))
             }
         }
         let statusValue: (CheckStatus) -> Double = { s in
@@ -128,9 +130,14 @@ public struct SurveyPrometheusRenderer {
                 "pushdiag_check_status", "Status of each check (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", [("check", c.check), ("subject", c.subject)],
                 statusValue(c.status))
         }
-        for check in Set(r.checks.filter { $0.status != .skipped }.map(\.check)).sorted() {
+        let successHelp = "1 when every instance of the check is OK; for heartbeats, one series per push server (target)."
+        for check in Set(r.checks.filter { $0.status != .skipped }.map(\.check)).sorted() where check != "heartbeat" {
             let ok = r.checks.filter { $0.check == check && $0.status != .skipped }.allSatisfy { $0.status == .ok }
-            add("pushdiag_probe_success", "1 when every instance of the check is OK.", [("check", check)], ok ? 1 : 0)
+            add("pushdiag_probe_success", successHelp, [("check", check)], ok ? 1 : 0)
+        }
+        // A push server that is down must be visible by name: its own success series.
+        for c in r.checks where c.check == "heartbeat" && c.status != .skipped {
+            add("pushdiag_probe_success", successHelp, [("check", "heartbeat"), ("target", c.subject)], c.status == .ok ? 1 : 0)
         }
         if let w = r.wifi {
             if let u = w.channelUtilizationPercent {
@@ -154,24 +161,34 @@ public struct SurveyPrometheusRenderer {
             if let x = c.retryPercent {
                 add("pushdiag_frame_retry_ratio", "Share of captured 802.11 frames with the Retry bit.", [("capture", c.file ?? "")], x / 100)
             }
-            add("pushdiag_roam_events_total", "Roams seen in the capture.", type: "counter", [("interface", c.file ?? "")], Double(c.roamingEvents.count))
+            add("pushdiag_capture_roam_events", "Roams seen in this survey's capture (a count per run, not a counter).", [], Double(c.roamingEvents.count))
         }
         for h in r.heartbeats {
             if let rtt = h.rttMs {
+                let help = "Heartbeat round trip to the push server (quantiles of this survey's heartbeats)."
                 for (q, v) in [("0.5", rtt.median), ("0.95", rtt.p95), ("0.99", rtt.p99)] {
-                    add(
-                        "pushdiag_heartbeat_rtt_seconds", "Heartbeat round trip to the push server.", [("target", h.target), ("quantile", q)],
-                        (v * 1000).rounded() / 1e6)
+                    add("pushdiag_heartbeat_rtt_seconds", help, type: "summary", [("target", h.target), ("quantile", q)], (v * 1000).rounded() / 1e6)
                 }
+                add("pushdiag_heartbeat_rtt_seconds_sum", help, type: "summary", [("target", h.target)], (rtt.avg * Double(h.received) * 1000).rounded() / 1e6)
+                add("pushdiag_heartbeat_rtt_seconds_count", help, type: "summary", [("target", h.target)], Double(h.received))
             }
-            add("pushdiag_heartbeat_loss_ratio", "Share of heartbeats not answered within the timeout.", [("target", h.target)], h.lossPercent / 100)
+            // Nothing sent is not 0% lost: without a heartbeat sent there is no ratio (the
+            // success series above says the server is down).
+            if h.sent > 0 {
+                add("pushdiag_heartbeat_loss_ratio", "Share of heartbeats not answered within the timeout.", [("target", h.target)], h.lossPercent / 100)
+            }
+            if let tls = h.tls {
+                add(
+                    "pushdiag_tls_cert_expiry_timestamp_seconds", "When the push server's certificate expires (notAfter, Unix time).", [("target", h.target)],
+                    Double(tls.notAfterSeconds))
+            }
         }
         var out = ""
         for f in families {
             out += "# HELP \(f.name) \(f.help)\n# TYPE \(f.name) \(f.type)\n"
             for s in f.samples {
                 let labels = s.labels.isEmpty ? "" : "{" + s.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
-                out += "\(f.name)\(labels) \(Self.number(s.value))" + (timestampMs.map { " \($0)" } ?? "") + "\n"
+                out += "\(s.name)\(labels) \(Self.number(s.value))" + (timestampMs.map { " \($0)" } ?? "") + "\n"
             }
         }
         return out

@@ -152,7 +152,65 @@ struct ContribTests {
     func alertRulesAreValid() throws {
         let r = try run(TestPaths.which("promtool")!, ["check", "rules", TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-alerts.yml").path])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
-        #expect(r.stdout.contains("SUCCESS: 4 rules found"))
+        #expect(r.stdout.contains("SUCCESS: 6 rules found"))
+    }
+
+    /// A dead push server in the textfile pages someone: no "0% lost" for heartbeats never sent,
+    /// a success series that names the server, and the shipped rules fire on exactly that data
+    /// (promtool test rules over the series pushdiag wrote).
+    @Test(.enabled(if: TestPaths.which("promtool") != nil, "promtool is not installed"))
+    func aDeadPushServerFiresItsAlert() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = freePort()
+        let prom = dir.appendingPathComponent("pushdiag.prom")
+        let r = try pushdiag(
+            "report", "--interface", "wlan2", "--replay", TestPaths.fixtures.appendingPathComponent("lab-wifi.pcap").path, "--duration", "1s",
+            "--server", "127.0.0.1:\(port)", "--textfile", prom.path)
+        #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
+        let text = try String(contentsOf: prom, encoding: .utf8)
+        let target = "127.0.0.1:\(port)"
+        #expect(text.contains("pushdiag_probe_success{check=\"heartbeat\",target=\"\(target)\"} 0"), "\(text)")
+        #expect(!text.contains("pushdiag_heartbeat_loss_ratio"), "nothing was sent: no loss ratio")
+        let promtool = TestPaths.which("promtool")!
+        let lint = try run("/bin/sh", ["-c", "\(promtool) check metrics < \(prom.path)"])
+        #expect(lint.status == 0 && lint.stdout.isEmpty && lint.stderr.isEmpty, "promtool: \(lint.stdout)\(lint.stderr)")
+        // Every sample of the textfile as a series held for 30 minutes.
+        let series = text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }.map { line -> String in
+            let cut = line.lastIndex(of: " ")!
+            // As node_exporter's scrape gives them: with the probe's instance label.
+            var name = String(line[..<cut])
+            if let brace = name.firstIndex(of: "{") {
+                name.insert(contentsOf: "instance=\"ward-3\",", at: name.index(after: brace))
+            } else {
+                name += "{instance=\"ward-3\"}"
+            }
+            return "      - series: '\(name)'\n        values: '\(line[line.index(after: cut)...])x30'"
+        }
+        let rules = TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-alerts.yml").path
+        let spec = """
+            rule_files: [\(rules)]
+            evaluation_interval: 1m
+            tests:
+              - interval: 1m
+                input_series:
+            \(series.joined(separator: "\n"))
+                alert_rule_test:
+                  - eval_time: 15m
+                    alertname: PushServerDown
+                    exp_alerts:
+                      - exp_labels: {severity: critical, check: heartbeat, instance: ward-3, target: "\(target)"}
+                        exp_annotations:
+                          summary: "ward-3: push server \(target) does not hold a heartbeat connection"
+                          description: "It refuses, does not answer, fails TLS or loses heartbeats: devices on this site miss their pushes. Check it with: pushdiag heartbeat \(target)"
+                  - eval_time: 15m
+                    alertname: PushHeartbeatLoss
+                    exp_alerts: []
+            """
+        let file = dir.appendingPathComponent("dead-server-test.yml")
+        try spec.write(to: file, atomically: true, encoding: .utf8)
+        let test = try run(promtool, ["test", "rules", file.path])
+        #expect(test.status == 0 && test.stdout.contains("SUCCESS"), "\(test.stdout)\(test.stderr)\n\(spec)")
     }
 
     @Test(.enabled(if: TestPaths.which("systemd-analyze") != nil, "systemd-analyze is not installed"))

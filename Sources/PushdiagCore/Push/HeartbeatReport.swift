@@ -1,7 +1,8 @@
 /// What the handshake showed.
 public struct TLSInfo: Codable, Sendable, Equatable {
     public init(
-        version: String, cipher: String, subject: String, issuer: String, notAfter: String, daysLeft: Int, spkiSha256: String, verified: Bool,
+        version: String, cipher: String, subject: String, issuer: String, notAfter: String, notAfterSeconds: Int64, daysLeft: Int, spkiSha256: String,
+        verified: Bool,
         verifyError: String?, pinMatched: Bool?
     ) {
         self.version = version
@@ -9,6 +10,7 @@ public struct TLSInfo: Codable, Sendable, Equatable {
         self.subject = subject
         self.issuer = issuer
         self.notAfter = notAfter
+        self.notAfterSeconds = notAfterSeconds
         self.daysLeft = daysLeft
         self.spkiSha256 = spkiSha256
         self.verified = verified
@@ -22,6 +24,8 @@ public struct TLSInfo: Codable, Sendable, Equatable {
     public var issuer: String
     /// notAfter of the server certificate (RFC 3339).
     public var notAfter: String
+    /// The same, in seconds since the epoch.
+    public var notAfterSeconds: Int64
     public var daysLeft: Int
     /// base64 SHA-256 of the server key's SubjectPublicKeyInfo (an HPKP-style pin).
     public var spkiSha256: String

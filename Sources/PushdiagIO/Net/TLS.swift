@@ -123,7 +123,7 @@ public final class TLSConnection: ByteStream {
             version: String(cString: SSL_get_version(s)),
             cipher: SSL_CIPHER_get_name(SSL_get_current_cipher(s)).map { String(cString: $0) } ?? "?",
             subject: name(X509_get_subject_name(cert)), issuer: name(X509_get_issuer_name(cert)),
-            notAfter: Timestamp.rfc3339(nanoseconds: notAfter - notAfter % 1_000_000_000), daysLeft: Int(days),
+            notAfter: Timestamp.rfc3339(nanoseconds: notAfter - notAfter % 1_000_000_000), notAfterSeconds: notAfter / 1_000_000_000, daysLeft: Int(days),
             spkiSha256: pin, verified: verified, verifyError: verifyError, pinMatched: options.pin.map { $0 == pin })
     }
 
