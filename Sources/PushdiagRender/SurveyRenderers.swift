@@ -15,7 +15,7 @@ public struct SurveyTextRenderer {
             return n > 0 ? "\(n) \(s.rawValue)" : nil
         }
         return
-            "pushdiag survey \(r.started), \(NumberText.format(r.durationSeconds)) s: \(r.status.rawValue.uppercased()) (\(counts.joined(separator: ", ")))\n\n"
+            "pushdiag survey \(r.started), \(NumberText.format(r.durationSeconds)) s\(r.interrupted == true ? " (interrupted)" : ""): \(r.status.rawValue.uppercased()) (\(counts.joined(separator: ", ")))\n\n"
             + t.render()
     }
 }

@@ -106,14 +106,43 @@ struct ReportTests {
         let prom = dir.appendingPathComponent("pushdiag.prom")
         let check = try run("/bin/sh", ["-c", "\(TestPaths.which("promtool")!) check metrics < \(prom.path)"])
         #expect(check.status == 0, "the textfile is a whole old or new one")
-        // SIGTERM: the survey stops early and what it has is still written whole.
-        let b = try Background(TestPaths.binary.path, reportArgs(dir))
-        usleep(300_000)
+        // SIGTERM midway through a survey that holds heartbeats for 5 s: it stops early, what it
+        // has is still written whole, and the run is marked interrupted.
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        let before = Int(try sql(db, "SELECT count(*) FROM runs")) ?? 0
+        let started = Date()
+        let b = try Background(TestPaths.binary.path, reportArgs(dir) + ["--duration", "5s", "--server", "127.0.0.1:\(port)"])
+        usleep(1_500_000)
         b.process.terminate()
         b.process.waitUntilExit()
+        #expect(Date().timeIntervalSince(started) < 4.5, "the survey stopped at the signal")
         #expect(try sql(db, "PRAGMA integrity_check") == "ok")
         let again = try run("/bin/sh", ["-c", "\(TestPaths.which("promtool")!) check metrics < \(prom.path)"])
         #expect(again.status == 0)
+        #expect(Int(try sql(db, "SELECT count(*) FROM runs")) == before + 1)
+        #expect(try sql(db, "SELECT interrupted FROM runs ORDER BY id DESC LIMIT 1") == "1")
+        #expect(try sql(db, "SELECT json_extract(report, '$.interrupted') FROM runs ORDER BY id DESC LIMIT 1") == "1")
+        #expect(try sql(db, "SELECT count(*) FROM runs WHERE interrupted = 0") == "\(before)", "the runs that ended normally are not marked")
+    }
+
+    /// Each output stands alone: a history that cannot be opened does not cost the textfile.
+    @Test(.enabled(if: TestPaths.which("promtool") != nil, "promtool is not installed"))
+    func aFailedHistoryStillWritesTheTextfile() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let prom = dir.appendingPathComponent("pushdiag.prom")
+        let r = try pushdiag(
+            "report", "--interface", "wlan2", "--replay", fixture("wifi-retries-20pct.pcap"), "--duration", "1s",
+            "--history", dir.path, "--textfile", prom.path)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("pushdiag: history: cannot open the history \(dir.path)"), "\(r.stderr)")
+        #expect(r.status == 2 || r.status == 3, "the worst of the survey and UNKNOWN for the failed output")
+        #expect(FileManager.default.fileExists(atPath: prom.path), "the textfile was written all the same")
+        let check = try run("/bin/sh", ["-c", "\(TestPaths.which("promtool")!) check metrics < \(prom.path)"])
+        #expect(check.status == 0)
     }
 
     /// A full disk while writing the textfile: one line, exit 3, the previous file kept.

@@ -16,7 +16,9 @@ extension SurveyReport {
     /// The verdict table from what the parts measured: a check asked for that could not run is
     /// UNKNOWN with the reason, one not asked for is SKIPPED (it does not set the exit code);
     /// the worst check comes first.
-    public static func assemble(_ parts: SurveyParts, settings: SurveySettings, started: Int64, durationSeconds: Double) -> SurveyReport {
+    public static func assemble(
+        _ parts: SurveyParts, settings: SurveySettings, started: Int64, durationSeconds: Double, interrupted: Bool = false
+    ) -> SurveyReport {
         let t = settings.thresholds
         var checks: [SurveyCheck] = []
         if let w = parts.wifi {
@@ -46,7 +48,7 @@ extension SurveyReport {
         checks.sort { $0.status > $1.status }
         return SurveyReport(
             started: started, durationSeconds: durationSeconds, checks: checks,
-            wifi: parts.wifi, capture: parts.capture, heartbeats: parts.heartbeats, routes: parts.routes)
+            wifi: parts.wifi, capture: parts.capture, heartbeats: parts.heartbeats, routes: parts.routes, interrupted: interrupted)
     }
 
     /// The hosts whose route a survey checks: each once, however many of its ports serve push.

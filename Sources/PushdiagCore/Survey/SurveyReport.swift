@@ -75,11 +75,15 @@ public struct SurveyReport: Codable, Sendable, Equatable {
     @Nullable public var capture: CaptureReport?
     public var heartbeats: [HeartbeatReport]
     @Nullable public var routes: RouteSetReport?
+    /// SIGINT or SIGTERM cut the window short: what was measured until then (absent in reports
+    /// written before pushdiag said so).
+    public var interrupted: Bool?
 
     public init(
         started: Int64, durationSeconds: Double, checks: [SurveyCheck], wifi: WiFiReport?, capture: CaptureReport?, heartbeats: [HeartbeatReport],
-        routes: RouteSetReport?
+        routes: RouteSetReport?, interrupted: Bool = false
     ) {
+        self.interrupted = interrupted
         self.started = Timestamp.rfc3339(nanoseconds: started)
         self.durationSeconds = NumberText.rounded(durationSeconds, places: 1000)
         self.checks = Self.distinct(checks)

@@ -41,6 +41,8 @@ public final class HistoryStore {
               status TEXT NOT NULL, value REAL, unit TEXT);
             CREATE INDEX IF NOT EXISTS checks_by_run ON checks(run_id);
             """)
+        // Histories written before runs could be marked interrupted gain the column.
+        if try !columns("runs").contains("interrupted") { try exec("ALTER TABLE runs ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0") }
     }
 
     deinit { sqlite3_close(db) }
@@ -54,13 +56,27 @@ public final class HistoryStore {
         }
     }
 
+    /// The column names of `table`.
+    func columns(_ table: String) throws(StoreError) -> [String] {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, "PRAGMA table_info(\(table))", -1, &stmt, nil) == SQLITE_OK else {
+            throw StoreError(description: "history \(path): \(String(cString: sqlite3_errmsg(db)))")
+        }
+        defer { sqlite3_finalize(stmt) }
+        var names: [String] = []
+        while sqlite3_step(stmt) == SQLITE_ROW {
+            if let p = sqlite3_column_text(stmt, 1) { names.append(String(cString: p)) }
+        }
+        return names
+    }
+
     /// Appends a survey and its checks in one transaction.
     public func append(_ r: SurveyReport, json: String) throws(StoreError) {
         try exec("BEGIN IMMEDIATE")
         do {
             let runID = try insert(
-                "INSERT INTO runs(started, status, duration_seconds, report) VALUES (?, ?, ?, ?)",
-                [.text(r.started), .text(r.status.rawValue), .real(r.durationSeconds), .text(json)])
+                "INSERT INTO runs(started, status, duration_seconds, report, interrupted) VALUES (?, ?, ?, ?, ?)",
+                [.text(r.started), .text(r.status.rawValue), .real(r.durationSeconds), .text(json), .int(r.interrupted == true ? 1 : 0)])
             for c in r.checks {
                 _ = try insert(
                     "INSERT INTO checks(run_id, check_name, subject, status, value, unit) VALUES (?, ?, ?, ?, ?, ?)",
@@ -159,5 +175,42 @@ public enum AtomicFile {
         }
         if case .failure(let e) = Syscall.retrying({ flock(d.rawValue, LOCK_EX) }) { throw StoreError(description: "cannot lock \(path): \(e)") }
         return d
+    }
+}
+
+/// The outputs of `report`, each written whatever became of the others: a history that cannot
+/// be written does not cost the textfile, and the other way round.
+public enum ReportOutputs {
+    /// A failed output and why.
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        /// `history` or `textfile`.
+        public var output: String
+        public var reason: String
+        public var description: String { "\(output): \(reason)" }
+    }
+
+    /// Appends `report` to the history at `history` and writes `textfile`, each under its lock;
+    /// the outputs that failed.
+    public static func write(_ report: SurveyReport, json: String, prometheus: String, history: String?, textfile: String?) -> [Failure] {
+        var failures: [Failure] = []
+        if let history {
+            do throws(StoreError) {
+                let lock = try AtomicFile.lock(history)
+                defer { withExtendedLifetime(lock) {} }
+                try HistoryStore(path: history).append(report, json: json)
+            } catch {
+                failures.append(Failure(output: "history", reason: error.description))
+            }
+        }
+        if let textfile {
+            do throws(StoreError) {
+                let lock = try AtomicFile.lock(textfile)
+                defer { withExtendedLifetime(lock) {} }
+                try AtomicFile.write(prometheus, to: textfile)
+            } catch {
+                failures.append(Failure(output: "textfile", reason: error.description))
+            }
+        }
+        return failures
     }
 }

@@ -58,7 +58,8 @@ public final class SurveyRunner: @unchecked Sendable {
         }
         var result = lock.withLock { parts }
         result.heartbeats = lock.withLock { s.servers.indices.compactMap { heartbeats[$0] } }
-        return SurveyReport.assemble(result, settings: s, started: started, durationSeconds: Double(WallClock.monotonicNanoseconds() - t0) / 1e9)
+        return SurveyReport.assemble(
+            result, settings: s, started: started, durationSeconds: Double(WallClock.monotonicNanoseconds() - t0) / 1e9, interrupted: stop())
     }
 
     /// Two nl80211 samples spanning the window (as many as a replay recorded).

@@ -50,24 +50,12 @@ struct ReportCommand: ParsableCommand {
                 throw ExitCode(3)
             }
             let report = options.survey(settings)
-            var failed = false
-            do {
-                if let history {
-                    let lock = try AtomicFile.lock(history)
-                    defer { withExtendedLifetime(lock) {} }
-                    try HistoryStore(path: history).append(report, json: try JSONRenderer.render(report, pretty: false))
-                }
-                if let textfile {
-                    let lock = try AtomicFile.lock(textfile)
-                    defer { withExtendedLifetime(lock) {} }
-                    try AtomicFile.write(SurveyPrometheusRenderer().render(report), to: textfile)
-                }
-            } catch let e as StoreError {
-                diagnose(e.description)
-                failed = true
-            }
+            let failures = ReportOutputs.write(
+                report, json: try JSONRenderer.render(report, pretty: false), prometheus: SurveyPrometheusRenderer().render(report),
+                history: history, textfile: textfile)
+            for f in failures { diagnose(f.description) }
             print(SurveyNagiosRenderer().render(report), terminator: "")
-            throw ExitCode(failed ? max(report.status, .unknown).exitCode : report.status.exitCode)
+            throw ExitCode(failures.isEmpty ? report.status.exitCode : max(report.status, .unknown).exitCode)
         }
     }
 
