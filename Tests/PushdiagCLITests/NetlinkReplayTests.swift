@@ -196,6 +196,15 @@ struct NetlinkReplayTests {
     /// The host kernel of these machines has no cfg80211; where it has one, the test is skipped and says so.
     @Test(.enabled(if: access("/sys/class/ieee80211", F_OK) != 0, "this kernel has cfg80211: the message for a kernel without it is checked elsewhere"))
     func noNl80211OnThisKernelIsOneLine() throws {
+        // A recording asked for is not started over an earlier one when nl80211 is not there.
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let earlier = dir.appendingPathComponent("site.pcap")
+        try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("lab-wifi.pcap"), to: earlier)
+        let recorded = try pushdiag("wifi", "--record", earlier.path)
+        #expect(recorded.status == 3)
+        #expect(try Data(contentsOf: earlier) == Data(contentsOf: TestPaths.fixtures.appendingPathComponent("lab-wifi.pcap")), "the earlier recording is kept")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["site.pcap"], "no temporary file is left")
         let r = try pushdiag("wifi")
         #expect(r.status == 3 && r.stderr == "pushdiag: nl80211 is not available: this kernel has no cfg80211 (no Wi-Fi driver is loaded)\n")
     }

@@ -48,7 +48,12 @@ watch_pid=$!
 # Ready once its recording holds the start-up exchange (about 5.2 kB: family, interfaces, the
 # subscription, the scan and interface dumps; events come after): under TCG a debug
 # build read over 9p can take longer than a fixed sleep, and a roam before that goes unseen.
-for _ in $(seq 1 150); do [ "$(stat -c %s "$out/watch.pcap" 2>/dev/null || echo 0)" -ge 5000 ] && break; sleep 0.2; done
+# (The recording grows as watch.pcap.tmp-PID until watch ends and renames it.)
+for _ in $(seq 1 150); do
+  size=$(stat -c %s "$out"/watch.pcap.tmp-* "$out/watch.pcap" 2>/dev/null | sort -n | tail -1)
+  [ "${size:-0}" -ge 5000 ] && break
+  sleep 0.2
+done
 sleep 1
 wpa_cli -i wlan2 roam "$other" > /dev/null && lab_wait_connected 20 "$other" || exit 1
 sleep 1

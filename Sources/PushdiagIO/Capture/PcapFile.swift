@@ -188,11 +188,15 @@ public final class PcapWriter {
         }
     }
 
-    deinit {
-        if !closed {
-            pcap_dump_close(dumper)
-            pcap_close(dead)
-            if temporaryPath != path { unlink(temporaryPath) }
-        }
+    /// Closes without keeping what was written: an atomic writer's temporary file is removed
+    /// and the file at `path` stays as it was. (Also what happens to a writer never closed.)
+    public func discard() {
+        guard !closed else { return }
+        closed = true
+        pcap_dump_close(dumper)
+        pcap_close(dead)
+        if temporaryPath != path { unlink(temporaryPath) }
     }
+
+    deinit { discard() }
 }

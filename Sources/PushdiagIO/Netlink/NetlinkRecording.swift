@@ -2,13 +2,17 @@ private import CPcap
 import PushdiagCore
 
 /// Writes every netlink buffer sent and received as a LINKTYPE_NETLINK pcap (the format nlmon
-/// produces, which tshark decodes). Each record is flushed as it is written, so a recording cut
-/// off by a signal keeps everything before it.
+/// produces, which tshark decodes), to PATH.tmp-PID, flushed record by record; `close` renames
+/// it into place, `discard` removes it. A command that fails (nl80211 unavailable, say) leaves
+/// an existing recording at PATH as it was.
 public final class NetlinkRecorder {
     let writer: PcapWriter
     public init(path: String) throws(CaptureError) {
-        writer = try PcapWriter(path: path, linkType: CPcap_DLT_NETLINK(), atomic: false)
+        writer = try PcapWriter(path: path, linkType: CPcap_DLT_NETLINK(), atomic: true)
     }
+
+    /// Forgets the recording: the file at PATH stays as it was.
+    public func discard() { writer.discard() }
 
     public func record(_ bytes: [UInt8], outgoing: Bool, protocol proto: UInt16, time: Int64) {
         writer.write(timestampNs: time, bytes: NetlinkRecord.header(outgoing: outgoing, netlinkProtocol: proto) + bytes)

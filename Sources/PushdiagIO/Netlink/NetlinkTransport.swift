@@ -91,6 +91,21 @@ public final class LiveNetlink: NetlinkTransport {
 /// Where a command's netlink comes from: a recording to replay, or the kernel (recorded to a
 /// file when asked). For nl80211 (`Netlink.protocolGeneric`) and rtnetlink alike.
 public enum NetlinkSource {
+    /// Runs `body` on the transport; a recording is kept when `body` succeeds and discarded when
+    /// it throws, so a failed run does not replace an earlier recording.
+    public static func with<T>(protocol proto: UInt16, record: String?, replay: String?, _ body: (NetlinkTransport) throws -> T) throws -> T {
+        let (transport, recorder) = try open(protocol: proto, record: record, replay: replay)
+        let result: T
+        do {
+            result = try body(transport)
+        } catch {
+            recorder?.discard()
+            throw error
+        }
+        do throws(CaptureError) { try recorder?.close() } catch { throw NetlinkError.io("cannot write the recording: \(error)") }
+        return result
+    }
+
     public static func open(protocol proto: UInt16, record: String?, replay: String?) throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?) {
         if let replay { return (try ReplayNetlink(path: replay, protocol: proto), nil) }
         var recorder: NetlinkRecorder?

@@ -7,20 +7,19 @@ import PushdiagCore
 /// Takes resolved settings; the core assembles the verdicts (`SurveyReport.assemble`).
 public final class SurveyRunner: @unchecked Sendable {
     public let settings: SurveySettings
-    /// Where nl80211 comes from: the kernel (maybe recorded) or a replay.
-    let wifiTransport: () throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?)
+    /// Where nl80211 comes from: the kernel (recorded to `record` when given) or `replay`.
+    let record: String?
+    let replay: String?
     let stop: @Sendable () -> Bool
 
     let lock = NSLock()
     var parts = SurveyParts()
     var heartbeats: [Int: HeartbeatReport] = [:]
 
-    public init(
-        settings: SurveySettings, wifiTransport: @escaping () throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?),
-        stop: @escaping @Sendable () -> Bool
-    ) {
+    public init(settings: SurveySettings, record: String? = nil, replay: String? = nil, stop: @escaping @Sendable () -> Bool) {
         self.settings = settings
-        self.wifiTransport = wifiTransport
+        self.record = record
+        self.replay = replay
         self.stop = stop
     }
 
@@ -66,16 +65,16 @@ public final class SurveyRunner: @unchecked Sendable {
     func sampleWiFi() {
         let t = settings.thresholds
         do {
-            let (transport, recorder) = try wifiTransport()
-            defer { try? recorder?.close() }
-            let client = try NL80211Client(transport: transport)
-            var count = 2
-            if let replay = transport as? ReplayNetlink { count = max(1, replay.recordedRequests(command: NL80211.Command.getSurvey.rawValue)) }
-            var wt = Thresholds()
-            wt.utilizationWarning = t.utilizationWarning.end ?? 100
-            wt.utilizationCritical = t.utilizationCritical.end ?? 100
-            let report = try WiFiSampler.run(
-                client, interfaceName: settings.interface, count: count, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt)
+            let report = try NetlinkSource.with(protocol: Netlink.protocolGeneric, record: record, replay: replay) { transport in
+                let client = try NL80211Client(transport: transport)
+                var count = 2
+                if let replay = transport as? ReplayNetlink { count = max(1, replay.recordedRequests(command: NL80211.Command.getSurvey.rawValue)) }
+                var wt = Thresholds()
+                wt.utilizationWarning = t.utilizationWarning.end ?? 100
+                wt.utilizationCritical = t.utilizationCritical.end ?? 100
+                return try WiFiSampler.run(
+                    client, interfaceName: settings.interface, count: count, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt)
+            }
             update { $0.wifi = report }
         } catch let e as WiFiError {
             update { $0.wifiError = e.description }

@@ -35,9 +35,9 @@ struct RouteCommand: ParsableCommand {
 
     func run() throws {
         let report = try unknownOnFailure {
-            let (transport, recorder) = try NetlinkSource.open(protocol: Netlink.protocolRoute, record: record, replay: replay)
-            defer { try? recorder?.close() }
-            return try RouteChecker.check(hosts, transport: transport)
+            try NetlinkSource.with(protocol: Netlink.protocolRoute, record: record, replay: replay) { transport in
+                try RouteChecker.check(hosts, transport: transport)
+            }
         }
         for r in report.routes { if let e = r.error { diagnose(e) } }
         let output = format == .json ? try JSONRenderer.render(report) : RouteTextRenderer().render(report)

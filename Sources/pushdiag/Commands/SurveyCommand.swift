@@ -131,7 +131,7 @@ struct SurveyOptions: ParsableArguments {
     /// Runs the survey `settings` describe, with progress on a TTY.
     func survey(_ settings: SurveySettings) -> SurveyReport {
         StopSignal.install()
-        let runner = SurveyRunner(settings: settings, wifiTransport: netlink.transport, stop: { StopSignal.isRequested })
+        let runner = SurveyRunner(settings: settings, record: netlink.record, replay: netlink.replay, stop: { StopSignal.isRequested })
         let progress = Progress()
         let report = runner.run { progress.update($0) }
         progress.clear()

@@ -43,11 +43,11 @@ struct WatchCommand: ParsableCommand {
         let window = try parseDuration(roamWindow, option: "--roam-window")
         StopSignal.install()
         let summary = try unknownOnFailure {
-            let (transport, recorder) = try netlink.transport()
-            defer { try? recorder?.close() }
-            let watcher = try RoamWatcher(
-                client: try NL80211Client(transport: transport), transport: transport, interface: interface, roamWindowSeconds: window)
-            return try watcher.run(limitSeconds: limit, stop: { StopSignal.isRequested }, emit: emit)
+            try netlink.with { transport in
+                let watcher = try RoamWatcher(
+                    client: try NL80211Client(transport: transport), transport: transport, interface: interface, roamWindowSeconds: window)
+                return try watcher.run(limitSeconds: limit, stop: { StopSignal.isRequested }, emit: emit)
+            }
         }
         switch format {
         case .jsonl: print(try JSONRenderer.line(summary))

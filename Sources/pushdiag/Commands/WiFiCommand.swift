@@ -42,11 +42,12 @@ struct WiFiCommand: ParsableCommand {
         let progress = Progress()
         defer { progress.clear() }
         let report = try unknownOnFailure {
-            let (transport, recorder) = try netlink.transport()
-            defer { try? recorder?.close() }
-            let client = try NL80211Client(transport: transport)
-            return try WiFiSampler.run(client, interfaceName: interface, count: count, intervalSeconds: seconds, thresholds: thresholds.thresholds) { k, n in
-                progress.update("sampling \(interface ?? "Wi-Fi"): \(k)/\(n)")
+            try netlink.with { transport in
+                let client = try NL80211Client(transport: transport)
+                return try WiFiSampler.run(client, interfaceName: interface, count: count, intervalSeconds: seconds, thresholds: thresholds.thresholds) {
+                    k, n in
+                    progress.update("sampling \(interface ?? "Wi-Fi"): \(k)/\(n)")
+                }
             }
         }
         progress.clear()

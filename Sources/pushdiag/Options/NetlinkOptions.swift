@@ -17,8 +17,9 @@ struct NetlinkOptions: ParsableArguments {
     }
 
     /// The transport for nl80211: the kernel (recorded when asked) or the replay file.
-    func transport() throws(NetlinkError) -> (NetlinkTransport, NetlinkRecorder?) {
-        try NetlinkSource.open(protocol: Netlink.protocolGeneric, record: record, replay: replay)
+    /// Runs `body` on nl80211 from the kernel (recorded when asked) or the replay.
+    func with<T>(_ body: (NetlinkTransport) throws -> T) throws -> T {
+        try NetlinkSource.with(protocol: Netlink.protocolGeneric, record: record, replay: replay, body)
     }
 }
 
