@@ -55,9 +55,9 @@ for _ in $(seq 1 150); do
   sleep 0.2
 done
 sleep 1
-wpa_cli -i wlan2 roam "$other" > /dev/null && lab_wait_connected 20 "$other" || exit 1
+lab_roam "$other" || exit 1
 sleep 1
-wpa_cli -i wlan2 roam "$initial" > /dev/null && lab_wait_connected 20 "$initial" || exit 1
+lab_roam "$initial" || exit 1
 sleep 1
 kill -TERM $watch_pid; wait $watch_pid
 echo $? > "$out/watch.status"
