@@ -22,15 +22,26 @@ struct ConfigTests {
             ("[[server]]\nport = 3000\n", 1, "server.host: every [[server]] needs a host"),
             ("[report]\ntextfile = \"/tmp/x.txt\"\n", 2, "report.textfile: node_exporter reads only files ending in .prom"),
             ("duration = \"soon\"\n", 1, "duration: 'soon' is not a duration"),
+            // What survey refused but config check let through:
+            ("[[server]]\nhost = \"p\"\nprotocol = \"tcp\"\n", 1, "server.port: server p: the tcp protocol needs a port"),
+            ("[[server]]\nhost = \"p\"\ntls = true\npin = \"abc\"\n", 4, "server.pin: 'abc' is not a base64 SHA-256"),
+            (
+                "[[server]]\nhost = \"p\"\ntls = true\nca_file = \"/nonexistent/ca.pem\"\n", 1,
+                "server.ca_file: server p: cannot read the CA file /nonexistent/ca.pem: no such file or directory (ENOENT)"
+            ),
+            ("[[server]]\nhost = \"p\"\nca_file = \"/etc/hostname\"\n", 3, "server.ca_file: goes with tls = true"),
         ] as [(String, Int?, String)])
     func errorsNameTheLineAndKey(text: String, line: Int?, words: String) throws {
-        do {
-            _ = try ConfigLoader.parse(text, file: "site.toml")
-            Issue.record("expected an error for \(text)")
-        } catch {
-            #expect(error.line == line && error.description.contains(words), "\(error)")
-            #expect(error.description.hasPrefix("site.toml"))
-        }
+        // config check refuses exactly what a survey would: one line with the file, line and key.
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("site.toml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let r = try pushdiag("config", "check", "--config", file.path)
+        #expect(r.status == 3 && r.stderr.hasPrefix("pushdiag: \(file.path)\(line.map { ":\($0)" } ?? ""): ") && r.stderr.contains(words), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1)
+        let survey = try pushdiag("survey", "--config", file.path, "--duration", "1s")
+        #expect(survey.status == 3 && survey.stderr == r.stderr, "survey refuses it the same way: \(survey.stderr)")
     }
 
     @Test func configuredServersAndThresholdsFlagsWin() throws {
@@ -68,6 +79,14 @@ struct ConfigTests {
 
 /// `config check` on files the TOML parser refuses: one line with file and line, exit 3.
 struct ConfigCheckTOMLTests {
+    /// A directory given as the configuration was read as an empty file and passed.
+    @Test func aDirectoryIsNotAConfigurationFile() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try pushdiag("config", "check", "--config", dir.path)
+        #expect(r.status == 3 && r.stderr == "pushdiag: \(dir.path): is a directory, not a configuration file\n", "\(r.stderr)")
+    }
+
     /// The damaged example that aborted pushdiag inside toml++ (pushdiag 2026-11 and before).
     @Test func theFileThatAbortedIsOneLine() throws {
         let r = try pushdiag("config", "check", "--config", TestPaths.fixtures.appendingPathComponent("config-header-not-a-key.toml").path)

@@ -142,4 +142,28 @@ struct TLSTests {
         let bad = try pushdiag("responder", "--listen", "127.0.0.1:\(freePort())", "--tls-cert", c.cert, "--tls-key", other.key)
         #expect(bad.status == 3 && bad.stderr.contains("does not match the certificate"), "\(bad.stderr)")
     }
+
+    /// survey takes heartbeat's TLS options for the servers it is given: trusted with the CA
+    /// file and the pin, critical without them (devices would refuse the certificate too).
+    @Test func surveyWithTheTLSOptions() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let c = try certificate(dir, name: "localhost", san: "IP:127.0.0.1,DNS:localhost", days: 400)
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--tls-cert", c.cert, "--tls-key", c.key])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"), "\(server.output)")
+        func heartbeatCheck(_ extra: [String]) throws -> [String: Any]? {
+            let r = try pushdiag(["survey", "--duration", "3s", "--format", "json", "--server", "127.0.0.1:\(port)", "--tls"] + extra)
+            return (try json(r.stdout)["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "heartbeat" }
+        }
+        let trusted = try #require(try heartbeatCheck(["--ca-file", c.cert, "--pin", try pin(c.cert)]))
+        #expect(trusted["status"] as? String == "ok", "\(trusted)")
+        let untrusted = try #require(try heartbeatCheck([]))
+        #expect(untrusted["status"] as? String == "critical" && (untrusted["hint"] as? String)?.contains("certificate verify failed") == true, "\(untrusted)")
+        let wrongPin = try #require(try heartbeatCheck(["--ca-file", c.cert, "--pin", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]))
+        #expect(wrongPin["status"] as? String == "critical" && (wrongPin["hint"] as? String)?.contains("key pin") == true, "\(wrongPin)")
+        let insecure = try #require(try heartbeatCheck(["--insecure"]))
+        #expect(insecure["status"] as? String == "ok", "\(insecure)")
+    }
 }

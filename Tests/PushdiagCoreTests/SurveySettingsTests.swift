@@ -64,3 +64,36 @@ struct SurveySettingsTests {
         }
     }
 }
+
+/// TLS for push servers given as flags, and pins in the configuration: checked as heartbeat checks them.
+struct SurveyTLSSettingsTests {
+    let pin = "Ukx6U8fWQ2v1cW1wY2hYb2dFZ1ZPU3ZQbHBUc2RRcWY="
+
+    @Test func tlsFlagsReachTheServers() throws {
+        var f = SurveyFlags()
+        f.servers = ["push.example:5223"]
+        f.tls = true
+        f.insecure = true
+        f.pin = pin
+        f.caFile = "/etc/site-ca.pem"
+        let s = try SurveySettings.resolve(f, config: PushdiagConfig(), file: nil)
+        let tls = try #require(s.servers.first?.tls)
+        #expect(!tls.verify && tls.pin == pin && tls.caFile == "/etc/site-ca.pem" && tls.serverName == "push.example")
+        f.tls = false
+        #expect(throws: SettingsError.usage("--insecure, --pin and --ca-file go with --tls")) { try SurveySettings.validate(f) }
+        f.tls = true
+        f.pin = "abc="
+        #expect(throws: SettingsError.self) { try SurveySettings.validate(f) }
+    }
+
+    @Test func configuredPinsAreCheckedWithTheirLine() {
+        #expect(
+            throws: ConfigError(
+                file: "site.toml", line: 5, key: "server.pin", message: "'short=' is not a base64 SHA-256 (44 characters, the key's SubjectPublicKeyInfo hash)")
+        ) {
+            try ConfigParser.parse("[[server]]\nhost = \"h\"\nport = 1\ntls = true\npin = \"short=\"\n", file: "site.toml")
+        }
+        #expect(throws: ConfigError.self) { try ConfigParser.parse("[[server]]\nhost = \"h\"\npin = \"\(pin)\"\n", file: "site.toml") }
+        #expect((try? ConfigParser.parse("[[server]]\nhost = \"h\"\ntls = true\npin = \"\(pin)\"\n", file: "site.toml")) != nil)
+    }
+}

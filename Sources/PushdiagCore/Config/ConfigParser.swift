@@ -61,11 +61,16 @@ public enum ConfigParser {
                         case "tls":
                             guard let b = t[k]?.bool else { throw fail(t, k, "server", "expected true or false") }
                             s.tls = b
-                        case "pin": s.pin = try string(t, k, "server")
+                        case "pin":
+                            s.pin = try string(t, k, "server")
+                            if let pin = s.pin, let why = TLSOptions.pinProblem(pin) { throw fail(t, k, "server", why) }
                         case "ca_file": s.caFile = try string(t, k, "server")
                         case "path": s.path = try string(t, k, "server")
                         default: throw fail(t, k, "server", "unknown key (host, port, protocol, tls, pin, ca_file, path)")
                         }
+                    }
+                    if !s.tls, s.pin != nil || s.caFile != nil {
+                        throw fail(t, s.pin != nil ? "pin" : "ca_file", "server", "goes with tls = true (server \(host))")
                     }
                     c.servers.append(s)
                 }

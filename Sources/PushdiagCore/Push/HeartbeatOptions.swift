@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// What a heartbeat session is asked to do: the server, its protocol and the timing and
 /// reconnect behaviour of a client SDK. Values only; IO's `HeartbeatSession` acts on them.
 public enum HeartbeatProtocol: String, Sendable, CaseIterable {
@@ -59,6 +61,14 @@ public struct TLSOptions: Sendable, Equatable {
     /// Expected base64 SHA-256 of the server key's SubjectPublicKeyInfo.
     public var pin: String?
     public init(serverName: String) { self.serverName = serverName }
+
+    /// Whether `pin` is a base64 SHA-256 (32 bytes), as `openssl … | base64` prints a key pin.
+    public static func isPin(_ pin: String) -> Bool { pin.count == 44 && Data(base64Encoded: pin)?.count == 32 }
+
+    /// What is wrong with a pin, for a message; nil when it is one.
+    public static func pinProblem(_ pin: String) -> String? {
+        isPin(pin) ? nil : "'\(pin)' is not a base64 SHA-256 (44 characters, the key's SubjectPublicKeyInfo hash)"
+    }
 }
 
 /// host:port, [v6]:port or host (with a default port).

@@ -8,6 +8,10 @@ public struct SurveyFlags: Sendable, Equatable {
     public var servers: [String] = []
     public var proto: HeartbeatProtocol?
     public var tls = false
+    /// With `tls`, for the servers given as flags: no verification, a key pin, extra trust anchors.
+    public var insecure = false
+    public var pin: String?
+    public var caFile: String?
     /// Threshold ranges by the configuration's key (`utilization_warning`, …, `rtt_critical`).
     public var thresholds: [String: String] = [:]
 
@@ -69,6 +73,8 @@ public struct SurveySettings: Sendable, Equatable {
             }
         }
         if let d = flags.duration, case .failure(let e) = DurationText.parse(d, option: "--duration", atLeast: 1) { throw .usage(e.description) }
+        if !flags.tls, flags.insecure || flags.pin != nil || flags.caFile != nil { throw .usage("--insecure, --pin and --ca-file go with --tls") }
+        if let pin = flags.pin, let why = TLSOptions.pinProblem(pin) { throw .usage("--pin: \(why)") }
         let p = flags.proto ?? .simplepush
         for s in flags.servers where Endpoint(s, defaultPort: p.defaultPort(tls: flags.tls)) == nil {
             throw .usage(
@@ -109,7 +115,12 @@ public struct SurveySettings: Sendable, Equatable {
             let p = flags.proto ?? .simplepush
             servers = flags.servers.map { s in
                 let e = Endpoint(s, defaultPort: p.defaultPort(tls: flags.tls))!  // validated above
-                return SurveyServer(endpoint: e, proto: p, tls: flags.tls ? TLSOptions(serverName: e.host) : nil)
+                guard flags.tls else { return SurveyServer(endpoint: e, proto: p) }
+                var tls = TLSOptions(serverName: e.host)
+                tls.verify = !flags.insecure
+                tls.pin = flags.pin
+                tls.caFile = flags.caFile
+                return SurveyServer(endpoint: e, proto: p, tls: tls)
             }
         } else {
             do throws(ConfigError) { servers = try Self.servers(of: c, file: file ?? "configuration") } catch { throw .config(error) }

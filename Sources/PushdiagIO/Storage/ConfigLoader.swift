@@ -8,21 +8,41 @@ import PushdiagCore
 public enum ConfigLoader {
     public static let defaultPath = "/etc/pushdiag/pushdiag.toml"
 
+    /// Reads, parses and checks the file: what a survey would refuse, `config check` refuses too
+    /// (a directory, a CA file that cannot be read), each named by its line and key.
     public static func load(path: String) throws(ConfigError) -> PushdiagConfig {
-        guard let f = fopen(path, "r") else {
-            throw ConfigError(file: path, line: nil, key: nil, message: "cannot read: \(Errno.current)")
+        func failure(_ message: String, line: Int? = nil, key: String? = nil) -> ConfigError {
+            ConfigError(file: path, line: line, key: key, message: message)
         }
+        let file: Descriptor
+        switch Syscall.retrying({ open(path, O_RDONLY | O_CLOEXEC) }) {
+        case .success(let fd): file = Descriptor(fd)
+        case .failure(let e): throw failure("cannot read: \(e)")
+        }
+        var st = stat()
+        guard fstat(file.rawValue, &st) == 0 else { throw failure("cannot read: \(Errno.current)") }
+        guard st.st_mode & S_IFMT != S_IFDIR else { throw failure("is a directory, not a configuration file") }
         var bytes: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = fread(&buf, 1, buf.count, f)
-            if n <= 0 { break }
-            bytes += buf[0..<n]
-            if bytes.count > 1 << 20 { break }
+        while bytes.count <= 1 << 20 {
+            let got = buf.withUnsafeMutableBytes { b in Syscall.retrying { read(file.rawValue, b.baseAddress, b.count) } }
+            switch got {
+            case .success(0): break
+            case .success(let n):
+                bytes += buf[0..<n]
+                continue
+            case .failure(let e): throw failure("cannot read: \(e)")
+            }
+            break
         }
-        fclose(f)
-        guard bytes.count <= 1 << 20 else { throw ConfigError(file: path, line: nil, key: nil, message: "larger than 1 MiB; not a configuration file") }
-        return try ConfigParser.parse(bytes, file: path)
+        guard bytes.count <= 1 << 20 else { throw failure("larger than 1 MiB; not a configuration file") }
+        let config = try ConfigParser.parse(bytes, file: path)
+        for server in config.servers {
+            if let ca = server.caFile, access(ca, R_OK) != 0 {
+                throw failure("server \(server.host): cannot read the CA file \(ca): \(Errno.current)", line: server.line, key: "server.ca_file")
+            }
+        }
+        return config
     }
 
     /// The configuration in `text` (named `file` in errors).

@@ -145,7 +145,7 @@ struct HeartbeatCommand: ParsableCommand {
             throw ValidationError("--rtt-warning (\(NumberText.format(rttWarning))) must not be above --rtt-critical (\(NumberText.format(rttCritical)))")
         }
         if !tls && (insecure || pin != nil || caFile != nil) { throw ValidationError("--insecure, --pin and --ca-file go with --tls") }
-        if let pin, pin.count != 44 || !pin.hasSuffix("=") { throw ValidationError("--pin: '\(pin)' is not a base64 SHA-256 (44 characters)") }
+        if let pin, let why = TLSOptions.pinProblem(pin) { throw ValidationError("--pin: \(why)") }
     }
 
     func run() throws {

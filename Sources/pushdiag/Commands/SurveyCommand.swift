@@ -62,6 +62,15 @@ struct SurveyOptions: ParsableArguments {
     @Flag(help: "TLS to the --server push servers.")
     var tls = false
 
+    @Flag(help: "With --tls: do not verify the --server certificates (the report still shows them).")
+    var insecure = false
+
+    @Option(help: ArgumentHelp("With --tls: the expected base64 SHA-256 of the --server key's SubjectPublicKeyInfo.", valueName: "PIN"))
+    var pin: String?
+
+    @Option(help: ArgumentHelp("With --tls: also trust the certificates in this PEM file.", valueName: "FILE"))
+    var caFile: String?
+
     @Option(help: ArgumentHelp("Monitor interface to capture on during the window.", valueName: "MON"))
     var monitor: String?
 
@@ -100,6 +109,9 @@ struct SurveyOptions: ParsableArguments {
         f.servers = servers
         f.proto = proto
         f.tls = tls
+        f.insecure = insecure
+        f.pin = pin
+        f.caFile = caFile
         let ranges: [(String, String?)] = [
             ("utilization_warning", utilizationWarning), ("utilization_critical", utilizationCritical),
             ("retransmission_warning", retransmissionWarning), ("retransmission_critical", retransmissionCritical),
