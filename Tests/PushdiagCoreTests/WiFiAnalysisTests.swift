@@ -44,6 +44,11 @@ struct WiFiAnalysisTests {
             interface: NL80211.Interface(ifindex: 3), samples: [sample(0, active: nil, busy: nil), sample(1, active: nil, busy: nil)], scan: [],
             thresholds: .init())
         #expect(missing.channelUtilizationPercent == nil && missing.notes.contains { $0.contains("not reported by driver") })
+        // The reason travels with the value, for the survey's UNKNOWN row (it picked it out of the
+        // notes by their first words).
+        #expect(missing.utilizationUnknown == "channel utilisation: active/busy time not reported by driver" && r.utilizationUnknown == nil)
+        let row = SurveyVerdicts.wifi(missing, t: SurveyThresholds()).first { $0.check == "channel_utilization" }
+        #expect(row?.status == .unknown && row?.hint == missing.utilizationUnknown)
     }
 
     @Test func retransmissionsWrapAndRebaseline() {

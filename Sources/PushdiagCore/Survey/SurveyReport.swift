@@ -135,7 +135,7 @@ public enum SurveyVerdicts {
             out.append(
                 SurveyCheck(
                     check: "channel_utilization", status: .unknown, subject: "\(r.interface) \(channel)",
-                    hint: r.notes.first { $0.hasPrefix("channel utilisation") } ?? "not derivable from this interface"))
+                    hint: r.utilizationUnknown ?? "not derivable from this interface"))
         }
         if let x = r.retransmissionPercent {
             let s = t.grade(x, t.retransmissionWarning, t.retransmissionCritical)
@@ -151,7 +151,7 @@ public enum SurveyVerdicts {
             out.append(
                 SurveyCheck(
                     check: "retransmissions", status: .unknown, subject: r.interface,
-                    hint: r.notes.first { $0.hasPrefix("retransmissions") } ?? "not derivable from this interface"))
+                    hint: r.retransmissionsUnknown ?? "not derivable from this interface"))
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
         out += r.bss.compactMap { b in

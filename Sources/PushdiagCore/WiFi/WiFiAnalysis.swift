@@ -86,37 +86,45 @@ public enum WiFiAnalysis {
         var utilization: Double?
         var retrans: Double?
         var failed: UInt64?
+        // Why a ratio is missing, kept with the value it explains as well as among the notes.
+        var utilizationWhy: String?
+        var retransWhy: String?
+        func note(_ why: inout String?, _ text: String) {
+            notes.append(text)
+            why = text
+        }
         if samples.count >= 2 {
             if w.surveyPairs > 0, w.activeMs > 0 {
                 utilization = NumberText.rounded(Double(w.busyMs) * 100 / Double(w.activeMs))
             } else if let s = last.flatMap({ inUse($0.survey, frequency: iface.frequency) }), s.active == nil || s.busy == nil {
-                notes.append("channel utilisation: active/busy time not reported by driver")
+                note(&utilizationWhy, "channel utilisation: active/busy time not reported by driver")
             } else if last.flatMap({ inUse($0.survey, frequency: iface.frequency) }) == nil {
-                notes.append("channel utilisation: no survey entry for the channel in use")
+                note(&utilizationWhy, "channel utilisation: no survey entry for the channel in use")
             } else {
-                notes.append("channel utilisation: the channel's active time did not advance during the window")
+                note(&utilizationWhy, "channel utilisation: the channel's active time did not advance during the window")
             }
             if w.stationPairs > 0 {
                 failed = w.failed
                 if w.packets > 0 {
                     retrans = NumberText.rounded(Double(w.retries) * 100 / Double(w.packets))
                 } else {
-                    notes.append("retransmissions: no frames sent to the peer during the window")
+                    note(&retransWhy, "retransmissions: no frames sent to the peer during the window")
                 }
                 if let p = last.flatMap({ peer($0.stations, bssid: bssid) }), p.txRetries == nil {
                     retrans = nil
-                    notes.append("retransmissions: tx retries not reported by driver")
+                    note(&retransWhy, "retransmissions: tx retries not reported by driver")
                 }
             } else if bssid == nil && (last?.stations.isEmpty ?? true) {
-                notes.append("retransmissions: not associated")
+                note(&retransWhy, "retransmissions: not associated")
             } else {
-                notes.append("retransmissions: the peer's counters restarted (reassociation) in every pair of samples")
+                note(&retransWhy, "retransmissions: the peer's counters restarted (reassociation) in every pair of samples")
             }
             if w.rebaselines > 0 {
                 notes.append("counters restarted \(w.rebaselines) time(s) during the window (reassociation or driver reset): those intervals are left out")
             }
         } else {
-            notes.append("one sample: raw counters only (use --count 2 or more for ratios)")
+            note(&utilizationWhy, "one sample: raw counters only (use --count 2 or more for ratios)")
+            retransWhy = utilizationWhy
         }
 
         let survey = (last?.survey ?? []).map { e in
@@ -183,6 +191,7 @@ public enum WiFiAnalysis {
             channelWidthMhz: iface.channelWidth.flatMap(NL80211.channelWidthMHz), samples: samples.count,
             windowSeconds: NumberText.rounded(window, places: 1000), survey: survey, stations: stations,
             channelUtilizationPercent: utilization, retransmissionPercent: retrans, txFailed: failed, bss: bss,
-            findings: findings, status: findings.map(\.severity).max() ?? .ok, notes: notes)
+            findings: findings, status: findings.map(\.severity).max() ?? .ok, utilizationUnknown: utilization == nil ? utilizationWhy : nil,
+            retransmissionsUnknown: retrans == nil ? retransWhy : nil, notes: notes)
     }
 }

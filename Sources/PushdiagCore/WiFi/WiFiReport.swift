@@ -62,6 +62,16 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     public var bss: [ScanBSSReport]
     public var findings: [Finding]
     public var status: Severity
+    /// Why `channelUtilizationPercent` is null, for the checks that say so (also in `notes`,
+    /// which is what the JSON carries).
+    public var utilizationUnknown: String? = nil
+    /// Why `retransmissionPercent` is null.
+    public var retransmissionsUnknown: String? = nil
     /// What could not be derived, and why ("survey: not reported by driver").
     public var notes: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case interface, ssid, bssid, frequencyMhz, channel, channelWidthMhz, samples, windowSeconds, survey, stations
+        case channelUtilizationPercent, retransmissionPercent, txFailed, bss, findings, status, notes
+    }
 }
