@@ -51,6 +51,39 @@ public struct HeartbeatOptions: Sendable, Equatable {
     }
 }
 
+extension HeartbeatOptions {
+    /// What cannot go together or cannot be used, named by the option a person typed (one rule
+    /// set for `heartbeat`, and for the walk and the exporter that hold the same session).
+    /// `clients`: load mode's device count, when asked.
+    public func validate(clients: Int? = nil) throws(SettingsError) {
+        func usage(_ s: String) -> SettingsError { .usage(s) }
+        if let clients {
+            guard clients >= 1 else { throw usage("--clients must be at least 1") }
+            guard proto == .simplepush || proto == .line else { throw usage("--clients works with simplepush and line") }
+            guard tls == nil else { throw usage("--clients does not do TLS yet") }
+        }
+        if register != nil && proto != .simplepush { throw usage("--register goes with --protocol simplepush") }
+        guard count >= 1 else { throw usage("--count must be at least 1") }
+        guard missesBeforeReconnect >= 1 else { throw usage("--misses must be at least 1") }
+        guard frameCap >= 16 else { throw usage("--max-frame must be at least 16") }
+        guard !schedule.isEmpty else { throw usage("--reconnect-schedule: give at least one delay") }
+        let t = thresholds
+        for (name, v) in [
+            ("--loss-warning", t.lossWarning), ("--loss-critical", t.lossCritical), ("--rtt-warning", t.rttWarningMs), ("--rtt-critical", t.rttCriticalMs),
+        ]
+        where !v.isFinite || v < 0 {
+            throw usage("\(name): '\(v)' is not a number of 0 or more")
+        }
+        guard t.lossWarning <= t.lossCritical else {
+            throw usage("--loss-warning (\(NumberText.format(t.lossWarning))) must not be above --loss-critical (\(NumberText.format(t.lossCritical)))")
+        }
+        guard t.rttWarningMs <= t.rttCriticalMs else {
+            throw usage("--rtt-warning (\(NumberText.format(t.rttWarningMs))) must not be above --rtt-critical (\(NumberText.format(t.rttCriticalMs)))")
+        }
+        if let pin = tls?.pin, let why = TLSOptions.pinProblem(pin) { throw usage("--pin: \(why)") }
+    }
+}
+
 /// How to speak TLS to a push server.
 public struct TLSOptions: Sendable, Equatable {
     /// For SNI and the certificate's name check.

@@ -108,54 +108,22 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
-    func validate() throws {
-        if let clients {
-            guard clients >= 1 else { throw ValidationError("--clients must be at least 1") }
-            let most = LoadRunner.maximumClients
-            guard clients <= most else {
-                throw ValidationError("--clients: at most \(most) on this machine (one open file each, within its open-file limit; raise it with ulimit -n)")
-            }
-            guard proto == .simplepush || proto == .line else { throw ValidationError("--clients works with simplepush and line") }
-            guard !tls else { throw ValidationError("--clients does not do TLS yet") }
-            _ = try parseDuration(ramp, option: "--ramp")
-        }
-        if register != nil && proto != .simplepush { throw ValidationError("--register goes with --protocol simplepush") }
-        _ = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
-        guard Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) != nil else {
+    /// The options as the session takes them; every rule on them is the core's
+    /// (`HeartbeatOptions.validate`), durations are bounded by `parseDuration`.
+    func options() throws -> HeartbeatOptions {
+        guard let endpoint = Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) else {
             throw ValidationError(
                 "'\(target)' is not HOST:PORT" + (proto.defaultPort(tls: tls) == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
         }
-        guard count >= 1 else { throw ValidationError("--count must be at least 1") }
-        guard misses >= 1 else { throw ValidationError("--misses must be at least 1") }
-        guard maxFrame >= 16 else { throw ValidationError("--max-frame must be at least 16") }
-        _ = try parseDuration(interval, option: "--interval")
-        _ = try parseDuration(timeout, option: "--timeout")
-        _ = try parseDuration(connectTimeout, option: "--connect-timeout")
-        guard HeartbeatAnalysis.schedule(reconnectSchedule) != nil else {
-            throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: 0.5,1,2,4,4,4,4)")
-        }
-        for (name, v) in [("--loss-warning", lossWarning), ("--loss-critical", lossCritical), ("--rtt-warning", rttWarning), ("--rtt-critical", rttCritical)]
-        where !v.isFinite || v < 0 {
-            throw ValidationError("\(name): '\(v)' is not a number of 0 or more")
-        }
-        guard lossWarning <= lossCritical else {
-            throw ValidationError("--loss-warning (\(NumberText.format(lossWarning))) must not be above --loss-critical (\(NumberText.format(lossCritical)))")
-        }
-        guard rttWarning <= rttCritical else {
-            throw ValidationError("--rtt-warning (\(NumberText.format(rttWarning))) must not be above --rtt-critical (\(NumberText.format(rttCritical)))")
-        }
-        if !tls && (insecure || pin != nil || caFile != nil) { throw ValidationError("--insecure, --pin and --ca-file go with --tls") }
-        if let pin, let why = TLSOptions.pinProblem(pin) { throw ValidationError("--pin: \(why)") }
-    }
-
-    func run() throws {
-        StopSignal.install()
-        var o = HeartbeatOptions(endpoint: Endpoint(target, defaultPort: proto.defaultPort(tls: tls))!, proto: proto)
+        var o = HeartbeatOptions(endpoint: endpoint, proto: proto)
         o.count = count
         o.intervalMs = try parseDuration(interval, option: "--interval") * 1000
         o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000)
         o.connectTimeoutMs = max(1, try parseDuration(connectTimeout, option: "--connect-timeout") * 1000)
-        o.schedule = HeartbeatAnalysis.schedule(reconnectSchedule)!
+        guard let schedule = HeartbeatAnalysis.schedule(reconnectSchedule) else {
+            throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: 0.5,1,2,4,4,4,4)")
+        }
+        o.schedule = schedule
         o.missesBeforeReconnect = misses
         o.byteOrder = byteOrder
         o.send = send
@@ -169,6 +137,7 @@ struct HeartbeatCommand: ParsableCommand {
         o.thresholds.lossCritical = lossCritical
         o.thresholds.rttWarningMs = rttWarning
         o.thresholds.rttCriticalMs = rttCritical
+        if !tls && (insecure || pin != nil || caFile != nil) { throw ValidationError("--insecure, --pin and --ca-file go with --tls") }
         if tls {
             var t = TLSOptions(serverName: o.endpoint.host)
             t.verify = !insecure
@@ -176,6 +145,24 @@ struct HeartbeatCommand: ParsableCommand {
             t.caFile = caFile
             o.tls = t
         }
+        do throws(SettingsError) { try o.validate(clients: clients) } catch { throw ValidationError(error.description) }
+        return o
+    }
+
+    func validate() throws {
+        _ = try options()
+        if let clients {
+            _ = try parseDuration(ramp, option: "--ramp")
+            let most = LoadRunner.maximumClients
+            guard clients <= most else {
+                throw ValidationError("--clients: at most \(most) on this machine (one open file each, within its open-file limit; raise it with ulimit -n)")
+            }
+        }
+    }
+
+    func run() throws {
+        StopSignal.install()
+        let o = try options()
         if let clients {
             let load = LoadRunner(o, clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp")).run { StopSignal.isRequested }
             let output = format == .json ? try JSONRenderer.render(load) : HeartbeatTextRenderer().render(load)
