@@ -69,17 +69,8 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(help: ArgumentHelp("mqtt: the keep-alive announced in CONNECT, in seconds.", valueName: "S"))
     var keepAlive: UInt16 = 60
 
-    @Flag(help: "TLS over the TCP connection (certificate verified against the system's trust store).")
-    var tls = false
-
-    @Flag(help: "With --tls: do not verify the certificate (the report still shows it).")
-    var insecure = false
-
-    @Option(help: ArgumentHelp("With --tls: the expected base64 SHA-256 of the server key's SubjectPublicKeyInfo.", valueName: "PIN"))
-    var pin: String?
-
-    @Option(help: ArgumentHelp("With --tls: also trust the certificates in this PEM file.", valueName: "FILE"))
-    var caFile: String?
+    @OptionGroup var tlsFlags: TLSFlags
+    var tls: Bool { tlsFlags.tls }
 
     @Option(help: ArgumentHelp("Largest frame or line accepted from the server, in bytes.", valueName: "BYTES"))
     var maxFrame: Int = 65_536
@@ -137,14 +128,7 @@ struct HeartbeatCommand: ParsableCommand {
         o.thresholds.lossCritical = lossCritical
         o.thresholds.rttWarningMs = rttWarning
         o.thresholds.rttCriticalMs = rttCritical
-        if !tls && (insecure || pin != nil || caFile != nil) { throw ValidationError("--insecure, --pin and --ca-file go with --tls") }
-        if tls {
-            var t = TLSOptions(serverName: o.endpoint.host)
-            t.verify = !insecure
-            t.pin = pin
-            t.caFile = caFile
-            o.tls = t
-        }
+        o.tls = tlsFlags.options(serverName: o.endpoint.host)
         do throws(SettingsError) { try o.validate(clients: clients) } catch { throw ValidationError(error.description) }
         return o
     }

@@ -59,17 +59,8 @@ struct SurveyOptions: ParsableArguments {
     @Option(name: .customLong("protocol"), help: "The --server protocol: simplepush (default), websocket, mqtt, line or tcp.")
     var proto: HeartbeatProtocol?
 
-    @Flag(help: "TLS to the --server push servers.")
-    var tls = false
-
-    @Flag(help: "With --tls: do not verify the --server certificates (the report still shows them).")
-    var insecure = false
-
-    @Option(help: ArgumentHelp("With --tls: the expected base64 SHA-256 of the --server key's SubjectPublicKeyInfo.", valueName: "PIN"))
-    var pin: String?
-
-    @Option(help: ArgumentHelp("With --tls: also trust the certificates in this PEM file.", valueName: "FILE"))
-    var caFile: String?
+    /// TLS for the --server push servers (configured servers have their own keys).
+    @OptionGroup var tlsFlags: TLSFlags
 
     @Option(help: ArgumentHelp("Monitor interface to capture on during the window.", valueName: "MON"))
     var monitor: String?
@@ -108,10 +99,10 @@ struct SurveyOptions: ParsableArguments {
         f.duration = duration
         f.servers = servers
         f.proto = proto
-        f.tls = tls
-        f.insecure = insecure
-        f.pin = pin
-        f.caFile = caFile
+        f.tls = tlsFlags.tls
+        f.insecure = tlsFlags.insecure
+        f.pin = tlsFlags.pin
+        f.caFile = tlsFlags.caFile
         let ranges: [(String, String?)] = [
             ("utilization_warning", utilizationWarning), ("utilization_critical", utilizationCritical),
             ("retransmission_warning", retransmissionWarning), ("retransmission_critical", retransmissionCritical),

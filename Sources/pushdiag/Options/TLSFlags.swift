@@ -1,0 +1,31 @@
+import ArgumentParser
+import PushdiagCore
+
+/// --tls and its companions, shared by heartbeat, survey and report.
+struct TLSFlags: ParsableArguments {
+    @Flag(help: "TLS to the push server (its certificate verified against the system's trust store).")
+    var tls = false
+
+    @Flag(help: "With --tls: do not verify the certificate (the report still shows it).")
+    var insecure = false
+
+    @Option(help: ArgumentHelp("With --tls: the expected base64 SHA-256 of the server key's SubjectPublicKeyInfo.", valueName: "PIN"))
+    var pin: String?
+
+    @Option(help: ArgumentHelp("With --tls: also trust the certificates in this PEM file.", valueName: "FILE"))
+    var caFile: String?
+
+    func validate() throws {
+        if !tls && (insecure || pin != nil || caFile != nil) { throw ValidationError("--insecure, --pin and --ca-file go with --tls") }
+    }
+
+    /// The TLS options for a server named `host`; nil without --tls.
+    func options(serverName host: String) -> TLSOptions? {
+        guard tls else { return nil }
+        var t = TLSOptions(serverName: host)
+        t.verify = !insecure
+        t.pin = pin
+        t.caFile = caFile
+        return t
+    }
+}
