@@ -138,3 +138,28 @@ import Testing
         }
     }
 }
+
+/// Shell completions: file arguments complete files, interfaces the system's interfaces.
+struct CompletionTests {
+    /// The value completion bash is given for `option` of `function` (`_pushdiag_wifi`).
+    func completion(_ script: String, _ function: String, _ option: String) -> String? {
+        guard let start = script.range(of: "\(function)() {") else { return nil }
+        let body = script[start.upperBound...].prefix { _ in true }
+        guard let end = body.range(of: "\n}\n"), let o = body[..<end.lowerBound].range(of: "'\(option)')\n") else { return nil }
+        return body[o.upperBound...].split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    @Test func filesAndInterfacesComplete() throws {
+        let bash = try pushdiag("--generate-completion-script", "bash").stdout
+        for (function, option) in [
+            ("_pushdiag_wifi", "--replay"), ("_pushdiag_wifi", "--record"), ("_pushdiag_survey", "--config"), ("_pushdiag_survey", "--capture"),
+            ("_pushdiag_report_run", "--history"), ("_pushdiag_report_run", "--textfile"), ("_pushdiag_report_html", "--output"),
+            ("_pushdiag_heartbeat", "--ca-file"), ("_pushdiag_responder", "--tls-cert"), ("_pushdiag_route", "--replay"),
+        ] {
+            #expect(completion(bash, function, option) == "__pushdiag_add_completions -f", "\(function) \(option)")
+        }
+        for (function, option) in [("_pushdiag_wifi", "--interface"), ("_pushdiag_survey", "--monitor"), ("_pushdiag_capture", "--interface")] {
+            #expect(completion(bash, function, option)?.contains("/sys/class/net") == true, "\(function) \(option)")
+        }
+    }
+}

@@ -60,16 +60,18 @@ struct CaptureCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Capture files (pcap or pcapng).", valueName: "FILE"))
+    @Argument(help: ArgumentHelp("Capture files (pcap or pcapng).", valueName: "FILE"), completion: .file())
     var files: [String] = []
 
-    @Option(help: ArgumentHelp("Capture live on this monitor interface instead of reading files.", valueName: "MON"))
+    @Option(
+        help: ArgumentHelp("Capture live on this monitor interface instead of reading files.", valueName: "MON"), completion: .shellCommand("ls /sys/class/net")
+    )
     var interface: String?
 
     @Option(help: ArgumentHelp("With --interface: how long to capture (default 30s).", valueName: "D"))
     var duration: String = "30s"
 
-    @Option(help: ArgumentHelp("With --interface: also write the frames to FILE (pcap).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("With --interface: also write the frames to FILE (pcap).", valueName: "FILE"), completion: .file())
     var write: String?
 
     @Option(help: "Output format: text or json.")

@@ -16,7 +16,7 @@ struct ConfigCommand: ParsableCommand {
             abstract: "Check a configuration file and print what a survey would use. Exit 0 when valid, 3 with the line and key of the first problem."
         )
 
-        @Option(help: ArgumentHelp("The file (default: /etc/pushdiag/pushdiag.toml).", valueName: "FILE"))
+        @Option(help: ArgumentHelp("The file (default: /etc/pushdiag/pushdiag.toml).", valueName: "FILE"), completion: .file())
         var config: String = ConfigLoader.defaultPath
 
         func run() throws {

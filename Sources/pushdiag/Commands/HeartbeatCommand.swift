@@ -201,10 +201,10 @@ struct ResponderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seed of the generator that picks dropped answers.", valueName: "N"))
     var seed: UInt64 = 1
 
-    @Option(help: ArgumentHelp("Serve TLS with this certificate chain (PEM).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Serve TLS with this certificate chain (PEM).", valueName: "FILE"), completion: .file())
     var tlsCert: String?
 
-    @Option(help: ArgumentHelp("The TLS private key (PEM).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("The TLS private key (PEM).", valueName: "FILE"), completion: .file())
     var tlsKey: String?
 
     func validate() throws {

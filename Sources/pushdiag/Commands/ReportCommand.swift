@@ -31,10 +31,10 @@ struct ReportCommand: ParsableCommand {
 
         @OptionGroup var options: SurveyOptions
 
-        @Option(help: ArgumentHelp("SQLite database to append the survey to.", valueName: "FILE"))
+        @Option(help: ArgumentHelp("SQLite database to append the survey to.", valueName: "FILE"), completion: .file())
         var history: String?
 
-        @Option(help: ArgumentHelp("Prometheus textfile to write (*.prom, for node_exporter's textfile collector).", valueName: "FILE"))
+        @Option(help: ArgumentHelp("Prometheus textfile to write (*.prom, for node_exporter's textfile collector).", valueName: "FILE"), completion: .file())
         var textfile: String?
 
         func validate() throws {
@@ -65,16 +65,16 @@ struct ReportCommand: ParsableCommand {
             abstract: "An HTML page from the history: utilisation and retransmissions against Apple's limits, heartbeat round trips, roams, the worst hours."
         )
 
-        @Option(help: ArgumentHelp("The history database (default: the configuration's [report] history).", valueName: "FILE"))
+        @Option(help: ArgumentHelp("The history database (default: the configuration's [report] history).", valueName: "FILE"), completion: .file())
         var history: String?
 
         @Option(help: ArgumentHelp("How far back (7d, 24h).", valueName: "D"))
         var since: String = "7d"
 
-        @Option(help: ArgumentHelp("Where to write the page.", valueName: "FILE"))
+        @Option(help: ArgumentHelp("Where to write the page.", valueName: "FILE"), completion: .file())
         var output: String
 
-        @Option(help: ArgumentHelp("Configuration file, for the history's path.", valueName: "FILE"))
+        @Option(help: ArgumentHelp("Configuration file, for the history's path.", valueName: "FILE"), completion: .file())
         var config: String?
 
         func validate() throws { _ = try parseDuration(since, option: "--since", max: ReportCommand.longestHistory) }

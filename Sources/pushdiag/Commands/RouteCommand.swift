@@ -22,10 +22,11 @@ struct RouteCommand: ParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
-    @Option(help: ArgumentHelp("Write the rtnetlink messages to FILE (pcap, link type NETLINK).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Write the rtnetlink messages to FILE (pcap, link type NETLINK).", valueName: "FILE"), completion: .file())
     var record: String?
 
-    @Option(help: ArgumentHelp("Answer from an rtnetlink recording instead of the kernel (names are still resolved here).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp("Answer from an rtnetlink recording instead of the kernel (names are still resolved here).", valueName: "FILE"), completion: .file())
     var replay: String?
 
     func validate() throws {

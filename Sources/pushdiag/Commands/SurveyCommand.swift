@@ -45,10 +45,12 @@ struct SurveyCommand: ParsableCommand {
 /// What a survey looks at, shared by `survey` and `report`: flags first, then the
 /// configuration file, then the defaults.
 struct SurveyOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Configuration file (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp("Configuration file (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.", valueName: "FILE"),
+        completion: .file())
     var config: String?
 
-    @Option(help: ArgumentHelp("Wireless interface (default: the first in station mode).", valueName: "IF"))
+    @Option(help: ArgumentHelp("Wireless interface (default: the first in station mode).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
     var interface: String?
 
     @Option(
@@ -62,10 +64,10 @@ struct SurveyOptions: ParsableArguments {
     /// TLS for the --server push servers (configured servers have their own keys).
     @OptionGroup var tlsFlags: TLSFlags
 
-    @Option(help: ArgumentHelp("Monitor interface to capture on during the window.", valueName: "MON"))
+    @Option(help: ArgumentHelp("Monitor interface to capture on during the window.", valueName: "MON"), completion: .shellCommand("ls /sys/class/net"))
     var monitor: String?
 
-    @Option(help: ArgumentHelp("A capture file to analyse instead of (or besides) a monitor.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("A capture file to analyse instead of (or besides) a monitor.", valueName: "FILE"), completion: .file())
     var capture: String?
 
     @Option(help: ArgumentHelp("Length of the survey window (default 30s).", valueName: "D"))

@@ -19,7 +19,7 @@ struct WatchCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Only this interface (default: all).", valueName: "IF"))
+    @Option(help: ArgumentHelp("Only this interface (default: all).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
     var interface: String?
 
     @Option(help: ArgumentHelp("Stop after this long (default: until interrupted).", valueName: "D"))

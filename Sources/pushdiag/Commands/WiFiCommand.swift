@@ -17,7 +17,7 @@ struct WiFiCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Wireless interface (default: the first in station mode).", valueName: "IF"))
+    @Option(help: ArgumentHelp("Wireless interface (default: the first in station mode).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
     var interface: String?
 
     @Option(help: ArgumentHelp("Time between samples (30s, 500ms, 2m).", valueName: "D"))

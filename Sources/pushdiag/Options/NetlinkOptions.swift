@@ -6,10 +6,13 @@ import PushdiagIO
 struct NetlinkOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Write every netlink message sent and received to FILE (pcap, link type NETLINK, as nlmon writes; tshark decodes it).", valueName: "FILE"))
+            "Write every netlink message sent and received to FILE (pcap, link type NETLINK, as nlmon writes; tshark decodes it).", valueName: "FILE"),
+        completion: .file())
     var record: String?
 
-    @Option(help: ArgumentHelp("Run from a netlink recording (pushdiag --record, or tcpdump -i nlmon0) instead of the kernel.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp("Run from a netlink recording (pushdiag --record, or tcpdump -i nlmon0) instead of the kernel.", valueName: "FILE"),
+        completion: .file())
     var replay: String?
 
     func validate() throws {

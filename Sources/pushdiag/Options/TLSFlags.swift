@@ -12,7 +12,7 @@ struct TLSFlags: ParsableArguments {
     @Option(help: ArgumentHelp("With --tls: the expected base64 SHA-256 of the server key's SubjectPublicKeyInfo.", valueName: "PIN"))
     var pin: String?
 
-    @Option(help: ArgumentHelp("With --tls: also trust the certificates in this PEM file.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("With --tls: also trust the certificates in this PEM file.", valueName: "FILE"), completion: .file())
     var caFile: String?
 
     func validate() throws {
