@@ -1,0 +1,316 @@
+/// `pushdiag walk` (issue 11), the part a test can feed as values: a link sampled over nl80211,
+/// the link's moves (roams, or a disconnect and a connect), the push connection's heartbeats and
+/// reconnects, and the places the engineer named, all on one clock (nanoseconds since the
+/// epoch) → each move joined with what the push connection saw around it, graded; a summary per
+/// place; the iPhone's view of the signal. The IO side collects the timeline; this decides.
+
+/// A sample of the link.
+public struct WalkSample: Codable, Sendable, Equatable {
+    public var timeNs: Int64
+    @Nullable public var bssid: MACAddress?
+    @Nullable public var ssid: String?
+    @Nullable public var freqMhz: Int?
+    @Nullable public var signalDbm: Int?
+    @Nullable public var txBitrateMbps: Double?
+    /// Retries and frames sent to the AP since the previous sample (nil: the driver keeps none).
+    @Nullable public var retries: UInt64?
+    @Nullable public var packets: UInt64?
+    /// The strongest other BSS of the same SSID in the scan cache at that time (dBm).
+    @Nullable public var bestOtherSignalDbm: Int?
+    public var location: String
+
+    public init(
+        timeNs: Int64, bssid: MACAddress? = nil, ssid: String? = nil, freqMhz: Int? = nil, signalDbm: Int? = nil, txBitrateMbps: Double? = nil,
+        retries: UInt64? = nil, packets: UInt64? = nil, bestOtherSignalDbm: Int? = nil, location: String = ""
+    ) {
+        self.timeNs = timeNs
+        self.bssid = bssid
+        self.ssid = ssid
+        self.freqMhz = freqMhz
+        self.signalDbm = signalDbm
+        self.txBitrateMbps = txBitrateMbps
+        self.retries = retries
+        self.packets = packets
+        self.bestOtherSignalDbm = bestOtherSignalDbm
+        self.location = location
+    }
+}
+
+/// A move of the link: a roam, or a disconnect followed by a connect.
+public struct WalkLinkChange: Sendable, Equatable {
+    /// When the link came back (the connect or roam event).
+    public var timeNs: Int64
+    public var fromBssid: MACAddress?
+    public var toBssid: MACAddress?
+    public var fromSsid: String?
+    public var toSsid: String?
+    public var fromFreqMhz: Int?
+    public var toFreqMhz: Int?
+    /// 802.11r, from the authentication algorithm or the event; nil when not known.
+    public var fastTransition: Bool?
+    /// Disconnect to connect, from nl80211 (0 for a roam event without a gap).
+    public var linkGapMs: Double?
+
+    public init(
+        timeNs: Int64, fromBssid: MACAddress?, toBssid: MACAddress?, fromSsid: String?, toSsid: String?, fromFreqMhz: Int? = nil,
+        toFreqMhz: Int? = nil, fastTransition: Bool? = nil, linkGapMs: Double? = nil
+    ) {
+        self.timeNs = timeNs
+        self.fromBssid = fromBssid
+        self.toBssid = toBssid
+        self.fromSsid = fromSsid
+        self.toSsid = toSsid
+        self.fromFreqMhz = fromFreqMhz
+        self.toFreqMhz = toFreqMhz
+        self.fastTransition = fastTransition
+        self.linkGapMs = linkGapMs
+    }
+}
+
+/// One heartbeat of the held push connection.
+public struct WalkHeartbeat: Sendable, Equatable {
+    public var sentNs: Int64
+    /// Round trip when answered; nil when not answered within the timeout.
+    public var rttMs: Double?
+    public init(sentNs: Int64, rttMs: Double?) {
+        self.sentNs = sentNs
+        self.rttMs = rttMs
+    }
+    var answeredNs: Int64? { rttMs.map { sentNs + Int64($0 * 1e6) } }
+}
+
+/// A reconnect of the push connection after a loss: when it ended, how long re-establishing took
+/// (from the loss), in how many attempts, and whether it succeeded.
+public struct WalkReconnect: Sendable, Equatable {
+    public var timeNs: Int64
+    public var ms: Double
+    public var attempts: Int
+    public var succeeded: Bool
+    public init(timeNs: Int64, ms: Double, attempts: Int, succeeded: Bool) {
+        self.timeNs = timeNs
+        self.ms = ms
+        self.attempts = attempts
+        self.succeeded = succeeded
+    }
+}
+
+/// Where the engineer said they were from `timeNs` on.
+public struct WalkPlaceMark: Sendable, Equatable {
+    public var timeNs: Int64
+    public var name: String
+    public init(timeNs: Int64, name: String) {
+        self.timeNs = timeNs
+        self.name = name
+    }
+}
+
+/// Limits for roams and signal; configurable like the other thresholds.
+public struct WalkThresholds: Sendable, Equatable {
+    /// Link gap of a fast transition (802.11r): ok up to 80 ms, a warning up to 150 ms.
+    public var fastTransitionWarningMs: Double = 80
+    public var fastTransitionCriticalMs: Double = 150
+    /// Any other roam: ok up to 100 ms, a warning up to 300 ms.
+    public var roamWarningMs: Double = 100
+    public var roamCriticalMs: Double = 300
+    /// Voice-grade designs ask for −67 dBm at the cell edge; iOS looks for another BSS below −70.
+    public var signalWarningDbm = -67
+    public var signalCriticalDbm = -70
+    /// Sticky client: this long below the critical signal while a BSS of the same SSID is this
+    /// much stronger.
+    public var stickySeconds: Double = 5
+    public var stickyMarginDb = 8
+    /// An answer later than this is late (a device would feel it).
+    public var lateMs: Double = 1000
+    public init() {}
+}
+
+public struct WalkRoamReport: Codable, Sendable, Equatable {
+    public var time: String
+    @Nullable public var fromBssid: MACAddress?
+    @Nullable public var toBssid: MACAddress?
+    @Nullable public var fromSsid: String?
+    @Nullable public var toSsid: String?
+    @Nullable public var fromFreqMhz: Int?
+    @Nullable public var toFreqMhz: Int?
+    public var bandChanged: Bool
+    @Nullable public var fastTransition: Bool?
+    @Nullable public var linkGapMs: Double?
+    /// Last answered heartbeat before to first answered after.
+    @Nullable public var pushGapMs: Double?
+    public var heartbeatsLost: Int
+    public var heartbeatsLate: Int
+    /// kept, reconnected or lost.
+    public var connection: String
+    @Nullable public var reconnectMs: Double?
+    @Nullable public var reconnectAttempts: Int?
+    /// ok, warning or critical.
+    public var grade: Severity
+    /// Why the grade, in words.
+    public var reason: String
+    public var location: String
+}
+
+public struct WalkPlaceReport: Codable, Sendable, Equatable {
+    public var name: String
+    public var samples: Int
+    @Nullable public var signalMedianDbm: Double?
+    @Nullable public var signalMinDbm: Int?
+    @Nullable public var retriesPct: Double?
+    @Nullable public var rttP95Ms: Double?
+    public var heartbeatsLost: Int
+    public var roams: Int
+}
+
+public enum WalkAnalysis {
+    /// The band of a frequency: 2.4, 5 or 6 GHz.
+    public static func band(_ mhz: Int?) -> String? {
+        guard let f = mhz else { return nil }
+        return f < 3000 ? "2.4 GHz" : f < 5925 ? "5 GHz" : "6 GHz"
+    }
+
+    /// The place at `t`: the last mark at or before it ("" before the first).
+    public static func place(at t: Int64, _ marks: [WalkPlaceMark]) -> String {
+        marks.last { $0.timeNs <= t }?.name ?? ""
+    }
+
+    /// Each move joined with the push connection around it, and graded.
+    public static func roams(
+        _ changes: [WalkLinkChange], heartbeats: [WalkHeartbeat], reconnects: [WalkReconnect], places: [WalkPlaceMark],
+        endNs: Int64, t: WalkThresholds = WalkThresholds()
+    ) -> [WalkRoamReport] {
+        let sorted = changes.sorted { $0.timeNs < $1.timeNs }
+        return sorted.enumerated().map { i, c in
+            let linkDown = c.timeNs - Int64((c.linkGapMs ?? 0) * 1e6)
+            let nextMove = i + 1 < sorted.count ? sorted[i + 1].timeNs : endNs
+            let before = heartbeats.filter { ($0.answeredNs ?? .max) <= linkDown }.map { $0.answeredNs! }.max()
+            let after = heartbeats.filter { $0.sentNs >= linkDown && $0.answeredNs != nil }.map { $0.answeredNs! }.min()
+            let pushGap = before.flatMap { b in after.map { Double($0 - b) / 1e6 } }
+            // The heartbeats in flight across the move: sent after the last answer before it and
+            // before the first answer after it.
+            let from = before ?? linkDown
+            let to = after ?? nextMove
+            let across = heartbeats.filter { $0.sentNs > from && $0.sentNs <= to }
+            let lost = across.filter { $0.rttMs == nil }.count
+            let late = across.filter { ($0.rttMs ?? 0) > t.lateMs }.count
+            // What became of the connection: a reconnect after the move and before the next one.
+            let reconnect = reconnects.first { $0.timeNs >= linkDown && $0.timeNs <= nextMove }
+            let connection: String
+            switch reconnect {
+            case .some(let r) where r.succeeded: connection = "reconnected"
+            case .some: connection = "lost"
+            case .none: connection = after != nil || reconnects.allSatisfy({ $0.timeNs < linkDown }) && lost == 0 ? "kept" : "lost"
+            }
+            let bandChanged = band(c.fromFreqMhz) != nil && band(c.toFreqMhz) != nil && band(c.fromFreqMhz) != band(c.toFreqMhz)
+            let (grade, reason) = Self.grade(c, connection: connection, bandChanged: bandChanged, t: t)
+            return WalkRoamReport(
+                time: Timestamp.rfc3339(nanoseconds: c.timeNs), fromBssid: c.fromBssid, toBssid: c.toBssid, fromSsid: c.fromSsid, toSsid: c.toSsid,
+                fromFreqMhz: c.fromFreqMhz, toFreqMhz: c.toFreqMhz, bandChanged: bandChanged, fastTransition: c.fastTransition,
+                linkGapMs: c.linkGapMs.map { NumberText.rounded($0, places: 1000) }, pushGapMs: pushGap.map { NumberText.rounded($0, places: 1000) },
+                heartbeatsLost: lost, heartbeatsLate: late, connection: connection,
+                reconnectMs: reconnect.map { NumberText.rounded($0.ms, places: 1000) }, reconnectAttempts: reconnect?.attempts,
+                grade: grade, reason: reason, location: place(at: c.timeNs, places))
+        }
+    }
+
+    /// A fast transition is ok up to 80 ms of link gap, a warning up to 150 ms, critical above;
+    /// any other roam ok up to 100 ms, a warning up to 300 ms. A change of SSID, or of band on
+    /// one SSID, is at least a warning (an iPhone may drop its push provider there); a roam whose
+    /// connection was not kept is critical.
+    public static func grade(_ c: WalkLinkChange, connection: String, bandChanged: Bool, t: WalkThresholds) -> (Severity, String) {
+        var grade = Severity.ok
+        var why: [String] = []
+        let ft = c.fastTransition == true
+        let (warn, crit) = ft ? (t.fastTransitionWarningMs, t.fastTransitionCriticalMs) : (t.roamWarningMs, t.roamCriticalMs)
+        if let gap = c.linkGapMs {
+            if gap > crit {
+                grade = .critical
+                why.append(
+                    "link gap \(NumberText.format(gap)) ms, above \(NumberText.format(crit)) ms for a\(ft ? " fast transition" : " roam without 802.11r")")
+            } else if gap > warn {
+                grade = .warning
+                why.append(
+                    "link gap \(NumberText.format(gap)) ms, above \(NumberText.format(warn)) ms for a\(ft ? " fast transition" : " roam without 802.11r")")
+            }
+        }
+        if c.fromSsid != nil, c.toSsid != nil, c.fromSsid != c.toSsid {
+            grade = max(grade, .warning)
+            why.append("the SSID changed (\(c.fromSsid!) → \(c.toSsid!))")
+        } else if bandChanged {
+            grade = max(grade, .warning)
+            why.append("the band changed on one SSID (\(band(c.fromFreqMhz)!) → \(band(c.toFreqMhz)!)): iOS has stopped push providers there")
+        }
+        if connection != "kept" {
+            grade = .critical
+            why.append(connection == "lost" ? "the push connection was lost" : "the push connection had to reconnect")
+        }
+        return (grade, why.isEmpty ? "within the limits" : why.joined(separator: "; "))
+    }
+
+    /// One row per place, in the order the places were first seen.
+    public static func places(samples: [WalkSample], heartbeats: [WalkHeartbeat], roams: [WalkRoamReport], marks: [WalkPlaceMark]) -> [WalkPlaceReport] {
+        var names: [String] = []
+        for n in samples.map(\.location) + marks.map(\.name) where !names.contains(n) { names.append(n) }
+        return names.map { name in
+            let s = samples.filter { $0.location == name }
+            let signals = s.compactMap(\.signalDbm).sorted()
+            let median: Double? =
+                signals.isEmpty
+                ? nil
+                : signals.count % 2 == 1
+                    ? Double(signals[signals.count / 2])
+                    : Double(signals[signals.count / 2 - 1] + signals[signals.count / 2]) / 2
+            let retries = s.compactMap(\.retries).reduce(0, +)
+            let packets = s.compactMap(\.packets).reduce(0, +)
+            let hb = heartbeats.filter { place(at: $0.sentNs, marks) == name }
+            return WalkPlaceReport(
+                name: name, samples: s.count, signalMedianDbm: median, signalMinDbm: signals.first,
+                retriesPct: packets > 0 ? NumberText.rounded(Double(retries) * 100 / Double(packets)) : nil,
+                rttP95Ms: RTTSummary.of(hb.compactMap(\.rttMs))?.p95, heartbeatsLost: hb.filter { $0.rttMs == nil }.count,
+                roams: roams.filter { $0.location == name }.count)
+        }
+    }
+
+    /// The iPhone's view of the signal: samples below the warning and critical levels, and a
+    /// sticky client (longer than `stickySeconds` below the critical level while the scan cache
+    /// holds a BSS of the same SSID at least `stickyMarginDb` stronger).
+    public static func signalFindings(_ samples: [WalkSample], t: WalkThresholds = WalkThresholds()) -> [Finding] {
+        var out: [Finding] = []
+        let weak = samples.filter { ($0.signalDbm ?? 0) < t.signalWarningDbm }
+        if let worst = weak.min(by: { $0.signalDbm! < $1.signalDbm! }) {
+            let critical = weak.filter { $0.signalDbm! < t.signalCriticalDbm }.count
+            let severity: Severity = critical > 0 ? .critical : .warning
+            let limit = critical > 0 ? t.signalCriticalDbm : t.signalWarningDbm
+            out.append(
+                Finding(
+                    check: "signal", severity: severity, subject: worst.location.isEmpty ? "walk" : worst.location, value: Double(worst.signalDbm!),
+                    threshold: Double(limit), unit: "dBm", source: "station",
+                    message:
+                        "\(weak.count) of \(samples.count) samples below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm, where iOS looks for another BSS); weakest \(worst.signalDbm!) dBm"
+                        + (worst.location.isEmpty ? "" : " at \(worst.location)")))
+        }
+        // Sticky: a run of samples below the critical level with a stronger BSS on offer.
+        var runStart: WalkSample?
+        var longest: (WalkSample, WalkSample)?
+        for s in samples {
+            let sticky =
+                (s.signalDbm.map { $0 < t.signalCriticalDbm } ?? false) && (s.bestOtherSignalDbm.map { b in b >= s.signalDbm! + t.stickyMarginDb } ?? false)
+            if sticky {
+                if runStart == nil { runStart = s }
+                if let a = runStart, longest.map({ s.timeNs - a.timeNs > $0.1.timeNs - $0.0.timeNs }) ?? true { longest = (a, s) }
+            } else {
+                runStart = nil
+            }
+        }
+        if let (a, b) = longest, Double(b.timeNs - a.timeNs) / 1e9 > t.stickySeconds {
+            let seconds = Double(b.timeNs - a.timeNs) / 1e9
+            out.append(
+                Finding(
+                    check: "sticky_client", severity: .warning, subject: a.location.isEmpty ? "walk" : a.location, value: NumberText.rounded(seconds),
+                    threshold: t.stickySeconds, unit: "seconds", source: "station+scan",
+                    message:
+                        "\(NumberText.format(seconds)) s below \(t.signalCriticalDbm) dBm on \(a.bssid?.description ?? "the AP") while a BSS of the same SSID was \(t.stickyMarginDb) dB or more stronger: this card holds on to a far AP (an iPhone would have moved)"
+                ))
+        }
+        return out
+    }
+}

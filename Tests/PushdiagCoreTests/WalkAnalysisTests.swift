@@ -1,0 +1,99 @@
+import PushdiagCore
+import Testing
+
+/// The walk's decisions on synthetic timelines (the lab checks the same against a real radio).
+struct WalkAnalysisTests {
+    let ap1 = MACAddress(rawValue: 0x0200_0000_0100)
+    let ap2 = MACAddress(rawValue: 0x0200_0000_0200)
+    let s = Int64(1_000_000_000)
+    let ms = Int64(1_000_000)
+
+    /// Heartbeats every 250 ms from t0 for `count`, answered in 5 ms except those sent in `silent`.
+    func heartbeats(from t0: Int64, count: Int, silent: ClosedRange<Int64>? = nil) -> [WalkHeartbeat] {
+        (0..<count).map { i in
+            let sent = t0 + Int64(i) * 250 * ms
+            return WalkHeartbeat(sentNs: sent, rttMs: silent?.contains(sent) == true ? nil : 5)
+        }
+    }
+
+    @Test func aFastTransitionWithinItsGapKeepsTheConnection() {
+        let move = WalkLinkChange(
+            timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "ward-3", toSsid: "ward-3", fromFreqMhz: 2412, toFreqMhz: 2437,
+            fastTransition: true, linkGapMs: 40)
+        let r = WalkAnalysis.roams(
+            [move], heartbeats: heartbeats(from: 0, count: 80), reconnects: [], places: [WalkPlaceMark(timeNs: 0, name: "ward 3")],
+            endNs: 20 * s)
+        #expect(r.count == 1)
+        let roam = r[0]
+        #expect(roam.connection == "kept" && roam.grade == .ok && !roam.bandChanged && roam.heartbeatsLost == 0 && roam.location == "ward 3")
+        // The push gap: last answer before the link went down, first answer of a heartbeat sent after.
+        #expect(roam.pushGapMs == 250, "answered at 9.755 s, then a heartbeat sent at 10 s answered at 10.005 s: \(String(describing: roam.pushGapMs))")
+    }
+
+    @Test func gapsAreGradedByKindOfRoam() {
+        let t = WalkThresholds()
+        func grade(_ ft: Bool, _ gap: Double) -> Severity {
+            WalkAnalysis.grade(
+                WalkLinkChange(timeNs: 0, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fastTransition: ft, linkGapMs: gap),
+                connection: "kept", bandChanged: false, t: t
+            ).0
+        }
+        #expect(grade(true, 80) == .ok && grade(true, 81) == .warning && grade(true, 150) == .warning && grade(true, 151) == .critical)
+        #expect(grade(false, 100) == .ok && grade(false, 101) == .warning && grade(false, 300) == .warning && grade(false, 301) == .critical)
+    }
+
+    @Test func bandAndSSIDChangesAreAtLeastWarningsAndALostConnectionIsCritical() {
+        let band = WalkLinkChange(
+            timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "ward-3", toSsid: "ward-3", fromFreqMhz: 2437, toFreqMhz: 5180,
+            fastTransition: true, linkGapMs: 20)
+        let ssid = WalkLinkChange(timeNs: 30 * s, fromBssid: ap2, toBssid: ap1, fromSsid: "ward-3", toSsid: "guest", fastTransition: false, linkGapMs: 50)
+        // The connection broke at the SSID change and came back by reconnecting 1.5 s later.
+        let hb = heartbeats(from: 0, count: 160, silent: (30 * s)...(31 * s + 500 * ms))
+        let r = WalkAnalysis.roams(
+            [band, ssid], heartbeats: hb, reconnects: [WalkReconnect(timeNs: 31 * s + 500 * ms, ms: 1500, attempts: 2, succeeded: true)],
+            places: [], endNs: 40 * s)
+        #expect(r[0].bandChanged && r[0].grade == .warning && r[0].reason.contains("2.4 GHz → 5 GHz"))
+        #expect(r[1].connection == "reconnected" && r[1].reconnectMs == 1500 && r[1].reconnectAttempts == 2 && r[1].grade == .critical)
+        #expect(r[1].heartbeatsLost == 7 && r[1].reason.contains("the SSID changed (ward-3 → guest)"))
+        // Never answered again, no reconnect: lost.
+        let gone = WalkAnalysis.roams(
+            [ssid], heartbeats: heartbeats(from: 0, count: 160, silent: (30 * s)...(40 * s)), reconnects: [], places: [], endNs: 40 * s)
+        #expect(gone[0].connection == "lost" && gone[0].grade == .critical && gone[0].pushGapMs == nil)
+    }
+
+    @Test func placesSummariseTheirSamplesHeartbeatsAndRoams() {
+        let marks = [WalkPlaceMark(timeNs: 0, name: "ward 3 east"), WalkPlaceMark(timeNs: 10 * s, name: "stairwell B")]
+        let samples = (0..<20).map { i in
+            WalkSample(
+                timeNs: Int64(i) * s, bssid: ap1, ssid: "ward-3", freqMhz: 2412, signalDbm: i < 10 ? -55 - i : -72, retries: 1, packets: 10,
+                location: WalkAnalysis.place(at: Int64(i) * s, marks))
+        }
+        let hb = heartbeats(from: 0, count: 80, silent: (15 * s)...(16 * s))
+        let p = WalkAnalysis.places(samples: samples, heartbeats: hb, roams: [], marks: marks)
+        #expect(p.map(\.name) == ["ward 3 east", "stairwell B"])
+        #expect(p[0].samples == 10 && p[0].signalMedianDbm == -59.5 && p[0].signalMinDbm == -64 && p[0].retriesPct == 10 && p[0].heartbeatsLost == 0)
+        #expect(p[1].signalMinDbm == -72 && p[1].heartbeatsLost == 5 && p[1].rttP95Ms == 5)
+    }
+
+    @Test func weakSignalAndAStickyClient() {
+        // 8 s at -75 dBm with the other AP at -60: sticky; and every one of those is below -70.
+        let samples = (0..<20).map { i in
+            WalkSample(timeNs: Int64(i) * s / 2, bssid: ap1, ssid: "ward-3", signalDbm: i < 4 ? -60 : -75, bestOtherSignalDbm: -60, location: "corridor")
+        }
+        let f = WalkAnalysis.signalFindings(samples)
+        let signal = f.first { $0.check == "signal" }
+        #expect(signal?.severity == .critical && signal?.value == -75 && signal?.threshold == -70 && signal?.subject == "corridor")
+        let sticky = f.first { $0.check == "sticky_client" }
+        #expect(sticky?.severity == .warning && sticky?.value == 7.5, "\(String(describing: sticky))")
+        // The other AP only 5 dB stronger: not sticky, the card has nowhere better to go.
+        let nowhere = samples.map {
+            var x = $0
+            x.bestOtherSignalDbm = -70
+            return x
+        }
+        #expect(!WalkAnalysis.signalFindings(nowhere).contains { $0.check == "sticky_client" })
+        // Between -67 and -70: a warning only.
+        let edge = [WalkSample(timeNs: 0, signalDbm: -68, location: "")]
+        #expect(WalkAnalysis.signalFindings(edge).first?.severity == .warning)
+    }
+}
