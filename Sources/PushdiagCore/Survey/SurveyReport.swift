@@ -117,6 +117,16 @@ public struct SurveyReport: Codable, Sendable, Equatable {
 public enum SurveyVerdicts {
     static func pct(_ v: Double) -> String { NumberText.format(v) + "%" }
 
+    /// The limit a hint names: Apple's guidance while the critical range is Apple's, otherwise
+    /// the limit the user set ("your limit of 10%").
+    static func limit(_ critical: ThresholdRange, apple: Double) -> (within: String, note: String) {
+        if critical == ThresholdRange(upTo: apple) {
+            return ("within Apple's guidance (\(NumberText.format(apple))% or less)", "Apple: \(NumberText.format(apple))% or less")
+        }
+        let text = critical.start == 0 && !critical.inside && critical.end != nil ? "\(NumberText.format(critical.end!))%" : "the range \(critical)"
+        return ("within your limit of \(text)", "your limit: \(text); Apple's: \(NumberText.format(apple))% or less")
+    }
+
     public static func wifi(_ r: WiFiReport, t: SurveyThresholds) -> [SurveyCheck] {
         var out: [SurveyCheck] = []
         let channel = r.channel.map { "channel \($0)" } ?? r.frequencyMhz.map { "\($0) MHz" } ?? r.interface
@@ -128,9 +138,9 @@ public enum SurveyVerdicts {
                     check: "channel_utilization", status: s, subject: "\(r.interface) \(channel)", value: u, unit: "percent",
                     threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
                     hint: s == .ok
-                        ? "within Apple's guidance (40% or less)"
+                        ? limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).within
                         : "\(channel) is \(pct(u)) busy: move the SSID to a less used channel" + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "")
-                            + " (Apple: 40% or less)"))
+                            + " (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))"))
         } else {
             out.append(
                 SurveyCheck(
@@ -144,8 +154,8 @@ public enum SurveyVerdicts {
                     check: "retransmissions", status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: "percent",
                     threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)",
                     hint: s == .ok
-                        ? "within Apple's guidance (15% or less)"
-                        : "\(pct(x)) of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (Apple: 15% or less)"
+                        ? limit(t.retransmissionCritical, apple: Thresholds().retryCritical).within
+                        : "\(pct(x)) of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (\(limit(t.retransmissionCritical, apple: Thresholds().retryCritical).note))"
                 ))
         } else {
             out.append(
@@ -168,7 +178,7 @@ public enum SurveyVerdicts {
         return SurveyCheck(
             check: "channel_utilization", status: s, subject: "\(bssid) (BSS Load)", value: percent, unit: "percent",
             threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
-            hint: "the AP advertises its channel \(pct(percent)) busy\(advice) (Apple: 40% or less)")
+            hint: "the AP advertises its channel \(pct(percent)) busy\(advice) (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))")
     }
 
     /// 802.11r/k/v on every BSS of the SSID, as the scan cache or a capture (`source`) saw them.
@@ -198,7 +208,8 @@ public enum SurveyVerdicts {
                     threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)",
                     hint: s == .ok
                         ? "retry bit on \(pct(x)) of \(r.dot11Frames) frames"
-                        : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (Apple: 15% or less)"))
+                        : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t.retransmissionCritical, apple: Thresholds().retryCritical).note))"
+                ))
         } else {
             out.append(SurveyCheck(check: "frame_retries", status: .unknown, subject: subject, hint: r.error ?? "fewer than 50 802.11 frames captured"))
         }
@@ -211,7 +222,9 @@ public enum SurveyVerdicts {
                     unit: "percent",
                     threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
                     hint: s == .ok
-                        ? "airtime of the frames captured; a lower bound" : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (Apple: 40% or less)")
+                        ? "airtime of the frames captured; a lower bound"
+                        : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))"
+                )
             )
         }
         out += r.bss.filter { $0.beacons > 0 }.compactMap { b in

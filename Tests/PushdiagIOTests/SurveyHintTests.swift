@@ -1,0 +1,29 @@
+import PushdiagCore
+import PushdiagIO
+import TestSupport
+import Testing
+
+/// The survey's hints name the limit that was applied: Apple's guidance by default, the user's
+/// own limit when one was set (they said "within Apple's guidance" whatever the limit).
+struct SurveyHintTests {
+    func wifi(_ fixture: String) throws -> WiFiReport {
+        let transport = try ReplayNetlink(path: TestPaths.fixtures.appendingPathComponent(fixture).path, protocol: Netlink.protocolGeneric)
+        let count = max(1, transport.recordedRequests(command: NL80211.Command.getSurvey.rawValue))
+        return try WiFiSampler.run(try NL80211Client(transport: transport), interfaceName: "wlan2", count: count, intervalSeconds: 0, thresholds: Thresholds())
+    }
+
+    @Test func hintsNameTheLimitApplied() throws {
+        let r = try wifi("wifi-utilization-57pct.pcap")
+        func row(_ t: SurveyThresholds, _ check: String) -> SurveyCheck? { SurveyVerdicts.wifi(r, t: t).first { $0.check == check } }
+        #expect(row(SurveyThresholds(), "retransmissions")?.hint == "within Apple's guidance (15% or less)")
+        #expect(row(SurveyThresholds(), "channel_utilization")?.hint.hasSuffix("(Apple: 40% or less)") == true)
+        var mine = SurveyThresholds()
+        mine.retransmissionCritical = ThresholdRange("10")!
+        mine.retransmissionWarning = ThresholdRange("8")!
+        mine.utilizationWarning = ThresholdRange("50")!
+        mine.utilizationCritical = ThresholdRange("55")!
+        #expect(row(mine, "retransmissions")?.hint == "within your limit of 10%")
+        let busy = try #require(row(mine, "channel_utilization"))
+        #expect(busy.status == .critical && busy.hint.hasSuffix("(your limit: 55%; Apple's: 40% or less)"), "\(busy.hint)")
+    }
+}
