@@ -205,6 +205,13 @@ struct NetlinkReplayTests {
         #expect(recorded.status == 3)
         #expect(try Data(contentsOf: earlier) == Data(contentsOf: TestPaths.fixtures.appendingPathComponent("lab-wifi.pcap")), "the earlier recording is kept")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["site.pcap"], "no temporary file is left")
+        // A JSON caller gets an object saying so, not an empty stdout.
+        let j = try pushdiag("wifi", "--format", "json")
+        let obj = try json(j.stdout)
+        #expect(j.status == 3 && obj["status"] as? String == "unknown" && (obj["error"] as? String)?.hasPrefix("nl80211 is not available") == true)
+        let w = try pushdiag("watch", "--format", "jsonl")
+        let line = try json(w.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(w.status == 3 && line["event"] as? String == "error" && line["status"] as? String == "unknown", "\(w.stdout)")
         let r = try pushdiag("wifi")
         #expect(r.status == 3 && r.stderr == "pushdiag: nl80211 is not available: this kernel has no cfg80211 (no Wi-Fi driver is loaded)\n")
     }

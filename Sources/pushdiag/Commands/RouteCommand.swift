@@ -35,7 +35,7 @@ struct RouteCommand: ParsableCommand {
     }
 
     func run() throws {
-        let report = try unknownOnFailure {
+        let report = try unknownOnFailure(json: format == .json ? .object : nil) {
             try NetlinkSource.with(protocol: Netlink.protocolRoute, record: record, replay: replay) { transport in
                 try RouteChecker.check(hosts, transport: transport)
             }

@@ -42,7 +42,7 @@ struct WatchCommand: ParsableCommand {
         let limit = try duration.map { try parseDuration($0, option: "--duration") }
         let window = try parseDuration(roamWindow, option: "--roam-window")
         StopSignal.install()
-        let summary = try unknownOnFailure {
+        let summary = try unknownOnFailure(json: format == .jsonl ? .line : nil) {
             try netlink.with { transport in
                 let watcher = try RoamWatcher(
                     client: try NL80211Client(transport: transport), transport: transport, interface: interface, roamWindowSeconds: window)

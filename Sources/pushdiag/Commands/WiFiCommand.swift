@@ -41,7 +41,7 @@ struct WiFiCommand: ParsableCommand {
         let seconds = try parseDuration(interval, option: "--interval")
         let progress = Progress()
         defer { progress.clear() }
-        let report = try unknownOnFailure {
+        let report = try unknownOnFailure(json: format == .json ? .object : nil) {
             try netlink.with { transport in
                 let client = try NL80211Client(transport: transport)
                 return try WiFiSampler.run(client, interfaceName: interface, count: count, intervalSeconds: seconds, thresholds: thresholds.thresholds) {
