@@ -1,11 +1,37 @@
 import Foundation
 import PushdiagCore
+import PushdiagIO
 import TestSupport
 import Testing
 
 /// `pushdiag survey` from the bundled recordings, with the responder as the push server.
 @Suite(.serialized)
 struct SurveyTests {
+    /// The window asked for is the window given: a survey holding a push connection lasts it
+    /// (it ended a second or two early), and a server that never answers costs at most one
+    /// heartbeat timeout beyond it (it took 6.5 s for 2 s).
+    @Test func theDurationAskedForIsHonoured() throws {
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        var t0 = Date()
+        let r = try pushdiag("survey", "--server", "127.0.0.1:\(port)", "--duration", "3s", "--format", "json")
+        var took = Date().timeIntervalSince(t0)
+        #expect(took >= 3 && took < 4.5, "took \(took) s")
+        let h = try #require((try json(r.stdout)["heartbeats"] as? [[String: Any]])?.first)
+        #expect(h["sent"] as? Int == 3 && h["received"] as? Int == 3, "one heartbeat a second: \(h)")
+        // Accepts and never answers.
+        let silent = freePort()
+        let listener = try TCPListener(Endpoint(host: "127.0.0.1", port: silent))
+        t0 = Date()
+        let s = try pushdiag("survey", "--server", "127.0.0.1:\(silent)", "--duration", "2s")
+        took = Date().timeIntervalSince(t0)
+        withExtendedLifetime(listener) {}
+        #expect(took < 2 + 2 + 1, "the window, one heartbeat timeout and a second to spare: took \(took) s")
+        #expect(s.status == 2, "nothing answered: critical")
+    }
+
     func fixture(_ name: String) -> String { TestPaths.fixtures.appendingPathComponent(name).path }
 
     func survey(_ extra: [String], server: Bool = true) throws -> (RunResult, Background?) {

@@ -51,9 +51,12 @@ public final class SurveyRunner: @unchecked Sendable {
         }
         if !s.servers.isEmpty { checkRoutes() }
         let what = "Wi-Fi" + (s.capture != nil || s.monitor != nil ? ", capture" : "") + (s.servers.isEmpty ? "" : ", \(s.servers.count) push server(s)")
-        while group.wait(timeout: .now() + 0.25) == .timedOut {
-            let left = max(0, s.seconds - Double(WallClock.monotonicNanoseconds() - t0) / 1e9)
-            progress?("surveying: \(what); \(Int(left.rounded(.up))) s left")
+        // The parts that hold something live (a push connection, a monitor) hold it for the
+        // whole window, as asked; a replay alone ends with its recording.
+        let holdsTheWindow = !s.servers.isEmpty || s.monitor != nil
+        func left() -> Double { max(0, s.seconds - Double(WallClock.monotonicNanoseconds() - t0) / 1e9) }
+        while group.wait(timeout: .now() + 0.25) == .timedOut || (holdsTheWindow && left() > 0 && !stop()) {
+            progress?("surveying: \(what); \(Int(left().rounded(.up))) s left")
         }
         var result = lock.withLock { parts }
         result.heartbeats = lock.withLock { s.servers.indices.compactMap { heartbeats[$0] } }
@@ -101,13 +104,20 @@ public final class SurveyRunner: @unchecked Sendable {
     }
 
     /// A heartbeat session held through the window, one heartbeat a second.
+    /// A heartbeat session held through the window: one heartbeat a second from its start to
+    /// its end (a 5 s window sends five), no new heartbeat or reconnect after the window, and
+    /// connects and answers waited for no longer than their timeouts, so the whole survey takes
+    /// the window plus at most one heartbeat timeout.
     func heartbeat(_ server: SurveyServer) -> HeartbeatReport {
         var o = HeartbeatOptions(endpoint: server.endpoint, proto: server.proto)
         o.intervalMs = 1000
-        o.count = max(3, Int(settings.seconds) - 1)
+        o.count = max(1, Int(settings.seconds.rounded(.down)))
+        o.connectTimeoutMs = min(o.connectTimeoutMs, max(1000, settings.seconds * 1000))
         o.tls = server.tls
         if let p = server.path { o.path = p }
-        return HeartbeatProbe(o, stop: stop).run()
+        let end = Clock.ms() + settings.seconds * 1000
+        let stop = self.stop
+        return HeartbeatProbe(o, stop: { stop() || Clock.ms() >= end }).run()
     }
 
     func checkRoutes() {
