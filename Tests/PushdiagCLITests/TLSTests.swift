@@ -93,6 +93,21 @@ struct TLSTests {
         #expect(r2.status == 1, "10 days left is a warning")
         let f = try #require((j["findings"] as? [[String: Any]])?.first)
         #expect(f["check"] as? String == "tls_certificate" && f["unit"] as? String == "days")
+        // survey says it too (it dropped it): a warning at 10 days, critical under a stricter range,
+        // and the expiry time in the Prometheus output.
+        func survey(_ extra: [String]) throws -> [String: Any]? {
+            let r = try pushdiag(["survey", "--duration", "1s", "--format", "json", "--server", "127.0.0.1:\(port)", "--tls", "--insecure"] + extra)
+            return (try json(r.stdout)["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "tls_certificate" }
+        }
+        let warn = try #require(try survey([]))
+        #expect(warn["status"] as? String == "warning" && (warn["value"] as? Double ?? 0) >= 9 && warn["threshold"] as? String == "30: / 7:", "\(warn)")
+        let crit = try #require(try survey(["--certificate-critical", "15:"]))
+        #expect(crit["status"] as? String == "critical", "\(crit)")
+        let prom = try pushdiag("survey", "--duration", "1s", "--format", "prometheus", "--server", "127.0.0.1:\(port)", "--tls", "--insecure").stdout
+        #expect(prom.contains("pushdiag_check_status{check=\"tls_certificate\",subject=\"127.0.0.1:\(port)\"} 1"), "\(prom)")
+        let expiry = prom.split(separator: "\n").first { $0.hasPrefix("pushdiag_tls_cert_expiry_timestamp_seconds{target=\"127.0.0.1:\(port)\"}") }
+        let seconds = Double(expiry?.split(separator: " ").last ?? "") ?? 0
+        #expect(abs(seconds - Date().addingTimeInterval(10 * 86_400).timeIntervalSince1970) < 2 * 86_400, "\(String(describing: expiry))")
     }
 
     /// The responder serving TLS: pushdiag verifies it with the CA file, openssl s_client

@@ -27,7 +27,7 @@ public struct PushdiagConfig: Sendable, Equatable {
 
     public static let thresholdKeys = [
         "utilization_warning", "utilization_critical", "retransmission_warning", "retransmission_critical",
-        "loss_warning", "loss_critical", "rtt_warning", "rtt_critical",
+        "loss_warning", "loss_critical", "rtt_warning", "rtt_critical", "certificate_warning", "certificate_critical",
     ]
 }
 

@@ -39,6 +39,7 @@ extension SurveyReport {
             checks.append(SurveyCheck(check: "route", status: .skipped, subject: "push server", hint: "no --server given"))
         } else {
             checks += parts.heartbeats.map { SurveyVerdicts.heartbeat($0, t: t) }
+            checks += parts.heartbeats.compactMap { SurveyVerdicts.certificate($0, t: t) }
             if let routes = parts.routes {
                 checks += routes.routes.map(SurveyVerdicts.route)
             } else {

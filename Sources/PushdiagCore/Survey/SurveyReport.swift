@@ -59,6 +59,9 @@ public struct SurveyThresholds: Sendable, Equatable {
     public var lossCritical = ThresholdRange(upTo: HeartbeatThresholds().lossCritical)
     public var rttWarning = ThresholdRange(upTo: HeartbeatThresholds().rttWarningMs)
     public var rttCritical = ThresholdRange(upTo: HeartbeatThresholds().rttCriticalMs)
+    /// Days left on a push server's certificate: a warning below 30, critical below 7.
+    public var certificateWarning = ThresholdRange("30:")!
+    public var certificateCritical = ThresholdRange("7:")!
     public init() {}
 
     func grade(_ v: Double, _ w: ThresholdRange, _ c: ThresholdRange) -> CheckStatus {
@@ -266,6 +269,20 @@ public enum SurveyVerdicts {
             hint: s == .ok
                 ? "\(NumberText.format(loss))% lost: \(r.received)/\(r.sent) answered, \(rtt)"
                 : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; check the push server's load and the path to it")
+    }
+
+    /// The certificate a TLS push server presented, by the days it has left (devices refuse an
+    /// expired one); nil without TLS or when the handshake showed none.
+    public static func certificate(_ r: HeartbeatReport, t: SurveyThresholds) -> SurveyCheck? {
+        guard let tls = r.tls else { return nil }
+        let days = Double(tls.daysLeft)
+        let s = t.grade(days, t.certificateWarning, t.certificateCritical)
+        return SurveyCheck(
+            check: "tls_certificate", status: s, subject: r.target, value: days, unit: "days",
+            threshold: "\(t.certificateWarning) / \(t.certificateCritical)",
+            hint: tls.daysLeft < 0
+                ? "the certificate expired on \(tls.notAfter): devices refuse this server; renew it"
+                : s == .ok ? "expires \(tls.notAfter)" : "the certificate expires in \(tls.daysLeft) days (\(tls.notAfter)): renew it before devices refuse it")
     }
 
     public static func route(_ r: RouteReport) -> SurveyCheck {

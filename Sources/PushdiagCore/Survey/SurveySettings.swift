@@ -151,6 +151,8 @@ extension SurveyThresholds {
             case "loss_critical": return lossCritical
             case "rtt_warning": return rttWarning
             case "rtt_critical": return rttCritical
+            case "certificate_warning": return certificateWarning
+            case "certificate_critical": return certificateCritical
             default: return nil
             }
         }
@@ -165,6 +167,8 @@ extension SurveyThresholds {
             case "loss_critical": lossCritical = r
             case "rtt_warning": rttWarning = r
             case "rtt_critical": rttCritical = r
+            case "certificate_warning": certificateWarning = r
+            case "certificate_critical": certificateCritical = r
             default: break
             }
         }

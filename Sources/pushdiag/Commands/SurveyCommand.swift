@@ -91,6 +91,10 @@ struct SurveyOptions: ParsableArguments {
     var rttWarning: String?
     @Option(help: ArgumentHelp("Heartbeat p95 round-trip critical range, ms (default 1000).", valueName: "RANGE"))
     var rttCritical: String?
+    @Option(help: ArgumentHelp("Days left on a TLS push server's certificate, warning range (default 30: alerts below 30 days).", valueName: "RANGE"))
+    var certificateWarning: String?
+    @Option(help: ArgumentHelp("Days left on a TLS push server's certificate, critical range (default 7:).", valueName: "RANGE"))
+    var certificateCritical: String?
 
     /// The flags as typed, for the core to resolve.
     var flags: SurveyFlags {
@@ -109,6 +113,7 @@ struct SurveyOptions: ParsableArguments {
             ("utilization_warning", utilizationWarning), ("utilization_critical", utilizationCritical),
             ("retransmission_warning", retransmissionWarning), ("retransmission_critical", retransmissionCritical),
             ("loss_warning", lossWarning), ("loss_critical", lossCritical), ("rtt_warning", rttWarning), ("rtt_critical", rttCritical),
+            ("certificate_warning", certificateWarning), ("certificate_critical", certificateCritical),
         ]
         for (key, value) in ranges { f.thresholds[key] = value }
         return f
