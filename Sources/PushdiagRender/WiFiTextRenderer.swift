@@ -7,6 +7,9 @@ public struct WiFiTextRenderer {
 
     func opt<T>(_ v: T?) -> String { v.map { "\($0)" } ?? "-" }
 
+    /// Channels shown besides the one in use, the busiest first.
+    static let otherChannels = 4
+
     public func render(_ r: WiFiReport) -> String {
         var out = "\(r.interface): "
         if let b = r.bssid {
@@ -27,12 +30,21 @@ public struct WiFiTextRenderer {
                 ("FREQ", .right), ("IN USE", .left), ("NOISE", .right), ("ACTIVE ms", .right), ("BUSY ms", .right),
                 ("EXT BUSY ms", .right), ("RX ms", .right), ("TX ms", .right),
             ])
-            for s in r.survey {
+            // The channel in use (the driver's flag, or the interface's frequency where the driver
+            // sets none), then the busiest others: a terminal, not every channel of the band.
+            let inUse = { (s: ChannelSurveyReport) in s.inUse || s.frequencyMhz == r.frequencyMhz }
+            let busiest = r.survey.filter { !inUse($0) }.sorted { ($0.busyMs ?? 0) > ($1.busyMs ?? 0) }
+            let shown = r.survey.filter(inUse) + busiest.prefix(Self.otherChannels)
+            for s in shown {
                 t.add([
-                    String(s.frequencyMhz), s.inUse ? "yes" : "", opt(s.noiseDbm), opt(s.activeMs), opt(s.busyMs), opt(s.extBusyMs), opt(s.rxMs), opt(s.txMs),
+                    String(s.frequencyMhz), inUse(s) ? (s.inUse ? "yes" : "yes (interface)") : "", opt(s.noiseDbm), opt(s.activeMs), opt(s.busyMs),
+                    opt(s.extBusyMs), opt(s.rxMs), opt(s.txMs),
                 ])
             }
             out += "\n" + t.render()
+            if r.survey.count > shown.count {
+                out += "  and \(r.survey.count - shown.count) quieter channels (--format json lists every one)\n"
+            }
         } else {
             out += "\n  survey: not reported by driver\n"
         }

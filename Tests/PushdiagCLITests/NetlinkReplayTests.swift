@@ -30,6 +30,17 @@ struct NetlinkReplayTests {
         return (try json(r.stdout), r.status)
     }
 
+    /// The text table fits a terminal: the channel in use, marked even where the driver flags
+    /// none (hwsim), and the busiest few others.
+    @Test func theTextTableShowsTheChannelInUse() throws {
+        let r = try pushdiag("wifi", "--replay", fixture("lab-wifi.pcap"), "--interface", "wlan2", "--count", "2")
+        let rows = r.stdout.split(separator: "\n").filter { $0.range(of: #"^  \d{4}  "#, options: .regularExpression) != nil }
+        #expect(r.status == 0 && rows.first?.contains("2412  yes (interface)") == true, "\(r.stdout)")
+        #expect(rows.count == 5 && r.stdout.contains("quieter channels (--format json lists every one)"), "\(r.stdout)")
+        let j = try json(try pushdiag("wifi", "--replay", fixture("lab-wifi.pcap"), "--interface", "wlan2", "--count", "2", "--format", "json").stdout)
+        #expect((j["survey"] as? [Any])?.count ?? 0 > 5, "the JSON keeps every channel")
+    }
+
     @Test func highUtilization() throws {
         let (j, status) = try wifi("wifi-utilization-57pct.pcap")
         let a = NetlinkFixtures.utilizationActive

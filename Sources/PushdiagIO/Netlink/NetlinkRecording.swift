@@ -128,9 +128,11 @@ public final class ReplayNetlink: NetlinkTransport {
         }
     }
 
-    static func describe(_ type: UInt16, _ command: UInt8?) -> String {
-        if type == GenericNetlink.controlID { return "a generic netlink family look-up" }
-        if let c = command, let n = NL80211.Command(rawValue: c) { return "an \(n.kernelName) request" }
+    /// "an NL80211_CMD_GET_INTERFACE request" (without the article: "NL80211_CMD_GET_INTERFACE request").
+    static func describe(_ type: UInt16, _ command: UInt8?, article: Bool = true) -> String {
+        let a = article ? "a " : ""
+        if type == GenericNetlink.controlID { return a + "generic netlink family look-up" }
+        if let c = command, let n = NL80211.Command(rawValue: c) { return (article ? "an " : "") + "\(n.kernelName) request" }
         return "request type \(type) command \(command.map(String.init) ?? "?")"
     }
 
@@ -157,7 +159,7 @@ public final class ReplayNetlink: NetlinkTransport {
             }
         }
         guard let req = matched, let k = Self.key(req.bytes) else {
-            throw .replay("\(path): the recording has no \(Self.describe(want.0, want.1)) left to replay\(readError.map { " (\($0))" } ?? "")")
+            throw .replay("\(path): the recording has no more \(Self.describe(want.0, want.1, article: false))s to replay\(readError.map { " (\($0))" } ?? "")")
         }
         now = req.time
         var replies: [[UInt8]] = []
