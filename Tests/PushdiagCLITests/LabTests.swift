@@ -112,12 +112,16 @@ struct LabTests {
             if line.contains("disconnected") {
                 let reason = line.components(separatedBy: "reason: ").dropFirst().first?.split(separator: ":").first.map(String.init)
                 iw.append(("disconnect", reason))
+            } else if let r = line.components(separatedBy: "failed to connect to ").dropFirst().first {
+                // A refused attempt (the lab retries a roam hwsim refused): "…, status: 55: Invalid FTIE".
+                iw.append(("failed", String(r.prefix(17))))
             } else if let r = line.components(separatedBy: "connected to ").dropFirst().first {
                 iw.append(("connect", r.trimmingCharacters(in: .whitespaces)))
             }
         }
         let ours: [(String, String?)] = events.map { e in
-            let kind = e["event"] as? String == "disconnect" ? "disconnect" : "connect"
+            let failed = e["event"] as? String == "connect" && (e["status_code"] as? Int ?? 0) != 0
+            let kind = e["event"] as? String == "disconnect" ? "disconnect" : failed ? "failed" : "connect"
             return (kind, kind == "disconnect" ? (e["reason_code"] as? Int).map(String.init) : e["bssid"] as? String)
         }
         #expect(iw.map { "\($0.0) \($0.1 ?? "")" } == ours.map { "\($0.0) \($0.1 ?? "")" })
