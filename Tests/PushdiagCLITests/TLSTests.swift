@@ -40,6 +40,15 @@ struct TLSTests {
         return b
     }
 
+    /// pushdiag's responder serving TLS with a fresh localhost certificate (in `dir`).
+    func tlsResponder(_ dir: URL, _ extra: [String] = []) throws -> (server: Background, port: UInt16, cert: (cert: String, key: String)) {
+        let c = try certificate(dir, name: "localhost", san: "IP:127.0.0.1,DNS:localhost", days: 400)
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--tls-cert", c.cert, "--tls-key", c.key] + extra)
+        #expect(server.wait(for: "over TLS) listening on"), "\(server.output)")
+        return (server, port, c)
+    }
+
     func heartbeat(_ port: UInt16, _ extra: [String]) throws -> ([String: Any], RunResult) {
         let r = try pushdiag(
             [
@@ -115,11 +124,8 @@ struct TLSTests {
     @Test func responderOverTLS() throws {
         let dir = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let c = try certificate(dir, name: "localhost", san: "IP:127.0.0.1,DNS:localhost", days: 400)
-        let port = freePort()
-        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--tls-cert", c.cert, "--tls-key", c.key])
+        let (server, port, c) = try tlsResponder(dir)
         defer { server.stop() }
-        #expect(server.wait(for: "over TLS) listening on"), "\(server.output)")
         let r = try pushdiag(
             "heartbeat", "127.0.0.1:\(port)", "--tls", "--ca-file", c.cert, "--pin", try pin(c.cert), "--count", "4", "--interval", "20ms", "--format", "json")
         let j = try json(r.stdout)
@@ -163,11 +169,8 @@ struct TLSTests {
     @Test func surveyWithTheTLSOptions() throws {
         let dir = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let c = try certificate(dir, name: "localhost", san: "IP:127.0.0.1,DNS:localhost", days: 400)
-        let port = freePort()
-        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--tls-cert", c.cert, "--tls-key", c.key])
+        let (server, port, c) = try tlsResponder(dir)
         defer { server.stop() }
-        #expect(server.wait(for: "listening on"), "\(server.output)")
         func heartbeatCheck(_ extra: [String]) throws -> [String: Any]? {
             let r = try pushdiag(["survey", "--duration", "3s", "--format", "json", "--server", "127.0.0.1:\(port)", "--tls"] + extra)
             return (try json(r.stdout)["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "heartbeat" }
