@@ -76,11 +76,11 @@ lab_bssid() { wpa_cli -i wlan2 status | sed -n 's/^bssid=//p'; }
 # lab_roam BSSID: wpa_supplicant roams wlan2 to BSSID. Under TCG an FT roam is sometimes refused
 # by the simulated driver ("key not allowed", then ASSOC-REJECT status 55) and wpa_supplicant
 # goes back to the AP it had: that is wpa_supplicant's and hwsim's affair, not what the lab
-# checks, so the roam is tried again (up to three times) once it is back. Every attempt is an
+# checks, so the roam is tried again (up to five times) once it is back. Every attempt is an
 # event pushdiag and iw both see; the tests compare the two and count the roams that happened.
 lab_roam() {
   local attempt
-  for attempt in 1 2 3; do
+  for attempt in 1 2 3 4 5; do
     wpa_cli -i wlan2 roam "$1" > /dev/null || return 1
     LAB_QUIET=1 lab_wait_connected 15 "$1" && return 0
     echo "lab: roam to $1 refused (attempt $attempt), trying again"
