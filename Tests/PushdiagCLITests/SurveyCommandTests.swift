@@ -30,6 +30,11 @@ struct SurveyTests {
         withExtendedLifetime(listener) {}
         #expect(took < 2 + 2 + 1, "the window, one heartbeat timeout and a second to spare: took \(took) s")
         #expect(s.status == 2, "nothing answered: critical")
+        // Holding the window after every part has ended costs no CPU (it spun at 100%).
+        let refused = freePort()
+        let cpu = try run("/usr/bin/time", ["-f", "%U %S", TestPaths.binary.path, "survey", "--server", "127.0.0.1:\(refused)", "--duration", "3s"])
+        let times = cpu.stderr.split(separator: "\n").last.map { $0.split(separator: " ").compactMap { Double($0) } } ?? []
+        #expect(times.count == 2 && times.reduce(0, +) < 0.8, "user and system seconds over a 3 s window: \(cpu.stderr)")
     }
 
     func fixture(_ name: String) -> String { TestPaths.fixtures.appendingPathComponent(name).path }

@@ -96,4 +96,25 @@ struct WalkAnalysisTests {
         let edge = [WalkSample(timeNs: 0, signalDbm: -68, location: "")]
         #expect(WalkAnalysis.signalFindings(edge).first?.severity == .warning)
     }
+
+    /// A loss found a few heartbeats late belongs to the move that caused it, not to the next.
+    @Test func aReconnectIsBlamedOnTheMoveThatCausedIt() {
+        let first = WalkLinkChange(timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fastTransition: false, linkGapMs: 50)
+        let second = WalkLinkChange(timeNs: 13 * s, fromBssid: ap2, toBssid: ap1, fromSsid: "a", toSsid: "a", fastTransition: false, linkGapMs: 50)
+        // Lost at the first move (10 s), found three heartbeats later, back at 13.2 s.
+        let hb = heartbeats(from: 0, count: 80, silent: (10 * s)...(13 * s + 200 * ms))
+        let r = WalkAnalysis.roams(
+            [first, second], heartbeats: hb,
+            reconnects: [WalkReconnect(timeNs: 13 * s + 200 * ms, ms: 3200, attempts: 3, succeeded: true)], places: [], endNs: 20 * s)
+        #expect(r[0].connection == "reconnected" && r[0].grade == .critical, "\(r[0])")
+        #expect(r[1].connection == "kept", "the next move did not cause it: \(r[1])")
+    }
+
+    /// A sticky run is on one AP: weak samples on two APs, either side of a roam, are not added up.
+    @Test func aRoamEndsAStickyRun() {
+        let samples = (0..<16).map { i in
+            WalkSample(timeNs: Int64(i) * s / 2, bssid: i < 8 ? ap1 : ap2, signalDbm: -75, bestOtherSignalDbm: -60, location: "")
+        }
+        #expect(!WalkAnalysis.signalFindings(samples).contains { $0.check == "sticky_client" }, "3.5 s on each AP, not 7.5 s on one")
+    }
 }

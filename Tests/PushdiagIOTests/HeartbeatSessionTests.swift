@@ -120,11 +120,29 @@ struct HeartbeatSessionTests {
         }
         let second = try InProcessResponder(ResponderOptions(endpoint: Endpoint(host: "127.0.0.1", port: port), proto: .simplepush))
         defer { second.stop() }
-        #expect(session.reconnect(after: "closed"))
+        #expect(session.reconnect(after: "closed") == .connected)
         #expect(session.reconnects.last?.outcome == "connected" && session.states.last?.state == "ready")
         guard case .answered = try session.heartbeat(3) else {
             Issue.record("no answer after reconnecting")
             return
         }
+    }
+
+    /// A stop while reconnecting (a signal, or a survey's window ending) is not a lost connection:
+    /// the probe said "every reconnect attempt of the schedule failed", a false critical.
+    @Test func aStopWhileReconnectingIsNotALoss() throws {
+        let port = freePort()
+        var ro = ResponderOptions(endpoint: Endpoint(host: "127.0.0.1", port: port), proto: .simplepush)
+        ro.closeAfter = 1
+        let server = try InProcessResponder(ro)
+        var o = options(port)
+        o.count = 20
+        o.intervalMs = 100
+        o.schedule = [5]  // so the stop comes while it waits to reconnect
+        let started = Date()
+        let report = HeartbeatProbe(o, stop: { Date().timeIntervalSince(started) > 1.5 }).run()
+        server.stop()
+        #expect(!report.connectionLost && !report.findings.contains { $0.source == "reconnect_schedule" }, "\(report.findings)")
+        #expect(report.states.last?.state == "cancelled", "\(report.states.map(\.state))")
     }
 }

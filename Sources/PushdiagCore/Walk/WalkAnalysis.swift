@@ -183,7 +183,8 @@ public enum WalkAnalysis {
             let linkDown = c.timeNs - Int64((c.linkGapMs ?? 0) * 1e6)
             let nextMove = i + 1 < sorted.count ? sorted[i + 1].timeNs : endNs
             let before = heartbeats.filter { ($0.answeredNs ?? .max) <= linkDown }.map { $0.answeredNs! }.max()
-            let after = heartbeats.filter { $0.sentNs >= linkDown && $0.answeredNs != nil }.map { $0.answeredNs! }.min()
+            // The first answer after, before the next move (a later one belongs to that move).
+            let after = heartbeats.filter { $0.sentNs >= linkDown && $0.sentNs < nextMove && $0.answeredNs != nil }.map { $0.answeredNs! }.min()
             let pushGap = before.flatMap { b in after.map { Double($0 - b) / 1e6 } }
             // The heartbeats in flight across the move: sent after the last answer before it and
             // before the first answer after it.
@@ -193,7 +194,12 @@ public enum WalkAnalysis {
             let lost = across.filter { $0.rttMs == nil }.count
             let late = across.filter { ($0.rttMs ?? 0) > t.lateMs }.count
             // What became of the connection: a reconnect after the move and before the next one.
-            let reconnect = reconnects.first { $0.timeNs >= linkDown && $0.timeNs <= nextMove }
+            // Matched by when the loss began (its end minus the time re-establishing took): a loss
+            // found a few heartbeats late belongs to the move before, not to the next one.
+            let reconnect = reconnects.first {
+                let began = $0.timeNs - Int64($0.ms * 1e6)
+                return began >= linkDown && began < nextMove
+            }
             let connection: String
             switch reconnect {
             case .some(let r) where r.succeeded: connection = "reconnected"
@@ -295,7 +301,8 @@ public enum WalkAnalysis {
             let sticky =
                 (s.signalDbm.map { $0 < t.signalCriticalDbm } ?? false) && (s.bestOtherSignalDbm.map { b in b >= s.signalDbm! + t.stickyMarginDb } ?? false)
             if sticky {
-                if runStart == nil { runStart = s }
+                // A run is on one AP: a roam starts another.
+                if runStart == nil || runStart?.bssid != s.bssid { runStart = s }
                 if let a = runStart, longest.map({ s.timeNs - a.timeNs > $0.1.timeNs - $0.0.timeNs }) ?? true { longest = (a, s) }
             } else {
                 runStart = nil

@@ -57,10 +57,11 @@ public final class HeartbeatProbe {
             for n in 1...max(o.count, 1) {
                 if stop() { break }
                 sent += 1
+                var reconnected = HeartbeatSession.ReconnectOutcome.connected
                 let outcome: HeartbeatOutcome
                 do throws(ConnectionFailure) { outcome = try session.heartbeat(n) } catch {
                     // The heartbeat that met garbage was not answered, but it was not lost either.
-                    sent -= 1
+                    if case .protocolViolation = error { sent -= 1 }
                     throw error
                 }
                 switch outcome {
@@ -72,12 +73,14 @@ public final class HeartbeatProbe {
                     misses += 1
                     if o.proto != .tcp && misses >= o.missesBeforeReconnect {
                         misses = 0
-                        lost = !session.reconnect(after: "\(o.missesBeforeReconnect) heartbeats unanswered")
+                        reconnected = session.reconnect(after: "\(o.missesBeforeReconnect) heartbeats unanswered")
                     }
                 case .connectionLost(let why):
-                    lost = !session.reconnect(after: why.description)
+                    reconnected = session.reconnect(after: why.description)
                 }
-                if lost { break }
+                // Lost only when the schedule ran out; a stop while reconnecting is not a loss.
+                lost = reconnected == .exhausted
+                if reconnected != .connected { break }
                 next += o.intervalMs
                 if n < o.count { try session.wait(until: next) }
             }

@@ -327,27 +327,36 @@ public final class HeartbeatSession {
 
     // MARK: After a loss
 
-    /// Reconnects on the schedule after a loss, recording each attempt. True when connected again.
-    public func reconnect(after reason: String) -> Bool {
+    /// How a reconnect ended.
+    public enum ReconnectOutcome: Equatable, Sendable {
+        case connected
+        /// Every attempt of the schedule failed: the connection is lost.
+        case exhausted
+        /// A stop was requested (a signal, or the end of a window) before it was back.
+        case stopped
+    }
+
+    /// Reconnects on the schedule after a loss, recording each attempt.
+    public func reconnect(after reason: String) -> ReconnectOutcome {
         connection = nil
         state("waiting", reason)
         for (i, delay) in options.schedule.enumerated() {
             sleep(ms: delay * 1000)
-            if stop() { return false }
+            if stop() { return .stopped }
             state("preparing")
             let t0 = Clock.ms()
             do throws(ConnectionFailure) {
                 try open()
                 record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: "connected", ms: connectMs ?? Clock.ms() - t0))
                 state("ready")
-                return true
+                return .connected
             } catch {
                 record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: error.description, ms: Clock.ms() - t0))
                 state("waiting", error.description)
             }
         }
         state("failed", "connection lost: the reconnect schedule (\(options.schedule.count) attempts) ran out")
-        return false
+        return .exhausted
     }
 
     func record(_ a: ReconnectAttempt) {

@@ -20,6 +20,7 @@ public final class LoadRunner {
         var received = 0
         var rtts: [Double] = []
         var droppedOut = false
+        var connected = false
         var error: String?
         init(index: Int, order: SimplePush.ByteOrder, cap: Int, start: Double) {
             self.index = index
@@ -88,6 +89,7 @@ public final class LoadRunner {
             let d = Device(index: i, order: o.byteOrder, cap: o.frameCap, start: Clock.ms())
             do {
                 d.conn = try TCPConnection.connect(address, port: o.endpoint.port, name: target, timeoutMs: Int32(o.connectTimeoutMs))
+                d.connected = true
             } catch {
                 d.error = LoadRunner.connectFailure(error)
             }
@@ -141,28 +143,34 @@ public final class LoadRunner {
                     d.pendingID = nil
                     continue
                 }
-                if o.proto == .line {
-                    d.lines.feed(bytes[...])
-                    while (try? d.lines.next()) != nil {
-                        if d.pendingID != nil {
-                            d.received += 1
-                            d.rtts.append(t - d.sentAt)
-                            all.append(t - d.sentAt)
-                            d.pendingID = nil
+                func answered() {
+                    guard d.pendingID != nil else { return }
+                    d.received += 1
+                    d.rtts.append(t - d.sentAt)
+                    all.append(t - d.sentAt)
+                    d.pendingID = nil
+                }
+                do throws(FramingError) {
+                    if o.proto == .line {
+                        d.lines.feed(bytes[...])
+                        while try d.lines.next() != nil { answered() }
+                    } else {
+                        d.decoder.feed(bytes[...])
+                        while let m = try d.decoder.next() {
+                            if m.isAcknowledge, m.requestIdentifier == d.pendingID {
+                                answered()
+                            } else if m.isRequest {
+                                try? c.send(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder), timeoutMs: 1000)
+                            }
                         }
                     }
-                } else {
-                    d.decoder.feed(bytes[...])
-                    while let m = try? d.decoder.next() {
-                        if m.isAcknowledge, m.requestIdentifier == d.pendingID {
-                            d.received += 1
-                            d.rtts.append(t - d.sentAt)
-                            all.append(t - d.sentAt)
-                            d.pendingID = nil
-                        } else if m.isRequest {
-                            try? c.send(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder), timeoutMs: 1000)
-                        }
-                    }
+                } catch {
+                    // The server broke the protocol on this connection: the device hangs up, as
+                    // a device would, and says why.
+                    d.conn = nil
+                    d.droppedOut = true
+                    d.pendingID = nil
+                    d.error = "\(target): \(error)"
                 }
             }
         }
@@ -178,7 +186,7 @@ public final class LoadRunner {
                 planned = d.droppedOut ? min(o.count, Int(((end - d.start) / max(o.intervalMs, 1)).rounded(.down)) + 1) : d.sent
             }
             return LoadClientReport(
-                client: d.index + 1, connected: d.error == nil, sent: d.sent, received: d.received, rtts: d.rtts, droppedOut: d.droppedOut, error: d.error,
+                client: d.index + 1, connected: d.connected, sent: d.sent, received: d.received, rtts: d.rtts, droppedOut: d.droppedOut, error: d.error,
                 planned: planned)
         }
         return LoadReport(

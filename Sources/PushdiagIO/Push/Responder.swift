@@ -154,6 +154,9 @@ public final class Responder {
     /// Serves until `stop()` says so.
     public func run(stop: () -> Bool) {
         var nextID: UInt32 = 0x8000_0000
+        // At the open-file limit accept fails while the listener stays readable: stop asking for
+        // 100 ms instead of waking at once, again and again.
+        var acceptAgainAt = 0.0
         while !stop() {
             let now = Clock.ms()
             var due = now + 200
@@ -161,12 +164,16 @@ public final class Responder {
                 if let first = c.outgoing.first { due = min(due, first.due) }
                 due = min(due, c.nextHeartbeat)
             }
-            var fds = [pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: listener.fd, events: now >= acceptAgainAt ? Int16(POLLIN) : 0, revents: 0)]
             fds += clients.map { pollfd(fd: $0.conn.fd, events: Int16(POLLIN), revents: 0) }
             _ = Syscall.poll(&fds, timeoutMs: Int32(max(0, min(200, due - now))))
             let t = Clock.ms()
             if fds[0].revents & Int16(POLLIN) != 0 {
-                while case .success(let c)? = listener.accept() {
+                while let accepted = listener.accept() {
+                    guard case .success(let c) = accepted else {
+                        acceptAgainAt = t + 100
+                        break
+                    }
                     let client = Client(c, order: o.byteOrder, cap: o.frameCap)
                     if let ctx = tlsContext {
                         guard let t = try? TLSServerConnection(over: c, context: ctx) else { continue }

@@ -27,6 +27,7 @@ public final class HistoryStore {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX, nil) == SQLITE_OK else {
             let why = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(db)
+            db = nil  // deinit closes it otherwise, a second time
             throw StoreError(description: "cannot open the history \(path): \(why)")
         }
         sqlite3_busy_timeout(db, 30_000)

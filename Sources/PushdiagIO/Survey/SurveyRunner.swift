@@ -55,8 +55,12 @@ public final class SurveyRunner: @unchecked Sendable {
         // whole window, as asked; a replay alone ends with its recording.
         let holdsTheWindow = !s.servers.isEmpty || s.monitor != nil
         func left() -> Double { max(0, s.seconds - Double(WallClock.monotonicNanoseconds() - t0) / 1e9) }
-        while group.wait(timeout: .now() + 0.25) == .timedOut || (holdsTheWindow && left() > 0 && !stop()) {
+        while group.wait(timeout: .now() + 0.25) == .timedOut {
             progress?("surveying: \(what); \(Int(left().rounded(.up))) s left")
+        }
+        while holdsTheWindow && left() > 0 && !stop() {
+            progress?("surveying: \(what); \(Int(left().rounded(.up))) s left")
+            usleep(UInt32(min(0.25, left()) * 1e6))
         }
         var result = lock.withLock { parts }
         result.heartbeats = lock.withLock { s.servers.indices.compactMap { heartbeats[$0] } }
