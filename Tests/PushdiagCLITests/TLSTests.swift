@@ -184,4 +184,21 @@ struct TLSTests {
         let insecure = try #require(try heartbeatCheck(["--insecure"]))
         #expect(insecure["status"] as? String == "ok", "\(insecure)")
     }
+
+    /// A certificate valid for eight thousand years (notAfter beyond what nanoseconds hold)
+    /// trapped the expiry arithmetic; it is reported with its real date.
+    @Test func aCertificateValidUntilTheYear9966() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let c = try certificate(dir, name: "forever", san: "IP:127.0.0.1", days: 2_900_000)
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--tls-cert", c.cert, "--tls-key", c.key])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"), "\(server.output)")
+        let r = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--tls", "--ca-file", c.cert, "--count", "2", "--interval", "20ms", "--format", "json")
+        let j = try json(r.stdout)
+        let tls = try #require(j["tls"] as? [String: Any], "\(r.stderr)")
+        #expect(
+            r.status == 0 && !r.signalled && (tls["not_after"] as? String)?.hasPrefix("99") == true && (tls["days_left"] as? Int ?? 0) > 2_899_000, "\(tls)")
+    }
 }

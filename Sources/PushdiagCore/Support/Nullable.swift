@@ -28,7 +28,12 @@ public enum Timestamp {
     /// `nanoseconds` since the Unix epoch → "2024-05-01T12:00:00.123456Z" (microseconds shown).
     public static func rfc3339(nanoseconds: Int64) -> String {
         let secs = nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
-        let frac = Int(nanoseconds - secs * 1_000_000_000) / 1000
+        return rfc3339(seconds: secs, microseconds: Int(nanoseconds - secs * 1_000_000_000) / 1000)
+    }
+
+    /// Whole seconds since the epoch, for times beyond what nanoseconds hold (a certificate
+    /// valid until 9999).
+    public static func rfc3339(seconds secs: Int64, microseconds frac: Int = 0) -> String {
         var days = Int(secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400)
         let rem = Int(secs - Int64(days) * 86_400)
         // civil_from_days (H. Hinnant)

@@ -108,10 +108,9 @@ public final class TLSConnection: ByteStream {
         var days: Int32 = 0
         var secs: Int32 = 0
         _ = CSSL_not_after_diff(cert, &days, &secs)
-        // In seconds, clamped: a certificate valid until 9999 (notAfter 99991231235959Z) is
-        // beyond what 64-bit nanoseconds hold.
-        let notAfterSeconds = min(WallClock.nanoseconds() / 1_000_000_000 + Int64(days) * 86_400 + Int64(secs), Int64.max / 1_000_000_000 - 1)
-        let notAfter = notAfterSeconds * 1_000_000_000
+        // In seconds: a certificate valid until 9999 (notAfter 99991231235959Z) is beyond what
+        // 64-bit nanoseconds hold.
+        let notAfterSeconds = WallClock.nanoseconds() / 1_000_000_000 + Int64(days) * 86_400 + Int64(secs)
         // SPKI: the DER of the certificate's public key info, hashed.
         var der: UnsafeMutablePointer<UInt8>?
         let len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &der)
@@ -126,7 +125,7 @@ public final class TLSConnection: ByteStream {
             version: String(cString: SSL_get_version(s)),
             cipher: SSL_CIPHER_get_name(SSL_get_current_cipher(s)).map { String(cString: $0) } ?? "?",
             subject: name(X509_get_subject_name(cert)), issuer: name(X509_get_issuer_name(cert)),
-            notAfter: Timestamp.rfc3339(nanoseconds: notAfter - notAfter % 1_000_000_000), notAfterSeconds: notAfterSeconds, daysLeft: Int(days),
+            notAfter: Timestamp.rfc3339(seconds: notAfterSeconds), notAfterSeconds: notAfterSeconds, daysLeft: Int(days),
             spkiSha256: pin, verified: verified, verifyError: verifyError, pinMatched: options.pin.map { $0 == pin })
     }
 
