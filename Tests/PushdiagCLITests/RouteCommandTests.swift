@@ -63,3 +63,12 @@ struct RouteTests {
         #expect(route["vlan_id"] as? Int == 20 && (route["devices"] as? [String])?.count == 2)
     }
 }
+
+/// route takes a push server as the other commands write it.
+struct RouteArgumentTests {
+    @Test func hostAndPortGiveTheHost() throws {
+        let r = try pushdiag("route", "127.0.0.1:3000", "[::1]:3000", "--format", "json")
+        let routes = try #require(try json(r.stdout)["routes"] as? [[String: Any]])
+        #expect(r.status == 0 && routes.map { $0["destination"] as? String } == ["127.0.0.1", "::1"], "\(r.stdout)\(r.stderr)")
+    }
+}

@@ -19,6 +19,10 @@ struct RouteCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Push server names or addresses.", valueName: "HOST"))
     var hosts: [String]
 
+    /// The hosts to route to: HOST:PORT and [v6]:PORT as heartbeat and survey take them give
+    /// their host (a route does not depend on the port).
+    var destinations: [String] { hosts.map { Endpoint($0, defaultPort: nil)?.host ?? $0 } }
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -37,7 +41,7 @@ struct RouteCommand: ParsableCommand {
     func run() throws {
         let report = try unknownOnFailure(json: format == .json ? .object : nil) {
             try NetlinkSource.with(protocol: Netlink.protocolRoute, record: record, replay: replay) { transport in
-                try RouteChecker.check(hosts, transport: transport)
+                try RouteChecker.check(destinations, transport: transport)
             }
         }
         for r in report.routes { if let e = r.error { diagnose(e) } }
