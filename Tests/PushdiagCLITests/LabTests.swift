@@ -105,6 +105,8 @@ struct LabTests {
             #expect(r["from_bssid"] as? String == roams[i] && r["bssid"] as? String == roams[i + 1], "roam \(i): \(r)")
             #expect(r["ssid"] as? String == "ward-3")
             #expect((r["gap_ms"] as? Double ?? -1) >= 0)
+            // Both APs and the station do FT-PSK: wpa_supplicant roams by fast transition.
+            #expect(r["fast_transition"] as? Bool == true, "roam \(i): \(r)")
         }
         // iw event: every "disconnected" and "connected to" line has its pushdiag event, in order.
         var iw: [(String, String?)] = []

@@ -15,6 +15,7 @@ struct NetlinkConstantsTests {
         #expect(UInt32(NL80211.Command.connect.rawValue) == NL80211_CMD_CONNECT.rawValue)
         #expect(UInt32(NL80211.Command.roam.rawValue) == NL80211_CMD_ROAM.rawValue)
         #expect(UInt32(NL80211.Command.disconnect.rawValue) == NL80211_CMD_DISCONNECT.rawValue)
+        #expect(UInt32(NL80211.Command.authenticate.rawValue) == NL80211_CMD_AUTHENTICATE.rawValue)
         #expect(UInt32(NL80211.Command.getSurvey.rawValue) == NL80211_CMD_GET_SURVEY.rawValue)
         #expect(UInt32(NL80211.Command.newSurveyResults.rawValue) == NL80211_CMD_NEW_SURVEY_RESULTS.rawValue)
         let attrs: [(UInt16, nl80211_attrs)] = [
@@ -24,6 +25,7 @@ struct NetlinkConstantsTests {
             (NL80211.Attr.reasonCode, NL80211_ATTR_REASON_CODE), (NL80211.Attr.timedOut, NL80211_ATTR_TIMED_OUT),
             (NL80211.Attr.disconnectedByAP, NL80211_ATTR_DISCONNECTED_BY_AP), (NL80211.Attr.statusCode, NL80211_ATTR_STATUS_CODE),
             (NL80211.Attr.surveyInfo, NL80211_ATTR_SURVEY_INFO), (NL80211.Attr.channelWidth, NL80211_ATTR_CHANNEL_WIDTH),
+            (NL80211.Attr.frame, NL80211_ATTR_FRAME), (NL80211.Attr.reqIE, NL80211_ATTR_REQ_IE),
         ]
         for (ours, theirs) in attrs { #expect(UInt32(ours) == theirs.rawValue) }
         let survey: [(UInt16, nl80211_survey_info)] = [
@@ -37,8 +39,11 @@ struct NetlinkConstantsTests {
             (NL80211.StaInfo.signal, NL80211_STA_INFO_SIGNAL), (NL80211.StaInfo.rxPackets, NL80211_STA_INFO_RX_PACKETS),
             (NL80211.StaInfo.txPackets, NL80211_STA_INFO_TX_PACKETS), (NL80211.StaInfo.txRetries, NL80211_STA_INFO_TX_RETRIES),
             (NL80211.StaInfo.txFailed, NL80211_STA_INFO_TX_FAILED), (NL80211.StaInfo.connectedTime, NL80211_STA_INFO_CONNECTED_TIME),
+            (NL80211.StaInfo.signalAverage, NL80211_STA_INFO_SIGNAL_AVG), (NL80211.StaInfo.txBitrate, NL80211_STA_INFO_TX_BITRATE),
         ]
         for (ours, theirs) in sta { #expect(UInt32(ours) == theirs.rawValue) }
+        #expect(UInt32(NL80211.RateInfo.bitrate) == NL80211_RATE_INFO_BITRATE.rawValue)
+        #expect(UInt32(NL80211.RateInfo.bitrate32) == NL80211_RATE_INFO_BITRATE32.rawValue)
         let bss: [(UInt16, nl80211_bss)] = [
             (NL80211.BSSAttr.bssid, NL80211_BSS_BSSID), (NL80211.BSSAttr.frequency, NL80211_BSS_FREQUENCY),
             (NL80211.BSSAttr.informationElements, NL80211_BSS_INFORMATION_ELEMENTS), (NL80211.BSSAttr.signalMBm, NL80211_BSS_SIGNAL_MBM),

@@ -35,6 +35,7 @@ public enum NL80211 {
         public static let wiphy: UInt16 = 1, ifindex: UInt16 = 3, ifname: UInt16 = 4, iftype: UInt16 = 5, mac: UInt16 = 6
         public static let staInfo: UInt16 = 21, wiphyFreq: UInt16 = 38, generation: UInt16 = 46, bss: UInt16 = 47
         public static let ssid: UInt16 = 52, reasonCode: UInt16 = 54, timedOut: UInt16 = 65, disconnectedByAP: UInt16 = 71
+        public static let frame: UInt16 = 51
         public static let statusCode: UInt16 = 72, reqIE: UInt16 = 77, respIE: UInt16 = 78, surveyInfo: UInt16 = 84
         public static let wdev: UInt16 = 153, channelWidth: UInt16 = 159, centerFreq1: UInt16 = 160, pad: UInt16 = 229
     }
@@ -47,9 +48,14 @@ public enum NL80211 {
 
     /// `NL80211_STA_INFO_*`.
     public enum StaInfo {
-        public static let inactiveTime: UInt16 = 1, signal: UInt16 = 7, rxPackets: UInt16 = 9, txPackets: UInt16 = 10
+        public static let inactiveTime: UInt16 = 1, signal: UInt16 = 7, txBitrate: UInt16 = 8, rxPackets: UInt16 = 9, txPackets: UInt16 = 10
         public static let txRetries: UInt16 = 11, txFailed: UInt16 = 12, signalAverage: UInt16 = 13, connectedTime: UInt16 = 16
         public static let beaconLoss: UInt16 = 18, pad: UInt16 = 33
+    }
+
+    /// `NL80211_RATE_INFO_*` (inside `NL80211_STA_INFO_TX_BITRATE`), in units of 100 kbit/s.
+    public enum RateInfo {
+        public static let bitrate: UInt16 = 1, bitrate32: UInt16 = 5
     }
 
     /// `NL80211_BSS_*`.
@@ -136,6 +142,10 @@ public enum NL80211 {
         public var txFailed: UInt32?
         public var rxPackets: UInt32?
         public var signal: Int8?
+        /// The driver's running average of the signal (dBm).
+        public var signalAverage: Int8?
+        /// The last transmit rate, Mbit/s (from the 32-bit field when the driver gives it).
+        public var txBitrateMbps: Double?
         public var connectedTime: UInt32?
         public var inactiveTime: UInt32?
     }
@@ -165,8 +175,13 @@ public enum NL80211 {
         case survey(ifindex: UInt32?, SurveyEntry)
         case station(Station)
         case scanBSS(ifindex: UInt32?, ScanBSS)
-        case connect(ifindex: UInt32?, bssid: MACAddress?, status: UInt16?, timedOut: Bool)
-        case roam(ifindex: UInt32?, bssid: MACAddress?)
+        /// `fastTransition`: the association request's elements hold a Fast BSS Transition element
+        /// (802.11r reassociation); nil when the event carries no request elements.
+        case connect(ifindex: UInt32?, bssid: MACAddress?, status: UInt16?, timedOut: Bool, fastTransition: Bool?)
+        case roam(ifindex: UInt32?, bssid: MACAddress?, fastTransition: Bool?)
+        /// An authentication frame exchanged with `bssid` (SME in wpa_supplicant, mac80211
+        /// drivers): its algorithm (0 open, 1 shared key, 2 fast transition, 3 SAE).
+        case authenticate(ifindex: UInt32?, bssid: MACAddress?, algorithm: UInt16?)
         case disconnect(ifindex: UInt32?, reason: UInt16?, byAP: Bool)
         case newScanResults(ifindex: UInt32?)
         case other(command: UInt8, ifindex: UInt32?)
@@ -227,17 +242,37 @@ public enum NL80211 {
             var bssid: MACAddress?
             var status: UInt16?
             var timedOut = false
+            var ft: Bool?
             Netlink.forEachAttribute(attrs) { t, v in
                 switch t {
                 case Attr.ifindex: ifindex = v.nlU32
                 case Attr.mac: bssid = v.nlMAC
                 case Attr.statusCode: status = v.nlU16
                 case Attr.timedOut: timedOut = true
+                case Attr.reqIE: ft = ElementSummary.parse(v).fastTransitionElement
                 default: break
                 }
             }
             return cmd == Command.roam.rawValue
-                ? .roam(ifindex: ifindex, bssid: bssid) : .connect(ifindex: ifindex, bssid: bssid, status: status, timedOut: timedOut)
+                ? .roam(ifindex: ifindex, bssid: bssid, fastTransition: ft)
+                : .connect(ifindex: ifindex, bssid: bssid, status: status, timedOut: timedOut, fastTransition: ft)
+        case .authenticate:
+            var bssid: MACAddress?
+            var algorithm: UInt16?
+            Netlink.forEachAttribute(attrs) { t, v in
+                switch t {
+                case Attr.ifindex: ifindex = v.nlU32
+                case Attr.frame:
+                    // An Authentication frame: a 24-byte management header (address 3 is the
+                    // BSSID), then the algorithm number.
+                    if v.count >= 26, v[0] & 0xFC == 0xB0 {
+                        bssid = v.mac(at: 16)
+                        algorithm = v.u16le(at: 24)
+                    }
+                default: break
+                }
+            }
+            return .authenticate(ifindex: ifindex, bssid: bssid, algorithm: algorithm)
         case .disconnect:
             var reason: UInt16?
             var byAP = false
@@ -282,6 +317,15 @@ public enum NL80211 {
             case StaInfo.txFailed: s.txFailed = v.nlU32
             case StaInfo.rxPackets: s.rxPackets = v.nlU32
             case StaInfo.signal: s.signal = v.nlS8
+            case StaInfo.signalAverage: s.signalAverage = v.nlS8
+            case StaInfo.txBitrate:
+                var r16: UInt16?
+                var r32: UInt32?
+                Netlink.forEachAttribute(v) { rt, rv in
+                    if rt == RateInfo.bitrate { r16 = rv.nlU16 }
+                    if rt == RateInfo.bitrate32 { r32 = rv.nlU32 }
+                }
+                if let r = r32.map(Double.init) ?? r16.map(Double.init), r > 0 { s.txBitrateMbps = r / 10 }
             case StaInfo.connectedTime: s.connectedTime = v.nlU32
             case StaInfo.inactiveTime: s.inactiveTime = v.nlU32
             default: break

@@ -19,17 +19,22 @@ public struct WatchEvent: Codable, Sendable, Equatable {
     @Nullable public var statusCode: Int?
     @Nullable public var byAp: Bool?
     @Nullable public var gapMs: Double?
+    /// A roam by 802.11r fast transition: from the authentication algorithm (FT, 2) when the
+    /// kernel reports the authentication, else from a Fast BSS Transition element in the
+    /// reassociation request; null when neither is known.
+    @Nullable public var fastTransition: Bool?
     /// Nanoseconds since the epoch (not in the JSON).
     public var timeNs: Int64 { _timeNs }
     private var _timeNs: Int64 = 0
 
     enum CodingKeys: String, CodingKey {
-        case time, event, interface, ssid, bssid, fromBssid, previousSsid, reasonCode, statusCode, byAp, gapMs
+        case time, event, interface, ssid, bssid, fromBssid, previousSsid, reasonCode, statusCode, byAp, gapMs, fastTransition
     }
 
     public init(
         timeNs: Int64, event: String, interface: String, ssid: String? = nil, bssid: MACAddress? = nil, fromBssid: MACAddress? = nil,
-        previousSsid: String? = nil, reasonCode: Int? = nil, statusCode: Int? = nil, byAp: Bool? = nil, gapMs: Double? = nil
+        previousSsid: String? = nil, reasonCode: Int? = nil, statusCode: Int? = nil, byAp: Bool? = nil, gapMs: Double? = nil,
+        fastTransition: Bool? = nil
     ) {
         time = Timestamp.rfc3339(nanoseconds: timeNs)
         self.event = event
@@ -42,6 +47,7 @@ public struct WatchEvent: Codable, Sendable, Equatable {
         self.statusCode = statusCode
         self.byAp = byAp
         self.gapMs = gapMs
+        self.fastTransition = fastTransition
         _timeNs = timeNs
     }
 }
@@ -67,6 +73,8 @@ public struct RoamTracker {
         var disconnectedAt: Int64?
         var disconnectedFrom: MACAddress?
         var disconnectedSSID: String?
+        /// The algorithm of the last authentication, and with whom.
+        var authentication: (bssid: MACAddress?, algorithm: UInt16)?
     }
 
     var states: [UInt32: State] = [:]
@@ -87,8 +95,12 @@ public struct RoamTracker {
         if first == nil { first = time }
         last = time
         switch e {
-        case .connect(let ifindex?, let bssid, let status, _):
+        case .authenticate(let ifindex?, let bssid, let algorithm?):
+            states[ifindex, default: State()].authentication = (bssid, algorithm)
+            return []
+        case .connect(let ifindex?, let bssid, let status, _, let ftElement):
             var st = states[ifindex] ?? State()
+            let ft = Self.fastTransition(st.authentication, bssid: bssid, element: ftElement)
             guard status == 0 || status == nil else {
                 // A failed connection attempt: nothing changes, but say so.
                 return [WatchEvent(timeNs: time, event: "connect", interface: name(ifindex), bssid: bssid, statusCode: status.map(Int.init))]
@@ -98,6 +110,7 @@ public struct RoamTracker {
                 st.bssid = bssid
                 st.ssid = newSSID ?? st.disconnectedSSID
                 st.disconnectedAt = nil
+                st.authentication = nil
                 states[ifindex] = st
             }
             if let at = st.disconnectedAt, time - at <= windowNs, let from = st.disconnectedFrom, from != bssid,
@@ -108,7 +121,7 @@ public struct RoamTracker {
                 return [
                     WatchEvent(
                         timeNs: time, event: "roam", interface: name(ifindex), ssid: newSSID ?? st.disconnectedSSID, bssid: bssid, fromBssid: from,
-                        statusCode: 0, gapMs: Double(gap) / 1e6)
+                        statusCode: 0, gapMs: Double(gap) / 1e6, fastTransition: ft)
                 ]
             }
             connects += 1
@@ -118,15 +131,19 @@ public struct RoamTracker {
                     timeNs: time, event: "connect", interface: name(ifindex), ssid: newSSID, bssid: bssid, previousSsid: previous, statusCode: 0,
                     gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 })
             ]
-        case .roam(let ifindex?, let bssid):
+        case .roam(let ifindex?, let bssid, let ftElement):
             var st = states[ifindex] ?? State()
             let from = st.bssid
+            let ft = Self.fastTransition(st.authentication, bssid: bssid, element: ftElement)
+            st.authentication = nil
             let newSSID = ssid(ifindex, bssid)
             st.bssid = bssid
             st.ssid = newSSID ?? st.ssid
             states[ifindex] = st
             noteRoam(0)
-            return [WatchEvent(timeNs: time, event: "roam", interface: name(ifindex), ssid: st.ssid, bssid: bssid, fromBssid: from, gapMs: 0)]
+            return [
+                WatchEvent(timeNs: time, event: "roam", interface: name(ifindex), ssid: st.ssid, bssid: bssid, fromBssid: from, gapMs: 0, fastTransition: ft)
+            ]
         case .disconnect(let ifindex?, let reason, let byAP):
             var st = states[ifindex] ?? State()
             disconnects += 1
@@ -142,6 +159,13 @@ public struct RoamTracker {
         default:
             return []
         }
+    }
+
+    /// 802.11r or not: the authentication with the new AP says it (algorithm 2 is FT); without
+    /// one (full-MAC drivers), the request's elements do; nil when neither is known.
+    static func fastTransition(_ auth: (bssid: MACAddress?, algorithm: UInt16)?, bssid: MACAddress?, element: Bool?) -> Bool? {
+        if let auth, auth.bssid == nil || auth.bssid == bssid { return auth.algorithm == 2 }
+        return element
     }
 
     /// What is known before any event (the interface is already connected when watching starts).

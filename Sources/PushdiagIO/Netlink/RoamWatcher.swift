@@ -46,7 +46,7 @@ public final class RoamWatcher {
         for e in events {
             let ifindex: UInt32?
             switch e {
-            case .connect(let i, _, _, _), .roam(let i, _), .disconnect(let i, _, _): ifindex = i
+            case .connect(let i, _, _, _, _), .roam(let i, _, _), .disconnect(let i, _, _), .authenticate(let i, _, _): ifindex = i
             default: ifindex = nil
             }
             guard let ifindex, only == nil || only == ifindex else { continue }

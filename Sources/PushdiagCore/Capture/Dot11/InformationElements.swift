@@ -16,6 +16,9 @@ public struct ElementSummary {
     public var mobilityDomain: UInt16?
     /// Element 48 (RSN) lists a fast-transition AKM suite (00-0F-AC:3, 4, 9, 13, 19, 20, 25).
     public var rsnFastTransition = false
+    /// Element 55 (Fast BSS Transition) present: in an association request, an 802.11r
+    /// reassociation (an initial mobility-domain association carries only the Mobility Domain).
+    public var fastTransitionElement = false
     /// Element 48 present.
     public var rsn = false
     /// Element 70 (RM Enabled Capabilities): 802.11k.
@@ -58,6 +61,8 @@ public struct ElementSummary {
                 if !parseRSN(v, into: &s) { s.malformed = true }
             case 54:
                 if len == 3 { s.mobilityDomain = v.u16le(at: 0)! } else { s.malformed = true }
+            case 55:
+                s.fastTransitionElement = true
             case 61:
                 if len == 22 { s.htPrimaryChannel = v[0] } else { s.malformed = true }
             case 70:
