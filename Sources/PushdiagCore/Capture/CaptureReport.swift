@@ -14,6 +14,9 @@ public enum Severity: String, Codable, Sendable, Comparable {
         }
     }
 
+    /// OK, WARNING, CRITICAL or UNKNOWN, as the Monitoring Plugins print it.
+    public var nagiosName: String { rawValue.uppercased() }
+
     private var rank: Int {
         switch self {
         case .ok: return 0

@@ -11,9 +11,13 @@ public struct WalkSample: Codable, Sendable, Equatable {
     @Nullable public var ssid: String?
     @Nullable public var freqMhz: Int?
     @Nullable public var signalDbm: Int?
+    /// The driver's running average of the signal.
+    @Nullable public var signalAverageDbm: Int?
     @Nullable public var txBitrateMbps: Double?
-    /// Retries and frames sent to the AP since the previous sample (nil: the driver keeps none).
+    /// Retries, failed transmissions and frames sent to the AP since the previous sample (nil:
+    /// the driver keeps none, or this is the first sample on this AP).
     @Nullable public var retries: UInt64?
+    @Nullable public var txFailed: UInt64?
     @Nullable public var packets: UInt64?
     /// The strongest other BSS of the same SSID in the scan cache at that time (dBm).
     @Nullable public var bestOtherSignalDbm: Int?
@@ -21,8 +25,11 @@ public struct WalkSample: Codable, Sendable, Equatable {
 
     public init(
         timeNs: Int64, bssid: MACAddress? = nil, ssid: String? = nil, freqMhz: Int? = nil, signalDbm: Int? = nil, txBitrateMbps: Double? = nil,
-        retries: UInt64? = nil, packets: UInt64? = nil, bestOtherSignalDbm: Int? = nil, location: String = ""
+        retries: UInt64? = nil, packets: UInt64? = nil, bestOtherSignalDbm: Int? = nil, location: String = "", signalAverageDbm: Int? = nil,
+        txFailed: UInt64? = nil
     ) {
+        self.signalAverageDbm = signalAverageDbm
+        self.txFailed = txFailed
         self.timeNs = timeNs
         self.bssid = bssid
         self.ssid = ssid

@@ -189,6 +189,24 @@ public final class ReplayNetlink: NetlinkTransport {
         throw .replay("\(path): the recording ends before the reply to record \(req.index) is complete\(readError.map { " (\($0))" } ?? "")")
     }
 
+    /// What comes next in the file: a request the command made, or an event it received. A
+    /// command that interleaves requests and events (the walk samples between events) follows
+    /// the recording's order with this, and asks the same questions in the same order.
+    public enum Next: Equatable { case request, event, end }
+
+    public func peekNext() -> Next {
+        while true {
+            let event = incoming.first { r in
+                guard !r.consumed, r.index >= eventCursor else { return false }
+                return r.bytes.withUnsafeBytes { b in b.count >= 16 && b.u32le(at: 8) == 0 }
+            }
+            let request = requests.first
+            if let event, let request { return event.index < request.index ? .event : .request }
+            if eof { return event != nil ? .event : request != nil ? .request : .end }
+            readOne()
+        }
+    }
+
     public func nextEvent(timeoutMs: Int32) throws(NetlinkError) -> [UInt8]? {
         var i = incoming.firstIndex { $0.index >= eventCursor } ?? incoming.count
         while true {

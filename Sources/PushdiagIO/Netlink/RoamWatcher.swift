@@ -8,7 +8,7 @@ public final class RoamWatcher {
     var tracker: RoamTracker
     var names: [UInt32: String] = [:]
     /// Only this interface's events (nil: every wireless interface's).
-    let only: UInt32?
+    public let only: UInt32?
     /// The first and last times seen (ns since the epoch): the summary's span.
     public private(set) var start: Int64 = 0
     public private(set) var end: Int64 = 0

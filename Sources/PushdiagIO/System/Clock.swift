@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -5,8 +7,21 @@
 /// The two clocks pushdiag reads: the wall clock for timestamps people see, the monotonic clock
 /// for every interval and deadline (it does not jump when NTP steps the time).
 public enum WallClock {
-    /// Wall-clock nanoseconds since the epoch (`CLOCK_REALTIME`).
-    public static func nanoseconds() -> Int64 { read(CLOCK_REALTIME) }
+    /// Set by `anchor()`: the wall clock minus the monotonic clock at that moment.
+    static let anchorOffset = Atomic<Int64>(0)
+
+    /// Wall-clock nanoseconds since the epoch (`CLOCK_REALTIME`); after `anchor()`, the wall
+    /// clock at the anchor plus the monotonic time since, so that every timestamp of a run
+    /// (netlink records, heartbeats, places) is on one clock that NTP cannot step.
+    public static func nanoseconds() -> Int64 {
+        let offset = anchorOffset.load(ordering: .relaxed)
+        return offset != 0 ? read(CLOCK_MONOTONIC) + offset : read(CLOCK_REALTIME)
+    }
+
+    /// Puts `nanoseconds()` on the monotonic clock from now on (the walk does this at start).
+    public static func anchor() {
+        anchorOffset.store(read(CLOCK_REALTIME) - read(CLOCK_MONOTONIC), ordering: .relaxed)
+    }
 
     /// Nanoseconds on `CLOCK_MONOTONIC`.
     public static func monotonicNanoseconds() -> Int64 { read(CLOCK_MONOTONIC) }

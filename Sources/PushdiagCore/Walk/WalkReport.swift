@@ -1,0 +1,131 @@
+/// `pushdiag walk`'s answer: the push connection's fate, each move of the link joined with it
+/// and graded, the samples and places, and findings with one status (Nagios-style exit code).
+/// The JSON contract (snake_case keys) is documented in the man page.
+public struct WalkReport: Codable, Sendable, Equatable {
+    public var interface: String
+    public var server: String
+    public var `protocol`: String
+    public var started: String
+    public var durationSeconds: Double
+    /// OK, WARNING, CRITICAL or UNKNOWN.
+    public var status: String
+    /// Ended by a signal before --duration.
+    public var interrupted: Bool
+    public var connection: WalkConnectionReport
+    public var roams: [WalkRoamReport]
+    public var samples: [WalkSampleReport]
+    public var locations: [WalkPlaceReport]
+    public var findings: [Finding]
+    /// What could not be measured, and why.
+    public var notes: [String]
+
+    public var severity: Severity {
+        switch status {
+        case "OK": return .ok
+        case "WARNING": return .warning
+        case "CRITICAL": return .critical
+        default: return .unknown
+        }
+    }
+}
+
+public struct WalkConnectionReport: Codable, Sendable, Equatable {
+    public var heartbeatsSent: Int
+    public var heartbeatsAnswered: Int
+    public var heartbeatsLost: Int
+    public var reconnects: Int
+    /// The connection was lost for good (the reconnect schedule ran out), or never opened.
+    public var lost: Bool
+    @Nullable public var rttMs: RTTSummary?
+    /// The Network-framework-like states, as they happened.
+    public var states: [ConnectionState]
+    /// Why the connection could not be opened at the start.
+    @Nullable public var error: String?
+}
+
+public struct WalkSampleReport: Codable, Sendable, Equatable {
+    public var time: String
+    @Nullable public var bssid: MACAddress?
+    @Nullable public var ssid: String?
+    @Nullable public var freqMhz: Int?
+    @Nullable public var signalDbm: Int?
+    @Nullable public var signalAverageDbm: Int?
+    @Nullable public var txBitrateMbps: Double?
+    /// Retries per frame sent since the previous sample, in percent (null: not reported, or
+    /// nothing sent).
+    @Nullable public var retriesPct: Double?
+    @Nullable public var txFailed: UInt64?
+    /// The round trip of the last heartbeat answered since the previous sample.
+    @Nullable public var rttMs: Double?
+    public var location: String
+}
+
+extension WalkReport {
+    /// Decides a walk from its timeline.
+    public static func assemble(_ t: WalkTimeline, thresholds w: WalkThresholds = WalkThresholds(), retry: Thresholds = Thresholds()) -> WalkReport {
+        // Every sample and event carries the place it happened in.
+        var samples = t.samples
+        for i in samples.indices { samples[i].location = WalkAnalysis.place(at: samples[i].timeNs, t.marks) }
+        let roams = WalkAnalysis.roams(t.changes, heartbeats: t.heartbeats, reconnects: t.reconnects, places: t.marks, endNs: t.endNs, t: w)
+        let places = WalkAnalysis.places(samples: samples, heartbeats: t.heartbeats, roams: roams, marks: t.marks)
+        var findings: [Finding] = []
+        if let failure = t.failure {
+            findings.append(
+                Finding(
+                    check: "push_connection", severity: .critical, subject: t.server, value: 0, threshold: 0, unit: "", source: "heartbeat",
+                    message: "the push connection could not be opened: \(failure)"))
+        }
+        let lost = t.failure != nil || t.reconnects.last.map { !$0.succeeded } ?? false
+        if t.failure == nil, lost {
+            findings.append(
+                Finding(
+                    check: "push_connection", severity: .critical, subject: t.server, value: Double(t.reconnects.count), threshold: 0, unit: "reconnects",
+                    source: "heartbeat", message: "the push connection was lost: the reconnect schedule ran out"))
+        }
+        for r in roams where r.grade != .ok {
+            let gap = r.linkGapMs ?? 0
+            findings.append(
+                Finding(
+                    check: "roam", severity: r.grade, subject: "\(r.fromBssid?.description ?? "?") → \(r.toBssid?.description ?? "none")", value: gap,
+                    threshold: r.fastTransition == true ? w.fastTransitionWarningMs : w.roamWarningMs, unit: "ms", source: "nl80211",
+                    message: "\(r.time)\(r.location.isEmpty ? "" : " at \(r.location)"): \(r.reason)"))
+        }
+        findings += WalkAnalysis.signalFindings(samples, t: w)
+        for p in places {
+            guard let pct = p.retriesPct, let (severity, limit) = Thresholds.grade(pct, warning: retry.retryWarning, critical: retry.retryCritical) else {
+                continue
+            }
+            let frames = samples.filter { $0.location == p.name }.compactMap(\.packets).reduce(0, +)
+            guard frames >= UInt64(retry.minimumFrames) else { continue }
+            findings.append(
+                Finding(
+                    check: "retries", severity: severity, subject: p.name.isEmpty ? "walk" : p.name, value: pct, threshold: limit, unit: "%",
+                    source: "station",
+                    message: "\(NumberText.format(pct))% of \(frames) frames to the AP were retransmitted (Apple's guidance: no more than 15%)"))
+        }
+        let worst = findings.map(\.severity).max() ?? .ok
+        let answered = t.heartbeats.filter { $0.rttMs != nil }
+        return WalkReport(
+            interface: t.interface, server: t.server, protocol: t.proto, started: Timestamp.rfc3339(nanoseconds: t.startNs),
+            durationSeconds: NumberText.rounded(Double(t.endNs - t.startNs) / 1e9, places: 1000), status: worst.nagiosName,
+            interrupted: t.interrupted,
+            connection: WalkConnectionReport(
+                heartbeatsSent: t.heartbeats.count, heartbeatsAnswered: answered.count, heartbeatsLost: t.heartbeats.count - answered.count,
+                reconnects: t.reconnects.count, lost: lost, rttMs: RTTSummary.of(answered.compactMap(\.rttMs)), states: t.states, error: t.failure),
+            roams: roams, samples: sampleReports(samples, heartbeats: t.heartbeats), locations: places, findings: findings,
+            notes: t.notes + (t.linkFailure.map { ["the link could not be followed to the end: \($0)"] } ?? []))
+    }
+
+    static func sampleReports(_ samples: [WalkSample], heartbeats: [WalkHeartbeat]) -> [WalkSampleReport] {
+        var previous = Int64.min
+        return samples.map { s in
+            defer { previous = s.timeNs }
+            let rtt = heartbeats.last { h in h.rttMs != nil && h.answeredNs.map { $0 > previous && $0 <= s.timeNs } == true }?.rttMs
+            let pct: Double? = s.retries.flatMap { r in s.packets.flatMap { p in p > 0 ? NumberText.rounded(Double(r) * 100 / Double(p)) : nil } }
+            return WalkSampleReport(
+                time: Timestamp.rfc3339(nanoseconds: s.timeNs), bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm,
+                signalAverageDbm: s.signalAverageDbm, txBitrateMbps: s.txBitrateMbps, retriesPct: pct, txFailed: s.txFailed,
+                rttMs: rtt.map { NumberText.rounded($0, places: 1000) }, location: s.location)
+        }
+    }
+}

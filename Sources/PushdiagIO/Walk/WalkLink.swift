@@ -1,0 +1,168 @@
+import PushdiagCore
+
+/// The link side of a walk: nl80211's events (through `RoamWatcher`, as `watch` follows them)
+/// and a sample of the interface and its AP every `sampleMs`, on one transport: the kernel, or
+/// a recording replayed in the order it was made. Moves of the link become `WalkLinkChange`s.
+public final class WalkLink {
+    public struct Live: Sendable {
+        public var bssid: MACAddress?
+        public var ssid: String?
+        public var freqMhz: Int?
+        public var signalDbm: Int?
+        public var retriesPct: Double?
+    }
+
+    let client: NL80211Client
+    let transport: NetlinkTransport
+    let watcher: RoamWatcher
+    public let ifindex: UInt32
+    public let interfaceName: String
+    let sampleMs: Double
+    /// The scan cache (for the sticky-client rule) is read every this many samples: it can hold
+    /// hundreds of BSSes, and a walk's recording should not grow by a dump each half second.
+    let scanEvery = 20
+    var sampleCount = 0
+    var bestOther: Int?
+    /// Counters at the previous sample, per AP (deltas restart on another AP).
+    var previous: (bssid: MACAddress, retries: UInt32?, failed: UInt32?, packets: UInt32?)?
+    var pendingDisconnect: WatchEvent?
+    var pendingFreq: Int?
+
+    public private(set) var samples: [WalkSample] = []
+    public private(set) var changes: [WalkLinkChange] = []
+    public private(set) var live = Live()
+    /// What the driver does not report.
+    public private(set) var notes: Set<String> = []
+    /// Called with each event as it happens (for the live view).
+    public var onEvent: ((WatchEvent) -> Void)?
+
+    public init(client: NL80211Client, transport: NetlinkTransport, interface: String, sampleMs: Double, roamWindowSeconds: Double) throws {
+        self.client = client
+        self.transport = transport
+        watcher = try RoamWatcher(client: client, transport: transport, interface: interface, roamWindowSeconds: roamWindowSeconds)
+        guard let i = watcher.only else { throw WiFiError.noSuchInterface(interface) }
+        ifindex = i
+        interfaceName = interface
+        self.sampleMs = sampleMs
+    }
+
+    /// Follows the link until `stop` (live) or the end of the recording (replay). Throws when
+    /// the interface goes away or netlink fails; what was collected stays in the properties.
+    public func run(stop: () -> Bool) throws {
+        try sample()
+        if let replay = transport as? ReplayNetlink {
+            while !stop() {
+                switch replay.peekNext() {
+                case .end: return
+                case .event: try events(timeoutMs: 0)
+                case .request: try sample()
+                }
+            }
+            return
+        }
+        var due = Clock.ms() + sampleMs
+        while !stop() {
+            let wait = Clock.pollTimeout(until: due)
+            try events(timeoutMs: min(wait, 250))
+            if Clock.ms() >= due {
+                try sample()
+                due += sampleMs
+                // After a long stall (a suspended laptop) the next sample is due from now.
+                if due < Clock.ms() { due = Clock.ms() + sampleMs }
+            }
+        }
+    }
+
+    /// The moves still open at the end: a disconnect never followed by a connect.
+    public func finish() {
+        if let d = pendingDisconnect {
+            changes.append(
+                WalkLinkChange(timeNs: d.timeNs, fromBssid: d.bssid, toBssid: nil, fromSsid: d.ssid, toSsid: nil, fromFreqMhz: pendingFreq, toFreqMhz: nil))
+            pendingDisconnect = nil
+        }
+    }
+
+    func events(timeoutMs: Int32) throws {
+        guard let events = try watcher.next(timeoutMs: timeoutMs) else { return }
+        for e in events { try handle(e) }
+    }
+
+    func handle(_ e: WatchEvent) throws {
+        onEvent?(e)
+        switch e.event {
+        case "disconnect":
+            pendingDisconnect = e
+            pendingFreq = live.freqMhz
+            previous = nil
+        case "roam", "connect":
+            guard e.statusCode ?? 0 == 0 else { return }  // a refused attempt: nothing moved
+            let from = pendingDisconnect
+            let fromFreq = from != nil ? pendingFreq : live.freqMhz
+            let fromSsid = from?.ssid ?? live.ssid
+            let fromBssid = e.fromBssid ?? from?.bssid
+            pendingDisconnect = nil
+            // Where it went: the interface and the AP right after the move.
+            try sample()
+            if e.event == "roam" || from != nil {
+                changes.append(
+                    WalkLinkChange(
+                        timeNs: e.timeNs, fromBssid: fromBssid, toBssid: e.bssid, fromSsid: fromSsid, toSsid: e.ssid ?? live.ssid, fromFreqMhz: fromFreq,
+                        toFreqMhz: live.freqMhz, fastTransition: e.fastTransition, linkGapMs: e.gapMs))
+            }
+        default:
+            break
+        }
+    }
+
+    /// One sample: the interface (frequency, SSID), its AP's station entry, now and then the
+    /// scan cache. Retries and failures are deltas since the previous sample on the same AP.
+    func sample() throws {
+        let iface: NL80211.Interface
+        do {
+            guard let i = try client.interfaces().first(where: { $0.ifindex == ifindex }) else {
+                throw WiFiError.noSuchInterface("\(interfaceName) went away during the walk")
+            }
+            iface = i
+        } catch let e as NetlinkError {
+            throw WiFiError.netlink(e)
+        }
+        let time = transport.lastReceived
+        let station: NL80211.Station?
+        do { station = try client.stations(ifindex: ifindex).first } catch { throw WiFiError.netlink(error) }
+        if sampleCount % scanEvery == 0 {
+            let scan: [NL80211.ScanBSS]
+            do { scan = try client.scan(ifindex: ifindex) } catch { throw WiFiError.netlink(error) }
+            let ssid = iface.ssid
+            bestOther =
+                scan.filter { !$0.associated && $0.ssid == ssid && ssid != nil }.compactMap(\.signalMBm).max().map { Int($0 / 100) }
+        }
+        sampleCount += 1
+        var s = WalkSample(timeNs: time, bssid: station?.mac, ssid: iface.ssid.map(SSIDText.render), freqMhz: iface.frequency.map(Int.init))
+        if let st = station {
+            s.signalDbm = st.signal.map(Int.init)
+            s.signalAverageDbm = st.signalAverage.map(Int.init)
+            s.txBitrateMbps = st.txBitrateMbps
+            if let p = previous, p.bssid == st.mac {
+                s.retries = Self.delta(p.retries, st.txRetries)
+                s.txFailed = Self.delta(p.failed, st.txFailed)
+                s.packets = Self.delta(p.packets, st.txPackets)
+            }
+            previous = (st.mac, st.txRetries, st.txFailed, st.txPackets)
+            if st.txRetries == nil { notes.insert("the driver reports no transmit retries: retransmissions are UNKNOWN") }
+            if st.signal == nil { notes.insert("the driver reports no signal for its AP") }
+        } else if iface.ssid != nil {
+            notes.insert("the driver lists no station entry for its AP: signal and retries are UNKNOWN")
+        }
+        s.bestOtherSignalDbm = bestOther
+        samples.append(s)
+        let pct: Double? = s.retries.flatMap { r in s.packets.flatMap { p in p > 0 ? Double(r) * 100 / Double(p) : nil } }
+        live = Live(bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm, retriesPct: pct ?? (s.bssid == live.bssid ? live.retriesPct : nil))
+    }
+
+    /// A u32 counter's increase, across one wrap; nil when it went back (the driver reset it).
+    static func delta(_ a: UInt32?, _ b: UInt32?) -> UInt64? {
+        guard let a, let b else { return nil }
+        if b >= a { return UInt64(b - a) }
+        return a > 0xF000_0000 && b < 0x1000_0000 ? UInt64(b &- a) : nil
+    }
+}

@@ -1,0 +1,319 @@
+import Foundation
+import PushdiagCore
+
+/// What `pushdiag walk` runs with.
+public struct WalkSettings: Sendable {
+    public var interface: String
+    /// The push connection, as `heartbeat` holds it (interval 250 ms by default here).
+    public var heartbeat: HeartbeatOptions
+    public var sampleMs: Double = 500
+    public var durationSeconds: Double?
+    public var roamWindowSeconds: Double = 10
+    /// The place at the start.
+    public var location: String?
+    /// Write DIR/nl80211.pcap and DIR/push.jsonl.
+    public var recordDirectory: String?
+
+    public init(interface: String, heartbeat: HeartbeatOptions) {
+        self.interface = interface
+        self.heartbeat = heartbeat
+    }
+}
+
+/// Why a walk could not start.
+public struct WalkError: Error, CustomStringConvertible, Equatable {
+    public var description: String
+    public init(_ d: String) { description = d }
+}
+
+/// The push side of a walk: one `HeartbeatSession` on its own thread, heartbeats every interval,
+/// reconnecting on the schedule after a loss; every heartbeat, reconnect and state goes to the
+/// log as it happens.
+/// Handed to its thread at start and not touched by anyone else after.
+final class WalkPush: @unchecked Sendable {
+    let o: HeartbeatOptions
+    let log: WalkLog
+    let stop: () -> Bool
+    /// Set when the thread has ended.
+    let done = DispatchSemaphore(value: 0)
+
+    init(_ o: HeartbeatOptions, log: WalkLog, stop: @escaping () -> Bool) {
+        self.o = o
+        self.log = log
+        self.stop = stop
+    }
+
+    func start() {
+        let t = Thread { [self] in
+            run()
+            done.signal()
+        }
+        t.start()
+    }
+
+    func run() {
+        let address: IPAddress
+        switch Resolver.resolve(o.endpoint.host) {
+        case .success(let a): address = a
+        case .failure(let f):
+            log.fail(f.description)
+            return
+        }
+        let session = HeartbeatSession(o, address: address, stop: stop)
+        session.onEvent = { [log] e in
+            switch e {
+            case .state(let s): log.add(.state(s, atNs: WallClock.nanoseconds()))
+            case .reconnect(let a): log.note("reconnect attempt \(a.attempt) after \(NumberText.format(a.delayS)) s: \(a.outcome)")
+            case .serverHeartbeat: break
+            }
+        }
+        session.state("setup")
+        session.state("preparing")
+        do throws(ConnectionFailure) { try session.open() } catch {
+            log.fail(error.description)
+            session.state("failed", error.description)
+            return
+        }
+        session.state("ready")
+        var misses = 0
+        var next = Clock.ms()
+        var n = 0
+        while !stop() {
+            n += 1
+            let sent = WallClock.nanoseconds()
+            let outcome: HeartbeatOutcome
+            do throws(ConnectionFailure) { outcome = try session.heartbeat(n) } catch {
+                log.fail(error.description)
+                session.state("failed", error.description)
+                return
+            }
+            var lossReason: String?
+            switch outcome {
+            case .answered(let ms):
+                log.add(.heartbeat(WalkHeartbeat(sentNs: sent, rttMs: ms)))
+                misses = 0
+            case .unanswered:
+                log.add(.heartbeat(WalkHeartbeat(sentNs: sent, rttMs: nil)))
+                misses += 1
+                if o.proto != .tcp && misses >= o.missesBeforeReconnect { lossReason = "\(misses) heartbeats unanswered" }
+            case .connectionLost(let why):
+                log.add(.heartbeat(WalkHeartbeat(sentNs: sent, rttMs: nil)))
+                lossReason = why.description
+            }
+            if let lossReason {
+                misses = 0
+                let began = WallClock.nanoseconds()
+                let before = session.reconnects.count
+                let result = session.reconnect(after: lossReason)
+                let now = WallClock.nanoseconds()
+                if result != .stopped {
+                    log.add(
+                        .reconnect(
+                            WalkReconnect(timeNs: now, ms: Double(now - began) / 1e6, attempts: session.reconnects.count - before, succeeded: result == .connected)))
+                }
+                if result != .connected { return }
+                next = Clock.ms()
+            }
+            next += o.intervalMs
+            do throws(ConnectionFailure) { try session.wait(until: next) } catch {}
+        }
+        session.close()
+        session.state("cancelled")
+    }
+}
+
+/// A walk's push log, shared by the push thread, the place input and the main loop.
+final class WalkLog: @unchecked Sendable {
+    let lock = NSLock()
+    private(set) var lines: [WalkLogLine] = []
+    /// Live-view messages not yet shown.
+    var messages: [String] = []
+    private(set) var lastRTT: Double?
+    private(set) var state = "setup"
+    private(set) var failed: String?
+    /// The walk is over: the push thread ends.
+    private(set) var ended = false
+
+    func end() { lock.withLock { ended = true } }
+    var isEnded: Bool { lock.withLock { ended || failed != nil } }
+
+    func add(_ l: WalkLogLine) {
+        lock.withLock {
+            lines.append(l)
+            switch l.kind {
+            case "heartbeat": if let r = l.rttMs { lastRTT = r }
+            case "state":
+                state = l.state ?? state
+                if l.state != "setup" && l.state != "preparing" {
+                    messages.append("push connection \(l.state ?? "?")" + (l.reason.map { ": \($0)" } ?? ""))
+                }
+            case "reconnect":
+                messages.append(
+                    l.succeeded == true
+                        ? "push reconnected after \(NumberText.format(l.ms ?? 0)) ms (\(l.attempts ?? 0) attempts)" : "push connection lost: the reconnect schedule ran out")
+            case "place": messages.append("place: \(l.name ?? "")")
+            default: break
+            }
+        }
+    }
+
+    func note(_ m: String) { lock.withLock { messages.append(m) } }
+
+    func fail(_ why: String) {
+        var l = WalkLogLine(kind: "failure", timeNs: WallClock.nanoseconds())
+        l.reason = why
+        add(l)
+        lock.withLock { failed = why }
+    }
+
+    var snapshot: (lines: [WalkLogLine], lastRTT: Double?, state: String, failed: String?) {
+        lock.withLock { (lines, lastRTT, state, failed) }
+    }
+
+    func takeMessages() -> [String] {
+        lock.withLock {
+            defer { messages.removeAll() }
+            return messages
+        }
+    }
+}
+
+/// `pushdiag walk`: the push connection held on its thread while the link is followed on this
+/// one, on one clock; places added as the engineer names them. Live, or from a recording made
+/// with `--record DIR` (the link through the same code on the recorded nl80211 traffic, the push
+/// connection from its log).
+public final class WalkRunner {
+    public struct LiveLine: Sendable {
+        public var location: String
+        public var link: WalkLink.Live
+        public var lastRTT: Double?
+        public var state: String
+    }
+
+    let settings: WalkSettings
+    let log = WalkLog()
+    let stop: () -> Bool
+    /// Every second: the state of things (live only).
+    public var onTick: ((LiveLine) -> Void)?
+    /// Events as they happen, in words.
+    public var onMessage: ((String) -> Void)?
+    var place: String
+
+    public init(_ settings: WalkSettings, stop: @escaping () -> Bool) {
+        self.settings = settings
+        self.stop = stop
+        place = settings.location ?? ""
+    }
+
+    /// A new place from now on (thread-safe: the input reader and the main loop call it).
+    public func mark(_ name: String) {
+        log.add(.place(WalkPlaceMark(timeNs: WallClock.nanoseconds(), name: name)))
+    }
+
+    /// Runs a live walk on nl80211 from `transport` (recorded when it records).
+    public func run(transport: NetlinkTransport) throws -> WalkTimeline {
+        WallClock.anchor()
+        let client = try NL80211Client(transport: transport)
+        let link = try WalkLink(
+            client: client, transport: transport, interface: settings.interface, sampleMs: settings.sampleMs, roamWindowSeconds: settings.roamWindowSeconds)
+        let start = WallClock.nanoseconds()
+        var first = WalkLogLine(kind: "start", timeNs: start)
+        first.name = settings.interface
+        first.server = settings.heartbeat.endpoint.description
+        first.proto = settings.heartbeat.proto.rawValue
+        log.add(first)
+        if let l = settings.location { log.add(.place(WalkPlaceMark(timeNs: start, name: l))) }
+        let t0 = Clock.ms()
+        let limit = settings.durationSeconds.map { $0 * 1000 }
+        let finished = { [stop, log] in stop() || limit.map { Clock.ms() - t0 >= $0 } ?? false || log.isEnded }
+        let push = WalkPush(settings.heartbeat, log: log, stop: finished)
+        push.start()
+        link.onEvent = { [weak self] e in self?.onMessage?(Self.describe(e)) }
+        var lastTick = Clock.ms()
+        var linkFailure: String?
+        do {
+            try link.run {
+                if Clock.ms() - lastTick >= 1000 {
+                    lastTick = Clock.ms()
+                    self.tick(link)
+                }
+                for m in self.log.takeMessages() { self.onMessage?(m) }
+                return finished()
+            }
+        } catch {
+            linkFailure = "\(error)"
+        }
+        // The link part ended (a stop, or the interface went away): the push thread follows.
+        let endLink = WallClock.nanoseconds()
+        log.end()
+        push.done.wait()
+        link.finish()
+        for m in log.takeMessages() { onMessage?(m) }
+        var end = WalkLogLine(kind: "end", timeNs: max(endLink, WallClock.nanoseconds()))
+        end.interrupted = stop()
+        log.add(end)
+        var t = timeline(link: link, lines: log.snapshot.lines)
+        t.linkFailure = linkFailure
+        if let dir = settings.recordDirectory {
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let text = log.snapshot.lines.compactMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) + "\n" }.joined()
+            try AtomicFile.write(text, to: dir + "/push.jsonl")
+        }
+        return t
+    }
+
+    /// A walk from a recording: DIR/nl80211.pcap through the same link code, DIR/push.jsonl as
+    /// the push connection's log.
+    public static func replay(directory: String, settings: WalkSettings) throws -> WalkTimeline {
+        let logPath = directory + "/push.jsonl"
+        guard let data = FileManager.default.contents(atPath: logPath) else { throw WalkError("cannot replay \(directory): no push log \(logPath)") }
+        var lines: [WalkLogLine] = []
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        for (i, raw) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+            do { lines.append(try decoder.decode(WalkLogLine.self, from: Data(raw.utf8))) } catch {
+                throw WalkError("\(logPath): line \(i + 1) is not a walk log line")
+            }
+        }
+        let transport = try ReplayNetlink(path: directory + "/nl80211.pcap", protocol: Netlink.protocolGeneric)
+        let client = try NL80211Client(transport: transport)
+        let link = try WalkLink(
+            client: client, transport: transport, interface: settings.interface, sampleMs: settings.sampleMs, roamWindowSeconds: settings.roamWindowSeconds)
+        var linkFailure: String?
+        do { try link.run { false } } catch { linkFailure = "\(error)" }
+        link.finish()
+        var t = WalkRunner(settings, stop: { false }).timeline(link: link, lines: lines)
+        t.linkFailure = linkFailure
+        return t
+    }
+
+    func timeline(link: WalkLink, lines: [WalkLogLine]) -> WalkTimeline {
+        var t = WalkTimeline(
+            interface: settings.interface, server: settings.heartbeat.endpoint.description, proto: settings.heartbeat.proto.rawValue, startNs: 0)
+        for l in lines { l.apply(to: &t) }
+        t.samples = link.samples
+        t.changes = link.changes
+        t.notes = link.notes.sorted()
+        return t
+    }
+
+    func tick(_ link: WalkLink) {
+        let s = log.snapshot
+        let placeNow = s.lines.last { $0.kind == "place" }?.name ?? ""
+        onTick?(LiveLine(location: placeNow, link: link.live, lastRTT: s.lastRTT, state: s.state))
+    }
+
+    static func describe(_ e: WatchEvent) -> String {
+        switch e.event {
+        case "roam":
+            return "roam \(e.fromBssid?.description ?? "?") → \(e.bssid?.description ?? "?")" + (e.gapMs.map { " gap \(NumberText.format($0)) ms" } ?? "")
+                + (e.fastTransition == true ? " (802.11r)" : "")
+        case "disconnect": return "disconnected from \(e.bssid?.description ?? "?")" + (e.reasonCode.map { " reason \($0)" } ?? "")
+        default:
+            return (e.statusCode ?? 0) == 0
+                ? "connected to \(e.bssid?.description ?? "?")" + (e.ssid.map { " (\($0))" } ?? "") : "connect to \(e.bssid?.description ?? "?") refused, status \(e.statusCode!)"
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import ArgumentParser
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import PushdiagRender
+import Synchronization
+
+struct WalkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "walk",
+        abstract: "Hold a push connection while walking through the building: which roam cost which heartbeats, and where the signal fell short.",
+        discussion: """
+            Holds one push connection as a device does (heartbeat's protocols, TLS and reconnect \
+            schedule) on --interval, samples the link over nl80211 on --sample, and follows \
+            roams and disconnects as they happen, all on one clock. Each roam is joined with \
+            what the push connection saw across it (push gap, lost heartbeats, kept, \
+            reconnected or lost) and graded: an 802.11r roam is OK up to 80 ms of link gap, a \
+            warning up to 150 ms; any other roam OK up to 100 ms, a warning up to 300 ms; a \
+            change of SSID or of band is at least a warning; a connection not kept is critical. \
+            Samples weaker than -67 dBm are a warning, than -70 dBm critical (iOS looks for \
+            another BSS there); more than 5 s below -70 dBm with a BSS of the same SSID 8 dB \
+            stronger in the scan cache is a sticky client. Places: --location, then a line typed \
+            on standard input (Enter) names the place from then on; SIGUSR1 adds an unnamed mark. \
+            Runs until --duration, SIGINT or SIGTERM, then prints the report. Exit status: 0 OK, \
+            1 WARNING, 2 CRITICAL (also a server that cannot be reached at the start), 3 could not \
+            run (no such interface, no nl80211). Negative dBm limits take the form \
+            --signal-warning=-65.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The push server, HOST[:PORT] ([v6]:PORT for IPv6).", valueName: "HOST[:PORT]"))
+    var target: String
+
+    @Option(help: ArgumentHelp("The Wi-Fi interface to follow.", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
+    var interface: String
+
+    @Option(help: ArgumentHelp("Time between heartbeats (short enough to see a roam's gap).", valueName: "D"))
+    var interval: String = "250ms"
+
+    @Option(help: ArgumentHelp("Time between samples of the link.", valueName: "D"))
+    var sample: String = "500ms"
+
+    @Option(help: ArgumentHelp("Stop after this long (default: until interrupted).", valueName: "D"))
+    var duration: String?
+
+    @Option(help: ArgumentHelp("The place at the start (\"ward 3 east\").", valueName: "TEXT"))
+    var location: String?
+
+    @Option(help: ArgumentHelp("A disconnect followed by a connect to another BSS of the same SSID within this long is a roam.", valueName: "D"))
+    var roamWindow: String = "10s"
+
+    @OptionGroup var connection: PushConnectionOptions
+
+    @Option(help: ArgumentHelp("Warn when an 802.11r roam's link gap is above MS.", valueName: "MS"))
+    var ftGapWarning: Double = WalkThresholds().fastTransitionWarningMs
+    @Option(help: ArgumentHelp("Critical when an 802.11r roam's link gap is above MS.", valueName: "MS"))
+    var ftGapCritical: Double = WalkThresholds().fastTransitionCriticalMs
+    @Option(help: ArgumentHelp("Warn when another roam's link gap is above MS.", valueName: "MS"))
+    var roamGapWarning: Double = WalkThresholds().roamWarningMs
+    @Option(help: ArgumentHelp("Critical when another roam's link gap is above MS.", valueName: "MS"))
+    var roamGapCritical: Double = WalkThresholds().roamCriticalMs
+    @Option(help: ArgumentHelp("Warn for samples weaker than DBM (write --signal-warning=-67).", valueName: "DBM"))
+    var signalWarning: Int = WalkThresholds().signalWarningDbm
+    @Option(help: ArgumentHelp("Critical for samples weaker than DBM (write --signal-critical=-70).", valueName: "DBM"))
+    var signalCritical: Int = WalkThresholds().signalCriticalDbm
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    @Option(
+        help: ArgumentHelp("Write the walk to DIR (nl80211.pcap: the netlink traffic; push.jsonl: the push connection's log) to replay it.", valueName: "DIR"),
+        completion: .directory)
+    var record: String?
+
+    @Option(help: ArgumentHelp("Report a walk recorded with --record DIR instead of walking.", valueName: "DIR"), completion: .directory)
+    var replay: String?
+
+    func thresholds() throws -> WalkThresholds {
+        var t = WalkThresholds()
+        for (name, v) in [("--ft-gap-warning", ftGapWarning), ("--ft-gap-critical", ftGapCritical), ("--roam-gap-warning", roamGapWarning),
+            ("--roam-gap-critical", roamGapCritical)]
+        where !(v.isFinite && v >= 0 && v <= 86_400_000) {
+            throw ValidationError("\(name): '\(v)' is not a number of milliseconds between 0 and 86400000")
+        }
+        guard ftGapWarning <= ftGapCritical, roamGapWarning <= roamGapCritical else {
+            throw ValidationError("a warning gap must not be above its critical gap")
+        }
+        for (name, v) in [("--signal-warning", signalWarning), ("--signal-critical", signalCritical)] where !(-120...0).contains(v) {
+            throw ValidationError("\(name): \(v) dBm is not a signal level (-120 to 0)")
+        }
+        guard signalCritical <= signalWarning else { throw ValidationError("--signal-critical must not be above --signal-warning") }
+        t.fastTransitionWarningMs = ftGapWarning
+        t.fastTransitionCriticalMs = ftGapCritical
+        t.roamWarningMs = roamGapWarning
+        t.roamCriticalMs = roamGapCritical
+        t.signalWarningDbm = signalWarning
+        t.signalCriticalDbm = signalCritical
+        return t
+    }
+
+    func settings() throws -> WalkSettings {
+        let o = try connection.options(target: target, interval: interval)
+        var s = WalkSettings(interface: interface, heartbeat: o)
+        s.sampleMs = max(50, try parseDuration(sample, option: "--sample") * 1000)
+        s.durationSeconds = try duration.map { try parseDuration($0, option: "--duration") }
+        s.roamWindowSeconds = try parseDuration(roamWindow, option: "--roam-window")
+        s.location = location
+        s.recordDirectory = record
+        return s
+    }
+
+    func validate() throws {
+        _ = try settings()
+        _ = try thresholds()
+        if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
+    }
+
+    func run() throws {
+        StopSignal.install()
+        BrokenPipe.ignore()
+        let s = try settings()
+        let limits = try thresholds()
+        let timeline: WalkTimeline = try unknownOnFailure(json: format == .json ? .object : nil) {
+            if let replay { return try WalkRunner.replay(directory: replay, settings: s) }
+            if let record {
+                do { try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) } catch {
+                    throw WalkError("--record: cannot create \(record): \(Errno.current)")
+                }
+            }
+            let runner = WalkRunner(s, stop: { StopSignal.isRequested })
+            let view = LiveView()
+            runner.onTick = { l in
+                view.line(
+                    WalkTextRenderer.live(
+                        place: l.location, bssid: l.link.bssid, freqMhz: l.link.freqMhz, signalDbm: l.link.signalDbm, retriesPct: l.link.retriesPct,
+                        lastRTT: l.lastRTT, state: l.state))
+            }
+            runner.onMessage = { view.event($0) }
+            PlaceInput.start(runner)
+            return try NetlinkSource.with(protocol: Netlink.protocolGeneric, record: record.map { $0 + "/nl80211.pcap" }, replay: nil) { transport in
+                try runner.run(transport: transport)
+            }
+        }
+        if let f = timeline.failure { diagnose("\(s.heartbeat.endpoint): \(f)") }
+        if let f = timeline.linkFailure { diagnose(f) }
+        let report = WalkReport.assemble(timeline, thresholds: limits)
+        let output = format == .json ? try JSONRenderer.render(report) : WalkTextRenderer.render(report)
+        print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+        throw ExitCode(report.severity.exitCode)
+    }
+}
+
+/// The walk's live view on stderr: on a terminal a line per second and events as they happen
+/// (events marked in colour); elsewhere the events only, as plain lines.
+final class LiveView: @unchecked Sendable {
+    let terminal = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    let lock = NSLock()
+
+    func line(_ text: String) {
+        guard terminal else { return }
+        write(String(Timestamp.rfc3339(nanoseconds: WallClock.nanoseconds()).dropFirst(11).prefix(8)) + "  " + text)
+    }
+
+    func event(_ text: String) {
+        let stamp = String(Timestamp.rfc3339(nanoseconds: WallClock.nanoseconds()).dropFirst(11).prefix(8))
+        write(terminal ? "\u{1B}[1m\(stamp)  \(text)\u{1B}[0m" : "pushdiag: walk: \(stamp) \(text)")
+    }
+
+    func write(_ s: String) {
+        lock.withLock { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+    }
+}
+
+/// Places while walking: a line on standard input names the place from then on (read only when
+/// it will not stop a background job: a pipe, a file, or the terminal's foreground); SIGUSR1
+/// adds an unnamed mark.
+enum PlaceInput {
+    static let marks = Atomic<Int>(0)
+
+    static func start(_ runner: WalkRunner) {
+        let handler: @convention(c) (Int32) -> Void = { _ in PlaceInput.marks.add(1, ordering: .sequentiallyConsistent) }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = handler
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGUSR1, &action, nil)
+        let box = UncheckedBox(runner)
+        Thread {
+            var seen = 0
+            while true {
+                let n = PlaceInput.marks.load(ordering: .sequentiallyConsistent)
+                while seen < n {
+                    seen += 1
+                    box.value.mark("mark \(seen)")
+                }
+                usleep(100_000)
+            }
+        }.start()
+        let foreground = isatty(STDIN_FILENO) == 0 || tcgetpgrp(STDIN_FILENO) == getpgrp()
+        guard foreground else { return }
+        Thread {
+            while let line = readLine() {
+                let name = line.trimmingCharacters(in: .whitespaces)
+                if !name.isEmpty { box.value.mark(name) }
+            }
+        }.start()
+    }
+}
+
+/// Hands a value to another thread that only calls its thread-safe methods.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ v: T) { value = v }
+}

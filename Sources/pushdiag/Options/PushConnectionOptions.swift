@@ -1,0 +1,73 @@
+import ArgumentParser
+import PushdiagCore
+
+/// How a push connection is held: protocol, timeouts, the reconnect schedule, the protocol's
+/// own settings and TLS. Shared by `heartbeat` and `walk`, which hold it with the same session.
+struct PushConnectionOptions: ParsableArguments {
+    @Option(name: .customLong("protocol"), help: "simplepush, websocket, mqtt, line or tcp.")
+    var proto: HeartbeatProtocol = .simplepush
+
+    @Option(help: ArgumentHelp("How long to wait for the answer to a heartbeat.", valueName: "D"))
+    var timeout: String = "2s"
+
+    @Option(help: ArgumentHelp("How long to wait for a connection and its TLS or protocol handshake.", valueName: "D"))
+    var connectTimeout: String = "5s"
+
+    @Option(help: ArgumentHelp("Seconds to wait before each reconnect attempt after a loss.", valueName: "LIST"))
+    var reconnectSchedule: String = "0.5,1,2,4,4,4,4"
+
+    @Option(help: ArgumentHelp("Consecutive unanswered heartbeats after which the connection counts as dead.", valueName: "N"))
+    var misses: Int = 3
+
+    @Option(help: "simplepush: byte order of the length prefix (little as Apple hardware writes it, or big).")
+    var byteOrder: SimplePush.ByteOrder = .little
+
+    @Option(help: ArgumentHelp("line: the line to send.", valueName: "TEXT"))
+    var send: String = "PING"
+
+    @Option(help: ArgumentHelp("line: a regular expression the reply must match.", valueName: "PATTERN"))
+    var expect: String = "PONG"
+
+    @Option(help: ArgumentHelp("websocket: the request path.", valueName: "PATH"))
+    var path: String = "/"
+
+    @Option(help: ArgumentHelp("mqtt: the keep-alive announced in CONNECT, in seconds.", valueName: "S"))
+    var keepAlive: UInt16 = 60
+
+    @OptionGroup var tlsFlags: TLSFlags
+
+    @Option(help: ArgumentHelp("Largest frame or line accepted from the server, in bytes.", valueName: "BYTES"))
+    var maxFrame: Int = 65_536
+
+    /// The options as the session takes them for `target`, heartbeats every `interval`;
+    /// `configure` adds the command's own before the core validates them all
+    /// (`HeartbeatOptions.validate`). Durations are bounded by `parseDuration`.
+    func options(
+        target: String, interval: String, clients: Int? = nil, configure: (inout HeartbeatOptions) throws -> Void = { _ in }
+    ) throws -> HeartbeatOptions {
+        let tls = tlsFlags.tls
+        guard let endpoint = Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) else {
+            throw ValidationError(
+                "'\(target)' is not HOST:PORT" + (proto.defaultPort(tls: tls) == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
+        }
+        var o = HeartbeatOptions(endpoint: endpoint, proto: proto)
+        o.intervalMs = try parseDuration(interval, option: "--interval") * 1000
+        o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000)
+        o.connectTimeoutMs = max(1, try parseDuration(connectTimeout, option: "--connect-timeout") * 1000)
+        guard let schedule = HeartbeatAnalysis.schedule(reconnectSchedule) else {
+            throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: 0.5,1,2,4,4,4,4)")
+        }
+        o.schedule = schedule
+        o.missesBeforeReconnect = misses
+        o.byteOrder = byteOrder
+        o.send = send
+        o.expect = expect
+        o.frameCap = maxFrame
+        o.path = path
+        o.keepAlive = keepAlive
+        o.tls = tlsFlags.options(serverName: o.endpoint.host)
+        try configure(&o)
+        do throws(SettingsError) { try o.validate(clients: clients) } catch { throw ValidationError(error.description) }
+        return o
+    }
+}
