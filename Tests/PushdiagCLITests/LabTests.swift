@@ -188,4 +188,92 @@ struct LabTests {
         let loss = j["loss_percent"] as? Double ?? -1
         #expect(loss >= 1 && loss <= 10, "measured loss \(loss)% through 5% of netem loss")
     }
+
+    // MARK: walk (Tests/lab/walk.sh)
+
+    /// iw event's moves in the station's namespace: (time in s, "disconnect" / "connect" /
+    /// "failed", BSSID).
+    func iwMoves(_ name: String) throws -> [(time: Double, kind: String, bssid: String?)] {
+        try text(name).split(separator: "\n").compactMap { line in
+            guard line.contains("wlan2 (phy"), let t = Double(line.prefix { $0 != ":" }) else { return nil }
+            if line.contains("disconnected") { return (t, "disconnect", nil) }
+            if let r = line.components(separatedBy: "failed to connect to ").dropFirst().first { return (t, "failed", String(r.prefix(17))) }
+            if let r = line.components(separatedBy: "connected to ").dropFirst().first { return (t, "connect", String(r.prefix(17))) }
+            return nil
+        }
+    }
+
+    /// The walk's moves are iw's: every disconnect/connect pair, with the same BSSIDs and a link
+    /// gap within 100 ms of iw's own timestamps; the 802.11r roam says so, the WPA-PSK one and
+    /// the one after the AP went away do not.
+    @Test func walkMovesAreIwsAndSay80211r() throws {
+        let status = try text("walk.status").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(["0", "1", "2"].contains(status), "\(peek("walk.err"))")
+        let report = try object("walk.json")
+        let roams = try #require(report["roams"] as? [[String: Any]])
+        let iw = try iwMoves("walk-iw-event.txt")
+        var pairs: [(from: Double, to: Double, bssid: String)] = []
+        var down: Double?
+        for m in iw {
+            if m.kind == "disconnect" { down = m.time }
+            if m.kind == "connect", let d = down, let b = m.bssid {
+                pairs.append((d, m.time, b))
+                down = nil
+            }
+        }
+        #expect(roams.count == pairs.count, "walk \(roams.count) moves, iw \(pairs.count): \(roams)")
+        for (r, p) in zip(roams, pairs) {
+            #expect(r["to_bssid"] as? String == p.bssid)
+            let gap = try #require(r["link_gap_ms"] as? Double)
+            #expect(abs(gap - (p.to - p.from) * 1000) < 100, "walk \(gap) ms, iw \((p.to - p.from) * 1000) ms")
+        }
+        // The three moves the lab made on purpose: the last three with another AP.
+        let expected = try text("walk-bssids.txt").split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let moves = roams.filter { $0["from_bssid"] as? String != $0["to_bssid"] as? String }.suffix(3)
+        #expect(moves.map { "\($0["from_bssid"] as? String ?? "?")>\($0["to_bssid"] as? String ?? "?")" } == [
+            "\(expected[0])>\(expected[1])", "\(expected[1])>\(expected[2])", "\(expected[2])>\(expected[3])",
+        ])
+        #expect(moves.map { $0["fast_transition"] as? Bool } == [true, false, false])
+        #expect(moves.map { $0["location"] as? String } == ["ward 3", "corridor", "ward 5"])
+        // Two roams between live APs keep the TCP connection (each heartbeat crosses the air).
+        #expect(moves.prefix(2).allSatisfy { $0["connection"] as? String == "kept" }, "\(moves)")
+        // After the AP went away: kept, or reconnected within the schedule (0.5+1+2+4×4 s of
+        // waiting plus at most 5 s of connect timeout per attempt).
+        let last = try #require(moves.last)
+        let fate = last["connection"] as? String
+        #expect(fate == "kept" || fate == "reconnected", "\(last)")
+        if fate == "reconnected" {
+            let attempts = try #require(last["reconnect_attempts"] as? Int)
+            #expect((last["reconnect_ms"] as? Double ?? .infinity) <= 19_500 + Double(attempts) * 5000)
+        }
+    }
+
+    /// The responder is the oracle for heartbeats: it answered every heartbeat the walk counts as
+    /// answered and none the walk did not send; one connection, plus one per reconnect.
+    @Test func walkHeartbeatsAreTheRespondersAndPlacesAreOnTheirSamples() throws {
+        let report = try object("walk.json")
+        let c = try #require(report["connection"] as? [String: Any])
+        let served = try text("walk-responder.log").split(separator: "\n").first { $0.hasPrefix("served ") }
+        let numbers = try #require(served).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .punctuationCharacters)) }
+        #expect(numbers.count == 3, "\(peek("walk-responder.log"))")
+        let (connections, requests) = (numbers[0], numbers[1])
+        let sent = try #require(c["heartbeats_sent"] as? Int), answered = try #require(c["heartbeats_answered"] as? Int)
+        #expect(sent > 100 && answered <= requests && requests <= sent, "sent \(sent), answered \(answered), responder \(requests)")
+        if c["heartbeats_lost"] as? Int == 0 { #expect(answered == requests) }
+        #expect(connections == 1 + (c["reconnects"] as? Int ?? -1))
+        // Places run in the order they were named, each on a stretch of samples.
+        let samples = try #require(report["samples"] as? [[String: Any]])
+        var order: [String] = []
+        for s in samples { if let l = s["location"] as? String, order.last != l { order.append(l) } }
+        #expect(order == ["ward 3", "corridor", "ward 5"])
+        let places = try #require(report["locations"] as? [[String: Any]])
+        #expect(places.map { $0["name"] as? String } == ["ward 3", "corridor", "ward 5"])
+        #expect(places.allSatisfy { ($0["samples"] as? Int ?? 0) > 0 && $0["signal_median_dbm"] is Double })
+        #expect(samples.filter { $0["bssid"] is String }.allSatisfy { $0["ssid"] as? String == "ward-3" && $0["signal_dbm"] is Int })
+    }
+
+    /// `walk --replay` of the walk's own recording gives the same report.
+    @Test func walkReplayIsTheWalk() throws {
+        #expect(try text("walk-replay.json") == (try text("walk.json")), "\(peek("walk-replay.err"))")
+    }
 }

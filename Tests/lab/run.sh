@@ -100,14 +100,19 @@ $PD wifi --interface nosuch0 > /dev/null 2> "$out/error-nosuch.txt"; echo $? >> 
 $PD wifi --interface lo > /dev/null 2> "$out/error-lo.txt"; echo $? >> "$out/error-lo.txt"
 setpriv --reuid=65534 --regid=65534 --clear-groups $PD capture --interface hwsim0 --duration 1s > /dev/null 2> "$out/error-perm.txt"; echo $? >> "$out/error-perm.txt"
 
+# 8. pushdiag walk across the air (last: it moves the station into a namespace, stops an AP).
+. Tests/lab/walk.sh
+lab_walk "$out" || exit 1
+
 if [ "$mode" = record ]; then
   cp "$out/wifi.pcap" fixtures/lab-wifi.pcap && cp "$out/wifi.json" fixtures/lab-wifi.json
   cp "$out/nlmon-wifi.pcap" fixtures/lab-nlmon-wifi.pcap && cp "$out/wifi-nlmon.json" fixtures/lab-nlmon-wifi.json
   cp "$out/watch.pcap" fixtures/lab-watch-roams.pcap && cp "$out/watch.jsonl" fixtures/lab-watch-roams.jsonl
   cp "$out/hwsim0.pcap" fixtures/lab-hwsim0-beacons.pcap
   cp "$out/route-vlan.pcap" fixtures/lab-route-vlan.pcap && cp "$out/route-vlan.json" fixtures/lab-route-vlan.json
+  rm -rf fixtures/lab-walk && cp -r "$out/walk-rec" fixtures/lab-walk && cp "$out/walk.json" fixtures/lab-walk.json
   echo "lab: fixtures refreshed"
 fi
 
-# 8. The assertions, inside the VM, with iw's outputs as the oracle.
+# 9. The assertions, inside the VM, with iw's outputs as the oracle.
 PUSHDIAG_LAB_RESULTS="$out" .build/debug/pushdiagPackageTests.xctest --testing-library swift-testing --filter LabTests

@@ -1,6 +1,7 @@
 # Sourced inside the lab VM: three simulated radios, two hostapd access points of one SSID
 # (channels 1 and 6, FT-PSK, BSS Load, 802.11k neighbour reports, 802.11v BSS transition) and a
-# wpa_supplicant station on wlan2.
+# wpa_supplicant station on wlan2. Both APs are bridged to br0 (10.40.0.1/24), where the walk's
+# push server listens: a station in its own namespace reaches it only across the simulated air.
 LAB_SSID=ward-3
 AP1=02:00:00:00:00:00
 AP2=02:00:00:00:01:00
@@ -12,6 +13,7 @@ lab_ap_conf() {  # lab_ap_conf IFACE CHANNEL NAS_ID KEYHOLDER
   cat > "$conf/hostapd-$1.conf" <<CONF
 interface=$1
 driver=nl80211
+bridge=br0
 ctrl_interface=/run/hostapd
 ssid=$LAB_SSID
 hw_mode=g
@@ -38,6 +40,7 @@ lab_up() {
   modprobe mac80211_hwsim radios=3 || return 1
   for i in 1 2 3 4 5 6 7 8 9 10; do [ -e /sys/class/net/wlan2 ] && break; sleep 0.2; done
   ip link set lo up
+  ip link add br0 type bridge && ip link set br0 up && ip addr add 10.40.0.1/24 dev br0
   lab_ap_conf wlan0 1 ap1.lab 020000000000
   lab_ap_conf wlan1 6 ap2.lab 020000000100
   hostapd -B -P "$conf/hostapd0.pid" "$conf/hostapd-wlan0.conf" > "$conf/hostapd0.log" 2>&1 || { cat "$conf/hostapd0.log"; return 1; }
@@ -72,6 +75,20 @@ lab_wait_connected() {
 }
 
 lab_bssid() { wpa_cli -i wlan2 status | sed -n 's/^bssid=//p'; }
+
+# lab_station_netns NS: moves the station's radio (and wlan2) into its own network namespace
+# and runs its wpa_supplicant there, with 10.40.0.2/24 on wlan2: its traffic to br0 then
+# crosses the simulated air and one of the APs.
+lab_station_netns() {
+  wpa_cli -i wlan2 terminate > /dev/null 2>&1
+  for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e /run/wpa_supplicant/wlan2 ] || break; sleep 0.2; done
+  ip netns add "$1" || return 1
+  iw phy "$(cat /sys/class/net/wlan2/phy80211/name)" set netns name "$1" || return 1
+  ip -n "$1" link set lo up
+  ip netns exec "$1" wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa-$1.pid" -f "$conf/wpa-$1.log" || return 1
+  ip -n "$1" addr add 10.40.0.2/24 dev wlan2
+  lab_wait_connected 30
+}
 
 # lab_roam BSSID: wpa_supplicant roams wlan2 to BSSID. Under TCG an FT roam is sometimes refused
 # by the simulated driver ("key not allowed", then ASSOC-REJECT status 55) and wpa_supplicant

@@ -234,15 +234,17 @@ public enum WalkAnalysis {
         var why: [String] = []
         let ft = c.fastTransition == true
         let (warn, crit) = ft ? (t.fastTransitionWarningMs, t.fastTransitionCriticalMs) : (t.roamWarningMs, t.roamCriticalMs)
+        let kind =
+            c.fromBssid != nil && c.fromBssid == c.toBssid
+            ? "a drop and return to the same AP"
+            : ft ? "a fast transition" : c.fastTransition == false ? "a roam without 802.11r" : "a roam not known to be 802.11r"
         if let gap = c.linkGapMs {
             if gap > crit {
                 grade = .critical
-                why.append(
-                    "link gap \(NumberText.format(gap)) ms, above \(NumberText.format(crit)) ms for a\(ft ? " fast transition" : " roam without 802.11r")")
+                why.append("link gap \(NumberText.format(gap)) ms, above \(NumberText.format(crit)) ms for \(kind)")
             } else if gap > warn {
                 grade = .warning
-                why.append(
-                    "link gap \(NumberText.format(gap)) ms, above \(NumberText.format(warn)) ms for a\(ft ? " fast transition" : " roam without 802.11r")")
+                why.append("link gap \(NumberText.format(gap)) ms, above \(NumberText.format(warn)) ms for \(kind)")
             }
         }
         if c.fromSsid != nil, c.toSsid != nil, c.fromSsid != c.toSsid {

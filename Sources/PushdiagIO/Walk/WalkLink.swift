@@ -23,6 +23,8 @@ public final class WalkLink {
     let scanEvery = 20
     var sampleCount = 0
     var bestOther: Int?
+    /// SSIDs of the scan cache's BSSes (the interface does not always say its SSID).
+    var ssids: [MACAddress: String] = [:]
     /// Counters at the previous sample, per AP (deltas restart on another AP).
     var previous: (bssid: MACAddress, retries: UInt32?, failed: UInt32?, packets: UInt32?)?
     var pendingDisconnect: WatchEvent?
@@ -96,6 +98,7 @@ public final class WalkLink {
             previous = nil
         case "roam", "connect":
             guard e.statusCode ?? 0 == 0 else { return }  // a refused attempt: nothing moved
+            if let b = e.bssid, let s = e.ssid { ssids[b] = s }
             let from = pendingDisconnect
             let fromFreq = from != nil ? pendingFreq : live.freqMhz
             let fromSsid = from?.ssid ?? live.ssid
@@ -132,12 +135,14 @@ public final class WalkLink {
         if sampleCount % scanEvery == 0 {
             let scan: [NL80211.ScanBSS]
             do { scan = try client.scan(ifindex: ifindex) } catch { throw WiFiError.netlink(error) }
-            let ssid = iface.ssid
+            for b in scan { if let s = b.ssid { ssids[b.bssid] = SSIDText.render(s) } }
+            let ssid = iface.ssid.map(SSIDText.render) ?? scan.first(where: \.associated).flatMap { b in b.ssid.map(SSIDText.render) }
             bestOther =
-                scan.filter { !$0.associated && $0.ssid == ssid && ssid != nil }.compactMap(\.signalMBm).max().map { Int($0 / 100) }
+                scan.filter { b in !b.associated && ssid != nil && b.ssid.map(SSIDText.render) == ssid }.compactMap(\.signalMBm).max().map { Int($0 / 100) }
         }
         sampleCount += 1
-        var s = WalkSample(timeNs: time, bssid: station?.mac, ssid: iface.ssid.map(SSIDText.render), freqMhz: iface.frequency.map(Int.init))
+        let ssid = iface.ssid.map(SSIDText.render) ?? station.flatMap { ssids[$0.mac] }
+        var s = WalkSample(timeNs: time, bssid: station?.mac, ssid: ssid, freqMhz: iface.frequency.map(Int.init))
         if let st = station {
             s.signalDbm = st.signal.map(Int.init)
             s.signalAverageDbm = st.signalAverage.map(Int.init)

@@ -277,6 +277,11 @@ public final class WalkRunner {
                 throw WalkError("\(logPath): line \(i + 1) is not a walk log line")
             }
         }
+        guard let start = lines.first, start.kind == "start", let recorded = start.name else {
+            throw WalkError("\(logPath): not a walk log (its first line is not the walk's start)")
+        }
+        var settings = settings
+        if settings.interface.isEmpty { settings.interface = recorded }
         let transport = try ReplayNetlink(path: directory + "/nl80211.pcap", protocol: Netlink.protocolGeneric)
         let client = try NL80211Client(transport: transport)
         let link = try WalkLink(
@@ -286,6 +291,13 @@ public final class WalkRunner {
         link.finish()
         var t = WalkRunner(settings, stop: { false }).timeline(link: link, lines: lines)
         t.linkFailure = linkFailure
+        if linkFailure != nil, let last = link.samples.last?.timeNs {
+            // A recording cut short: the walk is what both parts saw, up to the cut.
+            t.heartbeats.removeAll { $0.sentNs > last }
+            t.reconnects.removeAll { $0.timeNs > last }
+            t.marks.removeAll { $0.timeNs > last }
+            t.endNs = min(t.endNs, last)
+        }
         return t
     }
 

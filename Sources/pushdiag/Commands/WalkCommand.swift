@@ -28,11 +28,11 @@ struct WalkCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The push server, HOST[:PORT] ([v6]:PORT for IPv6).", valueName: "HOST[:PORT]"))
-    var target: String
+    @Argument(help: ArgumentHelp("The push server, HOST[:PORT] ([v6]:PORT for IPv6); with --replay, the recording's.", valueName: "HOST[:PORT]"))
+    var target: String?
 
-    @Option(help: ArgumentHelp("The Wi-Fi interface to follow.", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
-    var interface: String
+    @Option(help: ArgumentHelp("The Wi-Fi interface to follow (with --replay, the recording's).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
+    var interface: String?
 
     @Option(help: ArgumentHelp("Time between heartbeats (short enough to see a roam's gap).", valueName: "D"))
     var interval: String = "250ms"
@@ -99,8 +99,13 @@ struct WalkCommand: ParsableCommand {
     }
 
     func settings() throws -> WalkSettings {
-        let o = try connection.options(target: target, interval: interval)
-        var s = WalkSettings(interface: interface, heartbeat: o)
+        if replay == nil {
+            guard target != nil else { throw ValidationError("a walk needs the push server: pushdiag walk --interface IF HOST[:PORT]") }
+            guard interface != nil else { throw ValidationError("a walk needs --interface (the Wi-Fi interface to follow)") }
+        }
+        // A replay takes the server and the interface from its recording.
+        let o = try connection.options(target: target ?? "recorded:1", interval: interval)
+        var s = WalkSettings(interface: interface ?? "", heartbeat: o)
         s.sampleMs = max(50, try parseDuration(sample, option: "--sample") * 1000)
         s.durationSeconds = try duration.map { try parseDuration($0, option: "--duration") }
         s.roamWindowSeconds = try parseDuration(roamWindow, option: "--roam-window")
@@ -141,7 +146,7 @@ struct WalkCommand: ParsableCommand {
                 try runner.run(transport: transport)
             }
         }
-        if let f = timeline.failure { diagnose("\(s.heartbeat.endpoint): \(f)") }
+        if let f = timeline.failure { diagnose("\(timeline.server): \(f)") }
         if let f = timeline.linkFailure { diagnose(f) }
         let report = WalkReport.assemble(timeline, thresholds: limits)
         let output = format == .json ? try JSONRenderer.render(report) : WalkTextRenderer.render(report)
