@@ -230,9 +230,10 @@ struct LabTests {
         // The three moves the lab made on purpose: the last three with another AP.
         let expected = try text("walk-bssids.txt").split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         let moves = roams.filter { $0["from_bssid"] as? String != $0["to_bssid"] as? String }.suffix(3)
-        #expect(moves.map { "\($0["from_bssid"] as? String ?? "?")>\($0["to_bssid"] as? String ?? "?")" } == [
-            "\(expected[0])>\(expected[1])", "\(expected[1])>\(expected[2])", "\(expected[2])>\(expected[3])",
-        ])
+        #expect(
+            moves.map { "\($0["from_bssid"] as? String ?? "?")>\($0["to_bssid"] as? String ?? "?")" } == [
+                "\(expected[0])>\(expected[1])", "\(expected[1])>\(expected[2])", "\(expected[2])>\(expected[3])",
+            ])
         #expect(moves.map { $0["fast_transition"] as? Bool } == [true, false, false])
         #expect(moves.map { $0["location"] as? String } == ["ward 3", "corridor", "ward 5"])
         // Two roams between live APs keep the TCP connection (each heartbeat crosses the air).
@@ -257,7 +258,8 @@ struct LabTests {
         let numbers = try #require(served).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .punctuationCharacters)) }
         #expect(numbers.count == 3, "\(peek("walk-responder.log"))")
         let (connections, requests) = (numbers[0], numbers[1])
-        let sent = try #require(c["heartbeats_sent"] as? Int), answered = try #require(c["heartbeats_answered"] as? Int)
+        let sent = try #require(c["heartbeats_sent"] as? Int)
+        let answered = try #require(c["heartbeats_answered"] as? Int)
         #expect(sent > 100 && answered <= requests && requests <= sent, "sent \(sent), answered \(answered), responder \(requests)")
         if c["heartbeats_lost"] as? Int == 0 { #expect(answered == requests) }
         #expect(connections == 1 + (c["reconnects"] as? Int ?? -1))

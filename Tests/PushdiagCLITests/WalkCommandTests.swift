@@ -88,6 +88,27 @@ struct WalkCommandTests {
         #expect((report["notes"] as? [String] ?? []).contains { $0.contains("could not be followed to the end") })
     }
 
+    /// The configuration's [walk] table sets the limits; a flag wins over it; a bad key is named
+    /// by file, line and key.
+    @Test func configurationSetsTheLimits() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("pushdiag.toml")
+        try "[walk]\nroam_gap_warning = 10000\nroam_gap_critical = 20000\nft_gap_warning = 10000\nft_gap_critical = 20000\n".write(
+            to: config, atomically: true, encoding: .utf8)
+        func grades(_ extra: String...) throws -> [String?] {
+            let r = try pushdiag(["walk", "--replay", fixture("lab-walk"), "--format", "json", "--config", config.path] + extra)
+            return try #require(try json(r.stdout)["roams"] as? [[String: Any]]).map { $0["grade"] as? String }
+        }
+        let relaxed = try grades()
+        #expect(relaxed.filter { $0 == "ok" }.count == 4, "\(relaxed)")
+        let strict = try grades("--roam-gap-warning", "1", "--roam-gap-critical", "2", "--ft-gap-warning", "1", "--ft-gap-critical", "2")
+        #expect(strict.allSatisfy { $0 == "critical" }, "\(strict)")
+        try "[walk]\nsignal_warning = -60\nroam_gap = 5\n".write(to: config, atomically: true, encoding: .utf8)
+        let bad = try pushdiag("walk", "--replay", fixture("lab-walk"), "--config", config.path)
+        #expect(bad.status != 0 && bad.stderr.contains("\(config.path):3: walk.roam_gap: unknown key"), "\(bad.stderr)")
+    }
+
     @Test func usage() throws {
         let r = try pushdiag("walk", "--interface", "wlan0")
         #expect(r.status != 0 && r.stderr.contains("needs the push server"))

@@ -90,6 +90,24 @@ public enum ConfigParser {
                     guard ThresholdRange(v) != nil else { throw fail(t, k, "thresholds", "'\(v)' is not a range (examples: 40, 10:40, ~:40, @10:20)") }
                     c.thresholds[k] = v
                 }
+            case "walk":
+                let t = try table(key, named: "[walk]")
+                for k in t.keys {
+                    guard let range = WalkThresholds.configKeys[k] else {
+                        throw fail(t, k, "walk", "unknown key (\(WalkThresholds.configKeys.keys.sorted().joined(separator: ", ")))")
+                    }
+                    let v: Double
+                    switch t[k] {
+                    case .integer(let i)?: v = Double(i)
+                    case .float(let d)?: v = d
+                    default: throw fail(t, k, "walk", "expected a number")
+                    }
+                    guard range.contains(v) else {
+                        throw fail(
+                            t, k, "walk", "\(NumberText.format(v)) is outside \(NumberText.format(range.lowerBound))…\(NumberText.format(range.upperBound))")
+                    }
+                    c.walk[k] = v
+                }
             case "report":
                 let t = try table(key, named: "[report]")
                 for k in t.keys {

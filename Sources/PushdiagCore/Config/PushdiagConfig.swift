@@ -22,6 +22,8 @@ public struct PushdiagConfig: Sendable, Equatable {
     public var thresholds: [String: String] = [:]
     public var history: String?
     public var textfile: String?
+    /// [walk]: the walk's limits by key (`WalkThresholds.configKeys`).
+    public var walk: [String: Double] = [:]
 
     public init() {}
 

@@ -129,6 +129,39 @@ public struct WalkThresholds: Sendable, Equatable {
     /// An answer later than this is late (a device would feel it).
     public var lateMs: Double = 1000
     public init() {}
+
+    /// The [walk] keys of the configuration file and the values each may take.
+    public static let configKeys: [String: ClosedRange<Double>] = [
+        "ft_gap_warning": 0...86_400_000, "ft_gap_critical": 0...86_400_000, "roam_gap_warning": 0...86_400_000,
+        "roam_gap_critical": 0...86_400_000, "signal_warning": -120...0, "signal_critical": -120...0,
+    ]
+
+    /// Limits from `values` (flags over the configuration, by config key) over the defaults; the
+    /// problem in words when they contradict each other.
+    public static func resolve(_ values: [String: Double]) -> Result<WalkThresholds, SettingsError> {
+        var t = WalkThresholds()
+        for (k, v) in values {
+            guard let range = configKeys[k], range.contains(v), v.isFinite else {
+                return .failure(
+                    .usage(
+                        "walk threshold \(k): '\(v)' is outside \(NumberText.format(configKeys[k]?.lowerBound ?? 0))…\(NumberText.format(configKeys[k]?.upperBound ?? 0))"
+                    ))
+            }
+        }
+        t.fastTransitionWarningMs = values["ft_gap_warning"] ?? t.fastTransitionWarningMs
+        t.fastTransitionCriticalMs = values["ft_gap_critical"] ?? t.fastTransitionCriticalMs
+        t.roamWarningMs = values["roam_gap_warning"] ?? t.roamWarningMs
+        t.roamCriticalMs = values["roam_gap_critical"] ?? t.roamCriticalMs
+        t.signalWarningDbm = values["signal_warning"].map { Int($0.rounded()) } ?? t.signalWarningDbm
+        t.signalCriticalDbm = values["signal_critical"].map { Int($0.rounded()) } ?? t.signalCriticalDbm
+        guard t.fastTransitionWarningMs <= t.fastTransitionCriticalMs, t.roamWarningMs <= t.roamCriticalMs else {
+            return .failure(.usage("walk thresholds: a warning gap must not be above its critical gap"))
+        }
+        guard t.signalCriticalDbm <= t.signalWarningDbm else {
+            return .failure(.usage("walk thresholds: signal_critical must not be above signal_warning"))
+        }
+        return .success(t)
+    }
 }
 
 public struct WalkRoamReport: Codable, Sendable, Equatable {

@@ -161,7 +161,8 @@ public final class WalkLink {
         s.bestOtherSignalDbm = bestOther
         samples.append(s)
         let pct: Double? = s.retries.flatMap { r in s.packets.flatMap { p in p > 0 ? Double(r) * 100 / Double(p) : nil } }
-        live = Live(bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm, retriesPct: pct ?? (s.bssid == live.bssid ? live.retriesPct : nil))
+        live = Live(
+            bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm, retriesPct: pct ?? (s.bssid == live.bssid ? live.retriesPct : nil))
     }
 
     /// A u32 counter's increase, across one wrap; nil when it went back (the driver reset it).

@@ -109,7 +109,8 @@ final class WalkPush: @unchecked Sendable {
                 if result != .stopped {
                     log.add(
                         .reconnect(
-                            WalkReconnect(timeNs: now, ms: Double(now - began) / 1e6, attempts: session.reconnects.count - before, succeeded: result == .connected)))
+                            WalkReconnect(
+                                timeNs: now, ms: Double(now - began) / 1e6, attempts: session.reconnects.count - before, succeeded: result == .connected)))
                 }
                 if result != .connected { return }
                 next = Clock.ms()
@@ -150,7 +151,8 @@ final class WalkLog: @unchecked Sendable {
             case "reconnect":
                 messages.append(
                     l.succeeded == true
-                        ? "push reconnected after \(NumberText.format(l.ms ?? 0)) ms (\(l.attempts ?? 0) attempts)" : "push connection lost: the reconnect schedule ran out")
+                        ? "push reconnected after \(NumberText.format(l.ms ?? 0)) ms (\(l.attempts ?? 0) attempts)"
+                        : "push connection lost: the reconnect schedule ran out")
             case "place": messages.append("place: \(l.name ?? "")")
             default: break
             }
@@ -325,7 +327,8 @@ public final class WalkRunner {
         case "disconnect": return "disconnected from \(e.bssid?.description ?? "?")" + (e.reasonCode.map { " reason \($0)" } ?? "")
         default:
             return (e.statusCode ?? 0) == 0
-                ? "connected to \(e.bssid?.description ?? "?")" + (e.ssid.map { " (\($0))" } ?? "") : "connect to \(e.bssid?.description ?? "?") refused, status \(e.statusCode!)"
+                ? "connected to \(e.bssid?.description ?? "?")" + (e.ssid.map { " (\($0))" } ?? "")
+                : "connect to \(e.bssid?.description ?? "?") refused, status \(e.statusCode!)"
         }
     }
 }

@@ -31,7 +31,8 @@ struct WalkCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The push server, HOST[:PORT] ([v6]:PORT for IPv6); with --replay, the recording's.", valueName: "HOST[:PORT]"))
     var target: String?
 
-    @Option(help: ArgumentHelp("The Wi-Fi interface to follow (with --replay, the recording's).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
+    @Option(
+        help: ArgumentHelp("The Wi-Fi interface to follow (with --replay, the recording's).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
     var interface: String?
 
     @Option(help: ArgumentHelp("Time between heartbeats (short enough to see a roam's gap).", valueName: "D"))
@@ -51,18 +52,24 @@ struct WalkCommand: ParsableCommand {
 
     @OptionGroup var connection: PushConnectionOptions
 
-    @Option(help: ArgumentHelp("Warn when an 802.11r roam's link gap is above MS.", valueName: "MS"))
-    var ftGapWarning: Double = WalkThresholds().fastTransitionWarningMs
-    @Option(help: ArgumentHelp("Critical when an 802.11r roam's link gap is above MS.", valueName: "MS"))
-    var ftGapCritical: Double = WalkThresholds().fastTransitionCriticalMs
-    @Option(help: ArgumentHelp("Warn when another roam's link gap is above MS.", valueName: "MS"))
-    var roamGapWarning: Double = WalkThresholds().roamWarningMs
-    @Option(help: ArgumentHelp("Critical when another roam's link gap is above MS.", valueName: "MS"))
-    var roamGapCritical: Double = WalkThresholds().roamCriticalMs
-    @Option(help: ArgumentHelp("Warn for samples weaker than DBM (write --signal-warning=-67).", valueName: "DBM"))
-    var signalWarning: Int = WalkThresholds().signalWarningDbm
-    @Option(help: ArgumentHelp("Critical for samples weaker than DBM (write --signal-critical=-70).", valueName: "DBM"))
-    var signalCritical: Int = WalkThresholds().signalCriticalDbm
+    @Option(help: ArgumentHelp("Warn when an 802.11r roam's link gap is above MS (default 80).", valueName: "MS"))
+    var ftGapWarning: Double?
+    @Option(help: ArgumentHelp("Critical when an 802.11r roam's link gap is above MS (default 150).", valueName: "MS"))
+    var ftGapCritical: Double?
+    @Option(help: ArgumentHelp("Warn when another roam's link gap is above MS (default 100).", valueName: "MS"))
+    var roamGapWarning: Double?
+    @Option(help: ArgumentHelp("Critical when another roam's link gap is above MS (default 300).", valueName: "MS"))
+    var roamGapCritical: Double?
+    @Option(help: ArgumentHelp("Warn for samples weaker than DBM (default -67; write --signal-warning=-65).", valueName: "DBM"))
+    var signalWarning: Int?
+    @Option(help: ArgumentHelp("Critical for samples weaker than DBM (default -70; write --signal-critical=-72).", valueName: "DBM"))
+    var signalCritical: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Configuration file for the [walk] limits (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.", valueName: "FILE"),
+        completion: .file())
+    var config: String?
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -75,27 +82,31 @@ struct WalkCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Report a walk recorded with --record DIR instead of walking.", valueName: "DIR"), completion: .directory)
     var replay: String?
 
+    /// The limits: flags, then the configuration's [walk] table, then the defaults.
     func thresholds() throws -> WalkThresholds {
-        var t = WalkThresholds()
-        for (name, v) in [("--ft-gap-warning", ftGapWarning), ("--ft-gap-critical", ftGapCritical), ("--roam-gap-warning", roamGapWarning),
-            ("--roam-gap-critical", roamGapCritical)]
-        where !(v.isFinite && v >= 0 && v <= 86_400_000) {
-            throw ValidationError("\(name): '\(v)' is not a number of milliseconds between 0 and 86400000")
+        var values: [String: Double] = [:]
+        let path = config ?? (access(ConfigLoader.defaultPath, R_OK) == 0 ? ConfigLoader.defaultPath : nil)
+        if let path {
+            do throws(ConfigError) { values = try ConfigLoader.load(path: path).walk } catch { throw ValidationError(error.description) }
         }
-        guard ftGapWarning <= ftGapCritical, roamGapWarning <= roamGapCritical else {
-            throw ValidationError("a warning gap must not be above its critical gap")
+        let flags: [(String, Double?)] = [
+            ("ft_gap_warning", ftGapWarning), ("ft_gap_critical", ftGapCritical), ("roam_gap_warning", roamGapWarning),
+            ("roam_gap_critical", roamGapCritical), ("signal_warning", signalWarning.map(Double.init)), ("signal_critical", signalCritical.map(Double.init)),
+        ]
+        for (key, value) in flags {
+            guard let value else { continue }
+            guard value.isFinite, WalkThresholds.configKeys[key]!.contains(value) else {
+                let range = WalkThresholds.configKeys[key]!
+                throw ValidationError(
+                    "--\(key.replacingOccurrences(of: "_", with: "-")): '\(NumberText.format(value))' is outside \(NumberText.format(range.lowerBound))…\(NumberText.format(range.upperBound))"
+                )
+            }
+            values[key] = value
         }
-        for (name, v) in [("--signal-warning", signalWarning), ("--signal-critical", signalCritical)] where !(-120...0).contains(v) {
-            throw ValidationError("\(name): \(v) dBm is not a signal level (-120 to 0)")
+        switch WalkThresholds.resolve(values) {
+        case .success(let t): return t
+        case .failure(let e): throw ValidationError(e.description)
         }
-        guard signalCritical <= signalWarning else { throw ValidationError("--signal-critical must not be above --signal-warning") }
-        t.fastTransitionWarningMs = ftGapWarning
-        t.fastTransitionCriticalMs = ftGapCritical
-        t.roamWarningMs = roamGapWarning
-        t.roamCriticalMs = roamGapCritical
-        t.signalWarningDbm = signalWarning
-        t.signalCriticalDbm = signalCritical
-        return t
     }
 
     func settings() throws -> WalkSettings {
