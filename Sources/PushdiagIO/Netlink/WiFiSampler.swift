@@ -49,11 +49,7 @@ public enum WiFiSampler {
             let time = client.transport.lastReceived  // when the kernel answered (or the recording says it did)
             guard let iface else { throw WiFiError.noSuchInterface("ifindex \(ifindex) (gone during sampling)") }
             let survey = try client.survey(ifindex: ifindex)
-            var stations = try client.stations(ifindex: ifindex)
-            if stations.isEmpty, iface.type == 2, let bssid, let s = try client.station(ifindex: ifindex, mac: bssid) {
-                stations = [s]
-            }
-            return WiFiSample(time: time, interface: iface, survey: survey, stations: stations)
+            return WiFiSample(time: time, interface: iface, survey: survey, stations: try stations(client, interface: iface, bssid: bssid))
         } catch let e as WiFiError {
             throw e
         } catch let e as NetlinkError {
@@ -61,6 +57,14 @@ public enum WiFiSampler {
         } catch {
             throw .netlink(.io("\(error)"))
         }
+    }
+
+    /// The interface's station entries; a station-mode interface whose driver returns an empty
+    /// dump is asked for its AP (`bssid`) by name, which some drivers answer.
+    public static func stations(_ client: NL80211Client, interface iface: NL80211.Interface, bssid: MACAddress?) throws(NetlinkError) -> [NL80211.Station] {
+        let all = try client.stations(ifindex: iface.ifindex)
+        if all.isEmpty, iface.type == 2, let bssid, let s = try client.station(ifindex: iface.ifindex, mac: bssid) { return [s] }
+        return all
     }
 
     public static func run(

@@ -28,6 +28,9 @@ public final class WalkLink {
     /// Counters at the previous sample, per AP (deltas restart on another AP).
     var previous: (bssid: MACAddress, retries: UInt32?, failed: UInt32?, packets: UInt32?)?
     var pendingDisconnect: WatchEvent?
+    /// The AP the interface is associated with, from the events and the scan cache (to ask a
+    /// driver whose station dump is empty for it by name).
+    var apBssid: MACAddress?
     var pendingFreq: Int?
 
     public private(set) var samples: [WalkSample] = []
@@ -95,10 +98,12 @@ public final class WalkLink {
         case "disconnect":
             pendingDisconnect = e
             pendingFreq = live.freqMhz
+            apBssid = nil
             previous = nil
         case "roam", "connect":
             guard e.statusCode ?? 0 == 0 else { return }  // a refused attempt: nothing moved
             if let b = e.bssid, let s = e.ssid { ssids[b] = s }
+            apBssid = e.bssid
             let from = pendingDisconnect
             let fromFreq = from != nil ? pendingFreq : live.freqMhz
             let fromSsid = from?.ssid ?? live.ssid
@@ -131,11 +136,12 @@ public final class WalkLink {
         }
         let time = transport.lastReceived
         let station: NL80211.Station?
-        do { station = try client.stations(ifindex: ifindex).first } catch { throw WiFiError.netlink(error) }
+        do { station = try WiFiSampler.stations(client, interface: iface, bssid: apBssid).first } catch { throw WiFiError.netlink(error) }
         if sampleCount % scanEvery == 0 {
             let scan: [NL80211.ScanBSS]
             do { scan = try client.scan(ifindex: ifindex) } catch { throw WiFiError.netlink(error) }
             for b in scan { if let s = b.ssid { ssids[b.bssid] = SSIDText.render(s) } }
+            if pendingDisconnect == nil, let a = scan.first(where: \.associated) { apBssid = a.bssid }
             let ssid = iface.ssid.map(SSIDText.render) ?? scan.first(where: \.associated).flatMap { b in b.ssid.map(SSIDText.render) }
             bestOther =
                 scan.filter { b in !b.associated && ssid != nil && b.ssid.map(SSIDText.render) == ssid }.compactMap(\.signalMBm).max().map { Int($0 / 100) }

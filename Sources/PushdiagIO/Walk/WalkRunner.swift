@@ -197,14 +197,14 @@ public final class WalkRunner {
     let stop: () -> Bool
     /// Every second: the state of things (live only).
     public var onTick: ((LiveLine) -> Void)?
-    /// Events as they happen, in words.
+    /// What the push connection and the engineer did, in words, as it happens.
     public var onMessage: ((String) -> Void)?
-    var place: String
+    /// The link's connects, disconnects and roams as they happen (rendered as `watch` does).
+    public var onLinkEvent: ((WatchEvent) -> Void)?
 
     public init(_ settings: WalkSettings, stop: @escaping () -> Bool) {
         self.settings = settings
         self.stop = stop
-        place = settings.location ?? ""
     }
 
     /// A new place from now on (thread-safe: the input reader and the main loop call it).
@@ -230,7 +230,7 @@ public final class WalkRunner {
         let finished = { [stop, log] in stop() || limit.map { Clock.ms() - t0 >= $0 } ?? false || log.isEnded }
         let push = WalkPush(settings.heartbeat, log: log, stop: finished)
         push.start()
-        link.onEvent = { [weak self] e in self?.onMessage?(Self.describe(e)) }
+        link.onEvent = { [weak self] e in self?.onLinkEvent?(e) }
         var lastTick = Clock.ms()
         var linkFailure: String?
         do {
@@ -319,16 +319,4 @@ public final class WalkRunner {
         onTick?(LiveLine(location: placeNow, link: link.live, lastRTT: s.lastRTT, state: s.state))
     }
 
-    static func describe(_ e: WatchEvent) -> String {
-        switch e.event {
-        case "roam":
-            return "roam \(e.fromBssid?.description ?? "?") → \(e.bssid?.description ?? "?")" + (e.gapMs.map { " gap \(NumberText.format($0)) ms" } ?? "")
-                + (e.fastTransition == true ? " (802.11r)" : "")
-        case "disconnect": return "disconnected from \(e.bssid?.description ?? "?")" + (e.reasonCode.map { " reason \($0)" } ?? "")
-        default:
-            return (e.statusCode ?? 0) == 0
-                ? "connected to \(e.bssid?.description ?? "?")" + (e.ssid.map { " (\($0))" } ?? "")
-                : "connect to \(e.bssid?.description ?? "?") refused, status \(e.statusCode!)"
-        }
-    }
 }

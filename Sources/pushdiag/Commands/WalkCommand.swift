@@ -115,9 +115,10 @@ struct WalkCommand: ParsableCommand {
             guard interface != nil else { throw ValidationError("a walk needs --interface (the Wi-Fi interface to follow)") }
         }
         // A replay takes the server and the interface from its recording.
-        let o = try connection.options(target: target ?? "recorded:1", interval: interval)
+        // A walk runs until stopped: heartbeats back to back would flood the server.
+        let o = try connection.options(target: target ?? "recorded:1", interval: interval, shortestInterval: 0.01)
         var s = WalkSettings(interface: interface ?? "", heartbeat: o)
-        s.sampleMs = max(50, try parseDuration(sample, option: "--sample") * 1000)
+        s.sampleMs = try parseDuration(sample, option: "--sample", atLeast: 0.05) * 1000
         s.durationSeconds = try duration.map { try parseDuration($0, option: "--duration") }
         s.roamWindowSeconds = try parseDuration(roamWindow, option: "--roam-window")
         s.location = location
@@ -152,6 +153,7 @@ struct WalkCommand: ParsableCommand {
                         lastRTT: l.lastRTT, state: l.state))
             }
             runner.onMessage = { view.event($0) }
+            runner.onLinkEvent = { view.event(WatchTextRenderer.line($0)) }
             PlaceInput.start(runner)
             return try NetlinkSource.with(protocol: Netlink.protocolGeneric, record: record.map { $0 + "/nl80211.pcap" }, replay: nil) { transport in
                 try runner.run(transport: transport)

@@ -43,7 +43,7 @@ struct PushConnectionOptions: ParsableArguments {
     /// `configure` adds the command's own before the core validates them all
     /// (`HeartbeatOptions.validate`). Durations are bounded by `parseDuration`.
     func options(
-        target: String, interval: String, clients: Int? = nil, configure: (inout HeartbeatOptions) throws -> Void = { _ in }
+        target: String, interval: String, shortestInterval: Double = 0, clients: Int? = nil, configure: (inout HeartbeatOptions) throws -> Void = { _ in }
     ) throws -> HeartbeatOptions {
         let tls = tlsFlags.tls
         guard let endpoint = Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) else {
@@ -51,7 +51,7 @@ struct PushConnectionOptions: ParsableArguments {
                 "'\(target)' is not HOST:PORT" + (proto.defaultPort(tls: tls) == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
         }
         var o = HeartbeatOptions(endpoint: endpoint, proto: proto)
-        o.intervalMs = try parseDuration(interval, option: "--interval") * 1000
+        o.intervalMs = try parseDuration(interval, option: "--interval", atLeast: shortestInterval) * 1000
         o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000)
         o.connectTimeoutMs = max(1, try parseDuration(connectTimeout, option: "--connect-timeout") * 1000)
         guard let schedule = HeartbeatAnalysis.schedule(reconnectSchedule) else {
