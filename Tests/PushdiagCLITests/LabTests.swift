@@ -260,7 +260,7 @@ struct LabTests {
         let (connections, requests) = (numbers[0], numbers[1])
         let sent = try #require(c["heartbeats_sent"] as? Int)
         let answered = try #require(c["heartbeats_answered"] as? Int)
-        #expect(sent > 100 && answered <= requests && requests <= sent, "sent \(sent), answered \(answered), responder \(requests)")
+        #expect(sent >= 20 && answered <= requests && requests <= sent, "sent \(sent), answered \(answered), responder \(requests)")
         if c["heartbeats_lost"] as? Int == 0 { #expect(answered == requests) }
         #expect(connections == 1 + (c["reconnects"] as? Int ?? -1))
         // Places run in the order they were named, each on a stretch of samples.
