@@ -16,10 +16,7 @@ public struct HistoryHTMLRenderer {
 
     public init() {}
 
-    static func esc(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    static func esc(_ s: String) -> String { HTML.escape(s) }
 
     static let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
@@ -141,15 +138,7 @@ public struct HistoryHTMLRenderer {
             }
             body += "</table>"
         }
-        let css = """
-            body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:960px}
-            h1{font-size:22px}.meta{color:#666}figure{margin:18px 0}svg.chart{width:100%;height:auto;background:#fafafa;border:1px solid #e5e5e5}
-            .title{font-size:14px;font-weight:600}.axis{font-size:11px;fill:#666}.grid{stroke:#e3e3e3}
-            .limit{stroke:#d62728;stroke-dasharray:6 4;stroke-width:1.5}.limit-label{font-size:11px;fill:#d62728}
-            figcaption{font-size:12px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;font-size:13px;text-align:left}
-            tr.critical td:nth-child(2){color:#b00020;font-weight:600}tr.warning td:nth-child(2){color:#a15c00}
-            """
-        return
-            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(Self.esc(title))</title><style>\(css)</style></head><body>\(body)</body></html>\n"
+        let css = "tr.critical td:nth-child(2){color:#b00020;font-weight:600}tr.warning td:nth-child(2){color:#a15c00}"
+        return HTML.page(title: title, css: css, body: body)
     }
 }

@@ -116,3 +116,138 @@ struct WalkCommandTests {
         #expect(i.status != 0 && i.stderr.contains("--interface"))
     }
 }
+
+/// `walk --history`: each walk, its roams and its places appended to the SQLite history in one
+/// transaction; read back with the sqlite3 tool, not with our own code.
+@Suite(.enabled(if: TestPaths.which("sqlite3") != nil, "sqlite3 is not installed"))
+struct WalkHistoryTests {
+    let walk = TestPaths.fixtures.appendingPathComponent("lab-walk").path
+
+    func sql(_ db: String, _ query: String) throws -> [[String]] {
+        let r = try run(TestPaths.which("sqlite3")!, ["-separator", "|", db, query])
+        #expect(r.status == 0, "\(r.stderr)")
+        return r.stdout.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    @Test func walksRoamsAndPlacesAreRows() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("history.db").path
+        let first = try pushdiag("walk", "--replay", walk, "--format", "json", "--history", db)
+        #expect(first.status == 2 && first.stderr.isEmpty, "\(first.stderr)")
+        _ = try pushdiag("walk", "--replay", walk, "--history", db, "--roam-gap-critical", "100000", "--roam-gap-warning", "100000")
+        let report = try json(first.stdout)
+        let roams = try #require(report["roams"] as? [[String: Any]])
+        let places = try #require(report["locations"] as? [[String: Any]])
+        let c = try #require(report["connection"] as? [String: Any])
+
+        let walks = try sql(db, "SELECT id, started, status, interface, server, heartbeats_sent, heartbeats_lost, reconnects FROM walks ORDER BY id")
+        #expect(walks.count == 2)
+        #expect(
+            walks.first
+                == [
+                    "1", report["started"] as? String ?? "", "CRITICAL", "wlan2", "10.40.0.1:3000", "\(c["heartbeats_sent"] ?? "")",
+                    "\(c["heartbeats_lost"] ?? "")", "\(c["reconnects"] ?? "")",
+                ])
+        // The stored report is the walk's JSON.
+        let stored = try sql(db, "SELECT json_extract(report, '$.connection.heartbeats_answered') FROM walks WHERE id = 1")
+        #expect(stored == [["\(c["heartbeats_answered"] ?? "")"]])
+
+        let rows = try sql(db, "SELECT to_bssid, link_gap_ms, connection, grade, location FROM walk_roams WHERE walk_id = 1 ORDER BY rowid")
+        #expect(rows.count == roams.count)
+        for (row, r) in zip(rows, roams) {
+            #expect(row[0] == r["to_bssid"] as? String ?? "" && row[2] == r["connection"] as? String && row[3] == r["grade"] as? String)
+            #expect(Double(row[1]) == r["link_gap_ms"] as? Double && row[4] == r["location"] as? String)
+        }
+        // The second walk, with relaxed limits: its own grades, on the same roams.
+        let relaxed = try sql(db, "SELECT count(*) FROM walk_roams WHERE walk_id = 2 AND grade = 'critical'")
+        let strict = try sql(db, "SELECT count(*) FROM walk_roams WHERE walk_id = 1 AND grade = 'critical'")
+        #expect(Int(relaxed[0][0])! < Int(strict[0][0])!)
+        let named = try sql(db, "SELECT name, samples FROM walk_places WHERE walk_id = 1 ORDER BY rowid")
+        #expect(named.map { $0[0] } == places.map { $0["name"] as? String ?? "" })
+        #expect(named.map { Int($0[1]) } == places.map { $0["samples"] as? Int })
+        // Surveys and walks share the file: report's tables are there too.
+        #expect(try sql(db, "SELECT count(*) FROM runs") == [["0"]])
+    }
+
+    /// An output that cannot be written is one line and at least exit 3 (UNKNOWN; this walk's
+    /// CRITICAL outranks it, as everywhere); the others are still written and the report printed.
+    @Test func outputsThatCannotBeWrittenAreOneLineEach() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let notADatabase = dir.appendingPathComponent("notes.txt")
+        try "field notes, not a database\n".write(to: notADatabase, atomically: true, encoding: .utf8)
+        let page = dir.appendingPathComponent("walk.html").path
+        let r = try pushdiag("walk", "--replay", walk, "--history", notADatabase.path, "--html", page)
+        #expect(r.status == 2, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("--history") && lines[0].contains(notADatabase.path), "\(r.stderr)")
+        #expect(r.stdout.contains("roams:") && FileManager.default.fileExists(atPath: page))
+        #expect(try String(contentsOf: notADatabase, encoding: .utf8) == "field notes, not a database\n")
+
+        let db = dir.appendingPathComponent("h.db").path
+        let missing = dir.appendingPathComponent("no/such/dir/walk.html").path
+        let h = try pushdiag("walk", "--replay", walk, "--history", db, "--html", missing)
+        #expect(h.status == 2 && h.stderr.contains("--html") && h.stderr.contains(missing), "\(h.stderr)")
+        #expect(try sql(db, "SELECT count(*) FROM walks") == [["1"]])
+    }
+}
+
+/// `walk --html` in a real browser: headless Chromium renders the page; the test reads the DOM
+/// it built and the screenshot it took, against the walk's JSON.
+@Suite(.serialized, .enabled(if: TestPaths.which("chromium") != nil, "chromium is not installed"))
+struct WalkHTMLTests {
+    /// Every match of `pattern`'s first group in `text`.
+    func all(_ pattern: String, _ text: String) throws -> [String] {
+        let re = try NSRegularExpression(pattern: pattern)
+        return re.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { m in
+            Range(m.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+
+    @Test func chromiumDrawsTheTimeline() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let page = dir.appendingPathComponent("walk.html")
+        let r = try pushdiag("walk", "--replay", TestPaths.fixtures.appendingPathComponent("lab-walk").path, "--html", page.path, "--format", "json")
+        #expect(r.status == 2, "\(r.stderr)")
+        let report = try json(r.stdout)
+        let roams = try #require(report["roams"] as? [[String: Any]])
+        let places = try #require(report["locations"] as? [[String: Any]])
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.components(separatedBy: "http://").dropFirst().allSatisfy { $0.hasPrefix("www.w3.org/2000/svg") }, "self-contained: no fetches")
+        #expect(!html.contains("<script") && !html.contains("src="))
+
+        let chromium = TestPaths.which("chromium")!
+        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(dir.appendingPathComponent("profile").path)"]
+        let dom = try run(chromium, flags + ["--dump-dom", "file://\(page.path)"], timeout: 60).stdout
+        for id in ["signal", "rtt"] { #expect(dom.contains("<svg id=\"\(id)\""), "the \(id) chart") }
+        #expect(dom.contains("-67 dBm") && dom.contains("-70 dBm"), "the iPhone's signal limits")
+        // One marker per roam in each chart, coloured by the roam's grade, in time order.
+        let grades = try all("<line class=\"roam (ok|warning|critical)", dom)
+        #expect(grades == (roams + roams).map { $0["grade"] as? String ?? "" }, "\(grades)")
+        let xs = try all("<line class=\"roam [a-z ]+\" x1=\"([0-9.]+)\"", dom).compactMap(Double.init).prefix(roams.count)
+        #expect(Array(xs) == xs.sorted())
+        // Places as bands in the order they were named; each roam's marker lies in its place's band.
+        let bands = try all("<rect class=\"place\" data-place=\"([^\"]*)\" x=\"([0-9.]+)\"", dom)
+        let bandX = try all("<rect class=\"place\" data-place=\"[^\"]*\" x=\"([0-9.]+)\"", dom).compactMap(Double.init)
+        let bandW = try all("<rect class=\"place\" data-place=\"[^\"]*\" x=\"[0-9.]+\" y=\"[0-9.]+\" width=\"([0-9.]+)\"", dom).compactMap(Double.init)
+        let perChart = bands.count / 2
+        #expect(Array(bands.prefix(perChart)) == places.map { $0["name"] as? String ?? "" })
+        for (x, roam) in zip(xs, roams) {
+            let i = try #require(bands.prefix(perChart).firstIndex(of: roam["location"] as? String ?? ""))
+            #expect(x >= bandX[i] - 0.01 && x <= bandX[i] + bandW[i] + 0.01, "roam at \(x) outside \(roam["location"] ?? "")")
+        }
+        // The tables: a row (and a row of reasons) per roam, a row per place.
+        let table = try #require(dom.components(separatedBy: "id=\"roams-table\"").dropFirst().first?.components(separatedBy: "</table>").first)
+        #expect(table.components(separatedBy: "<tr class=\"why").count - 1 == roams.count)
+        let placeTable = try #require(dom.components(separatedBy: "id=\"places-table\"").dropFirst().first?.components(separatedBy: "</table>").first)
+        #expect(placeTable.components(separatedBy: "<tr>").count - 2 == places.count)
+        #expect(dom.contains("id=\"findings\""))
+
+        let png = dir.appendingPathComponent("shot.png")
+        _ = try run(chromium, flags + ["--window-size=1000,1400", "--screenshot=\(png.path)", "file://\(page.path)"], timeout: 60)
+        let bytes = [UInt8](try Data(contentsOf: png))
+        #expect(bytes.count > 10_000 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG of the rendered page")
+    }
+}

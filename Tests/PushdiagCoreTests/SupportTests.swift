@@ -1,4 +1,5 @@
 import FixtureKit
+import Foundation
 import PushdiagCore
 import Testing
 
@@ -22,6 +23,32 @@ struct SmallPartsTests {
         #expect(Timestamp.rfc3339(nanoseconds: 1_767_225_600_123_456_789) == "2026-01-01T00:00:00.123456Z")
         #expect(Timestamp.rfc3339(nanoseconds: 951_782_400 * 1_000_000_000) == "2000-02-29T00:00:00.000000Z")
         #expect(Timestamp.rfc3339(nanoseconds: -1000) == "1969-12-31T23:59:59.999999Z")
+    }
+
+    /// Reading a timestamp back: the writer's own output round-trips (to the microsecond it
+    /// shows), Foundation's ISO 8601 parser agrees, and anything but UTC RFC 3339 is refused.
+    @Test func timestampsReadBack() {
+        var state: UInt64 = 0x9E37_79B9
+        let iso = ISO8601DateFormatter()
+        for _ in 0..<2000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let ns = Int64(state >> 4) % 4_000_000_000_000_000_000 - 1_000_000_000_000_000_000
+            let text = Timestamp.rfc3339(nanoseconds: ns)
+            let micro = ns >= 0 ? ns / 1000 * 1000 : (ns - 999) / 1000 * 1000
+            #expect(Timestamp.nanoseconds(rfc3339: text) == micro, "\(text)")
+            let whole = String(text.prefix(19)) + "Z"
+            if let d = iso.date(from: whole), let back = Timestamp.nanoseconds(rfc3339: whole) {
+                #expect(Int64(d.timeIntervalSince1970) * 1_000_000_000 == back, "\(whole)")
+            }
+        }
+        #expect(Timestamp.nanoseconds(rfc3339: "2026-11-23T04:04:24Z") == 1_795_406_664_000_000_000)
+        #expect(Timestamp.nanoseconds(rfc3339: "2026-11-23T04:04:24.5Z") == 1_795_406_664_500_000_000)
+        for bad in [
+            "", "2026-11-23", "2026-11-23T04:04:24+01:00", "2026-13-23T04:04:24Z", "2026-11-23T24:00:00Z", "2026-11-23T04:04:24.Z",
+            "2026-11-23T04:04:24.1234567890Z", "2026-1a-23T04:04:24Z",
+        ] {
+            #expect(Timestamp.nanoseconds(rfc3339: bad) == nil, "\(bad)")
+        }
     }
 
     @Test func macTableFindsEveryKeyAndStopsAtCapacity() {

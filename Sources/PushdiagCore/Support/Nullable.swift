@@ -53,6 +53,40 @@ public enum Timestamp {
         }
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rem / 3600, 2)):\(pad(rem / 60 % 60, 2)):\(pad(rem % 60, 2)).\(pad(frac, 6))Z"
     }
+
+    /// The inverse of `rfc3339(nanoseconds:)`: "2024-05-01T12:00:00[.fraction]Z" → nanoseconds
+    /// since the epoch; nil for anything else (another zone, a field out of range).
+    public static func nanoseconds(rfc3339 text: String) -> Int64? {
+        let b = Array(text.utf8)
+        guard b.count >= 20, b.last == UInt8(ascii: "Z"), b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
+            b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":")
+        else { return nil }
+        func number(_ r: Range<Int>) -> Int? {
+            var v = 0
+            for i in r {
+                guard b[i] >= 0x30 && b[i] <= 0x39 else { return nil }
+                v = v * 10 + Int(b[i] - 0x30)
+            }
+            return v
+        }
+        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), let hh = number(11..<13), let mm = number(14..<16),
+            let ss = number(17..<19), (1...12).contains(m), (1...31).contains(d), hh < 24, mm < 60, ss < 61
+        else { return nil }
+        var frac: Int64 = 0
+        if b.count > 20 {
+            guard b[19] == UInt8(ascii: "."), b.count - 21 <= 9, b.count - 21 >= 1, let f = number(20..<(b.count - 1)) else { return nil }
+            frac = Int64(f)
+            for _ in 0..<(9 - (b.count - 21)) { frac *= 10 }
+        }
+        // days_from_civil (H. Hinnant)
+        let yy = m <= 2 ? y - 1 : y
+        let era = (yy >= 0 ? yy : yy - 399) / 400
+        let yoe = yy - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = Int64(era * 146_097 + doe - 719_468)
+        return (days * 86_400 + Int64(hh * 3600 + mm * 60 + ss)) * 1_000_000_000 + frac
+    }
 }
 
 /// SSIDs are bytes; show them as text where they are UTF-8 and printable, escaping the rest.

@@ -41,6 +41,19 @@ public final class HistoryStore {
               run_id INTEGER NOT NULL REFERENCES runs(id), check_name TEXT NOT NULL, subject TEXT NOT NULL,
               status TEXT NOT NULL, value REAL, unit TEXT);
             CREATE INDEX IF NOT EXISTS checks_by_run ON checks(run_id);
+            CREATE TABLE IF NOT EXISTS walks (
+              id INTEGER PRIMARY KEY, started TEXT NOT NULL, status TEXT NOT NULL, duration_seconds REAL NOT NULL, interface TEXT NOT NULL,
+              server TEXT NOT NULL, heartbeats_sent INTEGER NOT NULL, heartbeats_lost INTEGER NOT NULL, reconnects INTEGER NOT NULL,
+              connection_lost INTEGER NOT NULL, interrupted INTEGER NOT NULL, report TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS walk_roams (
+              walk_id INTEGER NOT NULL REFERENCES walks(id), time TEXT NOT NULL, location TEXT NOT NULL, from_bssid TEXT, to_bssid TEXT,
+              from_ssid TEXT, to_ssid TEXT, fast_transition INTEGER, link_gap_ms REAL, push_gap_ms REAL, heartbeats_lost INTEGER NOT NULL,
+              connection TEXT NOT NULL, reconnect_ms REAL, grade TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS walk_places (
+              walk_id INTEGER NOT NULL REFERENCES walks(id), name TEXT NOT NULL, samples INTEGER NOT NULL, signal_median_dbm REAL,
+              signal_min_dbm INTEGER, retries_pct REAL, rtt_p95_ms REAL, heartbeats_lost INTEGER NOT NULL, roams INTEGER NOT NULL);
+            CREATE INDEX IF NOT EXISTS walk_roams_by_walk ON walk_roams(walk_id);
+            CREATE INDEX IF NOT EXISTS walk_places_by_walk ON walk_places(walk_id);
             """)
         // Histories written before runs could be marked interrupted gain the column.
         if try !columns("runs").contains("interrupted") { try exec("ALTER TABLE runs ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0") }
@@ -84,6 +97,54 @@ public final class HistoryStore {
                     [
                         .int(runID), .text(c.check), .text(c.subject), .text(c.status.rawValue), c.value.map(Value.real) ?? .null,
                         c.unit.map(Value.text) ?? .null,
+                    ])
+            }
+            try exec("COMMIT")
+        } catch {
+            try? exec("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Appends a walk, its roams and its places in one transaction (a site's walks compared
+    /// over time: `SELECT name, signal_median_dbm FROM walk_places JOIN walks ON id = walk_id`).
+    public func append(walk r: WalkReport, json: String) throws(StoreError) {
+        func real(_ v: Double?) -> Value { v.map(Value.real) ?? .null }
+        func int(_ v: Int?) -> Value { v.map { .int(Int64($0)) } ?? .null }
+        func text(_ v: String?) -> Value { v.map(Value.text) ?? .null }
+        try exec("BEGIN IMMEDIATE")
+        do {
+            let c = r.connection
+            let id = try insert(
+                """
+                INSERT INTO walks(started, status, duration_seconds, interface, server, heartbeats_sent, heartbeats_lost, reconnects,
+                  connection_lost, interrupted, report) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(r.started), .text(r.status), .real(r.durationSeconds), .text(r.interface), .text(r.server), int(c.heartbeatsSent),
+                    int(c.heartbeatsLost), int(c.reconnects), .int(c.lost ? 1 : 0), .int(r.interrupted ? 1 : 0), .text(json),
+                ])
+            for m in r.roams {
+                _ = try insert(
+                    """
+                    INSERT INTO walk_roams(walk_id, time, location, from_bssid, to_bssid, from_ssid, to_ssid, fast_transition, link_gap_ms,
+                      push_gap_ms, heartbeats_lost, connection, reconnect_ms, grade) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .int(id), .text(m.time), .text(m.location), text(m.fromBssid?.description), text(m.toBssid?.description), text(m.fromSsid),
+                        text(m.toSsid), int(m.fastTransition.map { $0 ? 1 : 0 }), real(m.linkGapMs), real(m.pushGapMs), int(m.heartbeatsLost),
+                        .text(m.connection), real(m.reconnectMs), .text(m.grade.rawValue),
+                    ])
+            }
+            for p in r.locations {
+                _ = try insert(
+                    """
+                    INSERT INTO walk_places(walk_id, name, samples, signal_median_dbm, signal_min_dbm, retries_pct, rtt_p95_ms, heartbeats_lost,
+                      roams) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .int(id), .text(p.name), int(p.samples), real(p.signalMedianDbm), int(p.signalMinDbm), real(p.retriesPct), real(p.rttP95Ms),
+                        int(p.heartbeatsLost), int(p.roams),
                     ])
             }
             try exec("COMMIT")

@@ -82,6 +82,16 @@ struct WalkCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Report a walk recorded with --record DIR instead of walking.", valueName: "DIR"), completion: .directory)
     var replay: String?
 
+    @Option(
+        help: ArgumentHelp("Also write the walk as a web page: the timeline of signal and round trip, places, roams by grade.", valueName: "FILE"),
+        completion: .file())
+    var html: String?
+
+    @Option(
+        help: ArgumentHelp("Append the walk to this SQLite history (the one report writes), to compare a site's walks.", valueName: "FILE"), completion: .file()
+    )
+    var history: String?
+
     /// The limits: flags, then the configuration's [walk] table, then the defaults.
     func thresholds() throws -> WalkThresholds {
         var values: [String: Double] = [:]
@@ -130,6 +140,8 @@ struct WalkCommand: ParsableCommand {
         _ = try settings()
         _ = try thresholds()
         if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
+        if let html, html.isEmpty { throw ValidationError("--html needs a file name") }
+        if let history, history.isEmpty { throw ValidationError("--history needs a file name") }
     }
 
     func run() throws {
@@ -163,8 +175,27 @@ struct WalkCommand: ParsableCommand {
         if let f = timeline.linkFailure { diagnose(f) }
         let report = WalkReport.assemble(timeline, thresholds: limits)
         let output = format == .json ? try JSONRenderer.render(report) : WalkTextRenderer.render(report)
+        // Every output asked for is written whatever became of the others.
+        var failed = false
+        if let html {
+            do throws(StoreError) { try AtomicFile.write(WalkHTMLRenderer(limits: limits).render(report), to: html) } catch {
+                diagnose("--html: \(error)")
+                failed = true
+            }
+        }
+        if let history {
+            let json = try JSONRenderer.render(report, pretty: false)
+            do throws(StoreError) {
+                let lock = try AtomicFile.lock(history)
+                defer { withExtendedLifetime(lock) {} }
+                try HistoryStore(path: history).append(walk: report, json: json)
+            } catch {
+                diagnose("--history: \(error)")
+                failed = true
+            }
+        }
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-        throw ExitCode(report.severity.exitCode)
+        throw ExitCode(failed ? max(report.severity, .unknown).exitCode : report.severity.exitCode)
     }
 }
 

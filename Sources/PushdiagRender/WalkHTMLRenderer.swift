@@ -1,0 +1,239 @@
+import PushdiagCore
+
+/// `walk --html FILE`: one self-contained page (inline SVG and CSS, nothing fetched) with the
+/// walk's timeline (signal against the iPhone's limits and the heartbeat round trip over time,
+/// places as bands, roams and disconnects as markers coloured by grade, the push connection's
+/// losses) and the roams, places and findings under it.
+public struct WalkHTMLRenderer {
+    let limits: WalkThresholds
+
+    public init(limits: WalkThresholds = WalkThresholds()) { self.limits = limits }
+
+    static let width = 900.0
+    static let left = 56.0
+    static let right = 16.0
+    static let gradeColour: [Severity: String] = [.ok: "#2ca02c", .warning: "#e69500", .critical: "#d62728", .unknown: "#7f7f7f"]
+    static let bandFill = ["#eef3fb", "#f8f1e7"]
+
+    /// Places as stretches of time: each sample's place from its time to the next sample's.
+    struct Band {
+        var name: String
+        var from: Double
+        var to: Double
+    }
+
+    /// The x axis: seconds since the walk's start.
+    struct Axis {
+        var start: Int64
+        var span: Double
+        func x(_ seconds: Double) -> Double {
+            WalkHTMLRenderer.left + (WalkHTMLRenderer.width - WalkHTMLRenderer.left - WalkHTMLRenderer.right) * seconds / span
+        }
+        func seconds(_ rfc3339: String) -> Double? { Timestamp.nanoseconds(rfc3339: rfc3339).map { Double($0 - start) / 1e9 } }
+    }
+
+    static func clock(_ s: Double) -> String {
+        let t = Int(s.rounded())
+        return t >= 3600 ? "\(t / 3600):\(pad(t / 60 % 60)):\(pad(t % 60))" : "\(t / 60):\(pad(t % 60))"
+    }
+
+    /// Round steps for an axis: about `count` ticks of 1, 2 or 5 × 10ⁿ between `low` and `high`.
+    static func ticks(_ low: Double, _ high: Double, count: Double, steps: [Double] = []) -> [Double] {
+        let raw = max((high - low) / count, 1e-9)
+        var step = steps.first { $0 >= raw } ?? 0
+        if step == 0 {
+            let p = pow10(raw)
+            step = [1.0, 2, 5, 10].map { $0 * p }.first { $0 >= raw } ?? 10 * p
+        }
+        var out: [Double] = []
+        var v = (low / step).rounded(.up) * step
+        while v <= high + step * 1e-9 {
+            out.append(v)
+            v += step
+        }
+        return out
+    }
+
+    static func pow10(_ x: Double) -> Double {
+        var p = 1.0
+        while p * 10 <= x { p *= 10 }
+        while p > x { p /= 10 }
+        return p
+    }
+
+    static func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+
+    static func ms(_ v: Double?) -> String { v.map { "\(NumberText.format($0)) ms" } ?? "–" }
+
+    public func render(_ r: WalkReport) -> String {
+        let start = Timestamp.nanoseconds(rfc3339: r.started) ?? 0
+        let axis = Axis(start: start, span: max(r.durationSeconds, 1))
+        // A place runs from its first sample to the next place's first sample.
+        var bands: [Band] = []
+        for s in r.samples {
+            guard let t = axis.seconds(s.time), bands.last?.name != s.location else { continue }
+            if !bands.isEmpty { bands[bands.count - 1].to = t }
+            bands.append(Band(name: s.location, from: bands.isEmpty ? 0 : t, to: t))
+        }
+        if !bands.isEmpty { bands[bands.count - 1].to = axis.span }
+
+        var body = "<h1>pushdiag walk on \(HTML.escape(r.interface)) to \(HTML.escape(r.server)) (\(HTML.escape(r.protocol)))</h1>"
+        let c = r.connection
+        body +=
+            "<p class=\"meta\"><span id=\"status\" class=\"status \(r.severity.rawValue)\">\(r.status)</span> · \(HTML.escape(r.started)) · \(NumberText.format(r.durationSeconds)) s\(r.interrupted ? " (interrupted)" : "") · "
+            + "\(c.heartbeatsAnswered)/\(c.heartbeatsSent) heartbeats answered, \(c.heartbeatsLost) lost, \(c.reconnects) reconnects"
+            + (c.rttMs.map { ", round trip median \(NumberText.format($0.median)) ms, p95 \(NumberText.format($0.p95)) ms" } ?? "")
+            + (c.lost ? ", <strong>connection lost</strong>" : "") + "</p>"
+        if let e = c.error { body += "<p class=\"error\">The push connection could not be opened: \(HTML.escape(e))</p>" }
+
+        let signal = r.samples.compactMap { s in s.signalDbm.flatMap { v in axis.seconds(s.time).map { ($0, Double(v)) } } }
+        let low = Double(min(signal.map(\.1).min().map(Int.init) ?? limits.signalCriticalDbm, limits.signalCriticalDbm) - 6)
+        let high = Double(max(signal.map(\.1).max().map(Int.init) ?? limits.signalWarningDbm, limits.signalWarningDbm) + 6)
+        body += chart(
+            id: "signal", title: "Signal of the AP (dBm)", axis: axis, bands: bands, report: r, range: (low, high), tickCount: 5,
+            series: segments(r.samples, axis) { $0.signalDbm.map(Double.init) },
+            limits: [
+                (Double(limits.signalWarningDbm), "\(limits.signalWarningDbm) dBm (cell edge, warning)"),
+                (Double(limits.signalCriticalDbm), "\(limits.signalCriticalDbm) dBm (iOS looks elsewhere)"),
+            ], unit: "")
+        let rtts = r.samples.compactMap(\.rttMs)
+        body += chart(
+            id: "rtt", title: "Heartbeat round trip (ms)", axis: axis, bands: bands, report: r, range: (0, max((rtts.max() ?? 0) * 1.15, 10)), tickCount: 4,
+            series: segments(r.samples, axis) { $0.rttMs }, limits: [], unit: "")
+        body +=
+            "<p class=\"legend\"><span style=\"color:\(Self.gradeColour[.ok]!)\">▌roam OK</span> <span style=\"color:\(Self.gradeColour[.warning]!)\">▌warning</span> <span style=\"color:\(Self.gradeColour[.critical]!)\">▌critical</span> ┆ dashed: a disconnect with no return, or the push connection waiting or failed</p>"
+        body += roamsTable(r) + placesTable(r) + findings(r)
+        let css = """
+            .status{font-weight:600}.status.critical{color:#b00020}.status.warning{color:#a15c00}.status.ok{color:#2a7d2a}
+            .place-label{font-size:11px;fill:#555}.legend{font-size:12px;color:#555}.error{color:#b00020}
+            .series{fill:none;stroke:#1f77b4;stroke-width:2}h2{font-size:17px;margin-top:28px}
+            #roams-table td{font-size:12px}tr.why td{color:#555;border-top:none}
+            """
+        return HTML.page(title: "pushdiag walk \(r.started)", css: css, body: body)
+    }
+
+    /// A series as polylines, broken where a sample has no value.
+    func segments(_ samples: [WalkSampleReport], _ axis: Axis, _ value: (WalkSampleReport) -> Double?) -> [[(Double, Double)]] {
+        var out: [[(Double, Double)]] = [[]]
+        for s in samples {
+            if let v = value(s), let t = axis.seconds(s.time) {
+                out[out.count - 1].append((t, v))
+            } else if !out[out.count - 1].isEmpty {
+                out.append([])
+            }
+        }
+        return out.filter { !$0.isEmpty }
+    }
+
+    func chart(
+        id: String, title: String, axis: Axis, bands: [Band], report r: WalkReport, range: (Double, Double), tickCount: Double, series: [[(Double, Double)]],
+        limits: [(Double, String)], unit: String
+    ) -> String {
+        let h = 240.0
+        let top = 30.0
+        let bottom = 30.0
+        let w = Self.width
+        func y(_ v: Double) -> Double { top + (h - top - bottom) * (1 - (v - range.0) / max(range.1 - range.0, 1e-9)) }
+        var svg =
+            "<svg id=\"\(id)\" class=\"chart\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" role=\"img\" aria-label=\"\(HTML.escape(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        for (i, b) in bands.enumerated() {
+            let x0 = axis.x(b.from)
+            let x1 = axis.x(b.to)
+            svg +=
+                "<rect class=\"place\" data-place=\"\(HTML.escape(b.name))\" x=\"\(x0)\" y=\"\(top)\" width=\"\(max(x1 - x0, 0.5))\" height=\"\(h - top - bottom)\" fill=\"\(Self.bandFill[i % 2])\"><title>\(HTML.escape(b.name.isEmpty ? "(no place named)" : b.name))</title></rect>"
+            if !b.name.isEmpty, x1 - x0 >= Double(b.name.count) * 6.5 + 6 {
+                svg += "<text class=\"place-label\" x=\"\(x0 + 3)\" y=\"\(top + 12)\">\(HTML.escape(b.name))</text>"
+            }
+        }
+        svg += "<text x=\"\(Self.left)\" y=\"18\" class=\"title\">\(HTML.escape(title))</text>"
+        for v in Self.ticks(range.0, range.1, count: tickCount) {
+            svg += "<line x1=\"\(Self.left)\" x2=\"\(w - Self.right)\" y1=\"\(y(v))\" y2=\"\(y(v))\" class=\"grid\"/>"
+            svg += "<text x=\"\(Self.left - 6)\" y=\"\(y(v) + 4)\" class=\"axis\" text-anchor=\"end\">\(NumberText.format(v))\(unit)</text>"
+        }
+        let seconds = Self.ticks(0, axis.span, count: 6, steps: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200])
+        for s in seconds {
+            svg += "<text x=\"\(axis.x(s))\" y=\"\(h - 10)\" class=\"axis\" text-anchor=\"\(s == 0 ? "start" : "middle")\">\(Self.clock(s))</text>"
+        }
+        // The first limit's label above its line, the next below (-67 and -70 are close).
+        for (i, (v, label)) in limits.enumerated() {
+            svg += "<line x1=\"\(Self.left)\" x2=\"\(w - Self.right)\" y1=\"\(y(v))\" y2=\"\(y(v))\" class=\"limit\"/>"
+            svg +=
+                "<text x=\"\(w - Self.right - 4)\" y=\"\(i % 2 == 0 ? y(v) - 4 : y(v) + 12)\" class=\"limit-label\" text-anchor=\"end\">\(HTML.escape(label))</text>"
+        }
+        for line in series {
+            svg += "<polyline class=\"series\" points=\"\(line.map { "\(axis.x($0.0)),\(y($0.1))" }.joined(separator: " "))\"/>"
+        }
+        // Roams and disconnects, coloured by grade; the push connection's waits and failures.
+        for m in r.roams {
+            guard let t = axis.seconds(m.time) else { continue }
+            let x = axis.x(t)
+            let what =
+                "\(m.time.dropFirst(11).prefix(12)) \(m.fromBssid?.description ?? "?") → \(m.toBssid?.description ?? "none"): link gap \(Self.ms(m.linkGapMs)), push gap \(Self.ms(m.pushGapMs)), connection \(m.connection), \(m.grade.rawValue.uppercased())"
+            svg +=
+                "<line class=\"roam \(m.grade.rawValue)\(m.toBssid == nil ? " disconnect" : "")\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(h - bottom)\" stroke=\"\(Self.gradeColour[m.grade]!)\" stroke-width=\"2.5\"\(m.toBssid == nil ? " stroke-dasharray=\"5 3\"" : "")><title>\(HTML.escape(what))</title></line>"
+        }
+        for s in r.connection.states where s.state == "waiting" || s.state == "failed" {
+            guard let t = axis.seconds(s.time) else { continue }
+            let x = axis.x(t)
+            svg +=
+                "<line class=\"push-state \(s.state)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(h - bottom)\" stroke=\"#7f3fbf\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"><title>push connection \(s.state)\(HTML.escape(s.reason.map { ": \($0)" } ?? ""))</title></line>"
+        }
+        return "<figure>\(svg)</figure>"
+    }
+
+    func roamsTable(_ r: WalkReport) -> String {
+        var out = "<h2>Roams (\(r.roams.count))</h2>"
+        guard !r.roams.isEmpty else { return out + "<p>The link did not move.</p>" }
+        out +=
+            "<table id=\"roams-table\"><tr><th>Time</th><th>Place</th><th>From</th><th>To</th><th>MHz</th><th>802.11r</th><th>Link gap</th><th>Push gap</th><th>Lost</th><th>Connection</th><th>Grade</th></tr>"
+        for m in r.roams {
+            let ssid = m.fromSsid != m.toSsid ? " (\(m.fromSsid ?? "?") → \(m.toSsid ?? "?"))" : ""
+            let cells: [String] = [
+                String(m.time.dropFirst(11).prefix(12)), m.location, m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
+                "\(m.fromFreqMhz.map(String.init) ?? "?") → \(m.toFreqMhz.map(String.init) ?? "?")", m.fastTransition.map { $0 ? "yes" : "no" } ?? "?",
+                Self.ms(m.linkGapMs), Self.ms(m.pushGapMs), String(m.heartbeatsLost),
+                m.connection + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""),
+            ]
+            out += "<tr class=\"\(m.grade.rawValue)\">" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined()
+            out += "<td class=\"grade\">\(m.grade.rawValue.uppercased())</td></tr>"
+            out += "<tr class=\"why \(m.grade.rawValue)\"><td></td><td colspan=\"10\">\(HTML.escape(m.reason))</td></tr>"
+        }
+        return out + "</table>"
+    }
+
+    func placesTable(_ r: WalkReport) -> String {
+        var out = "<h2>Places (\(r.locations.count))</h2>"
+        guard !r.locations.isEmpty else { return out + "<p>No samples.</p>" }
+        out +=
+            "<table id=\"places-table\"><tr><th>Place</th><th>Samples</th><th>Signal median</th><th>Worst</th><th>Retries</th><th>Round trip p95</th><th>Heartbeats lost</th><th>Roams</th></tr>"
+        for p in r.locations {
+            let median: String = p.signalMedianDbm.map { "\(NumberText.format($0)) dBm" } ?? "UNKNOWN"
+            let worst: String = p.signalMinDbm.map { "\($0) dBm" } ?? "UNKNOWN"
+            let retries: String = p.retriesPct.map { "\(NumberText.format($0))%" } ?? "UNKNOWN"
+            let cells: [String] = [
+                p.name.isEmpty ? "(unnamed)" : p.name, String(p.samples), median, worst, retries, Self.ms(p.rttP95Ms), String(p.heartbeatsLost),
+                String(p.roams),
+            ]
+            out += "<tr>" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
+        }
+        return out + "</table>"
+    }
+
+    func findings(_ r: WalkReport) -> String {
+        var out = "<h2>Findings</h2>"
+        if r.findings.isEmpty {
+            out += "<p>None: every roam, sample and place within the limits.</p>"
+        } else {
+            out += "<ul id=\"findings\">"
+            for f in r.findings {
+                out +=
+                    "<li class=\"\(f.severity.rawValue)\"><strong>\(f.severity.nagiosName)</strong> \(HTML.escape(f.check)) \(HTML.escape(f.subject)): \(HTML.escape(f.message))</li>"
+            }
+            out += "</ul>"
+        }
+        if !r.notes.isEmpty {
+            out += "<h2>Notes</h2><ul id=\"notes\">" + r.notes.map { "<li>\(HTML.escape($0))</li>" }.joined() + "</ul>"
+        }
+        return out
+    }
+}
