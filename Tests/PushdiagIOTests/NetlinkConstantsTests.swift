@@ -60,6 +60,12 @@ struct NetlinkConstantsTests {
         #expect(Int(RTNetlink.getRoute) == Int(RTM_GETROUTE) && Int(RTNetlink.newRoute) == Int(RTM_NEWROUTE))
         #expect(Int(RTNetlink.getLink) == Int(RTM_GETLINK) && Int(RTNetlink.newLink) == Int(RTM_NEWLINK))
         #expect(Int(RTNetlink.getNeighbour) == Int(RTM_GETNEIGH) && Int(RTNetlink.newNeighbour) == Int(RTM_NEWNEIGH))
+        #expect(Int(RTNetlink.delLink) == Int(RTM_DELLINK) && Int(RTNetlink.getAddress) == Int(RTM_GETADDR))
+        #expect(Int(RTNetlink.newAddress) == Int(RTM_NEWADDR) && Int(RTNetlink.delAddress) == Int(RTM_DELADDR))
+        #expect(Int(RTNetlink.groupLink) == Int(RTNLGRP_LINK.rawValue) && Int(RTNetlink.groupIPv4Address) == Int(RTNLGRP_IPV4_IFADDR.rawValue))
+        #expect(Int(RTNetlink.groupIPv6Address) == Int(RTNLGRP_IPV6_IFADDR.rawValue))
+        #expect(Int(RTNetlink.ifaAddress) == Int(IFA_ADDRESS) && Int(RTNetlink.ifaLocal) == Int(IFA_LOCAL))
+        #expect(Int(RTNetlink.iflaCarrier) == Int(IFLA_CARRIER) && Int(RTNetlink.iflaOperstate) == Int(IFLA_OPERSTATE))
         #expect(Int(RTNetlink.rtaDst) == Int(RTA_DST.rawValue) && Int(RTNetlink.rtaOIF) == Int(RTA_OIF.rawValue))
         #expect(Int(RTNetlink.rtaGateway) == Int(RTA_GATEWAY.rawValue) && Int(RTNetlink.rtaPrefSrc) == Int(RTA_PREFSRC.rawValue))
         #expect(

@@ -5,6 +5,11 @@
 public enum RTNetlink {
     public static let newLink: UInt16 = 16, getLink: UInt16 = 18, newRoute: UInt16 = 24, getRoute: UInt16 = 26
     public static let newNeighbour: UInt16 = 28, getNeighbour: UInt16 = 30
+    public static let delLink: UInt16 = 17, newAddress: UInt16 = 20, delAddress: UInt16 = 21, getAddress: UInt16 = 22
+    /// Multicast groups (`RTNLGRP_*`): links, IPv4 and IPv6 addresses.
+    public static let groupLink: UInt32 = 1, groupIPv4Address: UInt32 = 5, groupIPv6Address: UInt32 = 9
+    /// `IFA_*`.
+    public static let ifaAddress: UInt16 = 1, ifaLocal: UInt16 = 2
     /// `RTA_*`.
     public static let rtaDst: UInt16 = 1, rtaOIF: UInt16 = 4, rtaGateway: UInt16 = 5, rtaPrefSrc: UInt16 = 7, rtaMetrics: UInt16 = 8
     public static let rtaTable: UInt16 = 15, rtaVia: UInt16 = 18, rtaxMTU: UInt16 = 2
@@ -12,6 +17,7 @@ public enum RTNetlink {
     public static let rtnUnicast: UInt8 = 1, rtnLocal: UInt8 = 2, rtnBlackhole: UInt8 = 6, rtnUnreachable: UInt8 = 7, rtnProhibit: UInt8 = 8
     /// `IFLA_*`.
     public static let iflaAddress: UInt16 = 1, iflaIfname: UInt16 = 3, iflaMTU: UInt16 = 4, iflaLink: UInt16 = 5
+    public static let iflaCarrier: UInt16 = 33
     public static let iflaOperstate: UInt16 = 16, iflaLinkinfo: UInt16 = 18, iflaInfoKind: UInt16 = 1, iflaInfoData: UInt16 = 2, iflaVLANID: UInt16 = 1
     public static let ndaDst: UInt16 = 1
     /// `AF_INET`, `AF_INET6`; `RTM_F_LOOKUP_TABLE`.
@@ -37,6 +43,20 @@ public enum RTNetlink {
         public var kind: String?
         public var vlanID: UInt16?
         public var operstate: UInt8?
+        /// `IFLA_CARRIER`: 1 when the link has carrier (for Wi-Fi: associated).
+        public var carrier: UInt8?
+        /// An `RTM_DELLINK`: the interface went away.
+        public var removed = false
+    }
+
+    /// An address of an interface (`RTM_NEWADDR` / `RTM_DELADDR`).
+    public struct Address: Equatable, Sendable {
+        public var ifindex: Int32
+        public var prefixLength: UInt8
+        public var address: IPAddress?
+        public var removed: Bool
+        /// "10.40.0.2/24", as `ip addr` writes it.
+        public var text: String { "\(address?.description ?? "?")/\(prefixLength)" }
     }
 
     public struct Neighbour: Equatable, Sendable {
@@ -56,6 +76,12 @@ public enum RTNetlink {
     public static func linkDumpRequest(sequence: UInt32) -> [UInt8] {
         var b = NetlinkMessageBuilder(type: getLink, flags: Netlink.flagRequest | Netlink.flagDump, sequence: sequence)
         b.raw([UInt8](repeating: 0, count: 16))
+        return b.finish()
+    }
+
+    public static func addressDumpRequest(sequence: UInt32) -> [UInt8] {
+        var b = NetlinkMessageBuilder(type: getAddress, flags: Netlink.flagRequest | Netlink.flagDump, sequence: sequence)
+        b.raw([UInt8](repeating: 0, count: 8))
         return b.finish()
     }
 
@@ -85,14 +111,16 @@ public enum RTNetlink {
     }
 
     public static func link(_ m: Netlink.Message) -> Link? {
-        guard m.type == newLink, m.payload.count >= 16, let index = m.payload.u32le(at: 4) else { return nil }
+        guard m.type == newLink || m.type == delLink, m.payload.count >= 16, let index = m.payload.u32le(at: 4) else { return nil }
         var l = Link(index: Int32(bitPattern: index))
+        l.removed = m.type == delLink
         Netlink.forEachAttribute(m.payload.suffix(from: 16)) { t, v in
             switch t {
             case iflaIfname: l.name = v.nlString
             case iflaMTU: l.mtu = v.nlU32
             case iflaLink: l.parent = v.nlS32
             case iflaOperstate: l.operstate = v.nlU8
+            case iflaCarrier: l.carrier = v.nlU8
             case iflaLinkinfo:
                 Netlink.forEachAttribute(v) { it, iv in
                     if it == iflaInfoKind { l.kind = iv.nlString }
@@ -104,6 +132,20 @@ public enum RTNetlink {
             }
         }
         return l
+    }
+
+    /// An address message; the local address (`IFA_LOCAL`) where there is one (on a
+    /// point-to-point link `IFA_ADDRESS` is the peer's), else `IFA_ADDRESS`.
+    public static func address(_ m: Netlink.Message) -> Address? {
+        guard m.type == newAddress || m.type == delAddress, m.payload.count >= 8, let index = m.payload.u32le(at: 4) else { return nil }
+        var a = Address(ifindex: Int32(bitPattern: index), prefixLength: m.payload[1], address: nil, removed: m.type == delAddress)
+        var local: IPAddress?
+        Netlink.forEachAttribute(m.payload.suffix(from: 8)) { t, v in
+            if t == ifaLocal { local = IPAddress(bytes: v.nlBytes) }
+            if t == ifaAddress { a.address = IPAddress(bytes: v.nlBytes) }
+        }
+        if let local { a.address = local }
+        return a
     }
 
     public static func neighbour(_ m: Netlink.Message) -> Neighbour? {

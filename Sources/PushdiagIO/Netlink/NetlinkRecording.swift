@@ -36,6 +36,10 @@ public final class ReplayNetlink: NetlinkTransport {
         /// Position in the file (1-based, every record counted).
         var index: Int
         var consumed = false
+        /// Received without being asked: sequence number 0 (nl80211's notifications), or the
+        /// sequence number and port of a request this file does not hold (rtnetlink announces a
+        /// change another process made with that process's request's numbers).
+        var isEvent = false
     }
 
     let path: String
@@ -47,6 +51,8 @@ public final class ReplayNetlink: NetlinkTransport {
     var eventCursor = 0  // file index of the next record the event search looks at
     var fileIndex = 0
     var eof = false
+    /// (sequence, port) of every request read so far.
+    var requestKeys: Set<UInt64> = []
     public let netlinkProtocol: UInt16
     public let isReplay = true
     public private(set) var now: Int64 = 0
@@ -93,7 +99,12 @@ public final class ReplayNetlink: NetlinkTransport {
             // Direction from the message itself: requests carry NLM_F_REQUEST. (The cooked
             // header's packet type cannot tell: nlmon marks every record outgoing.)
             let request = p.messages.count >= 16 && p.messages.u16le(at: 6)! & Netlink.flagRequest != 0
-            let r = Record(time: rec.timestampNs, outgoing: request, bytes: Array(p.messages), index: fileIndex)
+            var r = Record(time: rec.timestampNs, outgoing: request, bytes: Array(p.messages), index: fileIndex)
+            if p.messages.count >= 16 {
+                let sequence = p.messages.u32le(at: 8)!
+                let key = UInt64(sequence) << 32 | UInt64(p.messages.u32le(at: 12)!)
+                if request { requestKeys.insert(key) } else { r.isEvent = sequence == 0 || !requestKeys.contains(key) }
+            }
             if request { requests.append(r) } else { incoming.append(r) }
             return true
         }
@@ -196,10 +207,7 @@ public final class ReplayNetlink: NetlinkTransport {
 
     public func peekNext() -> Next {
         while true {
-            let event = incoming.first { r in
-                guard !r.consumed, r.index >= eventCursor else { return false }
-                return r.bytes.withUnsafeBytes { b in b.count >= 16 && b.u32le(at: 8) == 0 }
-            }
+            let event = incoming.first { r in !r.consumed && r.index >= eventCursor && r.isEvent }
             let request = requests.first
             if let event, let request { return event.index < request.index ? .event : .request }
             if eof { return event != nil ? .event : request != nil ? .request : .end }
@@ -217,11 +225,7 @@ public final class ReplayNetlink: NetlinkTransport {
             let r = incoming[i]
             i += 1
             eventCursor = r.index + 1
-            guard !r.consumed else { continue }
-            // Multicast messages have sequence number 0.
-            var multicast = false
-            r.bytes.withUnsafeBytes { b in multicast = b.count >= 16 && b.u32le(at: 8) == 0 }
-            guard multicast else { continue }
+            guard !r.consumed, r.isEvent else { continue }
             incoming[i - 1].consumed = true
             if let last = lastEvent, last.bytes == r.bytes, r.time - last.time < 1_000_000 { continue }
             lastEvent = (r.time, r.bytes)
