@@ -33,6 +33,22 @@ struct HeartbeatTests {
         #expect(states == ["setup", "preparing", "ready", "cancelled"])
     }
 
+    /// On a terminal (a pseudo-terminal from util-linux's script) a progress line says how far
+    /// the run got; on a pipe there is none, not even an escape code.
+    @Test(.enabled(if: TestPaths.which("script") != nil, "script (util-linux) is not installed"))
+    func progressOnATerminalOnly() throws {
+        let port = freePort()
+        let server = try responder(port)
+        defer { server.stop() }
+        let command = "\(TestPaths.binary.path) heartbeat 127.0.0.1:\(port) --count 6 --interval 400ms"
+        let tty = try run(TestPaths.which("script")!, ["-qefc", command, "/dev/null"], environment: ["TERM": "xterm", "PATH": "/usr/bin:/bin"])
+        #expect(tty.status == 0, "\(tty.stdout)")
+        for n in 2...5 { #expect(tty.stdout.contains("\r\u{1B}[Kheartbeat \(n)/6: "), "progress line \(n): \(tty.stdout.debugDescription)") }
+        #expect(tty.stdout.contains("6 sent, 6 answered"))
+        let pipe = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--count", "3", "--interval", "50ms")
+        #expect(pipe.status == 0 && !pipe.stderr.contains("\u{1B}") && !pipe.stdout.contains("\u{1B}"))
+    }
+
     @Test func bigEndianPortsAndLineProtocol() throws {
         let port = freePort()
         let server = try responder(port, ["--byte-order", "big"])
@@ -200,6 +216,37 @@ struct HeartbeatNamespaceTests {
         #expect(attempts.last?["outcome"] as? String == "connected" && j["connection_lost"] as? Bool == false)
         let states = (j["states"] as? [[String: Any]])?.compactMap { $0["state"] as? String } ?? []
         #expect(states.contains("waiting") && states.last == "cancelled")
+    }
+}
+
+/// Ctrl-C while the connection is still being made (a SYN nobody answers: an address on the
+/// namespace's link with no host behind it) ends the run at once, as cancelled, not failed.
+@Suite(.serialized, .enabled(if: getuid() == 0 && TestPaths.which("ip") != nil, "needs root and iproute2 for network namespaces"))
+struct HeartbeatStartupStopTests {
+    @Test func interruptWhileConnecting() throws {
+        let ip = TestPaths.which("ip")!
+        let ns = "pdsyn-\(getpid())"
+        _ = try run(ip, ["netns", "add", ns])
+        defer { _ = try? run(ip, ["netns", "del", ns]) }
+        for cmd in [
+            ["link", "add", "name", "vq1", "type", "veth", "peer", "name", "vq2"], ["link", "set", "vq1", "up"], ["link", "set", "vq2", "up"],
+            ["addr", "add", "10.202.0.1/24", "dev", "vq1"],
+        ] {
+            let r = try run(ip, ["-n", ns] + cmd)
+            #expect(r.status == 0, "ip \(cmd.joined(separator: " ")): \(r.stderr)")
+        }
+        let client = try Background(
+            ip, ["netns", "exec", ns, TestPaths.binary.path, "heartbeat", "10.202.0.9:3000", "--format", "json", "--timeout", "20s"])
+        usleep(800_000)
+        let asked = Date()
+        kill(client.process.processIdentifier, SIGINT)
+        client.process.waitUntilExit()
+        let took = Date().timeIntervalSince(asked)
+        #expect(took < 2, "ended \(took) s after SIGINT (the connect's own timeout is 20 s)")
+        let j = try json(String(client.output.drop(while: { $0 != "{" })))
+        let states = (j["states"] as? [[String: Any]])?.compactMap { $0["state"] as? String } ?? []
+        #expect(states == ["setup", "preparing", "cancelled"], "\(states)")
+        #expect(client.process.terminationStatus == 0 && j["error"] is NSNull, "\(j)")
     }
 }
 

@@ -16,6 +16,8 @@ public enum ConnectionFailure: Error, Equatable, Sendable, CustomStringConvertib
     case closedByPeer(String)
     /// Another system call failed; `what` names it.
     case io(String, errno: Errno)
+    /// A stop was asked (SIGINT, SIGTERM, the end of a walk) while `what` was under way.
+    case stopped(String)
 
     public var description: String {
         switch self {
@@ -26,6 +28,7 @@ public enum ConnectionFailure: Error, Equatable, Sendable, CustomStringConvertib
         case .timeout(let what): return "\(what): timed out"
         case .closedByPeer(let s): return s
         case .io(let what, let e): return "\(what): \(e)"
+        case .stopped(let what): return "\(what): stopped"
         }
     }
 

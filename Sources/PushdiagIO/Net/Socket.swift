@@ -35,7 +35,10 @@ public final class TCPConnection: ByteStream {
     /// Connects within `timeoutMs`; a refusal or timeout names the host. A connect that is in
     /// progress, or that a signal interrupted (it goes on in the kernel), is waited for with
     /// poll and its outcome read from `SO_ERROR`: the connection returned is established.
-    public static func connect(_ a: IPAddress, port: UInt16, name: String, timeoutMs: Int32) throws(ConnectionFailure) -> TCPConnection {
+    /// A stop asked meanwhile (`stop`, looked at every 100 ms) ends the wait.
+    public static func connect(
+        _ a: IPAddress, port: UInt16, name: String, timeoutMs: Int32, stop: () -> Bool = { false }
+    ) throws(ConnectionFailure) -> TCPConnection {
         let address = SocketAddress(a, port: port)
         let d: Descriptor
         switch socket(family: address.family) {
@@ -48,10 +51,11 @@ public final class TCPConnection: ByteStream {
             guard e == .inProgress || e == .interrupted else { throw .connect(host: name, errno: e) }
             let deadline = Clock.ms() + Double(timeoutMs)
             while true {
-                switch Syscall.poll(d.rawValue, events: Int16(POLLOUT), timeoutMs: Clock.pollTimeout(until: deadline)) {
+                switch Syscall.poll(d.rawValue, events: Int16(POLLOUT), timeoutMs: min(Clock.pollTimeout(until: deadline), 100)) {
                 case .failure(let e): throw .io("waiting for \(name)", errno: e)
                 case .success(0):
                     if Clock.ms() >= deadline { throw .timeout("connecting to \(name)") }
+                    if stop() { throw .stopped("connecting to \(name)") }
                     continue  // a signal: the connect goes on
                 case .success: break
                 }

@@ -6,6 +6,9 @@ import PushdiagCore
 public final class HeartbeatProbe {
     let o: HeartbeatOptions
     let stop: () -> Bool
+    /// After each heartbeat: its number, the heartbeats answered so far, its round trip (nil:
+    /// not answered). For progress on a terminal.
+    public var onHeartbeat: ((_ n: Int, _ answered: Int, _ rttMs: Double?) -> Void)?
 
     public init(_ o: HeartbeatOptions, stop: @escaping () -> Bool = { false }) {
         self.o = o
@@ -64,6 +67,7 @@ public final class HeartbeatProbe {
                     if case .protocolViolation = error { sent -= 1 }
                     throw error
                 }
+                if case .answered(let ms) = outcome { onHeartbeat?(n, received + 1, ms) } else { onHeartbeat?(n, received, nil) }
                 switch outcome {
                 case .answered(let ms):
                     received += 1
@@ -89,8 +93,13 @@ public final class HeartbeatProbe {
                 session.state("cancelled")
             }
         } catch {
-            failure = error
-            session.state("failed", error.description)
+            // Stopped while connecting (Ctrl-C during start-up): cancelled, not failed.
+            if case .stopped = error {
+                session.state("cancelled", error.description)
+            } else {
+                failure = error
+                session.state("failed", error.description)
+            }
         }
         report.sent = sent
         report.received = received

@@ -100,7 +100,7 @@ public final class HeartbeatSession {
         connection = nil
         let timeout = Int32(min(options.connectTimeoutMs, Double(Int32.max)))
         let t0 = Clock.ms()
-        let tcp = try TCPConnection.connect(address, port: options.endpoint.port, name: peer, timeoutMs: timeout)
+        let tcp = try TCPConnection.connect(address, port: options.endpoint.port, name: peer, timeoutMs: timeout, stop: stop)
         connectMs = Clock.ms() - t0
         tlsMs = nil
         handshakeMs = nil
@@ -351,6 +351,7 @@ public final class HeartbeatSession {
                 state("ready")
                 return .connected
             } catch {
+                if case .stopped = error { return .stopped }
                 record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: error.description, ms: Clock.ms() - t0))
                 state("waiting", error.description)
             }

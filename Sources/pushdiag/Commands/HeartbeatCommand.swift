@@ -33,34 +33,38 @@ struct HeartbeatCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The push server, HOST[:PORT] ([v6]:PORT for IPv6).", valueName: "HOST[:PORT]"))
     var target: String
 
-    @Option(help: ArgumentHelp("Number of heartbeats.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Number of heartbeats.", valueName: "N"))
     var count: Int = 10
 
-    @Option(help: ArgumentHelp("Time between heartbeats.", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Time between heartbeats.", valueName: "D"))
     var interval: String = "1s"
 
     @OptionGroup var connection: PushConnectionOptions
     var proto: HeartbeatProtocol { connection.proto }
 
-    @Option(help: ArgumentHelp("Warn when more than PCT percent of heartbeats are lost.", valueName: "PCT"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when more than PCT percent of heartbeats are lost.", valueName: "PCT"))
     var lossWarning: Double = HeartbeatThresholds().lossWarning
-    @Option(help: ArgumentHelp("Critical when more than PCT percent of heartbeats are lost.", valueName: "PCT"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Critical when more than PCT percent of heartbeats are lost.", valueName: "PCT"))
     var lossCritical: Double = HeartbeatThresholds().lossCritical
-    @Option(help: ArgumentHelp("Warn when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
     var rttWarning: Double = HeartbeatThresholds().rttWarningMs
-    @Option(help: ArgumentHelp("Critical when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Critical when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
     var rttCritical: Double = HeartbeatThresholds().rttCriticalMs
 
     @Option(help: ArgumentHelp("simplepush: register as user NAME and watch the server's own heartbeats.", valueName: "NAME"))
     var register: String?
 
-    @Option(help: ArgumentHelp("With --register: the longest gap between server heartbeats before a device would reconnect.", valueName: "D"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("With --register: the longest gap between server heartbeats before a device would reconnect.", valueName: "D"))
     var heartbeatTimeout: String = "60s"
 
-    @Option(help: ArgumentHelp("Load mode: simulate N devices at once, each with its own connection (simplepush or line).", valueName: "N"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Load mode: simulate N devices at once, each with its own connection (simplepush or line).", valueName: "N")
+    )
     var clients: Int?
 
-    @Option(help: ArgumentHelp("Load mode: open the connections spread over this long.", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Load mode: open the connections spread over this long.", valueName: "D"))
     var ramp: String = "0s"
 
     @Option(help: "Output format: text or json.")
@@ -100,7 +104,14 @@ struct HeartbeatCommand: ParsableCommand {
             print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
             throw ExitCode(load.status.exitCode)
         }
-        let report = HeartbeatProbe(o, stop: { StopSignal.isRequested }).run()
+        let probe = HeartbeatProbe(o, stop: { StopSignal.isRequested })
+        // On a terminal, a line that says how far it got (nothing on a pipe or in cron).
+        let progress = Progress()
+        probe.onHeartbeat = { n, answered, rtt in
+            progress.update("heartbeat \(n)/\(o.count): \(answered) answered, last " + (rtt.map { "\(NumberText.format($0)) ms" } ?? "unanswered"))
+        }
+        let report = probe.run()
+        progress.clear()
         if let e = report.error { diagnose(e) }
         let output = format == .json ? try JSONRenderer.render(report) : HeartbeatTextRenderer().render(report)
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
@@ -127,16 +138,16 @@ struct ResponderCommand: ParsableCommand {
     @Option(name: .customLong("protocol"), help: "simplepush, websocket or line.")
     var proto: ResponderProtocol = .simplepush
 
-    @Option(help: ArgumentHelp("Delay before each answer.", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Delay before each answer.", valueName: "D"))
     var delay: String = "0s"
 
-    @Option(help: ArgumentHelp("Share of answers to drop, 0 to 1.", valueName: "RATIO"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Share of answers to drop, 0 to 1.", valueName: "RATIO"))
     var drop: Double = 0
 
-    @Option(help: ArgumentHelp("Close a connection after answering N requests.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Close a connection after answering N requests.", valueName: "N"))
     var closeAfter: Int?
 
-    @Option(help: ArgumentHelp("simplepush: interval of the server's heartbeats to registered clients.", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("simplepush: interval of the server's heartbeats to registered clients.", valueName: "D"))
     var heartbeatInterval: String = "30s"
 
     @Option(help: "simplepush: byte order of the length prefix.")
@@ -145,7 +156,7 @@ struct ResponderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("line: the reply to every line.", valueName: "TEXT"))
     var reply: String = "PONG"
 
-    @Option(help: ArgumentHelp("Seed of the generator that picks dropped answers.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seed of the generator that picks dropped answers.", valueName: "N"))
     var seed: UInt64 = 1
 
     @Option(help: ArgumentHelp("Serve TLS with this certificate chain (PEM).", valueName: "FILE"), completion: .file())
