@@ -102,7 +102,7 @@ public struct WalkHTMLRenderer {
             series: segments(r.samples, axis) { $0.rttMs }, limits: [], unit: "")
         body +=
             "<p class=\"legend\"><span style=\"color:\(Self.gradeColour[.ok]!)\">▌roam OK</span> <span style=\"color:\(Self.gradeColour[.warning]!)\">▌warning</span> <span style=\"color:\(Self.gradeColour[.critical]!)\">▌critical</span> ┆ dashed: a disconnect with no return, or the push connection waiting or failed</p>"
-        body += roamsTable(r) + placesTable(r) + findings(r)
+        body += roamsTable(r) + placesTable(r) + interfaceTable(r) + findings(r)
         let css = """
             .status{font-weight:600}.status.critical{color:#b00020}.status.warning{color:#a15c00}.status.ok{color:#2a7d2a}
             .place-label{font-size:11px;fill:#555}.legend{font-size:12px;color:#555}.error{color:#b00020}
@@ -172,6 +172,12 @@ public struct WalkHTMLRenderer {
             svg +=
                 "<line class=\"roam \(m.grade.rawValue)\(m.toBssid == nil ? " disconnect" : "")\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(h - bottom)\" stroke=\"\(Self.gradeColour[m.grade]!)\" stroke-width=\"2.5\"\(m.toBssid == nil ? " stroke-dasharray=\"5 3\"" : "")><title>\(HTML.escape(what))</title></line>"
         }
+        for c in r.interfaceChanges ?? [] {
+            guard let t = axis.seconds(c.time) else { continue }
+            let x = axis.x(t)
+            svg +=
+                "<line class=\"interface \(c.change)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(h - bottom - 10)\" y2=\"\(h - bottom)\" stroke=\"#555\" stroke-width=\"2\"><title>\(HTML.escape(c.change.replacingOccurrences(of: "_", with: " ") + (c.address.map { " \($0)" } ?? "")))</title></line>"
+        }
         for s in r.connection.states where s.state == "waiting" || s.state == "failed" {
             guard let t = axis.seconds(s.time) else { continue }
             let x = axis.x(t)
@@ -215,6 +221,16 @@ public struct WalkHTMLRenderer {
                 String(p.roams),
             ]
             out += "<tr>" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
+        }
+        return out + "</table>"
+    }
+
+    func interfaceTable(_ r: WalkReport) -> String {
+        guard let changes = r.interfaceChanges, !changes.isEmpty else { return "" }
+        var out = "<h2>Interface changes (\(changes.count))</h2><table id=\"interface-table\"><tr><th>Time</th><th>Place</th><th>Change</th></tr>"
+        for c in changes {
+            let what = c.change.replacingOccurrences(of: "_", with: " ") + (c.address.map { " \($0)" } ?? "")
+            out += "<tr><td>\(HTML.escape(String(c.time.dropFirst(11).prefix(12))))</td><td>\(HTML.escape(c.location))</td><td>\(HTML.escape(what))</td></tr>"
         }
         return out + "</table>"
     }

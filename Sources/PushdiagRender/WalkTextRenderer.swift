@@ -45,6 +45,15 @@ public enum WalkTextRenderer {
             }
             out += "\n  places:\n" + t.render(indent: "    ")
         }
+        if let changes = r.interfaceChanges, !changes.isEmpty {
+            var t = TextTable([("time", .left), ("interface", .left), ("place", .left)])
+            for c in changes {
+                t.add([
+                    String(c.time.dropFirst(11).prefix(12)), c.change.replacingOccurrences(of: "_", with: " ") + (c.address.map { " \($0)" } ?? ""), c.location,
+                ])
+            }
+            out += "\n  interface changes:\n" + t.render(indent: "    ")
+        }
         for n in r.notes { out += "  note: \(n)\n" }
         return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.severity)
     }

@@ -30,6 +30,69 @@ struct WalkAnalysisTests {
         #expect(roam.pushGapMs == 250, "answered at 9.755 s, then a heartbeat sent at 10 s answered at 10.005 s: \(String(describing: roam.pushGapMs))")
     }
 
+    /// An address change across a move (a DHCP lease on another subnet) makes it at least a
+    /// warning and says which; one outside the move's stretch (before the link went down by more
+    /// than a second, or after the next move) belongs to no roam.
+    @Test func anAddressChangeAcrossAMoveIsSaid() {
+        let move = WalkLinkChange(
+            timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "ward-3", toSsid: "ward-3", fastTransition: true, linkGapMs: 40)
+        let later = WalkLinkChange(timeNs: 30 * s, fromBssid: ap2, toBssid: ap1, fromSsid: "ward-3", toSsid: "ward-3", fastTransition: true, linkGapMs: 40)
+        let changes = [
+            WalkInterfaceChange(timeNs: 8 * s, change: "address_added", address: "10.9.9.9/24"),
+            WalkInterfaceChange(timeNs: 10 * s - 500 * ms, change: "carrier_down"),
+            WalkInterfaceChange(timeNs: 12 * s, change: "address_removed", address: "10.40.0.2/24"),
+            WalkInterfaceChange(timeNs: 12 * s + 5 * ms, change: "address_added", address: "10.41.0.2/24"),
+        ]
+        let r = WalkAnalysis.roams(
+            [move, later], heartbeats: heartbeats(from: 0, count: 160), reconnects: [], places: [], endNs: 40 * s, interface: changes)
+        #expect(r[0].addressChanged && r[0].grade == .warning, "\(r[0])")
+        #expect(r[0].reason == "the interface's address changed (-10.40.0.2/24 +10.41.0.2/24): connections on the old one are gone", "\(r[0].reason)")
+        #expect(!r[1].addressChanged && r[1].grade == .ok)
+    }
+
+    /// The interface tracker on kernel-shaped messages: the dumps are the baseline, a repeated
+    /// state is no change, carrier from IFLA_CARRIER or else the operational state.
+    @Test func interfaceTrackerSeesOnlyChanges() {
+        func message(_ type: UInt16, _ header: [UInt8], _ attrs: [(UInt16, [UInt8])]) -> [UInt8] {
+            var b = NetlinkMessageBuilder(type: type, flags: 0, sequence: 0)
+            b.raw(header)
+            for (t, v) in attrs { b.attribute(t, v) }
+            return b.finish()
+        }
+        func link(_ index: UInt8, carrier: UInt8?, operstate: UInt8? = nil, removed: Bool = false) -> [UInt8] {
+            var attrs: [(UInt16, [UInt8])] = []
+            if let carrier { attrs.append((RTNetlink.iflaCarrier, [carrier])) }
+            if let operstate { attrs.append((RTNetlink.iflaOperstate, [operstate])) }
+            return message(removed ? RTNetlink.delLink : RTNetlink.newLink, [0, 0, 1, 0, index, 0, 0, 0] + [UInt8](repeating: 0, count: 8), attrs)
+        }
+        func address(_ index: UInt8, _ a: [UInt8], prefix: UInt8, removed: Bool = false) -> [UInt8] {
+            message(
+                removed ? RTNetlink.delAddress : RTNetlink.newAddress, [2, prefix, 0, 0, index, 0, 0, 0], [(RTNetlink.ifaLocal, a), (RTNetlink.ifaAddress, a)])
+        }
+        var t = InterfaceTracker(ifindex: 7)
+        func feed(_ bytes: [UInt8], _ time: Int64, baseline: Bool = false) {
+            bytes.withUnsafeBytes { b in try? Netlink.forEachMessage(b) { t.apply($0, timeNs: time, baseline: baseline) } }
+        }
+        feed(link(7, carrier: 1), 0, baseline: true)
+        feed(address(7, [10, 40, 0, 2], prefix: 24), 0, baseline: true)
+        #expect(t.changes.isEmpty && t.carrier == true && t.addresses == ["10.40.0.2/24"])
+        feed(link(7, carrier: 1), 1)  // the same state again
+        feed(address(7, [10, 40, 0, 2], prefix: 24), 1)
+        feed(link(8, carrier: 0), 1)  // another interface
+        #expect(t.changes.isEmpty)
+        feed(link(7, carrier: nil, operstate: 5), 2)  // dormant: no carrier
+        feed(address(7, [10, 40, 0, 2], prefix: 24, removed: true), 3)
+        feed(address(7, [10, 41, 0, 2], prefix: 24), 4)
+        feed(link(7, carrier: 1), 5)
+        feed(link(7, carrier: nil, removed: true), 6)
+        #expect(
+            t.changes == [
+                WalkInterfaceChange(timeNs: 2, change: "carrier_down"), WalkInterfaceChange(timeNs: 3, change: "address_removed", address: "10.40.0.2/24"),
+                WalkInterfaceChange(timeNs: 4, change: "address_added", address: "10.41.0.2/24"), WalkInterfaceChange(timeNs: 5, change: "carrier_up"),
+                WalkInterfaceChange(timeNs: 6, change: "interface_removed"),
+            ])
+    }
+
     @Test func gapsAreGradedByKindOfRoam() {
         let t = WalkThresholds()
         func grade(_ ft: Bool, _ gap: Double) -> Severity {

@@ -190,6 +190,9 @@ public struct WalkRoamReport: Codable, Sendable, Equatable {
     public var connection: String
     @Nullable public var reconnectMs: Double?
     @Nullable public var reconnectAttempts: Int?
+    /// The interface's address changed across the move (rtnetlink): every TCP connection on the
+    /// old address is gone.
+    public var addressChanged: Bool
     /// ok, warning or critical.
     public var grade: Severity
     /// Why the grade, in words.
@@ -223,7 +226,7 @@ public enum WalkAnalysis {
     /// Each move joined with the push connection around it, and graded.
     public static func roams(
         _ changes: [WalkLinkChange], heartbeats: [WalkHeartbeat], reconnects: [WalkReconnect], places: [WalkPlaceMark],
-        endNs: Int64, t: WalkThresholds = WalkThresholds()
+        endNs: Int64, interface: [WalkInterfaceChange] = [], t: WalkThresholds = WalkThresholds()
     ) -> [WalkRoamReport] {
         let sorted = changes.sorted { $0.timeNs < $1.timeNs }
         return sorted.enumerated().map { i, c in
@@ -254,14 +257,21 @@ public enum WalkAnalysis {
             case .none: connection = after != nil || reconnects.allSatisfy({ $0.timeNs < linkDown }) && lost == 0 ? "kept" : "lost"
             }
             let bandChanged = band(c.fromFreqMhz) != nil && band(c.toFreqMhz) != nil && band(c.fromFreqMhz) != band(c.toFreqMhz)
-            let (grade, reason) = Self.grade(c, connection: connection, bandChanged: bandChanged, t: t)
+            // An address changed from a second before the link went down to the next move.
+            let addresses = interface.filter { $0.isAddress && $0.timeNs >= linkDown - 1_000_000_000 && $0.timeNs < nextMove }
+            var (grade, reason) = Self.grade(c, connection: connection, bandChanged: bandChanged, t: t)
+            if !addresses.isEmpty {
+                let what = addresses.map { "\($0.change == "address_added" ? "+" : "-")\($0.address ?? "?")" }.joined(separator: " ")
+                grade = max(grade, .warning)
+                reason = (reason == "within the limits" ? "" : reason + "; ") + "the interface's address changed (\(what)): connections on the old one are gone"
+            }
             return WalkRoamReport(
                 time: Timestamp.rfc3339(nanoseconds: c.timeNs), fromBssid: c.fromBssid, toBssid: c.toBssid, fromSsid: c.fromSsid, toSsid: c.toSsid,
                 fromFreqMhz: c.fromFreqMhz, toFreqMhz: c.toFreqMhz, bandChanged: bandChanged, fastTransition: c.fastTransition,
                 linkGapMs: c.linkGapMs.map { NumberText.rounded($0, places: 1000) }, pushGapMs: pushGap.map { NumberText.rounded($0, places: 1000) },
                 heartbeatsLost: lost, heartbeatsLate: late, connection: connection,
                 reconnectMs: reconnect.map { NumberText.rounded($0.ms, places: 1000) }, reconnectAttempts: reconnect?.attempts,
-                grade: grade, reason: reason, location: place(at: c.timeNs, places))
+                addressChanged: !addresses.isEmpty, grade: grade, reason: reason, location: place(at: c.timeNs, places))
         }
     }
 

@@ -15,6 +15,8 @@ public struct WalkReport: Codable, Sendable, Equatable {
     public var roams: [WalkRoamReport]
     public var samples: [WalkSampleReport]
     public var locations: [WalkPlaceReport]
+    /// The interface's carrier and address changes (rtnetlink); null when not followed.
+    @Nullable public var interfaceChanges: [WalkInterfaceChangeReport]?
     public var findings: [Finding]
     /// What could not be measured, and why.
     public var notes: [String]
@@ -43,6 +45,14 @@ public struct WalkConnectionReport: Codable, Sendable, Equatable {
     @Nullable public var error: String?
 }
 
+public struct WalkInterfaceChangeReport: Codable, Sendable, Equatable {
+    public var time: String
+    /// carrier_down, carrier_up, address_added, address_removed or interface_removed.
+    public var change: String
+    @Nullable public var address: String?
+    public var location: String
+}
+
 public struct WalkSampleReport: Codable, Sendable, Equatable {
     public var time: String
     @Nullable public var bssid: MACAddress?
@@ -66,7 +76,8 @@ extension WalkReport {
         // Every sample and event carries the place it happened in.
         var samples = t.samples
         for i in samples.indices { samples[i].location = WalkAnalysis.place(at: samples[i].timeNs, t.marks) }
-        let roams = WalkAnalysis.roams(t.changes, heartbeats: t.heartbeats, reconnects: t.reconnects, places: t.marks, endNs: t.endNs, t: w)
+        let roams = WalkAnalysis.roams(
+            t.changes, heartbeats: t.heartbeats, reconnects: t.reconnects, places: t.marks, endNs: t.endNs, interface: t.interfaceChanges ?? [], t: w)
         let places = WalkAnalysis.places(samples: samples, heartbeats: t.heartbeats, roams: roams, marks: t.marks)
         var findings: [Finding] = []
         if let failure = t.failure {
@@ -103,6 +114,13 @@ extension WalkReport {
                     source: "station",
                     message: "\(NumberText.format(pct))% of \(frames) frames to the AP were retransmitted (Apple's guidance: no more than 15%)"))
         }
+        if let why = t.linkFailure {
+            // What was measured stands; the walk is incomplete (critical still outranks it).
+            findings.append(
+                Finding(
+                    check: "link", severity: .unknown, subject: t.interface, value: 0, threshold: 0, unit: "", source: "nl80211",
+                    message: "the link could not be followed to the end: \(why)"))
+        }
         let worst = findings.map(\.severity).max() ?? .ok
         let answered = t.heartbeats.filter { $0.rttMs != nil }
         return WalkReport(
@@ -112,8 +130,16 @@ extension WalkReport {
             connection: WalkConnectionReport(
                 heartbeatsSent: t.heartbeats.count, heartbeatsAnswered: answered.count, heartbeatsLost: t.heartbeats.count - answered.count,
                 reconnects: t.reconnects.count, lost: lost, rttMs: RTTSummary.of(answered.compactMap(\.rttMs)), states: t.states, error: t.failure),
-            roams: roams, samples: sampleReports(samples, heartbeats: t.heartbeats), locations: places, findings: findings,
-            notes: t.notes + (t.linkFailure.map { ["the link could not be followed to the end: \($0)"] } ?? []))
+            roams: roams, samples: sampleReports(samples, heartbeats: t.heartbeats), locations: places,
+            interfaceChanges: t.interfaceChanges.map { changes in
+                changes.map {
+                    WalkInterfaceChangeReport(
+                        time: Timestamp.rfc3339(nanoseconds: $0.timeNs), change: $0.change, address: $0.address,
+                        location: WalkAnalysis.place(at: $0.timeNs, t.marks))
+                }
+            }, findings: findings,
+            notes: t.notes
+                + (t.interfaceChanges == nil ? ["carrier and address changes were not followed (a recording without its rtnetlink part)"] : []))
     }
 
     static func sampleReports(_ samples: [WalkSample], heartbeats: [WalkHeartbeat]) -> [WalkSampleReport] {

@@ -14,6 +14,9 @@ public struct WalkTimeline: Sendable {
     public var reconnects: [WalkReconnect] = []
     public var states: [ConnectionState] = []
     public var marks: [WalkPlaceMark] = []
+    /// The interface's carrier and address changes (rtnetlink); nil when they were not followed
+    /// (a recording made without them).
+    public var interfaceChanges: [WalkInterfaceChange]?
     /// The walk was ended by a signal (not by --duration or the end of a replay).
     public var interrupted = false
     /// The push connection could not be opened at the start (no heartbeats were possible).

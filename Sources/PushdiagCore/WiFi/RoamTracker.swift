@@ -129,7 +129,7 @@ public struct RoamTracker {
             return [
                 WatchEvent(
                     timeNs: time, event: "connect", interface: name(ifindex), ssid: newSSID, bssid: bssid, previousSsid: previous, statusCode: 0,
-                    gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 })
+                    gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 }, fastTransition: ft)
             ]
         case .roam(let ifindex?, let bssid, let ftElement):
             var st = states[ifindex] ?? State()

@@ -70,6 +70,11 @@ final class WalkPush: @unchecked Sendable {
         session.state("setup")
         session.state("preparing")
         do throws(ConnectionFailure) { try session.open() } catch {
+            // Stopped before the connection was made: cancelled, not failed.
+            if case .stopped = error {
+                session.state("cancelled", error.description)
+                return
+            }
             log.fail(error.description)
             session.state("failed", error.description)
             return
@@ -212,12 +217,21 @@ public final class WalkRunner {
         log.add(.place(WalkPlaceMark(timeNs: WallClock.nanoseconds(), name: name)))
     }
 
-    /// Runs a live walk on nl80211 from `transport` (recorded when it records).
-    public func run(transport: NetlinkTransport) throws -> WalkTimeline {
+    /// Runs a live walk on nl80211 from `transport` and rtnetlink from `route` (each recorded
+    /// when it records).
+    public func run(transport: NetlinkTransport, route: NetlinkTransport) throws -> WalkTimeline {
         WallClock.anchor()
         let client = try NL80211Client(transport: transport)
         let link = try WalkLink(
             client: client, transport: transport, interface: settings.interface, sampleMs: settings.sampleMs, roamWindowSeconds: settings.roamWindowSeconds)
+        let interface: WalkInterfaceWatch?
+        do {
+            interface = try WalkInterfaceWatch(transport: route, ifindex: link.ifindex)
+        } catch {
+            interface = nil
+            log.note("carrier and address changes cannot be followed: \(error)")
+        }
+        interface?.start()
         let start = WallClock.nanoseconds()
         var first = WalkLogLine(kind: "start", timeNs: start)
         first.name = settings.interface
@@ -248,7 +262,9 @@ public final class WalkRunner {
         // The link part ended (a stop, or the interface went away): the push thread follows.
         let endLink = WallClock.nanoseconds()
         log.end()
+        interface?.end()
         push.done.wait()
+        interface?.done.wait()
         link.finish()
         for m in log.takeMessages() { onMessage?(m) }
         var end = WalkLogLine(kind: "end", timeNs: max(endLink, WallClock.nanoseconds()))
@@ -256,6 +272,8 @@ public final class WalkRunner {
         log.add(end)
         var t = timeline(link: link, lines: log.snapshot.lines)
         t.linkFailure = linkFailure
+        t.interfaceChanges = interface?.changes
+        if let f = interface?.failure { t.notes.append("carrier and address changes followed only until: \(f)") }
         if let dir = settings.recordDirectory {
             let encoder = JSONEncoder()
             encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -293,6 +311,14 @@ public final class WalkRunner {
         link.finish()
         var t = WalkRunner(settings, stop: { false }).timeline(link: link, lines: lines)
         t.linkFailure = linkFailure
+        // The interface's part, when the recording has one (recordings before it do not).
+        let routePath = directory + "/rtnetlink.pcap"
+        if FileManager.default.fileExists(atPath: routePath) {
+            let interface = try WalkInterfaceWatch(transport: try ReplayNetlink(path: routePath, protocol: Netlink.protocolRoute), ifindex: link.ifindex)
+            interface.run()
+            t.interfaceChanges = interface.changes
+            if let f = interface.failure { t.notes.append("carrier and address changes followed only until: \(f)") }
+        }
         if linkFailure != nil, let last = link.samples.last?.timeNs {
             // A recording cut short: the walk is what both parts saw, up to the cut.
             t.heartbeats.removeAll { $0.sentNs > last }

@@ -23,8 +23,9 @@ struct WalkCommand: ParsableCommand {
             on standard input (Enter) names the place from then on; SIGUSR1 adds an unnamed mark. \
             Runs until --duration, SIGINT or SIGTERM, then prints the report. Exit status: 0 OK, \
             1 WARNING, 2 CRITICAL (also a server that cannot be reached at the start), 3 could not \
-            run (no such interface, no nl80211). Negative dBm limits take the form \
-            --signal-warning=-65.
+            run (no such interface, no nl80211), or only in part (the interface went away, an \
+            output could not be written). --html writes the timeline as a web page; --history \
+            appends the walk to report's SQLite history.
             """
     )
 
@@ -35,34 +36,36 @@ struct WalkCommand: ParsableCommand {
         help: ArgumentHelp("The Wi-Fi interface to follow (with --replay, the recording's).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
     var interface: String?
 
-    @Option(help: ArgumentHelp("Time between heartbeats (short enough to see a roam's gap).", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Time between heartbeats (short enough to see a roam's gap).", valueName: "D"))
     var interval: String = "250ms"
 
-    @Option(help: ArgumentHelp("Time between samples of the link.", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Time between samples of the link.", valueName: "D"))
     var sample: String = "500ms"
 
-    @Option(help: ArgumentHelp("Stop after this long (default: until interrupted).", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this long (default: until interrupted).", valueName: "D"))
     var duration: String?
 
     @Option(help: ArgumentHelp("The place at the start (\"ward 3 east\").", valueName: "TEXT"))
     var location: String?
 
-    @Option(help: ArgumentHelp("A disconnect followed by a connect to another BSS of the same SSID within this long is a roam.", valueName: "D"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("A disconnect followed by a connect to another BSS of the same SSID within this long is a roam.", valueName: "D"))
     var roamWindow: String = "10s"
 
     @OptionGroup var connection: PushConnectionOptions
 
-    @Option(help: ArgumentHelp("Warn when an 802.11r roam's link gap is above MS (default 80).", valueName: "MS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when an 802.11r roam's link gap is above MS (default 80).", valueName: "MS"))
     var ftGapWarning: Double?
-    @Option(help: ArgumentHelp("Critical when an 802.11r roam's link gap is above MS (default 150).", valueName: "MS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Critical when an 802.11r roam's link gap is above MS (default 150).", valueName: "MS"))
     var ftGapCritical: Double?
-    @Option(help: ArgumentHelp("Warn when another roam's link gap is above MS (default 100).", valueName: "MS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when another roam's link gap is above MS (default 100).", valueName: "MS"))
     var roamGapWarning: Double?
-    @Option(help: ArgumentHelp("Critical when another roam's link gap is above MS (default 300).", valueName: "MS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Critical when another roam's link gap is above MS (default 300).", valueName: "MS"))
     var roamGapCritical: Double?
-    @Option(help: ArgumentHelp("Warn for samples weaker than DBM (default -67; write --signal-warning=-65).", valueName: "DBM"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Warn for samples weaker than DBM (default -67).", valueName: "DBM"))
     var signalWarning: Int?
-    @Option(help: ArgumentHelp("Critical for samples weaker than DBM (default -70; write --signal-critical=-72).", valueName: "DBM"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Critical for samples weaker than DBM (default -70).", valueName: "DBM"))
     var signalCritical: Int?
 
     @Option(
@@ -168,7 +171,9 @@ struct WalkCommand: ParsableCommand {
             runner.onLinkEvent = { view.event(WatchTextRenderer.line($0)) }
             PlaceInput.start(runner)
             return try NetlinkSource.with(protocol: Netlink.protocolGeneric, record: record.map { $0 + "/nl80211.pcap" }, replay: nil) { transport in
-                try runner.run(transport: transport)
+                try NetlinkSource.with(protocol: Netlink.protocolRoute, record: record.map { $0 + "/rtnetlink.pcap" }, replay: nil) { route in
+                    try runner.run(transport: transport, route: route)
+                }
             }
         }
         if let f = timeline.failure { diagnose("\(timeline.server): \(f)") }
