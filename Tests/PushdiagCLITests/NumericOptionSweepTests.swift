@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized)
 struct NumericOptionSweepTests {
     static let values = ["0", "-1", "1e18", "1e308", "nan", "inf", "garbage"]
-    static let numeric = ["N", "D", "PCT", "MS", "RATIO", "BYTES", "S", "RANGE", "LIST"]
+    static let numeric = ["N", "D", "PCT", "MS", "RATIO", "BYTES", "S", "RANGE", "LIST", "DBM"]
 
     /// The options of `command` whose value is a number, a duration or a range.
     func numericOptions(_ command: [String]) throws -> [String] {
@@ -39,6 +39,7 @@ struct NumericOptionSweepTests {
                 ["--interface", "wlan2", "--replay", fixture("lab-wifi.pcap"), "--duration", "1s", "--history", dir.appendingPathComponent("h.db").path]
             ),
             (["report", "html"], ["--history", dir.appendingPathComponent("h.db").path, "--output", dir.appendingPathComponent("h.html").path]),
+            (["walk"], ["--replay", fixture("lab-walk")]),
         ]
         var runs = 0
         for (command, base) in commands {
@@ -61,6 +62,18 @@ struct NumericOptionSweepTests {
             }
         }
         #expect(runs > 150)
+    }
+
+    /// A negative number follows its option like any other (argument-parser would otherwise take
+    /// "-1" for an option and say the value is missing): accepted where it makes sense, refused
+    /// by name where it does not.
+    @Test func negativeNumbersAreValuesNotOptions() throws {
+        let walk = TestPaths.fixtures.appendingPathComponent("lab-walk").path
+        let signal = try pushdiag("walk", "--replay", walk, "--signal-warning", "-65", "--signal-critical", "-75", "--format", "json")
+        #expect((0...3).contains(signal.status) && !signal.stderr.contains("Missing value"), "\(signal.stderr)")
+        let count = try pushdiag("heartbeat", "127.0.0.1:\(freePort())", "--count", "-1")
+        let first = count.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(count.status != 0 && !first.contains("Missing value") && first.contains("--count"), "\(first)")
     }
 
     /// The responder runs until stopped: a value it takes keeps it running (and SIGTERM ends it

@@ -9,16 +9,23 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 struct ThresholdOptions: ParsableArguments {
-    @Option(name: .customLong("retry-warning"), help: ArgumentHelp("Warn when retransmissions are above PCT percent of frames.", valueName: "PCT"))
+    @Option(
+        name: .customLong("retry-warning"), parsing: .unconditional,
+        help: ArgumentHelp("Warn when retransmissions are above PCT percent of frames.", valueName: "PCT"))
     var retryWarning: Double = Thresholds().retryWarning
-    @Option(name: .customLong("retry-critical"), help: ArgumentHelp("Critical when retransmissions are above PCT percent (Apple: 15).", valueName: "PCT"))
+    @Option(
+        name: .customLong("retry-critical"), parsing: .unconditional,
+        help: ArgumentHelp("Critical when retransmissions are above PCT percent (Apple: 15).", valueName: "PCT"))
     var retryCritical: Double = Thresholds().retryCritical
-    @Option(name: .customLong("utilization-warning"), help: ArgumentHelp("Warn when channel utilisation is above PCT percent.", valueName: "PCT"))
+    @Option(
+        name: .customLong("utilization-warning"), parsing: .unconditional,
+        help: ArgumentHelp("Warn when channel utilisation is above PCT percent.", valueName: "PCT"))
     var utilizationWarning: Double = Thresholds().utilizationWarning
     @Option(
-        name: .customLong("utilization-critical"), help: ArgumentHelp("Critical when channel utilisation is above PCT percent (Apple: 40).", valueName: "PCT"))
+        name: .customLong("utilization-critical"), parsing: .unconditional,
+        help: ArgumentHelp("Critical when channel utilisation is above PCT percent (Apple: 40).", valueName: "PCT"))
     var utilizationCritical: Double = Thresholds().utilizationCritical
-    @Option(name: .customLong("min-frames"), help: ArgumentHelp("Judge retry rates only over at least N frames.", valueName: "N"))
+    @Option(name: .customLong("min-frames"), parsing: .unconditional, help: ArgumentHelp("Judge retry rates only over at least N frames.", valueName: "N"))
     var minimumFrames: Int = Thresholds().minimumFrames
 
     func validate() throws {
@@ -68,7 +75,7 @@ struct CaptureCommand: ParsableCommand {
     )
     var interface: String?
 
-    @Option(help: ArgumentHelp("With --interface: how long to capture (default 30s).", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --interface: how long to capture (default 30s).", valueName: "D"))
     var duration: String = "30s"
 
     @Option(help: ArgumentHelp("With --interface: also write the frames to FILE (pcap).", valueName: "FILE"), completion: .file())
@@ -80,7 +87,7 @@ struct CaptureCommand: ParsableCommand {
     @Flag(name: .customLong("check-fcs"), help: "Recompute the FCS where the capture has one and count frames that fail.")
     var checkFCS = false
 
-    @Option(help: ArgumentHelp("Rows per table in text output (0: all).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Rows per table in text output (0: all).", valueName: "N"))
     var limit: Int = 20
 
     @OptionGroup var thresholds: ThresholdOptions

@@ -68,7 +68,7 @@ struct ReportCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The history database (default: the configuration's [report] history).", valueName: "FILE"), completion: .file())
         var history: String?
 
-        @Option(help: ArgumentHelp("How far back (7d, 24h).", valueName: "D"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("How far back (7d, 24h).", valueName: "D"))
         var since: String = "7d"
 
         @Option(help: ArgumentHelp("Where to write the page.", valueName: "FILE"), completion: .file())

@@ -70,30 +70,34 @@ struct SurveyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A capture file to analyse instead of (or besides) a monitor.", valueName: "FILE"), completion: .file())
     var capture: String?
 
-    @Option(help: ArgumentHelp("Length of the survey window (default 30s).", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Length of the survey window (default 30s).", valueName: "D"))
     var duration: String?
 
     @OptionGroup var netlink: NetlinkOptions
 
-    @Option(help: ArgumentHelp("Channel utilisation warning range (Monitoring Plugins syntax; default 32: alerts above 32%).", valueName: "RANGE"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Channel utilisation warning range (Monitoring Plugins syntax; default 32: alerts above 32%).", valueName: "RANGE"))
     var utilizationWarning: String?
-    @Option(help: ArgumentHelp("Channel utilisation critical range (default 40, Apple's limit).", valueName: "RANGE"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Channel utilisation critical range (default 40, Apple's limit).", valueName: "RANGE"))
     var utilizationCritical: String?
-    @Option(help: ArgumentHelp("Retransmission warning range, percent (default 12).", valueName: "RANGE"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Retransmission warning range, percent (default 12).", valueName: "RANGE"))
     var retransmissionWarning: String?
-    @Option(help: ArgumentHelp("Retransmission critical range, percent (default 15, Apple's limit).", valueName: "RANGE"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Retransmission critical range, percent (default 15, Apple's limit).", valueName: "RANGE"))
     var retransmissionCritical: String?
-    @Option(help: ArgumentHelp("Heartbeat loss warning range, percent (default 1).", valueName: "RANGE"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Heartbeat loss warning range, percent (default 1).", valueName: "RANGE"))
     var lossWarning: String?
-    @Option(help: ArgumentHelp("Heartbeat loss critical range, percent (default 5).", valueName: "RANGE"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Heartbeat loss critical range, percent (default 5).", valueName: "RANGE"))
     var lossCritical: String?
-    @Option(help: ArgumentHelp("Heartbeat p95 round-trip warning range, ms (default 200).", valueName: "RANGE"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Heartbeat p95 round-trip warning range, ms (default 200).", valueName: "RANGE"))
     var rttWarning: String?
-    @Option(help: ArgumentHelp("Heartbeat p95 round-trip critical range, ms (default 1000).", valueName: "RANGE"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Heartbeat p95 round-trip critical range, ms (default 1000).", valueName: "RANGE"))
     var rttCritical: String?
-    @Option(help: ArgumentHelp("Days left on a TLS push server's certificate, warning range (default 30: alerts below 30 days).", valueName: "RANGE"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Days left on a TLS push server's certificate, warning range (default 30: alerts below 30 days).", valueName: "RANGE"))
     var certificateWarning: String?
-    @Option(help: ArgumentHelp("Days left on a TLS push server's certificate, critical range (default 7:).", valueName: "RANGE"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Days left on a TLS push server's certificate, critical range (default 7:).", valueName: "RANGE"))
     var certificateCritical: String?
 
     /// The flags as typed, for the core to resolve.

@@ -22,10 +22,12 @@ struct WatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only this interface (default: all).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
     var interface: String?
 
-    @Option(help: ArgumentHelp("Stop after this long (default: until interrupted).", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this long (default: until interrupted).", valueName: "D"))
     var duration: String?
 
-    @Option(help: ArgumentHelp("A disconnect followed by a connect to another BSS of the same SSID within this long is a roam.", valueName: "D"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("A disconnect followed by a connect to another BSS of the same SSID within this long is a roam.", valueName: "D"))
     var roamWindow: String = "10s"
 
     @Option(help: "Output format: text or jsonl.")

@@ -20,10 +20,10 @@ struct WiFiCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Wireless interface (default: the first in station mode).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
     var interface: String?
 
-    @Option(help: ArgumentHelp("Time between samples (30s, 500ms, 2m).", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Time between samples (30s, 500ms, 2m).", valueName: "D"))
     var interval: String = "1s"
 
-    @Option(help: ArgumentHelp("Number of samples.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Number of samples.", valueName: "N"))
     var count: Int = 2
 
     @Option(help: "Output format: text or json.")

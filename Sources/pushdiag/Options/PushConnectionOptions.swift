@@ -7,16 +7,16 @@ struct PushConnectionOptions: ParsableArguments {
     @Option(name: .customLong("protocol"), help: "simplepush, websocket, mqtt, line or tcp.")
     var proto: HeartbeatProtocol = .simplepush
 
-    @Option(help: ArgumentHelp("How long to wait for the answer to a heartbeat.", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long to wait for the answer to a heartbeat.", valueName: "D"))
     var timeout: String = "2s"
 
-    @Option(help: ArgumentHelp("How long to wait for a connection and its TLS or protocol handshake.", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long to wait for a connection and its TLS or protocol handshake.", valueName: "D"))
     var connectTimeout: String = "5s"
 
-    @Option(help: ArgumentHelp("Seconds to wait before each reconnect attempt after a loss.", valueName: "LIST"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait before each reconnect attempt after a loss.", valueName: "LIST"))
     var reconnectSchedule: String = "0.5,1,2,4,4,4,4"
 
-    @Option(help: ArgumentHelp("Consecutive unanswered heartbeats after which the connection counts as dead.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Consecutive unanswered heartbeats after which the connection counts as dead.", valueName: "N"))
     var misses: Int = 3
 
     @Option(help: "simplepush: byte order of the length prefix (little as Apple hardware writes it, or big).")
@@ -31,12 +31,12 @@ struct PushConnectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("websocket: the request path.", valueName: "PATH"))
     var path: String = "/"
 
-    @Option(help: ArgumentHelp("mqtt: the keep-alive announced in CONNECT, in seconds.", valueName: "S"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("mqtt: the keep-alive announced in CONNECT, in seconds.", valueName: "S"))
     var keepAlive: UInt16 = 60
 
     @OptionGroup var tlsFlags: TLSFlags
 
-    @Option(help: ArgumentHelp("Largest frame or line accepted from the server, in bytes.", valueName: "BYTES"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest frame or line accepted from the server, in bytes.", valueName: "BYTES"))
     var maxFrame: Int = 65_536
 
     /// The options as the session takes them for `target`, heartbeats every `interval`;
