@@ -127,6 +127,18 @@ struct WalkCommandTests {
         #expect(bad.status != 0 && bad.stderr.contains("\(config.path):3: walk.roam_gap: unknown key"), "\(bad.stderr)")
     }
 
+    /// A kernel without cfg80211 (this kind of machine): one line, exit 3, and the JSON error
+    /// object with --format json. (On a machine with Wi-Fi the lab covers the live walk.)
+    @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/sys/module/cfg80211"), "this kernel has cfg80211"))
+    func noNL80211IsOneLine() throws {
+        let r = try pushdiag("walk", "127.0.0.1:\(freePort())", "--interface", "wlan0", "--duration", "1s")
+        #expect(r.status == 3 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("nl80211"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        let j = try pushdiag("walk", "127.0.0.1:\(freePort())", "--interface", "wlan0", "--duration", "1s", "--format", "json")
+        let error = try json(j.stdout)["error"] as? String
+        #expect(j.status == 3 && error == r.stderr.dropFirst("pushdiag: ".count).trimmingCharacters(in: .whitespacesAndNewlines), "\(j.stdout)")
+    }
+
     @Test func usage() throws {
         let r = try pushdiag("walk", "--interface", "wlan0")
         #expect(r.status != 0 && r.stderr.contains("needs the push server"))
