@@ -150,5 +150,30 @@ public enum Fixtures {
         Fixture(name: "capture-truncated.pcap", records: Array(retriesAbove15Percent().records.prefix(truncatedRecords)))
     }
 
-    public static var all: [Fixture] { [retriesAbove15Percent(), bssLoad55Percent(), ftRoam(), reassociationRoam(), truncated()] }
+    /// Frames a radio mangled: of 120 frames, 60 have a protocol version other than 0 (1, 2, 3
+    /// in turn; every one with the Retry bit, a third of them beacons); the 60 valid ones are
+    /// data frames from the station, 15 of them retransmissions.
+    public static let mangledFrames = 120, mangledInvalid = 60, mangledRetries = 15
+
+    public static func mangledVersion() -> Fixture {
+        let o = FrameBuilder.BeaconOptions(ssid: ssid, channel: 6)
+        let r = (0..<mangledFrames).map { i -> Record in
+            if i % 2 == 0 {
+                let retry = i % 8 == 0  // 15 of the 60 valid frames
+                return Record(
+                    timeNs: ms(Int64(i) * 5),
+                    bytes: FrameBuilder.radiotap(FrameBuilder.data(from: station, to: ap1, bssid: ap1, toDS: true, retry: retry, sequence: UInt16(i))))
+            }
+            var frame =
+                i % 6 == 1 ? FrameBuilder.beacon(bssid: ap2, o, sequence: UInt16(i)) : FrameBuilder.data(from: ap2, to: station, bssid: ap2, toDS: false)
+            frame[0] |= UInt8(1 + (i / 2) % 3)  // protocol version 1, 2 or 3
+            frame[1] |= 0x08  // Retry
+            return Record(timeNs: ms(Int64(i) * 5), bytes: FrameBuilder.radiotap(frame))
+        }
+        return Fixture(name: "mangled-protocol-version.pcap", records: r)
+    }
+
+    public static var all: [Fixture] {
+        [retriesAbove15Percent(), bssLoad55Percent(), ftRoam(), reassociationRoam(), truncated(), mangledVersion()]
+    }
 }

@@ -23,6 +23,7 @@ public struct CaptureTextRenderer {
         out +=
             "  802.11 frames \(grouped(r.dot11Frames)), retries \(grouped(r.retryFrames)) (\(pct(r.retryPercent))), beacons \(grouped(r.beacons)), data \(grouped(r.dataFrames)), control \(grouped(r.controlFrames))"
         if r.undecodable > 0 { out += ", undecodable \(grouped(r.undecodable))" }
+        if r.invalidFrames > 0 { out += ", invalid (protocol version not 0) \(grouped(r.invalidFrames))" }
         out += "\n"
         out +=
             "  management: assoc \(m.associationRequest)/\(m.associationResponse), reassoc \(m.reassociationRequest)/\(m.reassociationResponse), auth \(m.authentication), deauth \(m.deauthentication), disassoc \(m.disassociation), probe \(m.probeRequest)/\(m.probeResponse), action \(m.action)\n"

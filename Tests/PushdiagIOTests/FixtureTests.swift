@@ -32,6 +32,28 @@ struct FixtureTests {
         #expect(r.status == .critical)
     }
 
+    /// Frames whose protocol version is not 0 are counted as invalid and nowhere else: not their
+    /// Retry bit, type, transmitter or BSS. tshark, which interprets nothing of them either, is
+    /// the oracle for the counts it shares.
+    @Test func mangledProtocolVersion() throws {
+        let (r, _) = analyze("mangled-protocol-version.pcap")
+        #expect(r.frames == Fixtures.mangledFrames && r.invalidFrames == Fixtures.mangledInvalid)
+        #expect(r.retryFrames == Fixtures.mangledRetries && r.beacons == 0 && r.dataFrames == Fixtures.mangledFrames - Fixtures.mangledInvalid)
+        #expect(r.retryPercent == 25, "15 of the 60 valid frames")
+        #expect(r.transmitters.map(\.mac) == [Fixtures.station] && r.bss.map(\.bssid) == [Fixtures.ap1])
+        guard let tshark = TestPaths.which("tshark") else { return }
+        let path = TestPaths.fixtures.appendingPathComponent("mangled-protocol-version.pcap").path
+        func count(_ filter: String) throws -> Int {
+            let out = try run(tshark, ["-n", "-r", path, "-Y", filter, "-T", "fields", "-e", "frame.number"])
+            return out.stdout.split(separator: "\n").count
+        }
+        #expect(try count("wlan.fc.version != 0") == r.invalidFrames)
+        #expect(try count("wlan.fc.retry == 1") == r.retryFrames)
+        #expect(try count("wlan.fc.type == 2") == r.dataFrames)
+        #expect(try count("wlan.fc.type_subtype == 0x08") == r.beacons)
+        #expect(try count("frame") == r.frames)
+    }
+
     @Test func bssLoad55Percent() throws {
         let (r, o) = analyze("beacon-bssload-55pct.pcap")
         let load = try #require(r.bss.first?.bssLoad)

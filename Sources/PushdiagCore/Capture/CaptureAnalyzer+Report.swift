@@ -95,7 +95,7 @@ extension CaptureAnalyzer {
             )
         }
         func label(_ b: BSSReport) -> String { b.ssid.map { "\(b.bssid) (\($0))" } ?? b.bssid.description }
-        retryFinding("overall", retries: retryFrames, frames: dot11Frames)
+        retryFinding("overall", retries: retryFrames, frames: dot11Frames - invalidFrames)
         for b in bssReports { retryFinding(label(b), retries: b.retryFrames, frames: b.frames) }
         for b in bssReports {
             guard let load = b.bssLoad,
@@ -129,8 +129,8 @@ extension CaptureAnalyzer {
 
         return CaptureReport(
             file: file, linkType: linkType, linkTypeName: linkTypeName,
-            frames: frames, dot11Frames: dot11Frames, undecodable: undecodable, retryFrames: retryFrames,
-            retryPercent: NumberText.percent(retryFrames, of: dot11Frames), beacons: s[8], management: m,
+            frames: frames, dot11Frames: dot11Frames, undecodable: undecodable, invalidFrames: invalidFrames, retryFrames: retryFrames,
+            retryPercent: NumberText.percent(retryFrames, of: dot11Frames - invalidFrames), beacons: s[8], management: m,
             dataFrames: dataFrames, controlFrames: controlFrames, extensionFrames: extensionFrames,
             fcsFrames: fcsFrames, fcsBadFlagged: fcsBadFlagged, fcsBad: options.checkFCS ? fcsBad : nil,
             malformedElements: malformedElements,
@@ -156,6 +156,7 @@ extension CaptureAnalyzer {
         frames += o.frames
         dot11Frames += o.dot11Frames
         undecodable += o.undecodable
+        invalidFrames += o.invalidFrames
         retryFrames += o.retryFrames
         dataFrames += o.dataFrames
         controlFrames += o.controlFrames

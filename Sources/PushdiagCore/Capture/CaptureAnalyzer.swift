@@ -75,6 +75,9 @@ public struct CaptureAnalyzer {
     public internal(set) var frames = 0
     public internal(set) var dot11Frames = 0
     public internal(set) var undecodable = 0
+    /// 802.11 frames whose protocol version is not 0: radios pass such frames on with a bad
+    /// PLCP or FCS; nothing in them (type, flags, addresses) is interpreted, as Wireshark does.
+    public internal(set) var invalidFrames = 0
     public internal(set) var retryFrames = 0
     public internal(set) var dataFrames = 0
     public internal(set) var controlFrames = 0
@@ -148,6 +151,10 @@ public struct CaptureAnalyzer {
             return
         }
         dot11Frames += 1
+        if h.protocolVersion != 0 {
+            invalidFrames += 1
+            return
+        }
         let retry = h.retry
         if retry { retryFrames += 1 }
         switch h.type {

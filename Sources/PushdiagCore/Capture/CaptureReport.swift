@@ -162,6 +162,9 @@ public struct CaptureReport: Codable, Sendable, Equatable {
     public var dot11Frames: Int
     /// Records whose radio header could not be read (no 802.11 frame in them).
     public var undecodable: Int
+    /// 802.11 frames whose protocol version is not 0 (mangled by the radio): counted here and
+    /// nowhere else, their type and flags not interpreted.
+    public var invalidFrames: Int
     /// 802.11 frames with the Retry bit (bad-FCS frames included, as tshark's `wlan.fc.retry == 1`).
     public var retryFrames: Int
     @Nullable public var retryPercent: Double?
