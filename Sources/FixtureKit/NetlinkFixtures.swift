@@ -75,12 +75,12 @@ public enum NetlinkFixtures {
     }
 
     /// Rewrites the survey counters of the channel in use, sample by sample.
-    public static func utilization(_ records: [Record]) -> [Record] {
+    public static func utilization(_ records: [Record], active: [UInt64] = utilizationActive, busy: [UInt64] = utilizationBusy) -> [Record] {
         var sample = -1
         return records.map { r in
             var r = r
             if isRequest(r.bytes, command: NL80211.Command.getSurvey.rawValue) { sample += 1 }
-            guard sample >= 0, sample < utilizationActive.count else { return r }
+            guard sample >= 0, sample < active.count else { return r }
             messages(r.bytes) { _, cmd, range in
                 guard cmd == NL80211.Command.newSurveyResults.rawValue else { return }
                 for (t, vo, vl) in attributes(r.bytes, range) where t == NL80211.Attr.surveyInfo {
@@ -89,8 +89,8 @@ public enum NetlinkFixtures {
                         f.2 >= 4, UInt32(r.bytes[f.1]) | UInt32(r.bytes[f.1 + 1]) << 8 == labFrequency
                     else { continue }
                     for (it, io, il) in inner where il == 8 {
-                        if it == NL80211.Survey.time { put(utilizationActive[sample], into: &r.bytes, at: io) }
-                        if it == NL80211.Survey.timeBusy { put(utilizationBusy[sample], into: &r.bytes, at: io) }
+                        if it == NL80211.Survey.time { put(active[sample], into: &r.bytes, at: io) }
+                        if it == NL80211.Survey.timeBusy { put(busy[sample], into: &r.bytes, at: io) }
                     }
                 }
             }
@@ -168,12 +168,140 @@ public enum NetlinkFixtures {
         return out
     }
 
+    // MARK: Drivers
+
+    /// A radio-wide survey entry per sample (no frequency): iwlwifi's shape, time but no busy
+    /// time (ms).
+    public static let iwlwifiRadioTime: [UInt64] = [40_000, 41_000, 42_000]
+    /// The associated AP's advertised BSS Load channel utilisation (x/255): 140 → 54.9%.
+    public static let bssLoadAdvertised: UInt8 = 140
+    /// Radio-wide survey with busy time, for a driver without per-channel entries: Δbusy
+    /// 900 / Δactive 2000 = 45%.
+    public static let radioActive: [UInt64] = [20_000, 21_000, 22_000]
+    public static let radioBusy: [UInt64] = [5_000, 5_450, 5_900]
+    /// rtw88: retries and failures stay 0 while 1000 frames are sent.
+    public static let rtw88Retries: [UInt32] = [0, 0, 0]
+    /// ath10k: the survey holds the firmware's last period (the same length each time, so it
+    /// never advances): 300 busy of 600 ms = 50%. Station counters going back between samples 1
+    /// and 2 without a reassociation (the connected time goes on): only 2→3 counts, 60 retries
+    /// for 500 frames = 12%.
+    public static let ath10kActive: [UInt64] = [200, 200, 200]
+    public static let ath10kBusy: [UInt64] = [90, 110, 100]
+    public static let ath10kPackets: [UInt32] = [5_000, 200, 700]
+    public static let ath10kRetries: [UInt32] = [800, 10, 70]
+    public static let ath10kConnected: [UInt32] = [100, 101, 102]
+
+    /// Replaces each survey dump's entries with `entry(sample)`'s (one message, the first one's
+    /// header; none when it returns nil: an empty dump).
+    public static func survey(_ records: [Record], entry: (Int) -> [Attribute]?) -> [Record] {
+        var answered = 0
+        return rewrite(records) { m, _, count in
+            guard m.command == NL80211.Command.newSurveyResults.rawValue, !m.isRequest else { return true }
+            guard answered != count, let e = entry(count - 1) else { return false }  // one per dump
+            answered = count
+            m.attributes = m.attributes.map { a in a.kind == NL80211.Attr.surveyInfo ? Attribute(type: a.type, children: e) : a }
+            return true
+        }
+    }
+
+    /// Rewrites the associated BSS's BSS Load element (id 11) in the scan results: its channel
+    /// utilisation set to `utilization`, or the element removed when nil.
+    public static func bssLoad(_ records: [Record], utilization: UInt8?) -> [Record] {
+        rewrite(records) { m, _, _ in
+            guard m.command == NL80211.Command.newScanResults.rawValue, !m.isRequest else { return true }
+            m.attributes = m.attributes.map { a in
+                guard a.kind == NL80211.Attr.bss, var children = a.children,
+                    children.contains(where: { $0.kind == NL80211.BSSAttr.status })  // the associated one
+                else { return a }
+                for i in children.indices where children[i].kind == NL80211.BSSAttr.informationElements || children[i].kind == NL80211.BSSAttr.beaconIEs {
+                    var ies = children[i].value
+                    var o = 0
+                    while o + 2 <= ies.count {
+                        let id = ies[o]
+                        let len = Int(ies[o + 1])
+                        if id == 11, len == 5, o + 7 <= ies.count {
+                            if let utilization {
+                                ies[o + 4] = utilization
+                            } else {
+                                ies.removeSubrange(o..<(o + 7))
+                                continue
+                            }
+                        }
+                        o += 2 + len
+                    }
+                    children[i].value = ies
+                }
+                return Attribute(type: a.type, children: children)
+            }
+            return true
+        }
+    }
+
+    /// Removes one station counter from every station entry (a driver that does not keep it).
+    public static func withoutStationCounter(_ records: [Record], _ counter: UInt16) -> [Record] {
+        rewrite(records) { m, _, _ in
+            guard m.command == NL80211.Command.newStation.rawValue, !m.isRequest else { return true }
+            m.attributes = m.attributes.map { a in
+                guard a.kind == NL80211.Attr.staInfo, let c = a.children else { return a }
+                return Attribute(type: a.type, children: c.filter { $0.kind != counter })
+            }
+            return true
+        }
+    }
+
+    static func iwlwifiSurvey(_ k: Int) -> [Attribute]? {
+        guard k < iwlwifiRadioTime.count else { return nil }
+        let t = iwlwifiRadioTime[k]
+        return [.u64(NL80211.Survey.time, t), .u64(NL80211.Survey.timeRx, t / 10), .u64(NL80211.Survey.timeTx, t / 20), .u64(NL80211.Survey.timeScan, 300)]
+    }
+
+    /// The drivers' fixtures: (name, what it is shaped like, the driver name to replay it with).
+    public static let drivers: [(name: String, driver: String)] = [
+        ("driver-iwlwifi.pcap", "iwlwifi"), ("driver-iwlwifi-no-bss-load.pcap", "iwlwifi"), ("driver-rtw88.pcap", "rtw_8822ce"),
+        ("driver-brcmfmac.pcap", "brcmfmac"), ("driver-ath10k.pcap", "ath10k_pci"), ("driver-radio-wide.pcap", "mt7921e"),
+    ]
+
     /// name → (source, transformation)
     public static let all: [(name: String, source: String, transform: @Sendable ([Record]) -> [Record])] = [
-        ("wifi-utilization-57pct.pcap", source, utilization),
+        ("wifi-utilization-57pct.pcap", source, { utilization($0) }),
         ("wifi-retries-20pct.pcap", source, { stationCounters($0, packets: retriesPackets, retries: retriesRetries, failed: retriesFailed) }),
         ("wifi-counter-wrap.pcap", source, { stationCounters($0, packets: wrapPackets, retries: wrapRetries) }),
         ("wifi-reassociation.pcap", source, { stationCounters($0, packets: reassocPackets, retries: reassocRetries, connected: reassocConnected) }),
         ("watch-cmd-roam.pcap", sourceWatch, commandRoam),
+        // iwlwifi: a radio-wide entry with on-air time but no busy time; the AP advertises 55%.
+        ("driver-iwlwifi.pcap", source, { bssLoad(survey($0, entry: iwlwifiSurvey), utilization: bssLoadAdvertised) }),
+        ("driver-iwlwifi-no-bss-load.pcap", source, { bssLoad(survey($0, entry: iwlwifiSurvey), utilization: nil) }),
+        // rtw88: no survey; TX_RETRIES present and 0 while frames go out, TX_FAILED too.
+        (
+            "driver-rtw88.pcap", source,
+            { stationCounters(survey($0, entry: { _ in nil }), packets: retriesPackets, retries: rtw88Retries, failed: rtw88Retries) }
+        ),
+        // brcmfmac: no survey, no TX_RETRIES at all.
+        (
+            "driver-brcmfmac.pcap", source,
+            {
+                withoutStationCounter(
+                    stationCounters(survey($0, entry: { _ in nil }), packets: retriesPackets, retries: retriesRetries, failed: retriesFailed),
+                    NL80211.StaInfo.txRetries)
+            }
+        ),
+        // ath10k: a survey of the last period, and station counters that go back without a
+        // reassociation.
+        (
+            "driver-ath10k.pcap", source,
+            {
+                stationCounters(
+                    utilization($0, active: ath10kActive, busy: ath10kBusy), packets: ath10kPackets, retries: ath10kRetries, connected: ath10kConnected)
+            }
+        ),
+        // Radio-wide survey only (NL80211_ATTR_SURVEY_RADIO_STATS), with busy time.
+        (
+            "driver-radio-wide.pcap", source,
+            {
+                survey($0) { k in
+                    k < radioActive.count ? [.u64(NL80211.Survey.time, radioActive[k]), .u64(NL80211.Survey.timeBusy, radioBusy[k])] : nil
+                }
+            }
+        ),
     ]
 }

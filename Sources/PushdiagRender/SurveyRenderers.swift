@@ -1,3 +1,4 @@
+import Foundation
 import PushdiagCore
 
 /// The survey's verdict table, for a field engineer on site.
@@ -93,7 +94,9 @@ public struct SurveyPrometheusRenderer {
     static func number(_ v: Double) -> String {
         if v.isNaN { return "NaN" }
         if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
-        return String(v)
+        // Twelve significant digits: 54.9% is 0.549, not the 0.5489999999999999 of the division.
+        if v.isFinite { return String(format: "%.12g", v) }
+        return v > 0 ? "+Inf" : "-Inf"
     }
 
     struct Family {
@@ -142,11 +145,16 @@ public struct SurveyPrometheusRenderer {
         if let w = r.wifi {
             if let u = w.channelUtilizationPercent {
                 add(
-                    "pushdiag_channel_utilization_ratio", "Busy time over active time of the channel in use (survey).",
-                    [("interface", w.interface), ("frequency_mhz", w.frequencyMhz.map(String.init) ?? "")], u / 100)
+                    "pushdiag_channel_utilization_ratio",
+                    "Busy time over active time of the channel in use; source: survey (the channel's), radio_survey (the radio's), bss_load (the AP's own figure).",
+                    [("interface", w.interface), ("frequency_mhz", w.frequencyMhz.map(String.init) ?? ""), ("source", w.channelUtilizationSource ?? "")],
+                    u / 100)
             }
             if let x = w.retransmissionPercent {
-                add("pushdiag_retransmission_ratio", "Retries over frames sent to the access point (station counters).", [("interface", w.interface)], x / 100)
+                add(
+                    "pushdiag_retransmission_ratio",
+                    "Retries over frames sent to the access point; source: station_retries, or tx_failed (frames given up: a lower bound).",
+                    [("interface", w.interface), ("source", w.retransmissionSource ?? "")], x / 100)
             }
             for b in w.bss {
                 if let l = b.bssLoad {

@@ -10,6 +10,18 @@ public struct WiFiTextRenderer {
     /// Channels shown besides the one in use, the busiest first.
     static let otherChannels = 4
 
+    /// A value's source, as the text output names it.
+    static func source(_ s: String?) -> String {
+        switch s {
+        case "survey": return "survey"
+        case "radio_survey": return "radio-wide survey"
+        case "bss_load": return "AP's BSS Load"
+        case "station_retries": return "station counters"
+        case "tx_failed": return "frames given up"
+        default: return s ?? "?"
+        }
+    }
+
     public func render(_ r: WiFiReport) -> String {
         var out = "\(r.interface): "
         if let b = r.bssid {
@@ -21,10 +33,17 @@ public struct WiFiTextRenderer {
             out += ", " + (r.channel.map { "channel \($0) " } ?? "") + "(\(f) MHz" + (r.channelWidthMhz.map { ", \($0) MHz wide" } ?? "") + ")"
         }
         out += "\n  \(r.samples) sample\(r.samples == 1 ? "" : "s") over \(NumberText.format(r.windowSeconds)) s"
-        out += "; channel utilisation " + (r.channelUtilizationPercent.map { NumberText.format($0) + "%" } ?? "-")
-        out += "; retransmissions " + (r.retransmissionPercent.map { NumberText.format($0) + "%" } ?? "-")
+        out +=
+            "; channel utilisation "
+            + (r.channelUtilizationPercent.map { NumberText.format($0) + "% (\(Self.source(r.channelUtilizationSource)))" } ?? "UNKNOWN")
+        out +=
+            "; retransmissions "
+            + (r.retransmissionPercent.map {
+                (r.retransmissionTrust == "lower_bound" ? "at least " : "") + NumberText.format($0) + "% (\(Self.source(r.retransmissionSource)))"
+            } ?? "UNKNOWN")
         if let f = r.txFailed { out += "; tx failed \(f)" }
         out += "\n"
+        if let d = r.driver { out += "  driver \(d)" + (r.driverFamily.map { $0 == d ? "" : " (\($0))" } ?? " (not in pushdiag's driver table)") + "\n" }
         if !r.survey.isEmpty {
             var t = TextTable([
                 ("FREQ", .right), ("IN USE", .left), ("NOISE", .right), ("ACTIVE ms", .right), ("BUSY ms", .right),
@@ -37,7 +56,8 @@ public struct WiFiTextRenderer {
             let shown = r.survey.filter(inUse) + busiest.prefix(Self.otherChannels)
             for s in shown {
                 t.add([
-                    String(s.frequencyMhz), inUse(s) ? (s.inUse ? "yes" : "yes (interface)") : "", opt(s.noiseDbm), opt(s.activeMs), opt(s.busyMs),
+                    s.frequencyMhz == 0 ? "radio" : String(s.frequencyMhz), inUse(s) ? (s.inUse ? "yes" : "yes (interface)") : "", opt(s.noiseDbm),
+                    opt(s.activeMs), opt(s.busyMs),
                     opt(s.extBusyMs), opt(s.rxMs), opt(s.txMs),
                 ])
             }
@@ -75,8 +95,15 @@ public struct WiFiTextRenderer {
             }
             out += "\n" + t.render() + "  * the BSS this interface is on; from the kernel's scan cache\n"
         }
-        for n in r.notes { out += "  note: \(n)\n" }
+        // What left a check undecided is said once, under the findings (the survey's UNKNOWN
+        // rows, in the same words), not among the notes.
+        let undecided = [
+            ("channel_utilization", "channel utilisation: ", r.utilizationUnknown), ("retransmissions", "retransmissions: ", r.retransmissionsUnknown),
+        ]
+        .compactMap { c, prefix, why in why.map { (c, $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : $0, $0) } }
+        for n in r.notes where !undecided.contains(where: { $0.2 == n }) { out += "  note: \(n)\n" }
         out += "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
+        for (check, why, _) in undecided { out += "    UNKNOWN \(check): \(why)\n" }
         return out
     }
 }

@@ -49,6 +49,10 @@ struct LabTests {
         let status = try text("wifi.status").trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(status == "0", "\(peek("wifi.err"))")
         let report = try object("wifi.json")
+        // The driver from sysfs, as readlink finds it; hwsim's survey and counters are kept.
+        let driver = try text("driver.txt").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(report["driver"] as? String == driver && report["driver_family"] as? String == "mac80211_hwsim", "\(driver)")
+        #expect(report["retransmission_source"] as? String == "station_retries", "\(report)")
         let before = Self.survey(try text("survey-before.txt"))
         let after = Self.survey(try text("survey-after.txt"))
         let survey = try #require(report["survey"] as? [[String: Any]])

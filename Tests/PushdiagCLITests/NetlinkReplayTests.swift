@@ -11,14 +11,18 @@ struct NetlinkReplayTests {
 
     func text(_ name: String) throws -> String { try String(contentsOfFile: fixture(name), encoding: .utf8) }
 
-    /// The lab's live outputs were written by the same run that recorded these files.
+    /// The lab's live outputs were written by the same run that recorded these files (the driver
+    /// read from sysfs there, given here).
     @Test func replaysReproduceTheLiveRunsExactly() throws {
-        let wifi = try pushdiag("wifi", "--replay", fixture("lab-wifi.pcap"), "--interface", "wlan2", "--count", "3", "--format", "json")
+        let wifi = try pushdiag(
+            "wifi", "--replay", fixture("lab-wifi.pcap"), "--interface", "wlan2", "--count", "3", "--format", "json", "--driver", "mac80211_hwsim")
         #expect(wifi.status == 0, "\(wifi.stderr)")
         #expect(wifi.stdout == (try text("lab-wifi.json")))
         // tcpdump on nlmon0: every process's netlink traffic, several messages per record.
-        let nlmon = try pushdiag("wifi", "--replay", fixture("lab-nlmon-wifi.pcap"), "--interface", "wlan2", "--count", "2", "--format", "json")
-        #expect(nlmon.status == 0, "\(nlmon.stderr)")
+        let nlmon = try pushdiag(
+            "wifi", "--replay", fixture("lab-nlmon-wifi.pcap"), "--interface", "wlan2", "--count", "2", "--format", "json", "--driver", "mac80211_hwsim")
+        // No frame went to the AP between its two samples: retransmissions UNKNOWN, as survey says.
+        #expect(nlmon.status == 3 && nlmon.stderr.isEmpty, "\(nlmon.stderr)")
         #expect(nlmon.stdout == (try text("lab-nlmon-wifi.json")))
         let watch = try pushdiag("watch", "--replay", fixture("lab-watch-roams.pcap"), "--interface", "wlan2", "--format", "jsonl")
         #expect(watch.status == 0, "\(watch.stderr)")
@@ -127,7 +131,8 @@ struct NetlinkReplayTests {
             ] {
                 let r = try run(TestPaths.binary.path, args, timeout: 30)
                 #expect(!r.signalled && (0...3).contains(r.status), "\(args) status \(r.status): \(r.stderr.suffix(300))")
-                if r.status == 3 { #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)") }
+                // 3 is also an undecided check (UNKNOWN) on what could be read: then nothing on stderr.
+                if r.status == 3, !r.stderr.isEmpty { #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)") }
             }
         }
         bytes.removeAll()

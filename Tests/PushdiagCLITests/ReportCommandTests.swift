@@ -32,7 +32,9 @@ struct ReportTests {
         let prom = dir.appendingPathComponent("pushdiag.prom")
         let check = try run("/bin/sh", ["-c", "\(TestPaths.which("promtool")!) check metrics < \(prom.path)"])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-        #expect(try String(contentsOf: prom, encoding: .utf8).contains("pushdiag_channel_utilization_ratio{interface=\"wlan2\",frequency_mhz=\"2412\"} 0.57"))
+        #expect(
+            try String(contentsOf: prom, encoding: .utf8).contains(
+                "pushdiag_channel_utilization_ratio{interface=\"wlan2\",frequency_mhz=\"2412\",source=\"survey\"} 0.57"))
         // A second run appends.
         _ = try pushdiag(reportArgs(dir))
         #expect(try sql(db, "SELECT count(*) FROM runs") == "2")
@@ -67,7 +69,9 @@ struct ReportTests {
         let scrape = try run(
             "/usr/bin/python3",
             ["-c", "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())", "http://127.0.0.1:\(port)/metrics"])
-        #expect(scrape.stdout.contains("pushdiag_channel_utilization_ratio{frequency_mhz=\"2412\",interface=\"wlan2\"} 0.57"), "\(scrape.stdout.suffix(2000))")
+        #expect(
+            scrape.stdout.contains("pushdiag_channel_utilization_ratio{frequency_mhz=\"2412\",interface=\"wlan2\",source=\"survey\"} 0.57"),
+            "\(scrape.stdout.suffix(2000))")
         #expect(scrape.stdout.contains("node_textfile_scrape_error 0"))
         // A series twice does not show in the scrape (node_exporter keeps the first and answers
         // 200) but in its log, on every scrape.

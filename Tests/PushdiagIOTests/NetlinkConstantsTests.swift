@@ -26,6 +26,7 @@ struct NetlinkConstantsTests {
             (NL80211.Attr.disconnectedByAP, NL80211_ATTR_DISCONNECTED_BY_AP), (NL80211.Attr.statusCode, NL80211_ATTR_STATUS_CODE),
             (NL80211.Attr.surveyInfo, NL80211_ATTR_SURVEY_INFO), (NL80211.Attr.channelWidth, NL80211_ATTR_CHANNEL_WIDTH),
             (NL80211.Attr.frame, NL80211_ATTR_FRAME), (NL80211.Attr.reqIE, NL80211_ATTR_REQ_IE),
+            (NL80211.Attr.surveyRadioStats, NL80211_ATTR_SURVEY_RADIO_STATS),
         ]
         for (ours, theirs) in attrs { #expect(UInt32(ours) == theirs.rawValue) }
         let survey: [(UInt16, nl80211_survey_info)] = [
@@ -33,6 +34,7 @@ struct NetlinkConstantsTests {
             (NL80211.Survey.inUse, NL80211_SURVEY_INFO_IN_USE), (NL80211.Survey.time, NL80211_SURVEY_INFO_TIME),
             (NL80211.Survey.timeBusy, NL80211_SURVEY_INFO_TIME_BUSY), (NL80211.Survey.timeExtBusy, NL80211_SURVEY_INFO_TIME_EXT_BUSY),
             (NL80211.Survey.timeRx, NL80211_SURVEY_INFO_TIME_RX), (NL80211.Survey.timeTx, NL80211_SURVEY_INFO_TIME_TX),
+            (NL80211.Survey.timeScan, NL80211_SURVEY_INFO_TIME_SCAN),
         ]
         for (ours, theirs) in survey { #expect(UInt32(ours) == theirs.rawValue) }
         let sta: [(UInt16, nl80211_sta_info)] = [

@@ -38,6 +38,9 @@ public enum NL80211 {
         public static let frame: UInt16 = 51
         public static let statusCode: UInt16 = 72, reqIE: UInt16 = 77, respIE: UInt16 = 78, surveyInfo: UInt16 = 84
         public static let wdev: UInt16 = 153, channelWidth: UInt16 = 159, centerFreq1: UInt16 = 160, pad: UInt16 = 229
+        /// A flag on GET_SURVEY: include the radio-wide entry (no frequency) a driver may keep
+        /// instead of, or besides, per-channel ones (`NL80211_ATTR_SURVEY_RADIO_STATS`).
+        public static let surveyRadioStats: UInt16 = 218
     }
 
     /// `NL80211_SURVEY_INFO_*`.
@@ -101,11 +104,15 @@ public enum NL80211 {
 
     // MARK: Requests
 
-    public static func request(family: UInt16, command: Command, dump: Bool, sequence: UInt32, ifindex: UInt32? = nil, mac: MACAddress? = nil) -> [UInt8] {
+    /// `flags`: flag attributes (no value) to add, such as `Attr.surveyRadioStats`.
+    public static func request(
+        family: UInt16, command: Command, dump: Bool, sequence: UInt32, ifindex: UInt32? = nil, mac: MACAddress? = nil, flags: [UInt16] = []
+    ) -> [UInt8] {
         var b = NetlinkMessageBuilder(type: family, flags: Netlink.flagRequest | (dump ? Netlink.flagDump : Netlink.flagAck), sequence: sequence)
         b.genl(command: command.rawValue, version: 0)
         if let ifindex { b.attribute(Attr.ifindex, u32: ifindex) }
         if let mac { b.attribute(Attr.mac, mac.bytes) }
+        for f in flags { b.attribute(f, []) }
         return b.finish()
     }
 
@@ -306,7 +313,8 @@ public enum NL80211 {
             default: break
             }
         }
-        return e.frequency == 0 ? nil : e
+        // No frequency: the radio-wide entry (RADIO_STATS), kept when it has times.
+        return e.frequency == 0 && e.active == nil && e.busy == nil ? nil : e
     }
 
     static func station(_ b: UnsafeRawBufferPointer, into s: inout Station) {

@@ -37,8 +37,14 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
     @Nullable public var threshold: String?
     /// What to do, or why the check could not run.
     public var hint: String
+    /// Where the value comes from (survey, radio_survey, bss_load, station_retries, tx_failed,
+    /// retry_bit, …), when a check has more than one possible source.
+    @Nullable public var source: String?
 
-    public init(check: String, status: CheckStatus, subject: String, value: Double? = nil, unit: String? = nil, threshold: String? = nil, hint: String) {
+    public init(
+        check: String, status: CheckStatus, subject: String, value: Double? = nil, unit: String? = nil, threshold: String? = nil, hint: String,
+        source: String? = nil
+    ) {
         self.check = check
         self.status = status
         self.subject = subject
@@ -46,6 +52,7 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
         self.unit = unit
         self.threshold = threshold
         self.hint = hint
+        self.source = source
     }
 }
 
@@ -136,14 +143,22 @@ public enum SurveyVerdicts {
         let band = r.frequencyMhz.map { $0 < 3000 ? "2.4 GHz" : "5 GHz" }
         if let u = r.channelUtilizationPercent {
             let s = t.grade(u, t.utilizationWarning, t.utilizationCritical)
+            // Which source decided, in words.
+            let from =
+                switch r.channelUtilizationSource {
+                case "bss_load": "; from the AP's BSS Load (its own figure: the driver measures no busy time)"
+                case "radio_survey": "; from the radio-wide survey (no entry for the channel)"
+                default: "; from the channel's survey"
+                }
             out.append(
                 SurveyCheck(
                     check: "channel_utilization", status: s, subject: "\(r.interface) \(channel)", value: u, unit: "percent",
                     threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
-                    hint: s == .ok
+                    hint: (s == .ok
                         ? limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).within
                         : "\(channel) is \(pct(u)) busy: move the SSID to a less used channel" + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "")
-                            + " (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))"))
+                            + " (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))") + from,
+                    source: r.channelUtilizationSource))
         } else {
             out.append(
                 SurveyCheck(
@@ -151,15 +166,27 @@ public enum SurveyVerdicts {
                     hint: r.utilizationUnknown ?? "not derivable from this interface"))
         }
         if let x = r.retransmissionPercent {
-            let s = t.grade(x, t.retransmissionWarning, t.retransmissionCritical)
+            var s = t.grade(x, t.retransmissionWarning, t.retransmissionCritical)
+            let lowerBound = r.retransmissionTrust == "lower_bound"
+            var hint =
+                s == .ok
+                ? limit(t.retransmissionCritical, apple: Thresholds().retryCritical).within
+                : "\(pct(x))\(lowerBound ? " at least" : "") of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (\(limit(t.retransmissionCritical, apple: Thresholds().retryCritical).note))"
+            // A lower bound within the limits proves nothing: the retransmissions are not known.
+            if lowerBound && s == .ok {
+                s = .unknown
+                hint =
+                    (r.retransmissionsUnknown ?? "retries not reported by the driver")
+                    + " (at least \(pct(x))): not enough to call it within the limits"
+            } else {
+                hint +=
+                    r.retransmissionSource == "tx_failed"
+                    ? "; from frames given up (a lower bound)" : "; from the station's retry counters" + (lowerBound ? " (an undercount)" : "")
+            }
             out.append(
                 SurveyCheck(
                     check: "retransmissions", status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: "percent",
-                    threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)",
-                    hint: s == .ok
-                        ? limit(t.retransmissionCritical, apple: Thresholds().retryCritical).within
-                        : "\(pct(x)) of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (\(limit(t.retransmissionCritical, apple: Thresholds().retryCritical).note))"
-                ))
+                    threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)", hint: hint, source: r.retransmissionSource))
         } else {
             out.append(
                 SurveyCheck(
@@ -167,7 +194,8 @@ public enum SurveyVerdicts {
                     hint: r.retransmissionsUnknown ?? "not derivable from this interface"))
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
-        out += r.bss.compactMap { b in
+        // (The current AP's figure is already the utilisation check when it stood in for the survey.)
+        out += r.bss.filter { !($0.current && r.channelUtilizationSource == "bss_load") }.compactMap { b in
             b.bssLoad.flatMap { bssLoad(b.bssid, $0.channelUtilizationPercent, t: t, advice: ": move it to a less used channel") }
         }
         return out

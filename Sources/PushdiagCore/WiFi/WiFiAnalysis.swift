@@ -22,8 +22,17 @@ public enum WiFiAnalysis {
         survey.first(where: \.inUse) ?? survey.first { $0.frequency == frequency }
     }
 
-    /// Δ of a u32 counter that may have wrapped once.
-    static func delta32(_ a: UInt32, _ b: UInt32) -> UInt64 { UInt64(b &- a) }
+    /// Δ of a u32 counter: its increase, across one wrap (from near the top to near zero); nil
+    /// when it went back otherwise (a driver or firmware reset, never a huge or negative Δ).
+    static func delta32(_ a: UInt32, _ b: UInt32) -> UInt64? {
+        if b >= a { return UInt64(b - a) }
+        return a > 0xF000_0000 && b < 0x1000_0000 ? UInt64(b &- a) : nil
+    }
+
+    /// The radio-wide survey entry (no channel: NL80211_ATTR_SURVEY_RADIO_STATS), if any.
+    public static func radioWide(_ survey: [NL80211.SurveyEntry]) -> NL80211.SurveyEntry? {
+        survey.first { $0.frequency == 0 && $0.active != nil && $0.busy != nil }
+    }
 
     /// The peer whose counters count: the station entry of the associated BSSID, else the only one.
     public static func peer(_ stations: [NL80211.Station], bssid: MACAddress?) -> NL80211.Station? {
@@ -40,6 +49,12 @@ public enum WiFiAnalysis {
         public var surveyPairs = 0
         public var stationPairs = 0
         public var rebaselines = 0
+        /// Station counters that went back without a reassociation (a driver or firmware reset).
+        public var resets = 0
+        /// Radio-wide busy/active time, when the driver has no entry for the channel in use.
+        public var radioBusyMs: UInt64 = 0
+        public var radioActiveMs: UInt64 = 0
+        public var radioPairs = 0
     }
 
     /// Sums the deltas between consecutive samples, skipping pairs where counters restarted.
@@ -56,6 +71,16 @@ public enum WiFiAnalysis {
                 } else if a1 < a0 || b1 < b0 {
                     w.rebaselines += 1  // the driver reset its survey counters
                 }
+            } else if let ra = radioWide(a.survey), let rb = radioWide(b.survey), let a0 = ra.active, let a1 = rb.active, let b0 = ra.busy,
+                let b1 = rb.busy
+            {
+                if a1 > a0, b1 >= b0, b1 - b0 <= a1 - a0 {
+                    w.radioActiveMs += a1 - a0
+                    w.radioBusyMs += b1 - b0
+                    w.radioPairs += 1
+                } else if a1 < a0 || b1 < b0 {
+                    w.rebaselines += 1
+                }
             }
             if let pa = peer(a.stations, bssid: bssid), let pb = peer(b.stations, bssid: bssid) {
                 // A new peer, or connected time going down, means a (re)association: the
@@ -64,27 +89,43 @@ public enum WiFiAnalysis {
                 if reassociated {
                     w.rebaselines += 1
                 } else if let p0 = pa.txPackets, let p1 = pb.txPackets {
-                    w.packets += delta32(p0, p1)
-                    if let r0 = pa.txRetries, let r1 = pb.txRetries { w.retries += delta32(r0, r1) }
-                    if let f0 = pa.txFailed, let f1 = pb.txFailed { w.failed += delta32(f0, f1) }
-                    w.stationPairs += 1
+                    let packets = delta32(p0, p1)
+                    let retries = pa.txRetries.flatMap { r0 in pb.txRetries.map { r1 in delta32(r0, r1) } }
+                    let failed = pa.txFailed.flatMap { f0 in pb.txFailed.map { f1 in delta32(f0, f1) } }
+                    // A counter that went back is a reset: this pair says nothing.
+                    if packets == nil || retries == .some(nil) || failed == .some(nil) {
+                        w.rebaselines += 1
+                        w.resets += 1
+                    } else {
+                        w.packets += packets!
+                        if let r = retries ?? nil { w.retries += r }
+                        if let f = failed ?? nil { w.failed += f }
+                        w.stationPairs += 1
+                    }
                 }
             }
         }
         return w
     }
 
-    public static func report(interface: NL80211.Interface, samples: [WiFiSample], scan: [NL80211.ScanBSS], thresholds: Thresholds) -> WiFiReport {
+    /// `driver`: the driver's name in sysfs, when known (live, or given with a replay); its
+    /// profile decides which counters are believed.
+    public static func report(
+        interface: NL80211.Interface, samples: [WiFiSample], scan: [NL80211.ScanBSS], thresholds: Thresholds, driver: String? = nil
+    ) -> WiFiReport {
         let last = samples.last
         let iface = last?.interface ?? interface
         let associated = scan.first(where: \.associated)
         let bssid = associated?.bssid ?? (iface.type == 2 && last?.stations.count == 1 ? last?.stations.first?.mac : nil)
         let ssidBytes = iface.ssid ?? associated?.ssid
+        let profile = driver.flatMap(DriverProfiles.profile)
         var notes: [String] = []
 
         let w = window(samples, bssid: bssid)
         var utilization: Double?
+        var utilizationSource: (String, String)?
         var retrans: Double?
+        var retransSource: (String, String)?
         var failed: UInt64?
         // Why a ratio is missing, kept with the value it explains as well as among the notes.
         var utilizationWhy: String?
@@ -93,34 +134,90 @@ public enum WiFiAnalysis {
             notes.append(text)
             why = text
         }
+        // The AP's own figure, the fallback when the driver measures nothing.
+        let advertised = associated?.bssLoadUtilization.map { CaptureAnalyzer.utilizationPercent(Int($0)) }
+        // A survey the driver fills with something else is not used at all; one that holds
+        // the last measurement period is read sample by sample instead of as differences.
+        let surveyMode = profile?.survey ?? .kept
+        let surveyTrusted = surveyMode == .kept || surveyMode == .perPeriod
+        var period: (busy: UInt64, active: UInt64) = (0, 0)
+        if surveyMode == .perPeriod {
+            for s in samples {
+                guard let e = inUse(s.survey, frequency: s.interface.frequency ?? iface.frequency), let a = e.active, let b = e.busy, a > 0, b <= a else {
+                    continue
+                }
+                period = (period.busy + b, period.active + a)
+            }
+        }
         if samples.count >= 2 {
-            if w.surveyPairs > 0, w.activeMs > 0 {
+            if surveyMode == .perPeriod, period.active > 0 {
+                utilization = NumberText.rounded(Double(period.busy) * 100 / Double(period.active))
+                utilizationSource = ("survey", "measured_period")
+                notes.append("channel utilisation: \(profile?.surveyWhy ?? "the survey holds the last period"): each sample's own busy/active time")
+            } else if surveyMode != .perPeriod, surveyTrusted, w.surveyPairs > 0, w.activeMs > 0 {
                 utilization = NumberText.rounded(Double(w.busyMs) * 100 / Double(w.activeMs))
-            } else if let s = last.flatMap({ inUse($0.survey, frequency: iface.frequency) }), s.active == nil || s.busy == nil {
-                note(&utilizationWhy, "channel utilisation: active/busy time not reported by driver")
-            } else if last.flatMap({ inUse($0.survey, frequency: iface.frequency) }) == nil {
-                note(&utilizationWhy, "channel utilisation: no survey entry for the channel in use")
+                utilizationSource = ("survey", "measured")
+            } else if surveyMode != .perPeriod, surveyTrusted, w.radioPairs > 0, w.radioActiveMs > 0 {
+                utilization = NumberText.rounded(Double(w.radioBusyMs) * 100 / Double(w.radioActiveMs))
+                utilizationSource = ("radio_survey", "measured_radio_wide")
+                notes.append("channel utilisation: from the radio-wide survey (the driver has no entry for the channel in use)")
             } else {
-                note(&utilizationWhy, "channel utilisation: the channel's active time did not advance during the window")
+                var why: String
+                if let s = last.flatMap({ inUse($0.survey, frequency: iface.frequency) }), s.active == nil || s.busy == nil {
+                    why = "channel utilisation: active/busy time not reported by driver"
+                } else if last.flatMap({ inUse($0.survey, frequency: iface.frequency) }) == nil {
+                    why = "channel utilisation: no survey entry for the channel in use"
+                } else {
+                    why = "channel utilisation: the channel's active time did not advance during the window"
+                }
+                if let p = profile, p.survey != .kept, let pw = p.surveyWhy { why = "channel utilisation: \(pw)" }
+                if let a = advertised {
+                    utilization = a
+                    utilizationSource = ("bss_load", "advertised")
+                    notes.append("\(why); using the AP's BSS Load (its own figure)")
+                } else {
+                    note(&utilizationWhy, why + "; run with --capture on a monitor interface, or join an AP that advertises BSS Load")
+                }
             }
             if w.stationPairs > 0 {
                 failed = w.failed
-                if w.packets > 0 {
-                    retrans = NumberText.rounded(Double(w.retries) * 100 / Double(w.packets))
-                } else {
+                let peerNow = last.flatMap { peer($0.stations, bssid: bssid) }
+                let retriesUsable = peerNow?.txRetries != nil && profile?.txRetries != .unreliable
+                if w.packets == 0 {
                     note(&retransWhy, "retransmissions: no frames sent to the peer during the window")
-                }
-                if let p = last.flatMap({ peer($0.stations, bssid: bssid) }), p.txRetries == nil {
-                    retrans = nil
-                    note(&retransWhy, "retransmissions: tx retries not reported by driver")
+                } else if retriesUsable {
+                    retrans = NumberText.rounded(Double(w.retries) * 100 / Double(w.packets))
+                    if profile?.txRetries == .undercounted {
+                        retransSource = ("station_retries", "lower_bound")
+                        note(&retransWhy, "retransmissions: \(profile?.retriesWhy ?? "the driver counts the retries of some frames only")")
+                    } else {
+                        retransSource = ("station_retries", "measured")
+                    }
+                } else {
+                    var why = "retransmissions: tx retries not reported by driver"
+                    if let p = profile, p.txRetries != .kept, let pw = p.retriesWhy { why = "retransmissions: \(pw)" }
+                    if peerNow?.txFailed != nil, profile?.txFailed != .unreliable {
+                        // Frames given up after every retry: fewer than the retransmissions, so a lower bound.
+                        retrans = NumberText.rounded(Double(w.failed) * 100 / Double(w.packets))
+                        retransSource = ("tx_failed", "lower_bound")
+                        note(&retransWhy, "\(why); frames given up (tx failed) give a lower bound")
+                    } else {
+                        if let fw = profile?.failedWhy { why += "; \(fw)" }
+                        note(&retransWhy, why + "; a capture on a monitor interface (--capture) counts them")
+                    }
                 }
             } else if bssid == nil && (last?.stations.isEmpty ?? true) {
                 note(&retransWhy, "retransmissions: not associated")
             } else {
                 note(&retransWhy, "retransmissions: the peer's counters restarted (reassociation) in every pair of samples")
             }
-            if w.rebaselines > 0 {
-                notes.append("counters restarted \(w.rebaselines) time(s) during the window (reassociation or driver reset): those intervals are left out")
+            if w.resets > 0 {
+                notes.append(
+                    "station counters went back \(w.resets) time(s) without a reassociation (a driver or firmware reset): those intervals are left out")
+            }
+            if w.rebaselines > w.resets {
+                notes.append(
+                    "counters restarted \(w.rebaselines - w.resets) time(s) during the window (reassociation or driver reset): those intervals are left out")
             }
         } else {
             note(&utilizationWhy, "one sample: raw counters only (use --count 2 or more for ratios)")
@@ -154,21 +251,30 @@ public enum WiFiAnalysis {
         let name = iface.name ?? "ifindex \(iface.ifindex)"
         let freq = iface.frequency.map(Int.init)
         let chan = freq.flatMap { ChannelPlan.channel(forFrequency: $0) }
-        if let u = utilization, let (sev, limit) = Thresholds.grade(u, warning: thresholds.utilizationWarning, critical: thresholds.utilizationCritical) {
+        // The AP's own BSS Load already has its finding below (one per BSS).
+        if let u = utilization, let (source, _) = utilizationSource, source != "bss_load",
+            let (sev, limit) = Thresholds.grade(u, warning: thresholds.utilizationWarning, critical: thresholds.utilizationCritical)
+        {
             let subject = chan.map { "\(name) channel \($0)" } ?? name
+            let how = source == "survey" ? "survey busy/active time" : "the radio's busy/active time"
             findings.append(
                 Finding(
-                    check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: "survey",
-                    message: "\(subject) is \(NumberText.format(u))% busy (survey busy/active time), above \(NumberText.format(limit))%"))
+                    check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: source,
+                    message: "\(subject) is \(NumberText.format(u))% busy (\(how)), above \(NumberText.format(limit))%"))
         }
-        if let r = retrans, let (sev, limit) = Thresholds.grade(r, warning: thresholds.retryWarning, critical: thresholds.retryCritical) {
+        if let r = retrans, let (source, _) = retransSource,
+            let (sev, limit) = Thresholds.grade(r, warning: thresholds.retryWarning, critical: thresholds.retryCritical)
+        {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
+            let how =
+                source == "tx_failed"
+                ? "at least: \(w.failed) frames given up of \(w.packets) sent"
+                : "\(w.retries) retries for \(w.packets) frames sent" + (retransSource?.1 == "lower_bound" ? "; an undercount" : "")
             findings.append(
                 Finding(
-                    check: "retransmissions", severity: sev, subject: subject, value: r, threshold: limit, unit: "percent", source: "station_counters",
-                    message:
-                        "\(subject): \(NumberText.format(r))% retransmissions (\(w.retries) retries for \(w.packets) frames sent), above \(NumberText.format(limit))%"
-                ))
+                    check: "retransmissions", severity: sev, subject: subject, value: r, threshold: limit, unit: "percent",
+                    source: source == "station_retries" ? "station_counters" : source,
+                    message: "\(subject): \(NumberText.format(r))% retransmissions (\(how)), above \(NumberText.format(limit))%"))
         }
         for b in bss {
             guard let l = b.bssLoad,
@@ -186,12 +292,20 @@ public enum WiFiAnalysis {
         }
         findings.sort { $0.severity > $1.severity }
         let window = samples.count >= 2 ? Double(samples.last!.time - samples.first!.time) / 1e9 : 0
+        // One judgement with the survey's (SurveyVerdicts.wifi): a ratio that could not be had,
+        // or a lower bound within the limits, leaves the check undecided: UNKNOWN, which only a
+        // critical finding outranks.
+        var status = findings.map(\.severity).max() ?? .ok
+        let retransUndecided = retrans == nil || (retransSource?.1 == "lower_bound" && !findings.contains { $0.check == "retransmissions" })
+        if utilization == nil || retransUndecided { status = max(status, .unknown) }
         return WiFiReport(
             interface: name, ssid: ssidBytes.map(SSIDText.render), bssid: bssid, frequencyMhz: freq, channel: chan,
             channelWidthMhz: iface.channelWidth.flatMap(NL80211.channelWidthMHz), samples: samples.count,
             windowSeconds: NumberText.rounded(window, places: 1000), survey: survey, stations: stations,
-            channelUtilizationPercent: utilization, retransmissionPercent: retrans, txFailed: failed, bss: bss,
-            findings: findings, status: findings.map(\.severity).max() ?? .ok, utilizationUnknown: utilization == nil ? utilizationWhy : nil,
-            retransmissionsUnknown: retrans == nil ? retransWhy : nil, notes: notes)
+            channelUtilizationPercent: utilization, channelUtilizationSource: utilizationSource?.0, channelUtilizationTrust: utilizationSource?.1,
+            retransmissionPercent: retrans, retransmissionSource: retransSource?.0, retransmissionTrust: retransSource?.1, txFailed: failed, bss: bss,
+            driver: driver, driverFamily: profile?.family,
+            findings: findings, status: status, utilizationUnknown: utilization == nil ? utilizationWhy : nil,
+            retransmissionsUnknown: retrans == nil || retransSource?.1 == "lower_bound" ? retransWhy : nil, notes: notes)
     }
 }

@@ -52,14 +52,29 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     public var survey: [ChannelSurveyReport]
     /// The last sample's raw station counters.
     public var stations: [StationReport]
-    /// Δbusy / Δactive on the channel in use over the window.
+    /// Δbusy / Δactive over the window: on the channel in use, else radio-wide; else the AP's
+    /// advertised BSS Load (see the source).
     @Nullable public var channelUtilizationPercent: Double?
-    /// Δtx_retries / Δtx_packets to the associated peer over the window.
+    /// `survey` (the channel in use), `radio_survey` (radio-wide), `bss_load` (the AP's figure).
+    @Nullable public var channelUtilizationSource: String?
+    /// `measured`, `measured_period` (each sample's own times: a driver whose survey holds its
+    /// last period), `measured_radio_wide` or `advertised`.
+    @Nullable public var channelUtilizationTrust: String?
+    /// Δtx_retries / Δtx_packets to the associated peer over the window; where the driver keeps
+    /// no (believable) retries, Δtx_failed / Δtx_packets, a lower bound.
     @Nullable public var retransmissionPercent: Double?
+    /// `station_retries` or `tx_failed`.
+    @Nullable public var retransmissionSource: String?
+    /// `measured` or `lower_bound` (frames given up, or retries a driver undercounts).
+    @Nullable public var retransmissionTrust: String?
     /// Δtx_failed over the window (frames given up after all retries).
     @Nullable public var txFailed: UInt64?
     /// The BSSes of the connected SSID in the scan cache.
     public var bss: [ScanBSSReport]
+    /// The driver's name in sysfs (null in a replay unless given with --driver).
+    @Nullable public var driver: String?
+    /// The family pushdiag knows it as, when it does (see `DriverProfiles`).
+    @Nullable public var driverFamily: String?
     public var findings: [Finding]
     public var status: Severity
     /// Why `channelUtilizationPercent` is null, for the checks that say so (also in `notes`,
@@ -72,6 +87,7 @@ public struct WiFiReport: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case interface, ssid, bssid, frequencyMhz, channel, channelWidthMhz, samples, windowSeconds, survey, stations
-        case channelUtilizationPercent, retransmissionPercent, txFailed, bss, findings, status, notes
+        case channelUtilizationPercent, channelUtilizationSource, channelUtilizationTrust, retransmissionPercent, retransmissionSource
+        case retransmissionTrust, txFailed, bss, driver, driverFamily, findings, status, notes
     }
 }

@@ -35,8 +35,10 @@ public final class NL80211Client {
     }
 
     /// Runs one request and decodes every nl80211 message of the reply.
-    func run(_ command: NL80211.Command, dump: Bool, ifindex: UInt32? = nil, mac: MACAddress? = nil, what: String) throws(NetlinkError) -> [NL80211.Event] {
-        let request = NL80211.request(family: family.id, command: command, dump: dump, sequence: 0, ifindex: ifindex, mac: mac)
+    func run(
+        _ command: NL80211.Command, dump: Bool, ifindex: UInt32? = nil, mac: MACAddress? = nil, flags: [UInt16] = [], what: String
+    ) throws(NetlinkError) -> [NL80211.Event] {
+        let request = NL80211.request(family: family.id, command: command, dump: dump, sequence: 0, ifindex: ifindex, mac: mac, flags: flags)
         var events: [NL80211.Event] = []
         var code: Int32 = 0
         for buf in try transport.exchange(request, dump: dump) {
@@ -67,7 +69,7 @@ public final class NL80211Client {
     /// The survey of every channel the driver reports; empty when it reports none.
     public func survey(ifindex: UInt32) throws(NetlinkError) -> [NL80211.SurveyEntry] {
         do {
-            return try run(.getSurvey, dump: true, ifindex: ifindex, what: "reading the channel survey").compactMap {
+            return try run(.getSurvey, dump: true, ifindex: ifindex, flags: [NL80211.Attr.surveyRadioStats], what: "reading the channel survey").compactMap {
                 if case .survey(_, let s) = $0 { return s }
                 return nil
             }

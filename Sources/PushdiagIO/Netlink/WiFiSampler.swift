@@ -67,11 +67,14 @@ public enum WiFiSampler {
         return all
     }
 
+    /// `driver`: the driver's sysfs name; nil reads it from sysfs (live only: a replay knows it
+    /// only when told).
     public static func run(
-        _ client: NL80211Client, interfaceName: String?, count: Int, intervalSeconds: Double, thresholds: Thresholds,
+        _ client: NL80211Client, interfaceName: String?, count: Int, intervalSeconds: Double, thresholds: Thresholds, driver: String? = nil,
         progress: ((Int, Int) -> Void)? = nil
     ) throws(WiFiError) -> WiFiReport {
         let iface = try chooseInterface(client, name: interfaceName)
+        let driver = driver ?? (client.transport.isReplay ? nil : iface.name.flatMap { DriverName.of(interface: $0) })
         var scan: [NL80211.ScanBSS]
         do { scan = try client.scan(ifindex: iface.ifindex) } catch { throw .netlink(error) }
         let bssid = scan.first(where: \.associated)?.bssid
@@ -84,6 +87,6 @@ public enum WiFiSampler {
             progress?(k + 1, count)
             samples.append(try sample(client, ifindex: iface.ifindex, bssid: bssid))
         }
-        return WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: thresholds)
+        return WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: thresholds, driver: driver)
     }
 }

@@ -10,16 +10,21 @@ public final class SurveyRunner: @unchecked Sendable {
     /// Where nl80211 comes from: the kernel (recorded to `record` when given) or `replay`.
     let record: String?
     let replay: String?
+    /// The driver to judge the counters by, when given (else sysfs's, live).
+    let driver: String?
     let stop: @Sendable () -> Bool
 
     let lock = NSLock()
     var parts = SurveyParts()
     var heartbeats: [Int: HeartbeatReport] = [:]
 
-    public init(settings: SurveySettings, record: String? = nil, replay: String? = nil, stop: @escaping @Sendable () -> Bool) {
+    public init(
+        settings: SurveySettings, record: String? = nil, replay: String? = nil, driver: String? = nil, stop: @escaping @Sendable () -> Bool
+    ) {
         self.settings = settings
         self.record = record
         self.replay = replay
+        self.driver = driver
         self.stop = stop
     }
 
@@ -80,7 +85,8 @@ public final class SurveyRunner: @unchecked Sendable {
                 wt.utilizationWarning = t.utilizationWarning.end ?? 100
                 wt.utilizationCritical = t.utilizationCritical.end ?? 100
                 return try WiFiSampler.run(
-                    client, interfaceName: settings.interface, count: count, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt)
+                    client, interfaceName: settings.interface, count: count, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt,
+                    driver: driver)
             }
             update { $0.wifi = report }
         } catch let e as WiFiError {

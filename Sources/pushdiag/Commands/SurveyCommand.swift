@@ -74,6 +74,7 @@ struct SurveyOptions: ParsableArguments {
     var duration: String?
 
     @OptionGroup var netlink: NetlinkOptions
+    @OptionGroup var driver: DriverOption
 
     @Option(
         parsing: .unconditional,
@@ -145,7 +146,7 @@ struct SurveyOptions: ParsableArguments {
     /// Runs the survey `settings` describe, with progress on a TTY.
     func survey(_ settings: SurveySettings) -> SurveyReport {
         StopSignal.install()
-        let runner = SurveyRunner(settings: settings, record: netlink.record, replay: netlink.replay, stop: { StopSignal.isRequested })
+        let runner = SurveyRunner(settings: settings, record: netlink.record, replay: netlink.replay, driver: driver.driver, stop: { StopSignal.isRequested })
         let progress = Progress()
         let report = runner.run { progress.update($0) }
         progress.clear()

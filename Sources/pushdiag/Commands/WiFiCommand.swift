@@ -10,8 +10,12 @@ struct WiFiCommand: ParsableCommand {
         abstract: "Read channel utilisation, retransmissions and nearby BSSes from the Wi-Fi interface (nl80211).",
         discussion: """
             Takes --count samples --interval apart. Channel utilisation = Δbusy / Δactive time \
-            of the channel in use (survey); retransmissions = Δtx_retries / Δtx_packets to the \
-            associated AP (station counters). With --count 1, raw counters only. Lists the BSSes \
+            of the channel in use (survey), else of the radio (radio-wide survey), else the \
+            associated AP's own BSS Load; retransmissions = Δtx_retries / Δtx_packets to the \
+            associated AP (station counters), else Δtx_failed / Δtx_packets (a lower bound). \
+            Each value says its source; a counter the driver does not keep, or is known to \
+            fill wrongly (rtw88's retries), is UNKNOWN with the reason, never 0. With --count \
+            1, raw counters only. Lists the BSSes \
             of the connected SSID from the kernel's scan cache with 802.11r/k/v support. Exit \
             status as for capture; 3 when nl80211 or the interface cannot be read.
             """
@@ -30,6 +34,7 @@ struct WiFiCommand: ParsableCommand {
     var format: OutputFormat = .text
 
     @OptionGroup var netlink: NetlinkOptions
+    @OptionGroup var driver: DriverOption
     @OptionGroup var thresholds: ThresholdOptions
 
     func validate() throws {
@@ -44,7 +49,10 @@ struct WiFiCommand: ParsableCommand {
         let report = try unknownOnFailure(json: format == .json ? .object : nil) {
             try netlink.with { transport in
                 let client = try NL80211Client(transport: transport)
-                return try WiFiSampler.run(client, interfaceName: interface, count: count, intervalSeconds: seconds, thresholds: thresholds.thresholds) {
+                return try WiFiSampler.run(
+                    client, interfaceName: interface, count: count, intervalSeconds: seconds, thresholds: thresholds.thresholds,
+                    driver: driver.driver
+                ) {
                     k, n in
                     progress.update("sampling \(interface ?? "Wi-Fi"): \(k)/\(n)")
                 }

@@ -26,6 +26,21 @@ struct NetlinkOptions: ParsableArguments {
     }
 }
 
+/// The driver whose counters a replay (or an override) is judged by: see `DriverProfiles`.
+struct DriverOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The Wi-Fi driver to judge the counters by (its name in /sys/class/net/IF/device/driver: iwlwifi, rtw_8822ce, brcmfmac, …); read from sysfs when live, unknown in a replay unless given.",
+            valueName: "NAME"))
+    var driver: String?
+
+    func validate() throws {
+        if let d = driver, d.isEmpty || d.contains("/") || d.contains(where: \.isWhitespace) {
+            throw ValidationError("--driver '\(d)': a driver name as sysfs shows it (iwlwifi, rtw_8822ce), without slashes or spaces")
+        }
+    }
+}
+
 /// A duration option's seconds, bounded (24 days unless `max` says otherwise); a bad value is a
 /// usage error naming the option (exit 3).
 func parseDuration(_ text: String, option: String, atLeast minimum: Double = 0, max: Double = DurationText.longest) throws -> Double {
