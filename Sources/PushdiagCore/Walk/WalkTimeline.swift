@@ -52,6 +52,8 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
     public var server: String?
     public var proto: String?
     public var interrupted: Bool?
+    /// start: the Wi-Fi driver's sysfs name, when known (a replay judges the counters by it).
+    public var driver: String?
 
     public init(kind: String, timeNs: Int64) {
         self.kind = kind

@@ -41,8 +41,14 @@ public final class WalkLink {
     /// Called with each event as it happens (for the live view).
     public var onEvent: ((WatchEvent) -> Void)?
 
-    public init(client: NL80211Client, transport: NetlinkTransport, interface: String, sampleMs: Double, roamWindowSeconds: Double) throws {
+    /// What the driver's counters are worth (nil: taken at their word).
+    let profile: DriverProfile?
+
+    public init(
+        client: NL80211Client, transport: NetlinkTransport, interface: String, sampleMs: Double, roamWindowSeconds: Double, driver: String? = nil
+    ) throws {
         self.client = client
+        profile = driver.flatMap(DriverProfiles.profile)
         self.transport = transport
         watcher = try RoamWatcher(client: client, transport: transport, interface: interface, roamWindowSeconds: roamWindowSeconds)
         guard let i = watcher.only else { throw WiFiError.noSuchInterface(interface) }
@@ -153,13 +159,20 @@ public final class WalkLink {
             s.signalDbm = st.signal.map(Int.init)
             s.signalAverageDbm = st.signalAverage.map(Int.init)
             s.txBitrateMbps = st.txBitrateMbps
+            // Counters the driver fills wrongly are not counters (DriverProfiles).
+            let retries = profile?.txRetries == .unreliable ? nil : st.txRetries
+            let failed = profile?.txFailed == .unreliable ? nil : st.txFailed
             if let p = previous, p.bssid == st.mac {
-                s.retries = Self.delta(p.retries, st.txRetries)
-                s.txFailed = Self.delta(p.failed, st.txFailed)
+                s.retries = Self.delta(p.retries, retries)
+                s.txFailed = Self.delta(p.failed, failed)
                 s.packets = Self.delta(p.packets, st.txPackets)
             }
-            previous = (st.mac, st.txRetries, st.txFailed, st.txPackets)
-            if st.txRetries == nil { notes.insert("the driver reports no transmit retries: retransmissions are UNKNOWN") }
+            previous = (st.mac, retries, failed, st.txPackets)
+            if let p = profile, st.txRetries != nil, p.txRetries == .unreliable || p.txRetries == .undercounted, let why = p.retriesWhy {
+                notes.insert(why + (p.txRetries == .unreliable ? ": retransmissions are UNKNOWN" : ": the retries shown are a lower bound"))
+            } else if st.txRetries == nil {
+                notes.insert("the driver reports no transmit retries: retransmissions are UNKNOWN")
+            }
             if st.signal == nil { notes.insert("the driver reports no signal for its AP") }
         } else if iface.ssid != nil {
             notes.insert("the driver lists no station entry for its AP: signal and retries are UNKNOWN")

@@ -222,8 +222,10 @@ public final class WalkRunner {
     public func run(transport: NetlinkTransport, route: NetlinkTransport) throws -> WalkTimeline {
         WallClock.anchor()
         let client = try NL80211Client(transport: transport)
+        let driver = DriverName.of(interface: settings.interface)
         let link = try WalkLink(
-            client: client, transport: transport, interface: settings.interface, sampleMs: settings.sampleMs, roamWindowSeconds: settings.roamWindowSeconds)
+            client: client, transport: transport, interface: settings.interface, sampleMs: settings.sampleMs, roamWindowSeconds: settings.roamWindowSeconds,
+            driver: driver)
         let interface: WalkInterfaceWatch?
         do {
             interface = try WalkInterfaceWatch(transport: route, ifindex: link.ifindex)
@@ -237,6 +239,7 @@ public final class WalkRunner {
         first.name = settings.interface
         first.server = settings.heartbeat.endpoint.description
         first.proto = settings.heartbeat.proto.rawValue
+        first.driver = driver
         log.add(first)
         if let l = settings.location { log.add(.place(WalkPlaceMark(timeNs: start, name: l))) }
         let t0 = Clock.ms()
@@ -305,7 +308,8 @@ public final class WalkRunner {
         let transport = try ReplayNetlink(path: directory + "/nl80211.pcap", protocol: Netlink.protocolGeneric)
         let client = try NL80211Client(transport: transport)
         let link = try WalkLink(
-            client: client, transport: transport, interface: settings.interface, sampleMs: settings.sampleMs, roamWindowSeconds: settings.roamWindowSeconds)
+            client: client, transport: transport, interface: settings.interface, sampleMs: settings.sampleMs, roamWindowSeconds: settings.roamWindowSeconds,
+            driver: start.driver)
         var linkFailure: String?
         do { try link.run { false } } catch { linkFailure = "\(error)" }
         link.finish()
