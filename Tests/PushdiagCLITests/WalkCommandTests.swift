@@ -27,6 +27,25 @@ struct WalkCommandTests {
         #expect(report["status"] as? String == "CRITICAL")
     }
 
+    /// A walk recorded on a driver whose retries are 0 whatever happens (rtw88) shows none: its
+    /// samples' retries are UNKNOWN (absent), the notes say why; the same recording taken at its
+    /// word has them.
+    @Test func aDriverThatFillsRetriesWronglyShowsNone() throws {
+        let dir = try copy()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let log = dir.appendingPathComponent("push.jsonl")
+        var lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines[0] = lines[0].replacingOccurrences(of: #""kind":"start","#, with: #""driver":"rtw_8822ce","kind":"start","#)
+        try lines.joined(separator: "\n").write(to: log, atomically: true, encoding: .utf8)
+        let samples = { (r: [String: Any]) in r["samples"] as? [[String: Any]] ?? [] }
+        let plain = try json(try pushdiag("walk", "--replay", fixture("lab-walk"), "--format", "json").stdout)
+        #expect(samples(plain).contains { $0["retries_pct"] is Double }, "the recording has retries to hide")
+        let r = try pushdiag("walk", "--replay", dir.path, "--format", "json")
+        let report = try json(r.stdout)
+        #expect(!samples(report).isEmpty && samples(report).allSatisfy { $0["retries_pct"] is NSNull && $0["tx_failed"] is NSNull }, "\(r.stdout.prefix(600))")
+        #expect((report["notes"] as? [String])?.contains { $0.contains("rtw88 reports TX_RETRIES as 0") } == true, "\(report["notes"] ?? "")")
+    }
+
     /// The text report: the push connection, a row per move and per place, the findings; the
     /// exit status is the worst finding's.
     @Test func textReportHasRoamsPlacesAndFindings() throws {
