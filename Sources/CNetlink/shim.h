@@ -29,4 +29,38 @@ static inline int CNetlink_ARPHRD_NETLINK(void) { return ARPHRD_NETLINK; }
 static inline int CNetlink_NLA_TYPE_MASK(void) { return NLA_TYPE_MASK; }
 static inline int CNetlink_POLLIN(void) { return POLLIN; }
 static inline int CNetlink_errno(void) { return errno; }
+
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ethtool -i: the driver's name, version, firmware version and bus address of an interface
+   (SIOCETHTOOL, ETHTOOL_GDRVINFO; no privilege needed). Each buffer takes 32 bytes, NUL-ended.
+   0, or -errno. */
+static inline int CNetlink_drvinfo(const char *ifname, char *driver, char *version, char *firmware, char *bus) {
+    struct ethtool_drvinfo info;
+    /* struct ifreq without its header (<net/if.h> and <linux/if.h> clash with Glibc's module):
+       the name in 16 bytes, then the union whose ifr_data points at the request. */
+    union { char bytes[40]; void *align; } ifr;
+    void *data = &info;
+    memset(&info, 0, sizeof info);
+    memset(&ifr, 0, sizeof ifr);
+    info.cmd = ETHTOOL_GDRVINFO;
+    strncpy(ifr.bytes, ifname, 15);
+    memcpy(ifr.bytes + 16, &data, sizeof data);
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    int r = ioctl(fd, SIOCETHTOOL, &ifr);
+    int e = errno;
+    close(fd);
+    if (r < 0) return -e;
+    memcpy(driver, info.driver, 32); driver[31] = 0;
+    memcpy(version, info.version, 32); version[31] = 0;
+    memcpy(firmware, info.fw_version, 32); firmware[31] = 0;
+    memcpy(bus, info.bus_info, 32); bus[31] = 0;
+    return 0;
+}
 #endif

@@ -191,6 +191,25 @@ public enum NetlinkFixtures {
     public static let ath10kRetries: [UInt32] = [800, 10, 70]
     public static let ath10kConnected: [UInt32] = [100, 101, 102]
 
+    /// A weak AP: −72 dBm (below iOS's −70), its average too.
+    public static let weakSignal: Int8 = -72
+
+    /// Rewrites the station entries' signal and signal average (one byte each).
+    public static func stationSignal(_ records: [Record], dbm: Int8) -> [Record] {
+        records.map { r in
+            var r = r
+            messages(r.bytes) { _, cmd, range in
+                guard cmd == NL80211.Command.newStation.rawValue else { return }
+                for (t, vo, vl) in attributes(r.bytes, range) where t == NL80211.Attr.staInfo {
+                    for (it, io, il) in attributes(r.bytes, vo..<(vo + vl)) where il >= 1 {
+                        if it == NL80211.StaInfo.signal || it == NL80211.StaInfo.signalAverage { r.bytes[io] = UInt8(bitPattern: dbm) }
+                    }
+                }
+            }
+            return r
+        }
+    }
+
     /// Replaces each survey dump's entries with `entry(sample)`'s (one message, the first one's
     /// header; none when it returns nil: an empty dump).
     public static func survey(_ records: [Record], entry: (Int) -> [Attribute]?) -> [Record] {
@@ -268,6 +287,7 @@ public enum NetlinkFixtures {
         ("wifi-counter-wrap.pcap", source, { stationCounters($0, packets: wrapPackets, retries: wrapRetries) }),
         ("wifi-reassociation.pcap", source, { stationCounters($0, packets: reassocPackets, retries: reassocRetries, connected: reassocConnected) }),
         ("watch-cmd-roam.pcap", sourceWatch, commandRoam),
+        ("wifi-weak-signal.pcap", source, { stationSignal($0, dbm: weakSignal) }),
         // iwlwifi: a radio-wide entry with on-air time but no busy time; the AP advertises 55%.
         ("driver-iwlwifi.pcap", source, { bssLoad(survey($0, entry: iwlwifiSurvey), utilization: bssLoadAdvertised) }),
         ("driver-iwlwifi-no-bss-load.pcap", source, { bssLoad(survey($0, entry: iwlwifiSurvey), utilization: nil) }),

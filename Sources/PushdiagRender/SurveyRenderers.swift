@@ -156,6 +156,14 @@ public struct SurveyPrometheusRenderer {
                     "Retries over frames sent to the access point; source: station_retries, or tx_failed (frames given up: a lower bound).",
                     [("interface", w.interface), ("source", w.retransmissionSource ?? "")], x / 100)
             }
+            if let sig = w.signalDbm {
+                add(
+                    "pushdiag_signal_dbm", "The associated AP's signal as the station entry gives it (its average where the driver keeps one).",
+                    [("interface", w.interface), ("bssid", w.bssid?.description ?? "")], Double(sig))
+            }
+            if let snr = w.snrDb {
+                add("pushdiag_snr_db", "The AP's signal over the in-use channel's noise floor (survey).", [("interface", w.interface)], Double(snr))
+            }
             for b in w.bss {
                 if let l = b.bssLoad {
                     add(

@@ -18,6 +18,7 @@ public struct WiFiTextRenderer {
         case "bss_load": return "AP's BSS Load"
         case "station_retries": return "station counters"
         case "tx_failed": return "frames given up"
+        case "station": return "the AP's station entry"
         default: return s ?? "?"
         }
     }
@@ -43,6 +44,11 @@ public struct WiFiTextRenderer {
             } ?? "UNKNOWN")
         if let f = r.txFailed { out += "; tx failed \(f)" }
         out += "\n"
+        if let sig = r.signalDbm {
+            out +=
+                "  signal \(sig) dBm" + (r.noiseDbm.map { n in ", noise \(n) dBm, SNR \(sig - n) dB" } ?? " (no noise floor from the driver: SNR unknown)")
+                + "\n"
+        }
         if let d = r.driver { out += "  driver \(d)" + (r.driverFamily.map { $0 == d ? "" : " (\($0))" } ?? " (not in pushdiag's driver table)") + "\n" }
         if !r.survey.isEmpty {
             var t = TextTable([

@@ -149,6 +149,37 @@ struct DriverFixtureTests {
         #expect(o.status == 2)
     }
 
+    /// The current AP's signal against −67/−70 dBm and its SNR against 25 dB, in every output,
+    /// with the limits configurable.
+    @Test func weakSignalAndItsSNR() throws {
+        let o = try outputs("wifi-weak-signal.pcap", driver: "mac80211_hwsim")
+        let signal = Int(NetlinkFixtures.weakSignal)
+        // The noise floor as the raw survey table has it for the channel in use.
+        let inUse = (o.json["survey"] as? [[String: Any]])?.first { $0["frequency_mhz"] as? Int == o.json["frequency_mhz"] as? Int }
+        let noise = try #require(inUse?["noise_dbm"] as? Int)
+        #expect(o.json["signal_dbm"] as? Int == signal && o.json["noise_dbm"] as? Int == noise && o.json["snr_db"] as? Int == signal - noise)
+        let findings = o.json["findings"] as? [[String: Any]] ?? []
+        #expect(findings.contains { $0["check"] as? String == "signal" && $0["severity"] as? String == "critical" && $0["threshold"] as? Double == -70 })
+        #expect(
+            findings.contains { $0["check"] as? String == "snr" && $0["severity"] as? String == "warning" } == (signal - noise < 25), "\(findings)")
+        #expect(o.text.stdout.contains("signal \(signal) dBm, noise \(noise) dBm, SNR \(signal - noise) dB"), "\(o.text.stdout)")
+        #expect(o.row("signal")?["status"] as? String == "critical" && o.row("signal")?["value"] as? Double == Double(signal))
+        #expect(o.row("snr")?["value"] as? Double == Double(signal - noise))
+        #expect(o.prometheus.contains("pushdiag_signal_dbm{interface=\"wlan2\",bssid=\"02:00:00:00:00:00\"} \(signal)"), "\(o.prometheus)")
+        #expect(o.prometheus.contains("pushdiag_snr_db{interface=\"wlan2\"} \(signal - noise)"))
+        #expect(o.status == 2 && o.survey.status == 2)
+        // Limits of one's own: the same signal is then a warning.
+        let base = ["--replay", fixture("wifi-weak-signal.pcap"), "--interface", "wlan2"]
+        let w = try json(try pushdiag(["wifi"] + base + ["--count", "3", "--signal-critical", "-75", "--format", "json"]).stdout)
+        #expect((w["findings"] as? [[String: Any]])?.first { $0["check"] as? String == "signal" }?["severity"] as? String == "warning")
+        let s = try json(try pushdiag(["survey"] + base + ["--duration", "3s", "--signal-critical=-75:", "--format", "json"]).stdout)
+        let row = (s["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "signal" }
+        #expect(row?["status"] as? String == "warning" && row?["threshold"] as? String == "-67: / -75:", "\(row ?? [:])")
+        // The lab's own recording: a strong AP, OK.
+        let lab = try outputs("lab-wifi.pcap", driver: "mac80211_hwsim")
+        #expect(lab.row("signal")?["status"] as? String == "ok" && lab.row("snr")?["status"] as? String == "ok")
+    }
+
     /// One judgement: `wifi` and `survey` (with no push server, so only the Wi-Fi checks count)
     /// end with the same status on every nl80211 recording.
     @Test func wifiAndSurveyAgreeOnEveryRecording() throws {

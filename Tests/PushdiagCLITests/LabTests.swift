@@ -94,6 +94,93 @@ struct LabTests {
         #expect(bss.filter { $0["current"] as? Bool == true }.count == 1)
     }
 
+    /// iw dev: interface → (phy, type, addr).
+    static func iwDev(_ t: String) -> [String: (phy: String, type: String, addr: String)] {
+        var out: [String: (phy: String, type: String, addr: String)] = [:]
+        var phy = ""
+        var name: String?
+        for raw in t.split(separator: "\n") {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("phy#") { phy = "phy" + line.dropFirst(4) }
+            if line.hasPrefix("Unnamed/non-netdev interface") { name = nil }  // a P2P device: no netdev
+            if line.hasPrefix("Interface ") {
+                name = String(line.dropFirst("Interface ".count))
+                out[name!] = (phy, "", "")
+            }
+            if let n = name, line.hasPrefix("addr ") { out[n]?.addr = String(line.dropFirst(5)) }
+            if let n = name, line.hasPrefix("type ") { out[n]?.type = String(line.dropFirst(5)) }
+        }
+        return out
+    }
+
+    /// iw phy: phy → (supported interface modes, software interface modes).
+    static func iwPhy(_ t: String) -> [String: (modes: Set<String>, software: Set<String>)] {
+        var out: [String: (modes: Set<String>, software: Set<String>)] = [:]
+        var phy = ""
+        var section = ""
+        for raw in t.split(separator: "\n") {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("Wiphy ") {
+                phy = String(line.dropFirst(6))
+                out[phy] = ([], [])
+                section = ""
+            } else if line.hasPrefix("Supported interface modes") {
+                section = "modes"
+            } else if line.hasPrefix("software interface modes") {
+                section = "software"
+            } else if line.hasPrefix("* "), !section.isEmpty, raw.hasPrefix("\t\t") {
+                let mode = String(line.dropFirst(2))
+                if section == "modes" { out[phy]?.modes.insert(mode) } else { out[phy]?.software.insert(mode) }
+            } else if !raw.hasPrefix("\t\t") {
+                section = ""
+            }
+        }
+        return out
+    }
+
+    @Test func doctorSeesTheRadiosAsIwAndEthtoolDo() throws {
+        #expect(try text("doctor.status").trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(peek("doctor.err"))")
+        let report = try object("doctor.json")
+        let interfaces = try #require(report["interfaces"] as? [[String: Any]])
+        let dev = Self.iwDev(try text("iw-dev.txt"))
+        let phys = Self.iwPhy(try text("iw-phy.txt"))
+        #expect(Set(interfaces.compactMap { $0["name"] as? String }) == Set(dev.keys), "doctor \(interfaces.map { $0["name"] ?? "" }), iw \(dev.keys)")
+        for i in interfaces {
+            let name = try #require(i["name"] as? String)
+            let iw = try #require(dev[name])
+            #expect(i["phy"] as? String == iw.phy && i["type"] as? String == iw.type && i["mac"] as? String == iw.addr, "\(name): \(i) vs \(iw)")
+            let phy = try #require(phys[iw.phy], "\(iw.phy) in iw phy")
+            #expect(Set(i["interface_types"] as? [String] ?? []) == phy.modes, "\(name): \(i["interface_types"] ?? "") vs \(phy.modes)")
+            #expect(i["monitor"] as? Bool == phy.modes.contains("monitor"))
+            #expect(i["monitor_beside_managed"] as? Bool == phy.software.contains("monitor"), "hwsim's monitor is a software interface type")
+            // ethtool -i, field by field.
+            let e = Dictionary(
+                try text("ethtool-\(name).txt").split(separator: "\n").compactMap { l -> (String, String)? in
+                    guard let c = l.firstIndex(of: ":") else { return nil }
+                    return (String(l[..<c]), l[l.index(after: c)...].trimmingCharacters(in: .whitespaces))
+                }, uniquingKeysWith: { a, _ in a })
+            #expect(i["driver"] as? String == e["driver"] && i["driver_version"] as? String == e["version"], "\(name): \(e)")
+            #expect(i["bus"] as? String == e["bus-info"])
+            #expect((i["firmware"] as? String ?? "N/A") == (e["firmware-version"] ?? "N/A"))
+        }
+        // The client: what its counters gave, and what wifi will use.
+        let wlan2 = try #require(interfaces.first { $0["name"] as? String == "wlan2" })
+        let counters = Dictionary(
+            (wlan2["counters"] as? [[String: Any]] ?? []).map { ($0["counter"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(counters["tx_retries"]?["reported"] as? Bool == true && counters["signal"]?["reported"] as? Bool == true, "\(counters)")
+        #expect(counters["bss_load"]?["reported"] as? Bool == true && counters["channel_busy_time"]?["table"] as? String == "unreliable")
+        let checks = wlan2["checks"] as? [[String: Any]] ?? []
+        #expect(checks.first { $0["check"] as? String == "channel_utilization" }?["source"] as? String == "bss_load", "\(checks)")
+        // Unprivileged: it still answers, and says what it lacks and how to give it.
+        #expect(try text("doctor-nobody.status").trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(peek("doctor-nobody.err"))")
+        let nobody = try object("doctor-nobody.json")
+        let raw = (nobody["privileges"] as? [[String: Any]])?.first { $0["capability"] as? String == "CAP_NET_RAW" }
+        #expect(raw?["has"] as? Bool == false && (raw?["fix"] as? String)?.contains("setcap cap_net_raw+ep ") == true, "\(nobody)")
+        #expect((nobody["interfaces"] as? [Any])?.count == 1)
+        let root = (report["privileges"] as? [[String: Any]])?.first { $0["capability"] as? String == "CAP_NET_RAW" }
+        #expect(root?["has"] as? Bool == true && root?["fix"] is NSNull)
+    }
+
     @Test func watchReportsEachRoamAsIwEventSaw() throws {
         let status = try text("watch.status").trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(status == "0", "\(peek("watch.err"))")
@@ -229,7 +316,9 @@ struct LabTests {
         for (r, p) in zip(roams, pairs) {
             #expect(r["to_bssid"] as? String == p.bssid)
             let gap = try #require(r["link_gap_ms"] as? Double)
-            #expect(abs(gap - (p.to - p.from) * 1000) < 100, "walk \(gap) ms, iw \((p.to - p.from) * 1000) ms")
+            // Both are receipt times of the same kernel events in two processes; under qemu's
+            // software emulation either can be scheduled late (113 ms seen once in ~20 runs).
+            #expect(abs(gap - (p.to - p.from) * 1000) < 150, "walk \(gap) ms, iw \((p.to - p.from) * 1000) ms")
         }
         // The four moves the lab made on purpose: the last four to another AP.
         let expected = try text("walk-bssids.txt").split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }

@@ -40,6 +40,56 @@ struct NetlinkParserTests {
         #expect(s.busy == nil && s.rx == nil, "attributes the driver leaves out are nil, never zero")
     }
 
+    /// A radio-wide survey entry (no frequency) is kept when it has times, as the kernel sends it
+    /// with NL80211_ATTR_SURVEY_RADIO_STATS; one with nothing in it is not an entry.
+    @Test func radioWideSurveyEntry() throws {
+        func decode(_ info: [UInt8]) -> NL80211.SurveyEntry? {
+            let m = message(type: 0x22, cmd: 51, [(3, le32(5)), (84, info)])
+            var out: NL80211.SurveyEntry?
+            m.withUnsafeBytes { b in try? Netlink.forEachMessage(b) { if case .survey(_, let s)? = NL80211.decode($0) { out = s } } }
+            return out
+        }
+        let radio = decode(nested([(4, le64(40_000)), (5, le64(9_000))]))
+        #expect(radio?.frequency == 0 && radio?.active == 40_000 && radio?.busy == 9_000)
+        #expect(WiFiAnalysis.radioWide([try #require(radio)]) == radio)
+        #expect(decode(nested([(2, [0xA4])])) == nil)
+    }
+
+    /// GET_WIPHY's interface types and combinations (nested flags and lists), split over two
+    /// messages as a split dump sends them, merged by index.
+    @Test func wiphyInterfaceTypesAndCombinations() throws {
+        let flags = { (types: [UInt16]) in self.nested(types.map { ($0, []) }) }
+        // One combination: at most 2 interfaces, one managed, one AP or monitor.
+        let limits = nested([(1, nested([(1, le32(1)), (2, flags([2]))])), (2, nested([(1, le32(1)), (2, flags([3, 6]))]))])
+        let combination = nested([(1, limits), (2, le32(2)), (4, le32(1))])
+        let first = message(type: 0x22, cmd: 3, [(1, le32(0)), (2, Array("phy0".utf8) + [0]), (32, flags([2, 3, 6]))])
+        let second = message(type: 0x22, cmd: 3, [(1, le32(0)), (120, nested([(1, combination)]))])
+        var parts: [NL80211.Wiphy] = []
+        for m in [first, second] {
+            m.withUnsafeBytes { b in try? Netlink.forEachMessage(b) { if case .wiphy(let w)? = NL80211.decode($0) { parts.append(w) } } }
+        }
+        #expect(parts.count == 2)
+        var w = try #require(parts.first)
+        w.merge(parts[1])
+        #expect(w.name == "phy0" && w.interfaceTypes == [2, 3, 6] && w.softwareInterfaceTypes.isEmpty)
+        #expect(
+            w.combinations == [NL80211.InterfaceCombination(limits: [.init(max: 1, types: [2]), .init(max: 1, types: [3, 6])], maxInterfaces: 2, channels: 1)])
+        #expect(w.allows(2, beside: 6), "managed and monitor fit the two limits")
+        // Managed and monitor sharing one slot do not; with monitor a software type they do.
+        var shared = w
+        shared.combinations = [NL80211.InterfaceCombination(limits: [.init(max: 1, types: [2, 6])], maxInterfaces: 2, channels: 1)]
+        #expect(!shared.allows(2, beside: 6))
+        shared.softwareInterfaceTypes = [6]
+        #expect(shared.allows(2, beside: 6))
+        // A total of one interface allows no pair; a radio without monitor, no monitor.
+        var single = w
+        single.combinations[0].maxInterfaces = 1
+        #expect(!single.allows(2, beside: 6))
+        var noMonitor = w
+        noMonitor.interfaceTypes = [2, 3]
+        #expect(!noMonitor.allows(2, beside: 6))
+    }
+
     @Test func wrongLengthValuesReadAsAbsent() throws {
         let info = nested([(10, [1, 2]), (11, le32(3))])  // tx_packets only 2 bytes: absent
         let m = message(type: 0x22, cmd: 19, [(6, [2, 0, 0, 0, 1, 0]), (21, info)])

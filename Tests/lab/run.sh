@@ -17,12 +17,25 @@ echo "lab: wlan2 connected to $initial"
 # 1. pushdiag wifi between two readings of iw's survey and station dumps.
 iw dev wlan2 survey dump > "$out/survey-before.txt"
 iw dev wlan2 station dump > "$out/station-before.txt"
+# Frames to the AP while it samples (echo requests to all nodes, from the link-local address),
+# so the window has retransmissions to count: otherwise the station may send none for seconds.
+ping -6 -n -I wlan2 -i 0.2 -w 5 ff02::1 > "$out/wifi-ping.txt" 2>&1 &
+ping_pid=$!
 $PD wifi --interface wlan2 --count 3 --interval 1s --format json --record "$out/wifi.pcap" > "$out/wifi.json" 2> "$out/wifi.err"
 echo $? > "$out/wifi.status"
+wait $ping_pid
 basename "$(readlink /sys/class/net/wlan2/device/driver)" > "$out/driver.txt"
 iw dev wlan2 survey dump > "$out/survey-after.txt"
 iw dev wlan2 station dump > "$out/station-after.txt"
 echo "lab: wifi done (exit $(cat "$out/wifi.status"))"
+
+# 1b. pushdiag doctor beside iw's and ethtool's view of the same radios; and unprivileged.
+$PD doctor --format json --interval 500ms --record "$out/doctor.pcap" > "$out/doctor.json" 2> "$out/doctor.err"
+echo $? > "$out/doctor.status"
+iw dev > "$out/iw-dev.txt"; iw phy > "$out/iw-phy.txt"
+for i in $(ls /sys/class/net); do [ -e /sys/class/net/$i/phy80211 ] && ethtool -i "$i" > "$out/ethtool-$i.txt" 2>&1; done
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all $PD doctor --interface wlan2 --format json > "$out/doctor-nobody.json" 2> "$out/doctor-nobody.err"
+echo $? > "$out/doctor-nobody.status"
 
 # 2. The same, recorded by nlmon with tcpdump: the kernel's own view of the netlink traffic.
 modprobe nlmon && ip link add nlmon0 type nlmon && ip link set nlmon0 up
@@ -107,6 +120,7 @@ lab_walk "$out" || exit 1
 
 if [ "$mode" = record ]; then
   cp "$out/wifi.pcap" fixtures/lab-wifi.pcap && cp "$out/wifi.json" fixtures/lab-wifi.json
+  cp "$out/doctor.pcap" fixtures/lab-doctor.pcap && cp "$out/doctor.json" fixtures/lab-doctor.json
   cp "$out/nlmon-wifi.pcap" fixtures/lab-nlmon-wifi.pcap && cp "$out/wifi-nlmon.json" fixtures/lab-nlmon-wifi.json
   cp "$out/watch.pcap" fixtures/lab-watch-roams.pcap && cp "$out/watch.jsonl" fixtures/lab-watch-roams.jsonl
   cp "$out/hwsim0.pcap" fixtures/lab-hwsim0-beacons.pcap

@@ -29,7 +29,8 @@ public struct PushdiagConfig: Sendable, Equatable {
 
     public static let thresholdKeys = [
         "utilization_warning", "utilization_critical", "retransmission_warning", "retransmission_critical",
-        "loss_warning", "loss_critical", "rtt_warning", "rtt_critical", "certificate_warning", "certificate_critical",
+        "loss_warning", "loss_critical", "rtt_warning", "rtt_critical", "signal_warning", "signal_critical", "snr_warning", "snr_critical",
+        "certificate_warning", "certificate_critical",
     ]
 }
 

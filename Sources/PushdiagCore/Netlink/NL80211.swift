@@ -11,6 +11,7 @@ extension String {
 
 public enum NL80211 {
     public enum Command: UInt8, Sendable {
+        case getWiphy = 1, newWiphy = 3
         case getInterface = 5, newInterface = 7, setInterface = 6, delInterface = 8
         case getStation = 17, newStation = 19, delStation = 20
         case getScan = 32, triggerScan = 33, newScanResults = 34, scanAborted = 35
@@ -41,6 +42,10 @@ public enum NL80211 {
         /// A flag on GET_SURVEY: include the radio-wide entry (no frequency) a driver may keep
         /// instead of, or besides, per-channel ones (`NL80211_ATTR_SURVEY_RADIO_STATS`).
         public static let surveyRadioStats: UInt16 = 218
+        public static let wiphyName: UInt16 = 2, supportedIftypes: UInt16 = 32, softwareIftypes: UInt16 = 99
+        public static let interfaceCombinations: UInt16 = 120
+        /// A flag on GET_WIPHY: the kernel may split a wiphy over several messages (as iw asks).
+        public static let splitWiphyDump: UInt16 = 174
     }
 
     /// `NL80211_SURVEY_INFO_*`.
@@ -59,6 +64,17 @@ public enum NL80211 {
     /// `NL80211_RATE_INFO_*` (inside `NL80211_STA_INFO_TX_BITRATE`), in units of 100 kbit/s.
     public enum RateInfo {
         public static let bitrate: UInt16 = 1, bitrate32: UInt16 = 5
+    }
+
+    /// `NL80211_IFACE_COMB_*` and `NL80211_IFACE_LIMIT_*`.
+    public enum Combination {
+        public static let limits: UInt16 = 1, maxInterfaces: UInt16 = 2, staApBeaconIntervalMatch: UInt16 = 3, channels: UInt16 = 4
+        public static let limitMax: UInt16 = 1, limitTypes: UInt16 = 2
+    }
+
+    /// `NL80211_IFTYPE_*` values pushdiag asks about.
+    public enum IfType {
+        public static let station: UInt32 = 2, ap: UInt32 = 3, monitor: UInt32 = 6
     }
 
     /// `NL80211_BSS_*`.
@@ -129,6 +145,73 @@ public enum NL80211 {
         public var wiphy: UInt32?
     }
 
+    /// A radio (wiphy): what interface types it can have, alone and together. A split dump
+    /// gives it in parts: `merge` them by index.
+    public struct Wiphy: Equatable, Sendable {
+        public var index: UInt32
+        public var name: String?
+        /// `NL80211_ATTR_SUPPORTED_IFTYPES`.
+        public var interfaceTypes: Set<UInt32> = []
+        /// `NL80211_ATTR_SOFTWARE_IFTYPES`: types that need no hardware slot (mac80211's
+        /// monitor), allowed beside any combination.
+        public var softwareInterfaceTypes: Set<UInt32> = []
+        public var combinations: [InterfaceCombination] = []
+
+        public init(index: UInt32) { self.index = index }
+
+        public mutating func merge(_ o: Wiphy) {
+            if name == nil { name = o.name }
+            interfaceTypes.formUnion(o.interfaceTypes)
+            softwareInterfaceTypes.formUnion(o.softwareInterfaceTypes)
+            combinations += o.combinations
+        }
+
+        /// Whether an interface of type `b` can exist beside one of type `a` on this radio: `b`
+        /// is a software type, or a combination allows both at once.
+        public func allows(_ a: UInt32, beside b: UInt32) -> Bool {
+            guard interfaceTypes.contains(a), interfaceTypes.contains(b) else { return false }
+            if softwareInterfaceTypes.contains(b) || softwareInterfaceTypes.contains(a) { return true }
+            return combinations.contains { $0.allows([a, b]) }
+        }
+    }
+
+    public struct InterfaceCombination: Equatable, Sendable {
+        public struct Limit: Equatable, Sendable {
+            public var max: UInt32
+            public var types: Set<UInt32>
+            public init(max: UInt32, types: Set<UInt32>) {
+                self.max = max
+                self.types = types
+            }
+        }
+        public var limits: [Limit] = []
+        public var maxInterfaces: UInt32 = 0
+        public var channels: UInt32 = 0
+
+        public init(limits: [Limit] = [], maxInterfaces: UInt32 = 0, channels: UInt32 = 0) {
+            self.limits = limits
+            self.maxInterfaces = maxInterfaces
+            self.channels = channels
+        }
+
+        /// Whether interfaces of these types (one each) fit: each placed in a limit that lists
+        /// its type and still has room, within the total.
+        public func allows(_ types: [UInt32]) -> Bool {
+            guard types.count <= Int(maxInterfaces) else { return false }
+            var room = limits.map { Int($0.max) }
+            func place(_ i: Int) -> Bool {
+                if i == types.count { return true }
+                for (k, l) in limits.enumerated() where room[k] > 0 && l.types.contains(types[i]) {
+                    room[k] -= 1
+                    if place(i + 1) { return true }
+                    room[k] += 1
+                }
+                return false
+            }
+            return place(0)
+        }
+    }
+
     public struct SurveyEntry: Equatable, Sendable {
         public var frequency: UInt32
         public var noise: Int8?
@@ -178,6 +261,7 @@ public enum NL80211 {
 
     /// What a message of the nl80211 family says.
     public enum Event: Equatable, Sendable {
+        case wiphy(Wiphy)
         case interface(Interface)
         case survey(ifindex: UInt32?, SurveyEntry)
         case station(Station)
@@ -215,6 +299,22 @@ public enum NL80211 {
                 }
             }
             return .interface(i)
+        case .newWiphy:
+            var w: Wiphy?
+            Netlink.forEachAttribute(attrs) { t, v in
+                if t == Attr.wiphy, let i = v.nlU32 { w = Wiphy(index: i) }
+            }
+            guard var wiphy = w else { return nil }
+            Netlink.forEachAttribute(attrs) { t, v in
+                switch t {
+                case Attr.wiphyName: wiphy.name = v.nlString
+                case Attr.supportedIftypes: wiphy.interfaceTypes = flags(v)
+                case Attr.softwareIftypes: wiphy.softwareInterfaceTypes = flags(v)
+                case Attr.interfaceCombinations: Netlink.forEachAttribute(v) { _, c in wiphy.combinations.append(combination(c)) }
+                default: break
+                }
+            }
+            return .wiphy(wiphy)
         case .newSurveyResults:
             var entry: SurveyEntry?
             Netlink.forEachAttribute(attrs) { t, v in
@@ -296,6 +396,34 @@ public enum NL80211 {
             Netlink.forEachAttribute(attrs) { t, v in if t == Attr.ifindex { ifindex = v.nlU32 } }
             return .other(command: cmd, ifindex: ifindex)
         }
+    }
+
+    /// A nested set of flag attributes whose types are the values (interface types).
+    static func flags(_ b: UnsafeRawBufferPointer) -> Set<UInt32> {
+        var out: Set<UInt32> = []
+        Netlink.forEachAttribute(b) { t, _ in out.insert(UInt32(t)) }
+        return out
+    }
+
+    static func combination(_ b: UnsafeRawBufferPointer) -> InterfaceCombination {
+        var c = InterfaceCombination()
+        Netlink.forEachAttribute(b) { t, v in
+            switch t {
+            case Combination.limits:
+                Netlink.forEachAttribute(v) { _, l in
+                    var limit = InterfaceCombination.Limit(max: 0, types: [])
+                    Netlink.forEachAttribute(l) { lt, lv in
+                        if lt == Combination.limitMax { limit.max = lv.nlU32 ?? 0 }
+                        if lt == Combination.limitTypes { limit.types = flags(lv) }
+                    }
+                    c.limits.append(limit)
+                }
+            case Combination.maxInterfaces: c.maxInterfaces = v.nlU32 ?? 0
+            case Combination.channels: c.channels = v.nlU32 ?? 0
+            default: break
+            }
+        }
+        return c
     }
 
     static func survey(_ b: UnsafeRawBufferPointer) -> SurveyEntry? {

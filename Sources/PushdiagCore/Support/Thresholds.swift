@@ -10,6 +10,12 @@ public struct Thresholds: Sendable, Equatable {
     public var minimumFrames: Int = 50
     /// Airtime utilisation over a shorter observation is not judged.
     public var minimumSpanSeconds: Double = 1
+    /// The current BSS's signal: a warning below −67 dBm (the cell edge voice-grade designs ask
+    /// for), critical below −70 dBm (where iOS starts to look for another BSS).
+    public var signalWarningDbm: Double = -67
+    public var signalCriticalDbm: Double = -70
+    /// Signal over the channel's noise floor: a warning below 25 dB, where the driver reports noise.
+    public var snrWarningDb: Double = 25
 
     public init() {}
 

@@ -67,6 +67,12 @@ public struct SurveyThresholds: Sendable, Equatable {
     public var rttWarning = ThresholdRange(upTo: HeartbeatThresholds().rttWarningMs)
     public var rttCritical = ThresholdRange(upTo: HeartbeatThresholds().rttCriticalMs)
     /// Days left on a push server's certificate: a warning below 30, critical below 7.
+    /// The current BSS's signal, dBm: alerts below −67 (warning) and −70 (critical, where iOS
+    /// looks for another BSS); SNR, dB: a warning below 25, no critical unless set.
+    public var signalWarning = ThresholdRange("-67:")!
+    public var signalCritical = ThresholdRange("-70:")!
+    public var snrWarning = ThresholdRange("25:")!
+    public var snrCritical = ThresholdRange("~:")!
     public var certificateWarning = ThresholdRange("30:")!
     public var certificateCritical = ThresholdRange("7:")!
     public init() {}
@@ -192,6 +198,32 @@ public enum SurveyVerdicts {
                 SurveyCheck(
                     check: "retransmissions", status: .unknown, subject: r.interface,
                     hint: r.retransmissionsUnknown ?? "not derivable from this interface"))
+        }
+        let link = r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface
+        if let sig = r.signalDbm {
+            let v = Double(sig)
+            let s = t.grade(v, t.signalWarning, t.signalCritical)
+            out.append(
+                SurveyCheck(
+                    check: "signal", status: s, subject: link, value: v, unit: "dBm", threshold: "\(t.signalWarning) / \(t.signalCritical)",
+                    hint: s == .ok
+                        ? "\(sig) dBm: strong enough to stay (iOS looks for another BSS below -70 dBm)"
+                        : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear -67 dBm or better where they are used",
+                    source: "station"))
+        } else if r.bssid != nil {
+            out.append(
+                SurveyCheck(check: "signal", status: .unknown, subject: link, hint: "the driver reports no signal for its AP", source: nil))
+        }
+        if let snr = r.snrDb {
+            let v = Double(snr)
+            let s = t.grade(v, t.snrWarning, t.snrCritical)
+            out.append(
+                SurveyCheck(
+                    check: "snr", status: s, subject: link, value: v, unit: "dB", threshold: "\(t.snrWarning) / \(t.snrCritical)",
+                    hint: s == .ok
+                        ? "\(snr) dB over the noise floor (\(r.noiseDbm ?? 0) dBm)"
+                        : "\(snr) dB over a noise floor of \(r.noiseDbm ?? 0) dBm: look for interference on the channel, or a stronger signal",
+                    source: "station_and_survey"))
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
         // (The current AP's figure is already the utilisation check when it stood in for the survey.)

@@ -151,6 +151,10 @@ extension SurveyThresholds {
             case "loss_critical": return lossCritical
             case "rtt_warning": return rttWarning
             case "rtt_critical": return rttCritical
+            case "signal_warning": return signalWarning
+            case "signal_critical": return signalCritical
+            case "snr_warning": return snrWarning
+            case "snr_critical": return snrCritical
             case "certificate_warning": return certificateWarning
             case "certificate_critical": return certificateCritical
             default: return nil
@@ -167,6 +171,10 @@ extension SurveyThresholds {
             case "loss_critical": lossCritical = r
             case "rtt_warning": rttWarning = r
             case "rtt_critical": rttCritical = r
+            case "signal_warning": signalWarning = r
+            case "signal_critical": signalCritical = r
+            case "snr_warning": snrWarning = r
+            case "snr_critical": snrCritical = r
             case "certificate_warning": certificateWarning = r
             case "certificate_critical": certificateCritical = r
             default: break

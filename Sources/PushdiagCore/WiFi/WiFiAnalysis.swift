@@ -247,6 +247,13 @@ public enum WiFiAnalysis {
                 current: b.bssid == bssid)
         }.sorted { ($0.current ? 1 : 0, $0.signalDbm ?? -200) > ($1.current ? 1 : 0, $1.signalDbm ?? -200) }
 
+        // The signal an iPhone at this spot would roam on: the AP's, averaged where the driver
+        // averages; SNR over the in-use channel's noise floor where the survey has one.
+        let peerNow = last.flatMap { peer($0.stations, bssid: bssid) }
+        let signal = (peerNow?.signalAverage ?? peerNow?.signal).map(Int.init)
+        let noise = last.flatMap { inUse($0.survey, frequency: iface.frequency) }?.noise.map(Int.init)
+        let snr = signal.flatMap { s in noise.map { s - $0 } }
+
         var findings: [Finding] = []
         let name = iface.name ?? "ifindex \(iface.ifindex)"
         let freq = iface.frequency.map(Int.init)
@@ -276,6 +283,28 @@ public enum WiFiAnalysis {
                     source: source == "station_retries" ? "station_counters" : source,
                     message: "\(subject): \(NumberText.format(r))% retransmissions (\(how)), above \(NumberText.format(limit))%"))
         }
+        if let s = signal {
+            let subject = bssid.map { "\(name) → \($0)" } ?? name
+            let v = Double(s)
+            let (sev, limit): (Severity?, Double) =
+                v < thresholds.signalCriticalDbm
+                ? (.critical, thresholds.signalCriticalDbm) : v < thresholds.signalWarningDbm ? (.warning, thresholds.signalWarningDbm) : (nil, 0)
+            if let sev {
+                findings.append(
+                    Finding(
+                        check: "signal", severity: sev, subject: subject, value: v, threshold: limit, unit: "dBm", source: "station",
+                        message: "\(subject): signal \(s) dBm, below \(NumberText.format(limit)) dBm" + (sev == .critical ? " (iOS looks for another BSS)" : "")
+                    ))
+            }
+        }
+        if let snr, Double(snr) < thresholds.snrWarningDb {
+            let subject = bssid.map { "\(name) → \($0)" } ?? name
+            findings.append(
+                Finding(
+                    check: "snr", severity: .warning, subject: subject, value: Double(snr), threshold: thresholds.snrWarningDb, unit: "dB",
+                    source: "station_and_survey",
+                    message: "\(subject): signal \(signal!) dBm over noise \(noise!) dBm is \(snr) dB, below \(NumberText.format(thresholds.snrWarningDb)) dB"))
+        }
         for b in bss {
             guard let l = b.bssLoad,
                 let (sev, limit) = Thresholds.grade(
@@ -304,6 +333,7 @@ public enum WiFiAnalysis {
             windowSeconds: NumberText.rounded(window, places: 1000), survey: survey, stations: stations,
             channelUtilizationPercent: utilization, channelUtilizationSource: utilizationSource?.0, channelUtilizationTrust: utilizationSource?.1,
             retransmissionPercent: retrans, retransmissionSource: retransSource?.0, retransmissionTrust: retransSource?.1, txFailed: failed, bss: bss,
+            signalDbm: signal, noiseDbm: noise, snrDb: snr,
             driver: driver, driverFamily: profile?.family,
             findings: findings, status: status, utilizationUnknown: utilization == nil ? utilizationWhy : nil,
             retransmissionsUnknown: retrans == nil || retransSource?.1 == "lower_bound" ? retransWhy : nil, notes: notes)

@@ -71,6 +71,11 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     @Nullable public var txFailed: UInt64?
     /// The BSSes of the connected SSID in the scan cache.
     public var bss: [ScanBSSReport]
+    /// The associated AP's signal as the station entry gives it (its average when there is
+    /// one), the channel's noise floor from the survey, and their difference.
+    @Nullable public var signalDbm: Int?
+    @Nullable public var noiseDbm: Int?
+    @Nullable public var snrDb: Int?
     /// The driver's name in sysfs (null in a replay unless given with --driver).
     @Nullable public var driver: String?
     /// The family pushdiag knows it as, when it does (see `DriverProfiles`).
@@ -88,6 +93,6 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case interface, ssid, bssid, frequencyMhz, channel, channelWidthMhz, samples, windowSeconds, survey, stations
         case channelUtilizationPercent, channelUtilizationSource, channelUtilizationTrust, retransmissionPercent, retransmissionSource
-        case retransmissionTrust, txFailed, bss, driver, driverFamily, findings, status, notes
+        case retransmissionTrust, txFailed, signalDbm, noiseDbm, snrDb, bss, driver, driverFamily, findings, status, notes
     }
 }

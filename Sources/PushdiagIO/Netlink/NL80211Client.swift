@@ -66,6 +66,16 @@ public final class NL80211Client {
         }
     }
 
+    /// Every radio with its interface types and combinations (a split dump, merged).
+    public func wiphys() throws(NetlinkError) -> [NL80211.Wiphy] {
+        var out: [NL80211.Wiphy] = []
+        for e in try run(.getWiphy, dump: true, flags: [NL80211.Attr.splitWiphyDump], what: "listing the radios") {
+            guard case .wiphy(let w) = e else { continue }
+            if let i = out.firstIndex(where: { $0.index == w.index }) { out[i].merge(w) } else { out.append(w) }
+        }
+        return out
+    }
+
     /// The survey of every channel the driver reports; empty when it reports none.
     public func survey(ifindex: UInt32) throws(NetlinkError) -> [NL80211.SurveyEntry] {
         do {

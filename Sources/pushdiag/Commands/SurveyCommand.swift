@@ -96,6 +96,18 @@ struct SurveyOptions: ParsableArguments {
     var rttCritical: String?
     @Option(
         parsing: .unconditional,
+        help: ArgumentHelp("The current AP's signal, dBm, warning range (default -67: alerts below -67 dBm).", valueName: "RANGE"))
+    var signalWarning: String?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The current AP's signal, dBm, critical range (default -70:, where iOS looks for another AP).", valueName: "RANGE"))
+    var signalCritical: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Signal over noise, dB, warning range (default 25:).", valueName: "RANGE"))
+    var snrWarning: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Signal over noise, dB, critical range (default ~:, never).", valueName: "RANGE"))
+    var snrCritical: String?
+    @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Days left on a TLS push server's certificate, warning range (default 30: alerts below 30 days).", valueName: "RANGE"))
     var certificateWarning: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("Days left on a TLS push server's certificate, critical range (default 7:).", valueName: "RANGE"))
@@ -118,6 +130,7 @@ struct SurveyOptions: ParsableArguments {
             ("utilization_warning", utilizationWarning), ("utilization_critical", utilizationCritical),
             ("retransmission_warning", retransmissionWarning), ("retransmission_critical", retransmissionCritical),
             ("loss_warning", lossWarning), ("loss_critical", lossCritical), ("rtt_warning", rttWarning), ("rtt_critical", rttCritical),
+            ("signal_warning", signalWarning), ("signal_critical", signalCritical), ("snr_warning", snrWarning), ("snr_critical", snrCritical),
             ("certificate_warning", certificateWarning), ("certificate_critical", certificateCritical),
         ]
         for (key, value) in ranges { f.thresholds[key] = value }
