@@ -146,15 +146,18 @@ public struct SurveyPrometheusRenderer {
             if let u = w.channelUtilizationPercent {
                 add(
                     "pushdiag_channel_utilization_ratio",
-                    "Busy time over active time of the channel in use; source: survey (the channel's), radio_survey (the radio's), bss_load (the AP's own figure).",
-                    [("interface", w.interface), ("frequency_mhz", w.frequencyMhz.map(String.init) ?? ""), ("source", w.channelUtilizationSource ?? "")],
+                    "Busy time over active time of the channel in use; source: survey (the channel's), radio_survey (the radio's), bss_load (the AP's own figure); trust: measured, measured_period, measured_radio_wide, advertised.",
+                    [
+                        ("interface", w.interface), ("frequency_mhz", w.frequencyMhz.map(String.init) ?? ""), ("source", w.channelUtilizationSource ?? ""),
+                        ("trust", w.channelUtilizationTrust ?? ""),
+                    ],
                     u / 100)
             }
             if let x = w.retransmissionPercent {
                 add(
                     "pushdiag_retransmission_ratio",
-                    "Retries over frames sent to the access point; source: station_retries, or tx_failed (frames given up: a lower bound).",
-                    [("interface", w.interface), ("source", w.retransmissionSource ?? "")], x / 100)
+                    "Retries over frames sent to the access point; source: station_retries, or tx_failed (frames given up); trust: measured, or lower_bound.",
+                    [("interface", w.interface), ("source", w.retransmissionSource ?? ""), ("trust", w.retransmissionTrust ?? "")], x / 100)
             }
             if let sig = w.signalDbm {
                 add(

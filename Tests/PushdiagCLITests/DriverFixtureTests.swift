@@ -63,7 +63,9 @@ struct DriverFixtureTests {
         let row = try #require(o.row("channel_utilization"))
         #expect(row["status"] as? String == "critical" && row["source"] as? String == "bss_load" && row["value"] as? Double == expected)
         #expect((row["hint"] as? String)?.contains("from the AP's BSS Load") == true)
-        #expect(o.prometheus.contains("pushdiag_channel_utilization_ratio{interface=\"wlan2\",frequency_mhz=\"2412\",source=\"bss_load\"} \(ratio(expected))"))
+        #expect(
+            o.prometheus.contains(
+                "pushdiag_channel_utilization_ratio{interface=\"wlan2\",frequency_mhz=\"2412\",source=\"bss_load\",trust=\"advertised\"} \(ratio(expected))"))
         #expect(o.status == 2 && o.survey.status == 2)
     }
 
@@ -130,7 +132,7 @@ struct DriverFixtureTests {
         #expect(o.json["channel_utilization_percent"] as? Double == expected && o.json["channel_utilization_trust"] as? String == "measured_period")
         #expect(o.json["channel_utilization_source"] as? String == "survey" && o.row("channel_utilization")?["source"] as? String == "survey")
         #expect(o.row("channel_utilization")?["status"] as? String == "critical")
-        #expect(o.prometheus.contains("source=\"station_retries\"} \(ratio(percent(Double(r[2] - r[1]), Double(p[2] - p[1]))))"))
+        #expect(o.prometheus.contains("source=\"station_retries\",trust=\"measured\"} \(ratio(percent(Double(r[2] - r[1]), Double(p[2] - p[1]))))"))
         // Read as running totals, a period that never grows is no figure at all.
         let unaware = try outputs("driver-ath10k.pcap", driver: nil)
         #expect(unaware.json["channel_utilization_source"] as? String == "bss_load", "\(unaware.json)")
@@ -145,14 +147,15 @@ struct DriverFixtureTests {
         #expect(o.json["channel_utilization_trust"] as? String == "measured_radio_wide" && o.json["driver_family"] as? String == "mt76")
         #expect(o.text.stdout.contains("\(NumberText.format(expected))% (radio-wide survey)"), "\(o.text.stdout)")
         #expect(o.row("channel_utilization")?["status"] as? String == "critical")
-        #expect(o.prometheus.contains("source=\"radio_survey\"} \(ratio(expected))"))
+        #expect(o.prometheus.contains("source=\"radio_survey\",trust=\"measured_radio_wide\"} \(ratio(expected))"))
         #expect(o.status == 2)
     }
 
     /// The current AP's signal against −67/−70 dBm and its SNR against 25 dB, in every output,
     /// with the limits configurable.
     @Test func weakSignalAndItsSNR() throws {
-        let o = try outputs("wifi-weak-signal.pcap", driver: "mac80211_hwsim")
+        // Taken at its word (no driver named), the survey's noise floor gives the SNR.
+        let o = try outputs("wifi-weak-signal.pcap", driver: nil)
         let signal = Int(NetlinkFixtures.weakSignal)
         // The noise floor as the raw survey table has it for the channel in use.
         let inUse = (o.json["survey"] as? [[String: Any]])?.first { $0["frequency_mhz"] as? Int == o.json["frequency_mhz"] as? Int }
@@ -175,8 +178,12 @@ struct DriverFixtureTests {
         let s = try json(try pushdiag(["survey"] + base + ["--duration", "3s", "--signal-critical=-75:", "--format", "json"]).stdout)
         let row = (s["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "signal" }
         #expect(row?["status"] as? String == "warning" && row?["threshold"] as? String == "-67: / -75:", "\(row ?? [:])")
+        // As mac80211_hwsim's, whose survey (noise included: a constant) is not believed: no SNR.
+        let hwsim = try outputs("wifi-weak-signal.pcap", driver: "mac80211_hwsim")
+        #expect(hwsim.json["signal_dbm"] as? Int == signal && hwsim.json["noise_dbm"] is NSNull && hwsim.json["snr_db"] is NSNull)
+        #expect(hwsim.row("snr") == nil && !hwsim.prometheus.contains("pushdiag_snr_db"))
         // The lab's own recording: a strong AP, OK.
-        let lab = try outputs("lab-wifi.pcap", driver: "mac80211_hwsim")
+        let lab = try outputs("lab-wifi.pcap", driver: nil)
         #expect(lab.row("signal")?["status"] as? String == "ok" && lab.row("snr")?["status"] as? String == "ok")
     }
 

@@ -45,11 +45,34 @@ struct NetlinkReplayTests {
         #expect((j["survey"] as? [Any])?.count ?? 0 > 5, "the JSON keeps every channel")
     }
 
-    @Test func highUtilization() throws {
+    /// The expected figure from tshark's decoding of the recording (its nl80211 dissector), not
+    /// from the numbers FixtureKit wrote: the in-use channel's survey times of the first and last
+    /// dump.
+    @Test(.enabled(if: TestPaths.which("tshark") != nil, "needs tshark"))
+    func highUtilization() throws {
         let (j, status) = try wifi("wifi-utilization-57pct.pcap")
-        let a = NetlinkFixtures.utilizationActive
-        let b = NetlinkFixtures.utilizationBusy
-        let expected = (Double(b[2] - b[0]) * 100 / Double(a[2] - a[0]) * 100).rounded() / 100
+        let decoded = try run(TestPaths.which("tshark")!, ["-r", fixture("wifi-utilization-57pct.pcap"), "-V"]).stdout
+        var entries: [[String: Int64]] = []
+        var pending: String?
+        for line in decoded.split(separator: "\n") {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            if t.hasPrefix("Attribute: NL80211_SURVEY_INFO_") {
+                pending = String(t.dropFirst("Attribute: NL80211_SURVEY_INFO_".count))
+                if pending == "FREQUENCY" { entries.append([:]) }
+            } else if t.hasPrefix("Attribute Value:"), let key = pending, !entries.isEmpty,
+                let open = t.lastIndex(of: "("), let v = Int64(t[t.index(after: open)...].dropLast())
+            {
+                entries[entries.count - 1][key] = v
+                pending = nil
+            }
+        }
+        let inUse = entries.filter { $0["FREQUENCY"] == Int64(NetlinkFixtures.labFrequency) }
+        let first = try #require(inUse.first)
+        let last = try #require(inUse.last)
+        #expect(inUse.count == 3, "one survey dump per sample: \(inUse)")
+        let busy = Double(try #require(last["TIME_BUSY"]) - (try #require(first["TIME_BUSY"])))
+        let active = Double(try #require(last["TIME"]) - (try #require(first["TIME"])))
+        let expected = (busy * 100 / active * 100).rounded() / 100
         #expect(j["channel_utilization_percent"] as? Double == expected)
         let f = try #require((j["findings"] as? [[String: Any]])?.first)
         #expect(f["check"] as? String == "channel_utilization" && f["severity"] as? String == "critical" && f["threshold"] as? Double == 40)

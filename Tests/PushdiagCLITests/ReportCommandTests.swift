@@ -34,7 +34,7 @@ struct ReportTests {
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(
             try String(contentsOf: prom, encoding: .utf8).contains(
-                "pushdiag_channel_utilization_ratio{interface=\"wlan2\",frequency_mhz=\"2412\",source=\"survey\"} 0.57"))
+                "pushdiag_channel_utilization_ratio{interface=\"wlan2\",frequency_mhz=\"2412\",source=\"survey\",trust=\"measured\"} 0.57"))
         // A second run appends.
         _ = try pushdiag(reportArgs(dir))
         #expect(try sql(db, "SELECT count(*) FROM runs") == "2")
@@ -70,7 +70,7 @@ struct ReportTests {
             "/usr/bin/python3",
             ["-c", "import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())", "http://127.0.0.1:\(port)/metrics"])
         #expect(
-            scrape.stdout.contains("pushdiag_channel_utilization_ratio{frequency_mhz=\"2412\",interface=\"wlan2\",source=\"survey\"} 0.57"),
+            scrape.stdout.contains("pushdiag_channel_utilization_ratio{frequency_mhz=\"2412\",interface=\"wlan2\",source=\"survey\",trust=\"measured\"} 0.57"),
             "\(scrape.stdout.suffix(2000))")
         #expect(scrape.stdout.contains("node_textfile_scrape_error 0"))
         // A series twice does not show in the scrape (node_exporter keeps the first and answers

@@ -96,7 +96,7 @@ struct SurveyTests {
         #expect(line.hasPrefix("PUSHDIAG CRITICAL - channel_utilization wlan2 channel 1 CRITICAL 57"))
         #expect(line.contains("'channel_utilization_wlan2_channel_1'=57%;32;40;0;100"), "\(line)")
         let (p, _) = try survey(["--format", "prometheus"], server: false)
-        #expect(p.stdout.contains("pushdiag_channel_utilization_ratio{interface=\"wlan2\",frequency_mhz=\"2412\",source=\"survey\"} 0.57"))
+        #expect(p.stdout.contains("pushdiag_channel_utilization_ratio{interface=\"wlan2\",frequency_mhz=\"2412\",source=\"survey\",trust=\"measured\"} 0.57"))
         #expect(p.stdout.contains("# TYPE pushdiag_check_status gauge"))
         if let promtool = TestPaths.which("promtool") {
             let dir = try TestPaths.temporaryDirectory()

@@ -44,6 +44,9 @@ struct WalkCommandTests {
         let report = try json(r.stdout)
         #expect(!samples(report).isEmpty && samples(report).allSatisfy { $0["retries_pct"] is NSNull && $0["tx_failed"] is NSNull }, "\(r.stdout.prefix(600))")
         #expect((report["notes"] as? [String])?.contains { $0.contains("rtw88 reports TX_RETRIES as 0") } == true, "\(report["notes"] ?? "")")
+        // Nor do the places: packets alone are no ratio.
+        let places = report["locations"] as? [[String: Any]] ?? []
+        #expect(!places.isEmpty && places.allSatisfy { $0["retries_pct"] is NSNull }, "\(places)")
     }
 
     /// The text report: the push connection, a row per move and per place, the findings; the

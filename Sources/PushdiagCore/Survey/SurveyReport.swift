@@ -66,13 +66,13 @@ public struct SurveyThresholds: Sendable, Equatable {
     public var lossCritical = ThresholdRange(upTo: HeartbeatThresholds().lossCritical)
     public var rttWarning = ThresholdRange(upTo: HeartbeatThresholds().rttWarningMs)
     public var rttCritical = ThresholdRange(upTo: HeartbeatThresholds().rttCriticalMs)
-    /// Days left on a push server's certificate: a warning below 30, critical below 7.
     /// The current BSS's signal, dBm: alerts below −67 (warning) and −70 (critical, where iOS
     /// looks for another BSS); SNR, dB: a warning below 25, no critical unless set.
     public var signalWarning = ThresholdRange("-67:")!
     public var signalCritical = ThresholdRange("-70:")!
     public var snrWarning = ThresholdRange("25:")!
     public var snrCritical = ThresholdRange("~:")!
+    /// Days left on a push server's certificate: a warning below 30, critical below 7.
     public var certificateWarning = ThresholdRange("30:")!
     public var certificateCritical = ThresholdRange("7:")!
     public init() {}

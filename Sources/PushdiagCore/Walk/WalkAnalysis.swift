@@ -324,8 +324,11 @@ public enum WalkAnalysis {
                 : signals.count % 2 == 1
                     ? Double(signals[signals.count / 2])
                     : Double(signals[signals.count / 2 - 1] + signals[signals.count / 2]) / 2
-            let retries = s.compactMap(\.retries).reduce(0, +)
-            let packets = s.compactMap(\.packets).reduce(0, +)
+            // Only samples with both counters: a driver whose retries are not believed has none,
+            // and its packets alone are no ratio (UNKNOWN, not 0%).
+            let counted = s.filter { $0.retries != nil && $0.packets != nil }
+            let retries = counted.compactMap(\.retries).reduce(0, +)
+            let packets = counted.compactMap(\.packets).reduce(0, +)
             let hb = heartbeats.filter { place(at: $0.sentNs, marks) == name }
             return WalkPlaceReport(
                 name: name, samples: s.count, signalMedianDbm: median, signalMinDbm: signals.first,

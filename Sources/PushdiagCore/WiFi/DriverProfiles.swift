@@ -38,7 +38,8 @@ public struct DriverProfile: Sendable, Equatable {
 
 public enum DriverProfiles {
     /// One row per driver family, with where the knowledge comes from (paths in the Linux
-    /// kernel tree, drivers/net/wireless/; read in 2026, kernels 6.1 to 6.18). A driver not
+    /// kernel tree, drivers/net/wireless/, as read in 2026; sysfs names of older kernels too
+    /// where they differ: rtw88 was "rtw_pci" before 5.14). A driver not
     /// listed is taken at its word: what it reports is used, what it leaves out is UNKNOWN.
     public static let table: [DriverProfile] = [
         // iwlwifi (Intel, most laptops). mvm: iwl_mvm_mac_get_survey (intel/iwlwifi/mvm/
@@ -59,10 +60,10 @@ public enum DriverProfiles {
         // the tx status and gives only ACK or no-ACK, and only for frames that asked for a
         // report; on PCIe rtw_pci_tx_isr marks every other frame acknowledged. So
         // NL80211_STA_INFO_TX_RETRIES stays 0 and TX_FAILED next to it. No .get_survey in
-        // rtw_ops (realtek/rtw88/mac80211.c). Names: the PCI/USB/SDIO drivers' .name,
+        // rtw_ops (realtek/rtw88/mac80211.c). Names: "rtw_pci" (one driver, before 5.14), then each chip's .name,
         // "rtw_8822ce", "rtw_8821cu", "rtw8723cs"; "rtw88_8822ce" since commit 581cf3a9cb61.
         DriverProfile(
-            family: "rtw88", names: ["rtw88_*", "rtw_8*", "rtw8723*", "rtw8703*"], survey: .absent, txRetries: .unreliable,
+            family: "rtw88", names: ["rtw88_*", "rtw_8*", "rtw8723*", "rtw8703*", "rtw_pci", "rtw_usb", "rtw_sdio"], survey: .absent, txRetries: .unreliable,
             txFailed: .unreliable, surveyWhy: "rtw88 keeps no channel survey",
             retriesWhy: "rtw88 reports TX_RETRIES as 0 whatever happens on the air (its tx status carries no retry count)",
             failedWhy: "rtw88 marks most frames acknowledged without a report (TX_FAILED stays near 0)"),
@@ -90,11 +91,14 @@ public enum DriverProfiles {
         DriverProfile(
             family: "ath9k_htc", names: ["ath9k_htc", "ath9k_hif_usb"], survey: .absent, txRetries: .kept, txFailed: .kept,
             surveyWhy: "ath9k_htc keeps no channel survey"),
-        // mt76 (MediaTek mt7921/mt7922/mt7612u (mt76x2u)/mt7615…): mt76_get_survey
+        // mt76 (MediaTek mt7921/mt7922/mt7612u (mt76x2u)/mt7615…; not mt7601u, a driver of its
+        // own): mt76_get_survey
         // (mediatek/mt76/mac80211.c) always gives time and busy, IN_USE on the main channel;
         // entries of other channels restart on each visit (mt76_set_channel), the one in use
         // does not. Retries from the tx status (mt76_tx_status_*).
-        DriverProfile(family: "mt76", names: ["mt76*", "mt79*", "mt7615*", "mt7663*", "mt7603*", "mt7622*"], survey: .kept, txRetries: .kept, txFailed: .kept),
+        DriverProfile(
+            family: "mt76", names: ["mt76x*", "mt76_*", "mt7603*", "mt7615*", "mt7622*", "mt7663*", "mt7915*", "mt7921*", "mt7925*", "mt7996*"], survey: .kept,
+            txRetries: .kept, txFailed: .kept),
         // ath10k/ath11k: ath10k_wmi_event_pdev_bss_chan_info (ath/ath10k/wmi.c) and
         // ath11k_pdev_bss_chan_info_event assign the firmware's last period to survey->time
         // and time_busy instead of adding to them (Sven Eckelmann, "ath10k: report survey info

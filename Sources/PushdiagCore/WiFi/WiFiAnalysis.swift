@@ -58,13 +58,23 @@ public enum WiFiAnalysis {
     }
 
     /// Sums the deltas between consecutive samples, skipping pairs where counters restarted.
-    public static func window(_ samples: [WiFiSample], bssid: MACAddress?) -> Window {
+    /// `surveyTotals`: false for a driver whose survey holds its last period (it goes up and down
+    /// by nature: not a reset).
+    public static func window(_ samples: [WiFiSample], bssid: MACAddress?, surveyTotals: Bool = true) -> Window {
         var w = Window()
+        // Sums of untrusted counters: a pair that would overflow them says nothing.
+        func add(_ x: inout UInt64, _ d: UInt64) -> Bool {
+            let (v, o) = x.addingReportingOverflow(d)
+            if !o { x = v }
+            return !o
+        }
         for (a, b) in zip(samples, samples.dropFirst()) {
-            if let sa = inUse(a.survey, frequency: a.interface.frequency), let sb = inUse(b.survey, frequency: b.interface.frequency),
+            if !surveyTotals {
+                // Read sample by sample in report(); nothing to difference here.
+            } else if let sa = inUse(a.survey, frequency: a.interface.frequency), let sb = inUse(b.survey, frequency: b.interface.frequency),
                 sa.frequency == sb.frequency, let a0 = sa.active, let a1 = sb.active, let b0 = sa.busy, let b1 = sb.busy
             {
-                if a1 > a0, b1 >= b0, b1 - b0 <= a1 - a0 {
+                if a1 > a0, b1 >= b0, b1 - b0 <= a1 - a0, w.activeMs <= UInt64.max - (a1 - a0) {
                     w.activeMs += a1 - a0
                     w.busyMs += b1 - b0
                     w.surveyPairs += 1
@@ -74,7 +84,7 @@ public enum WiFiAnalysis {
             } else if let ra = radioWide(a.survey), let rb = radioWide(b.survey), let a0 = ra.active, let a1 = rb.active, let b0 = ra.busy,
                 let b1 = rb.busy
             {
-                if a1 > a0, b1 >= b0, b1 - b0 <= a1 - a0 {
+                if a1 > a0, b1 >= b0, b1 - b0 <= a1 - a0, w.radioActiveMs <= UInt64.max - (a1 - a0) {
                     w.radioActiveMs += a1 - a0
                     w.radioBusyMs += b1 - b0
                     w.radioPairs += 1
@@ -96,10 +106,9 @@ public enum WiFiAnalysis {
                     if packets == nil || retries == .some(nil) || failed == .some(nil) {
                         w.rebaselines += 1
                         w.resets += 1
-                    } else {
-                        w.packets += packets!
-                        if let r = retries ?? nil { w.retries += r }
-                        if let f = failed ?? nil { w.failed += f }
+                    } else if add(&w.packets, packets!) {
+                        if let r = retries ?? nil { _ = add(&w.retries, r) }
+                        if let f = failed ?? nil { _ = add(&w.failed, f) }
                         w.stationPairs += 1
                     }
                 }
@@ -121,7 +130,7 @@ public enum WiFiAnalysis {
         let profile = driver.flatMap(DriverProfiles.profile)
         var notes: [String] = []
 
-        let w = window(samples, bssid: bssid)
+        let w = window(samples, bssid: bssid, surveyTotals: profile?.survey != .perPeriod)
         var utilization: Double?
         var utilizationSource: (String, String)?
         var retrans: Double?
@@ -143,9 +152,9 @@ public enum WiFiAnalysis {
         var period: (busy: UInt64, active: UInt64) = (0, 0)
         if surveyMode == .perPeriod {
             for s in samples {
-                guard let e = inUse(s.survey, frequency: s.interface.frequency ?? iface.frequency), let a = e.active, let b = e.busy, a > 0, b <= a else {
-                    continue
-                }
+                guard let e = inUse(s.survey, frequency: s.interface.frequency ?? iface.frequency), let a = e.active, let b = e.busy, a > 0, b <= a,
+                    period.active <= UInt64.max - a
+                else { continue }
                 period = (period.busy + b, period.active + a)
             }
         }
@@ -180,7 +189,9 @@ public enum WiFiAnalysis {
                 }
             }
             if w.stationPairs > 0 {
-                failed = w.failed
+                // Frames given up: only where the driver reports them and is believed.
+                let failedKept = last.flatMap { peer($0.stations, bssid: bssid) }?.txFailed != nil && profile?.txFailed != .unreliable
+                failed = failedKept ? w.failed : nil
                 let peerNow = last.flatMap { peer($0.stations, bssid: bssid) }
                 let retriesUsable = peerNow?.txRetries != nil && profile?.txRetries != .unreliable
                 if w.packets == 0 {
@@ -251,7 +262,9 @@ public enum WiFiAnalysis {
         // averages; SNR over the in-use channel's noise floor where the survey has one.
         let peerNow = last.flatMap { peer($0.stations, bssid: bssid) }
         let signal = (peerNow?.signalAverage ?? peerNow?.signal).map(Int.init)
-        let noise = last.flatMap { inUse($0.survey, frequency: iface.frequency) }?.noise.map(Int.init)
+        // The noise floor comes with the survey: not where the table distrusts it (hwsim's is a
+        // constant).
+        let noise = surveyMode == .unreliable ? nil : last.flatMap { inUse($0.survey, frequency: iface.frequency) }?.noise.map(Int.init)
         let snr = signal.flatMap { s in noise.map { s - $0 } }
 
         var findings: [Finding] = []
@@ -326,7 +339,7 @@ public enum WiFiAnalysis {
         // critical finding outranks.
         var status = findings.map(\.severity).max() ?? .ok
         let retransUndecided = retrans == nil || (retransSource?.1 == "lower_bound" && !findings.contains { $0.check == "retransmissions" })
-        if utilization == nil || retransUndecided { status = max(status, .unknown) }
+        if utilization == nil || retransUndecided || (bssid != nil && signal == nil) { status = max(status, .unknown) }
         return WiFiReport(
             interface: name, ssid: ssidBytes.map(SSIDText.render), bssid: bssid, frequencyMhz: freq, channel: chan,
             channelWidthMhz: iface.channelWidth.flatMap(NL80211.channelWidthMHz), samples: samples.count,
@@ -336,6 +349,6 @@ public enum WiFiAnalysis {
             signalDbm: signal, noiseDbm: noise, snrDb: snr,
             driver: driver, driverFamily: profile?.family,
             findings: findings, status: status, utilizationUnknown: utilization == nil ? utilizationWhy : nil,
-            retransmissionsUnknown: retrans == nil || retransSource?.1 == "lower_bound" ? retransWhy : nil, notes: notes)
+            retransmissionsUnknown: retransUndecided ? retransWhy : nil, notes: notes)
     }
 }

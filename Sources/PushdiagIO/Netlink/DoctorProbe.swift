@@ -41,11 +41,9 @@ public enum DoctorProbe {
         _ client: NL80211Client, only: String?, intervalSeconds: Double, driver: String?, thresholds: Thresholds
     ) throws(WiFiError) -> [DoctorInterface] {
         let all: [NL80211.Interface]
-        let radios: [NL80211.Wiphy]
-        do {
-            all = try client.interfaces()
-            radios = try client.wiphys()
-        } catch { throw .netlink(error) }
+        do { all = try client.interfaces() } catch { throw .netlink(error) }
+        // Without the radios the interfaces are still worth describing (each says so).
+        let radios = (try? client.wiphys()) ?? []
         if let only, !all.contains(where: { $0.name == only }) { _ = try WiFiSampler.chooseInterface(client, name: only) }
         let live = !client.transport.isReplay
         var out: [DoctorInterface] = []

@@ -84,6 +84,12 @@ public final class SurveyRunner: @unchecked Sendable {
                 var wt = Thresholds()
                 wt.utilizationWarning = t.utilizationWarning.end ?? 100
                 wt.utilizationCritical = t.utilizationCritical.end ?? 100
+                // The rest as far as a plain limit can say a range (the rows grade the ranges).
+                wt.retryWarning = t.retransmissionWarning.end ?? 100
+                wt.retryCritical = t.retransmissionCritical.end ?? 100
+                wt.signalWarningDbm = t.signalWarning.start ?? -200
+                wt.signalCriticalDbm = t.signalCritical.start ?? -200
+                wt.snrWarningDb = t.snrWarning.start ?? -200
                 return try WiFiSampler.run(
                     client, interfaceName: settings.interface, count: count, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt,
                     driver: driver)
