@@ -23,7 +23,7 @@ public struct DoctorTextRenderer {
             out += "  \(p.capability): \(p.has ? "yes" : "no") — \(p.neededFor)\n"
             if let f = p.fix { out += "    to give it: \(f)\n" }
         }
-        if let e = r.error { out += "\n  no Wi-Fi to measure: \(e)\n" }
+        if let e = r.error { out += "\n  " + (r.machine.nl80211 ? "the Wi-Fi could not be inspected: " : "no Wi-Fi to measure: ") + e + "\n" }
         for i in r.interfaces {
             out += "\n\(i.name) (\(i.type)\(i.phy.map { ", \($0)" } ?? "")\(i.mac.map { ", \($0)" } ?? ""))\n"
             var driver = "  driver " + (i.driver ?? "unknown")

@@ -181,6 +181,23 @@ struct LabTests {
         #expect(root?["has"] as? Bool == true && root?["fix"] is NSNull)
     }
 
+    /// SIGINT while doctor and wifi wait for their next sample: both end at once with what they
+    /// had, exit 3 (UNKNOWN), and say they were interrupted.
+    @Test func doctorAndWifiStopWhenInterrupted() throws {
+        let seconds = Int(try text("int-seconds.txt").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 99
+        #expect(seconds <= 5, "they took \(seconds) s to stop")
+        #expect(try text("doctor-int.status").trimmingCharacters(in: .whitespacesAndNewlines) == "3", "\(peek("doctor-int.err"))")
+        #expect(peek("doctor-int.err").contains("interrupted"))
+        let doctor = try object("doctor-int.json")
+        let wlan2 = (doctor["interfaces"] as? [[String: Any]])?.first
+        #expect((wlan2?["notes"] as? [String])?.contains { $0.contains("interrupted before its second sample") } == true, "\(doctor)")
+        #expect(wlan2?["driver"] as? String == "mac80211_hwsim", "what was asked before the stop stays")
+        #expect(try text("wifi-int.status").trimmingCharacters(in: .whitespacesAndNewlines) == "3", "\(peek("wifi-int.err"))")
+        let wifi = try object("wifi-int.json")
+        #expect(wifi["samples"] as? Int == 1 && (wifi["notes"] as? [String])?.contains("interrupted after 1 of 3 samples") == true, "\(wifi)")
+        #expect(wifi["status"] as? String == "unknown")
+    }
+
     @Test func watchReportsEachRoamAsIwEventSaw() throws {
         let status = try text("watch.status").trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(status == "0", "\(peek("watch.err"))")

@@ -36,6 +36,18 @@ iw dev > "$out/iw-dev.txt"; iw phy > "$out/iw-phy.txt"
 for i in $(ls /sys/class/net); do [ -e /sys/class/net/$i/phy80211 ] && ethtool -i "$i" > "$out/ethtool-$i.txt" 2>&1; done
 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all $PD doctor --interface wlan2 --format json > "$out/doctor-nobody.json" 2> "$out/doctor-nobody.err"
 echo $? > "$out/doctor-nobody.status"
+# Ctrl-C midway: doctor and wifi stopped while waiting for their next sample say what they had.
+# (Background jobs start with SIGINT ignored until pushdiag installs its handler: wait for that.)
+$PD doctor --interface wlan2 --interval 60s --format json > "$out/doctor-int.json" 2> "$out/doctor-int.err" &
+doctor_pid=$!
+$PD wifi --interface wlan2 --count 3 --interval 60s --format json > "$out/wifi-int.json" 2> "$out/wifi-int.err" &
+wifi_pid=$!
+sleep 15
+kill -INT $doctor_pid $wifi_pid
+start=$(date +%s)
+wait $doctor_pid; echo $? > "$out/doctor-int.status"
+wait $wifi_pid; echo $? > "$out/wifi-int.status"
+echo $(( $(date +%s) - start )) > "$out/int-seconds.txt"
 
 # 2. The same, recorded by nlmon with tcpdump: the kernel's own view of the netlink traffic.
 modprobe nlmon && ip link add nlmon0 type nlmon && ip link set nlmon0 up

@@ -87,7 +87,9 @@ public enum ConfigParser {
                     case .float(let d)? where d.isFinite: v = String(d)
                     default: throw fail(t, k, "thresholds", "expected a range such as \"40\" or \"~:40\"")
                     }
-                    guard ThresholdRange(v) != nil else { throw fail(t, k, "thresholds", "'\(v)' is not a range (examples: 40, 10:40, ~:40, @10:20)") }
+                    guard ThresholdRange(v) != nil else {
+                        throw fail(t, k, "thresholds", "'\(v)' is not a range (examples: \(PushdiagConfig.rangeExamples(k)))")
+                    }
                     c.thresholds[k] = v
                 }
             case "walk":

@@ -32,6 +32,14 @@ public struct PushdiagConfig: Sendable, Equatable {
         "loss_warning", "loss_critical", "rtt_warning", "rtt_critical", "signal_warning", "signal_critical", "snr_warning", "snr_critical",
         "certificate_warning", "certificate_critical",
     ]
+
+    /// Examples of ranges for a threshold key, for the message that refuses one: a low-is-bad
+    /// value (signal, SNR, certificate days) alerts below N written `N:`.
+    public static func rangeExamples(_ key: String) -> String {
+        if key.hasPrefix("signal") { return "-67: alerts below -67 dBm; -80:-30, @-90:-75" }
+        if key.hasPrefix("snr") || key.hasPrefix("certificate") { return "25: alerts below 25; ~: never" }
+        return "40, 10:40, ~:40, @10:20"
+    }
 }
 
 /// A configuration problem, named by file, line and key.

@@ -19,6 +19,13 @@ public struct Thresholds: Sendable, Equatable {
 
     public init() {}
 
+    /// As `grade`, for a value whose low side is bad (a signal): below the limits.
+    public static func grade(below value: Double, warning: Double, critical: Double) -> (Severity, Double)? {
+        if value < critical { return (.critical, critical) }
+        if value < warning { return (.warning, warning) }
+        return nil
+    }
+
     /// The severity of `value` against a warning and a critical limit.
     public static func grade(_ value: Double, warning: Double, critical: Double) -> (Severity, Double)? {
         if value > critical { return (.critical, critical) }

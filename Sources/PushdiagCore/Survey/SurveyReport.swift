@@ -133,6 +133,11 @@ public struct SurveyReport: Codable, Sendable, Equatable {
 public enum SurveyVerdicts {
     static func pct(_ v: Double) -> String { NumberText.format(v) + "%" }
 
+    /// The limit a low-is-bad range (`-67:`) sets ("-67 dBm"), whatever the user set.
+    static func floor(_ r: ThresholdRange, _ unit: String) -> String {
+        r.start != nil && r.end == nil && !r.inside ? "\(NumberText.format(r.start!)) \(unit)" : "the range \(r)"
+    }
+
     /// The limit a hint names: Apple's guidance while the critical range is Apple's, otherwise
     /// the limit the user set ("your limit of 10%").
     static func limit(_ critical: ThresholdRange, apple: Double) -> (within: String, note: String) {
@@ -207,22 +212,22 @@ public enum SurveyVerdicts {
                 SurveyCheck(
                     check: "signal", status: s, subject: link, value: v, unit: "dBm", threshold: "\(t.signalWarning) / \(t.signalCritical)",
                     hint: s == .ok
-                        ? "\(sig) dBm: strong enough to stay (iOS looks for another BSS below -70 dBm)"
-                        : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear -67 dBm or better where they are used",
+                        ? "\(sig) dBm: at or above \(Self.floor(t.signalWarning, "dBm")) (iOS looks for another BSS below -70 dBm)"
+                        : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t.signalWarning, "dBm")) or better where they are used",
                     source: "station"))
         } else if r.bssid != nil {
             out.append(
                 SurveyCheck(check: "signal", status: .unknown, subject: link, hint: "the driver reports no signal for its AP", source: nil))
         }
-        if let snr = r.snrDb {
+        if let snr = r.snrDb, let noise = r.noiseDbm {
             let v = Double(snr)
             let s = t.grade(v, t.snrWarning, t.snrCritical)
             out.append(
                 SurveyCheck(
                     check: "snr", status: s, subject: link, value: v, unit: "dB", threshold: "\(t.snrWarning) / \(t.snrCritical)",
                     hint: s == .ok
-                        ? "\(snr) dB over the noise floor (\(r.noiseDbm ?? 0) dBm)"
-                        : "\(snr) dB over a noise floor of \(r.noiseDbm ?? 0) dBm: look for interference on the channel, or a stronger signal",
+                        ? "\(snr) dB over the noise floor (\(noise) dBm)"
+                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t.snrWarning, "dB")): look for interference on the channel, or a stronger signal",
                     source: "station_and_survey"))
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))

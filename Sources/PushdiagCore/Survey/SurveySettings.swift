@@ -69,7 +69,7 @@ public struct SurveySettings: Sendable, Equatable {
     public static func validate(_ flags: SurveyFlags) throws(SettingsError) {
         for key in PushdiagConfig.thresholdKeys {
             if let v = flags.thresholds[key], ThresholdRange(v) == nil {
-                throw .usage("\(SurveyFlags.flag(forThreshold: key)): '\(v)' is not a range (examples: 40, 10:40, ~:40, @10:20)")
+                throw .usage("\(SurveyFlags.flag(forThreshold: key)): '\(v)' is not a range (examples: \(PushdiagConfig.rangeExamples(key)))")
             }
         }
         if let d = flags.duration, case .failure(let e) = DurationText.parse(d, option: "--duration", atLeast: 1) { throw .usage(e.description) }

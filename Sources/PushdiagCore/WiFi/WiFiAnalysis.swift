@@ -68,30 +68,32 @@ public enum WiFiAnalysis {
             if !o { x = v }
             return !o
         }
+        // One survey entry across a pair: true when its times advanced (added to the sums), false
+        // when they went down (the driver reset them), nil otherwise (or when the sums would
+        // overflow).
+        func advance(_ a: NL80211.SurveyEntry, _ b: NL80211.SurveyEntry, _ active: inout UInt64, _ busy: inout UInt64) -> Bool? {
+            guard let a0 = a.active, let a1 = b.active, let b0 = a.busy, let b1 = b.busy else { return nil }
+            if a1 > a0, b1 >= b0, b1 - b0 <= a1 - a0, add(&active, a1 - a0) {
+                busy += b1 - b0  // no more than active
+                return true
+            }
+            return a1 < a0 || b1 < b0 ? false : nil
+        }
         for (a, b) in zip(samples, samples.dropFirst()) {
-            if !surveyTotals {
-                // Read sample by sample in report(); nothing to difference here.
-            } else if let sa = inUse(a.survey, frequency: a.interface.frequency), let sb = inUse(b.survey, frequency: b.interface.frequency),
-                sa.frequency == sb.frequency, let a0 = sa.active, let a1 = sb.active, let b0 = sa.busy, let b1 = sb.busy
-            {
-                if a1 > a0, b1 >= b0, b1 - b0 <= a1 - a0, w.activeMs <= UInt64.max - (a1 - a0) {
-                    w.activeMs += a1 - a0
-                    w.busyMs += b1 - b0
-                    w.surveyPairs += 1
-                } else if a1 < a0 || b1 < b0 {
-                    w.rebaselines += 1  // the driver reset its survey counters
-                }
-            } else if let ra = radioWide(a.survey), let rb = radioWide(b.survey), let a0 = ra.active, let a1 = rb.active, let b0 = ra.busy,
-                let b1 = rb.busy
-            {
-                if a1 > a0, b1 >= b0, b1 - b0 <= a1 - a0, w.radioActiveMs <= UInt64.max - (a1 - a0) {
-                    w.radioActiveMs += a1 - a0
-                    w.radioBusyMs += b1 - b0
-                    w.radioPairs += 1
-                } else if a1 < a0 || b1 < b0 {
-                    w.rebaselines += 1
+            // A survey of the last period (surveyTotals false) is read sample by sample in report().
+            var advanced: Bool?
+            if surveyTotals {
+                if let sa = inUse(a.survey, frequency: a.interface.frequency), let sb = inUse(b.survey, frequency: b.interface.frequency),
+                    sa.frequency == sb.frequency, sa.active != nil, sa.busy != nil, sb.active != nil, sb.busy != nil
+                {
+                    advanced = advance(sa, sb, &w.activeMs, &w.busyMs)
+                    if advanced == true { w.surveyPairs += 1 }
+                } else if let ra = radioWide(a.survey), let rb = radioWide(b.survey) {
+                    advanced = advance(ra, rb, &w.radioActiveMs, &w.radioBusyMs)
+                    if advanced == true { w.radioPairs += 1 }
                 }
             }
+            if advanced == false { w.rebaselines += 1 }
             if let pa = peer(a.stations, bssid: bssid), let pb = peer(b.stations, bssid: bssid) {
                 // A new peer, or connected time going down, means a (re)association: the
                 // counters started again, so this pair says nothing.
@@ -143,6 +145,8 @@ public enum WiFiAnalysis {
             notes.append(text)
             why = text
         }
+        // The station entry of the AP as the last sample has it.
+        let peerNow = last.flatMap { peer($0.stations, bssid: bssid) }
         // The AP's own figure, the fallback when the driver measures nothing.
         let advertised = associated?.bssLoadUtilization.map { CaptureAnalyzer.utilizationPercent(Int($0)) }
         // A survey the driver fills with something else is not used at all; one that holds
@@ -190,9 +194,8 @@ public enum WiFiAnalysis {
             }
             if w.stationPairs > 0 {
                 // Frames given up: only where the driver reports them and is believed.
-                let failedKept = last.flatMap { peer($0.stations, bssid: bssid) }?.txFailed != nil && profile?.txFailed != .unreliable
+                let failedKept = peerNow?.txFailed != nil && profile?.txFailed != .unreliable
                 failed = failedKept ? w.failed : nil
-                let peerNow = last.flatMap { peer($0.stations, bssid: bssid) }
                 let retriesUsable = peerNow?.txRetries != nil && profile?.txRetries != .unreliable
                 if w.packets == 0 {
                     note(&retransWhy, "retransmissions: no frames sent to the peer during the window")
@@ -207,7 +210,7 @@ public enum WiFiAnalysis {
                 } else {
                     var why = "retransmissions: tx retries not reported by driver"
                     if let p = profile, p.txRetries != .kept, let pw = p.retriesWhy { why = "retransmissions: \(pw)" }
-                    if peerNow?.txFailed != nil, profile?.txFailed != .unreliable {
+                    if failedKept {
                         // Frames given up after every retry: fewer than the retransmissions, so a lower bound.
                         retrans = NumberText.rounded(Double(w.failed) * 100 / Double(w.packets))
                         retransSource = ("tx_failed", "lower_bound")
@@ -260,7 +263,6 @@ public enum WiFiAnalysis {
 
         // The signal an iPhone at this spot would roam on: the AP's, averaged where the driver
         // averages; SNR over the in-use channel's noise floor where the survey has one.
-        let peerNow = last.flatMap { peer($0.stations, bssid: bssid) }
         let signal = (peerNow?.signalAverage ?? peerNow?.signal).map(Int.init)
         // The noise floor comes with the survey: not where the table distrusts it (hwsim's is a
         // constant).
@@ -299,10 +301,7 @@ public enum WiFiAnalysis {
         if let s = signal {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             let v = Double(s)
-            let (sev, limit): (Severity?, Double) =
-                v < thresholds.signalCriticalDbm
-                ? (.critical, thresholds.signalCriticalDbm) : v < thresholds.signalWarningDbm ? (.warning, thresholds.signalWarningDbm) : (nil, 0)
-            if let sev {
+            if let (sev, limit) = Thresholds.grade(below: v, warning: thresholds.signalWarningDbm, critical: thresholds.signalCriticalDbm) {
                 findings.append(
                     Finding(
                         check: "signal", severity: sev, subject: subject, value: v, threshold: limit, unit: "dBm", source: "station",
@@ -310,11 +309,11 @@ public enum WiFiAnalysis {
                     ))
             }
         }
-        if let snr, Double(snr) < thresholds.snrWarningDb {
+        if let snr, let (_, limit) = Thresholds.grade(below: Double(snr), warning: thresholds.snrWarningDb, critical: -.infinity) {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             findings.append(
                 Finding(
-                    check: "snr", severity: .warning, subject: subject, value: Double(snr), threshold: thresholds.snrWarningDb, unit: "dB",
+                    check: "snr", severity: .warning, subject: subject, value: Double(snr), threshold: limit, unit: "dB",
                     source: "station_and_survey",
                     message: "\(subject): signal \(signal!) dBm over noise \(noise!) dBm is \(snr) dB, below \(NumberText.format(thresholds.snrWarningDb)) dB"))
         }

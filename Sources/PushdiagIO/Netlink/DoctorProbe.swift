@@ -37,8 +37,10 @@ public enum DoctorProbe {
 
     /// Every wireless interface (or the one named), with two samples `intervalSeconds` apart for
     /// a connected client. `driver` overrides sysfs (a replay knows none).
+    /// A stop (SIGINT, SIGTERM) ends the sampling: what was asked before stays, each interface
+    /// not sampled says so.
     public static func interfaces(
-        _ client: NL80211Client, only: String?, intervalSeconds: Double, driver: String?, thresholds: Thresholds
+        _ client: NL80211Client, only: String?, intervalSeconds: Double, driver: String?, thresholds: Thresholds, stop: () -> Bool = { false }
     ) throws(WiFiError) -> [DoctorInterface] {
         let all: [NL80211.Interface]
         do { all = try client.interfaces() } catch { throw .netlink(error) }
@@ -66,9 +68,12 @@ public enum DoctorProbe {
             d.monitorBesideManaged = radio?.allows(NL80211.IfType.station, beside: NL80211.IfType.monitor) ?? false
             if radio == nil { d.notes.append("the radio (wiphy) of this interface was not listed: its interface types are unknown") }
             if info == nil && live { d.notes.append("ethtool's driver information (SIOCETHTOOL) is not available for this interface") }
-            if i.type == NL80211.IfType.station {
+            if i.type == NL80211.IfType.station, stop() {
+                d.notes.append("interrupted: its counters were not sampled")
+            } else if i.type == NL80211.IfType.station {
                 do {
-                    try counters(client, interface: i, into: &d, intervalSeconds: live ? intervalSeconds : 0, driver: drv, thresholds: thresholds)
+                    try counters(
+                        client, interface: i, into: &d, intervalSeconds: live ? intervalSeconds : 0, driver: drv, thresholds: thresholds, stop: stop)
                 } catch {
                     d.notes.append("its counters could not be read: \(error)")
                 }
@@ -82,7 +87,8 @@ public enum DoctorProbe {
 
     /// Two samples of a connected client, judged as `wifi` judges them.
     static func counters(
-        _ client: NL80211Client, interface i: NL80211.Interface, into d: inout DoctorInterface, intervalSeconds: Double, driver: String?, thresholds: Thresholds
+        _ client: NL80211Client, interface i: NL80211.Interface, into d: inout DoctorInterface, intervalSeconds: Double, driver: String?,
+        thresholds: Thresholds, stop: () -> Bool
     ) throws {
         let scan = try client.scan(ifindex: i.ifindex)
         let bssid = scan.first(where: \.associated)?.bssid
@@ -90,11 +96,12 @@ public enum DoctorProbe {
             d.notes.append("not connected: connect to the SSID under test to see what its counters give")
             return
         }
-        var samples: [WiFiSample] = []
-        for k in 0..<2 {
-            if k > 0, intervalSeconds > 0 { usleep(UInt32(intervalSeconds * 1_000_000)) }
-            samples.append(try WiFiSampler.sample(client, ifindex: i.ifindex, bssid: bssid))
+        var samples = [try WiFiSampler.sample(client, ifindex: i.ifindex, bssid: bssid)]
+        guard Clock.sleep(ms: intervalSeconds * 1000, stop: stop) else {
+            d.notes.append("interrupted before its second sample: its counters were not judged")
+            return
         }
+        samples.append(try WiFiSampler.sample(client, ifindex: i.ifindex, bssid: bssid))
         let r = WiFiAnalysis.report(interface: i, samples: samples, scan: scan, thresholds: thresholds, driver: driver)
         d.counters = DoctorAnalysis.counters(r, samples: samples, profile: driver.flatMap(DriverProfiles.profile))
         d.checks = DoctorAnalysis.checks(r)

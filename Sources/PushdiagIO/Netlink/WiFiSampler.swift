@@ -71,7 +71,7 @@ public enum WiFiSampler {
     /// only when told).
     public static func run(
         _ client: NL80211Client, interfaceName: String?, count: Int, intervalSeconds: Double, thresholds: Thresholds, driver: String? = nil,
-        progress: ((Int, Int) -> Void)? = nil
+        stop: () -> Bool = { false }, progress: ((Int, Int) -> Void)? = nil
     ) throws(WiFiError) -> WiFiReport {
         let iface = try chooseInterface(client, name: interfaceName)
         let driver = driver ?? (client.transport.isReplay ? nil : iface.name.flatMap { DriverName.of(interface: $0) })
@@ -79,14 +79,24 @@ public enum WiFiSampler {
         do { scan = try client.scan(ifindex: iface.ifindex) } catch { throw .netlink(error) }
         let bssid = scan.first(where: \.associated)?.bssid
         var samples: [WiFiSample] = []
+        var interrupted = false
         for k in 0..<max(count, 1) {
             if k > 0, !client.transport.isReplay {
                 let wait = max(0, intervalSeconds - Double(WallClock.nanoseconds() - samples.last!.time) / 1e9)
-                usleep(UInt32(min(wait, 4000) * 1_000_000))
+                // A stop (SIGINT, SIGTERM) ends the sampling: the report is made of what was taken.
+                guard Clock.sleep(ms: wait * 1000, stop: stop) else {
+                    interrupted = true
+                    break
+                }
             }
             progress?(k + 1, count)
             samples.append(try sample(client, ifindex: iface.ifindex, bssid: bssid))
         }
-        return WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: thresholds, driver: driver)
+        var r = WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: thresholds, driver: driver)
+        if interrupted {
+            r.notes.append("interrupted after \(samples.count) of \(count) samples")
+            r.status = max(r.status, .unknown)
+        }
+        return r
     }
 }

@@ -83,14 +83,7 @@ public final class HeartbeatSession {
     }
 
     /// Sleeps in steps, returning early when a stop is requested.
-    public func sleep(ms: Double) {
-        let until = Clock.ms() + ms
-        while !stop() {
-            let left = until - Clock.ms()
-            if left <= 0 { return }
-            usleep(UInt32(min(left, 100) * 1000))
-        }
-    }
+    public func sleep(ms: Double) { Clock.sleep(ms: ms, stop: stop) }
 
     // MARK: Connecting
 

@@ -92,7 +92,7 @@ public final class SurveyRunner: @unchecked Sendable {
                 wt.snrWarningDb = t.snrWarning.start ?? -200
                 return try WiFiSampler.run(
                     client, interfaceName: settings.interface, count: count, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt,
-                    driver: driver)
+                    driver: driver, stop: stop)
             }
             update { $0.wifi = report }
         } catch let e as WiFiError {

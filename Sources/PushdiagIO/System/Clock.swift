@@ -41,4 +41,17 @@ enum Clock {
     static func pollTimeout(until deadline: Double) -> Int32 {
         Int32(max(0, min(Double(Int32.max), (deadline - ms()).rounded(.up))))
     }
+
+    /// Sleeps `ms` in steps of at most 100 ms, returning early when `stop` says so; true when
+    /// the whole time passed.
+    @discardableResult
+    static func sleep(ms: Double, stop: () -> Bool) -> Bool {
+        let until = Clock.ms() + ms
+        while !stop() {
+            let left = until - Clock.ms()
+            if left <= 0 { return true }
+            usleep(UInt32(min(left, 100) * 1000))
+        }
+        return false
+    }
 }

@@ -16,7 +16,8 @@ struct DoctorCommand: ParsableCommand {
             them, and which source wifi and survey will take each check from. Then the \
             capabilities this process has, with the setcap line for those it lacks; the kernel \
             and libpcap versions. Runs unprivileged. Exit 0, or 3 when there is no Wi-Fi to \
-            measure (it still prints the machine's part).
+            measure (it still prints the machine's part) or when stopped by SIGINT/SIGTERM \
+            (it prints what it had).
             """
     )
 
@@ -33,11 +34,12 @@ struct DoctorCommand: ParsableCommand {
     @OptionGroup var driver: DriverOption
 
     func validate() throws {
-        _ = try parseDuration(interval, option: "--interval", max: 60)
+        _ = try parseDuration(interval, option: "--interval", atLeast: 0.1, max: 60)
     }
 
     func run() throws {
-        let seconds = try parseDuration(interval, option: "--interval", max: 60)
+        let seconds = try parseDuration(interval, option: "--interval", atLeast: 0.1, max: 60)
+        StopSignal.install()
         let caps = DoctorProbe.capabilities()
         var interfaces: [DoctorInterface] = []
         var failure: String?
@@ -45,7 +47,8 @@ struct DoctorCommand: ParsableCommand {
         do {
             interfaces = try netlink.with { transport in
                 let client = try NL80211Client(transport: transport)
-                return try DoctorProbe.interfaces(client, only: interface, intervalSeconds: seconds, driver: driver.driver, thresholds: Thresholds())
+                return try DoctorProbe.interfaces(
+                    client, only: interface, intervalSeconds: seconds, driver: driver.driver, thresholds: Thresholds(), stop: { StopSignal.isRequested })
             }
         } catch let e as NetlinkError {
             if case .unavailable = e { nl80211 = false }
@@ -55,11 +58,13 @@ struct DoctorCommand: ParsableCommand {
         }
         if failure == nil && interfaces.isEmpty { failure = "nl80211 lists no wireless interfaces" }
         let machine = DoctorProbe.machine(nl80211: nl80211)
+        let interrupted = StopSignal.isRequested
         let report = DoctorReport(
-            status: interfaces.isEmpty ? .unknown : .ok, machine: machine,
+            status: interfaces.isEmpty || interrupted ? .unknown : .ok, machine: machine,
             privileges: DoctorAnalysis.privileges(netAdmin: caps.netAdmin, netRaw: caps.netRaw, executable: machine.executable), interfaces: interfaces,
             error: failure)
-        if let failure, interface != nil || interfaces.isEmpty { diagnose(failure) }
+        if let failure { diagnose(failure) }
+        if interrupted { diagnose("interrupted: the report holds what was asked before the stop") }
         let output = format == .json ? try JSONRenderer.render(report) : DoctorTextRenderer().render(report)
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
         throw ExitCode(report.status.exitCode)

@@ -67,6 +67,7 @@ struct WiFiCommand: ParsableCommand {
         limits.signalWarningDbm = signalWarning
         limits.signalCriticalDbm = signalCritical
         limits.snrWarningDb = snrWarning
+        StopSignal.install()
         let progress = Progress()
         defer { progress.clear() }
         let report = try unknownOnFailure(json: format == .json ? .object : nil) {
@@ -74,7 +75,7 @@ struct WiFiCommand: ParsableCommand {
                 let client = try NL80211Client(transport: transport)
                 return try WiFiSampler.run(
                     client, interfaceName: interface, count: count, intervalSeconds: seconds, thresholds: limits,
-                    driver: driver.driver
+                    driver: driver.driver, stop: { StopSignal.isRequested }
                 ) {
                     k, n in
                     progress.update("sampling \(interface ?? "Wi-Fi"): \(k)/\(n)")
