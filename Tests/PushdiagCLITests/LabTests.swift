@@ -94,6 +94,11 @@ struct LabTests {
         #expect(bss.filter { $0["current"] as? Bool == true }.count == 1)
     }
 
+    /// nlmon's recording of iw and wpa_supplicant replays, with iw's printed values.
+    @Test func otherToolsTrafficReplaysByMeaning() throws {
+        try NetlinkReplayTests.checkOtherToolsReplay(dir.appendingPathComponent("iw-nlmon"))
+    }
+
     /// iw dev: interface → (phy, type, addr).
     static func iwDev(_ t: String) -> [String: (phy: String, type: String, addr: String)] {
         var out: [String: (phy: String, type: String, addr: String)] = [:]

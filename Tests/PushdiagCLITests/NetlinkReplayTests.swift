@@ -254,4 +254,90 @@ struct NetlinkReplayTests {
         let r = try pushdiag("wifi")
         #expect(r.status == 3 && r.stderr == "pushdiag: nl80211 is not available: this kernel has no cfg80211 (no Wi-Fi driver is loaded)\n")
     }
+
+    /// nlmon's recording of iw's dumps and wpa_supplicant's roams (with hostapd's traffic beside
+    /// them), made in the lab with iw's printed outputs. pushdiag replays it by meaning: its
+    /// questions are answered with the replies iw got, so every counter equals what iw printed.
+    /// Run on the fixture here and on each lab run's fresh recording in LabTests.
+    static func checkOtherToolsReplay(_ dir: URL) throws {
+        func text(_ name: String) throws -> String { try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) }
+        let pcap = dir.appendingPathComponent("nlmon.pcap").path
+        let wifi = try pushdiag("wifi", "--replay", pcap, "--interface", "wlan2", "--format", "json")
+        #expect(wifi.status == 0 && wifi.stderr.isEmpty, "\(wifi.stderr)")
+        let j = try json(wifi.stdout)
+        #expect(j["samples"] as? Int == 2, "one sample per round of iw's dumps")
+        // The last sample is iw's second round: the same dumps, decoded by pushdiag.
+        let st1 = LabTests.stations(try text("station-1.txt"))
+        let st2 = LabTests.stations(try text("station-2.txt"))
+        let station = try #require((j["stations"] as? [[String: Any]])?.first)
+        let mac = try #require(station["mac"] as? String)
+        let (a, b) = (try #require(st1[mac], "\(mac) in iw's first station dump"), try #require(st2[mac]))
+        for (ours, theirs) in [("tx_packets", "tx packets"), ("tx_retries", "tx retries"), ("tx_failed", "tx failed"), ("rx_packets", "rx packets")] {
+            #expect((station[ours] as? Int).map(Int64.init) == b[theirs], "\(ours): pushdiag \(station[ours] ?? "nil"), iw \(b[theirs] ?? -1)")
+        }
+        #expect((station["signal_dbm"] as? Int).map(Int64.init) == b["signal"])
+        let packets = try #require(b["tx packets"]) - (try #require(a["tx packets"]))
+        let retries = try #require(b["tx retries"]) - (try #require(a["tx retries"]))
+        #expect(packets > 0, "the lab pinged between iw's two station dumps")
+        let percent = try #require(j["retransmission_percent"] as? Double)
+        #expect(abs(percent - Double(retries) * 100 / Double(packets)) < 0.01, "pushdiag \(percent)%, iw \(retries)/\(packets)")
+        let survey = LabTests.survey(try text("survey-2.txt"))
+        let entries = try #require(j["survey"] as? [[String: Any]])
+        #expect(entries.count == survey.count, "pushdiag \(entries.count) survey entries, iw \(survey.count)")
+        for e in entries {
+            let f = String(try #require(e["frequency_mhz"] as? Int))
+            let iw = try #require(survey[f], "\(f) MHz in iw's survey")
+            #expect((e["active_ms"] as? Int).map(Int64.init) == iw["channel active time"] && (e["busy_ms"] as? Int).map(Int64.init) == iw["channel busy time"])
+        }
+        // hwsim's survey does not advance between scans: the AP's BSS Load, as iw's scan shows it.
+        let scan = try text("scan.txt").split(separator: "\n")
+        let associated = try #require(scan.firstIndex { $0.hasPrefix("BSS ") && $0.contains("associated") })
+        let load = try #require(scan[associated...].first { $0.contains("channel utilisation:") })
+        let x = try #require(Double(load.split(separator: ":").last!.split(separator: "/").first!.trimmingCharacters(in: .whitespaces)))
+        #expect(j["channel_utilization_source"] as? String == "bss_load")
+        #expect(abs((j["channel_utilization_percent"] as? Double ?? -1) - x * 100 / 255) < 0.01)
+
+        // survey takes as many samples as the recording answers, and agrees.
+        let s = try pushdiag("survey", "--replay", pcap, "--interface", "wlan2", "--format", "json")
+        let checks = (try json(s.stdout)["checks"] as? [[String: Any]]) ?? []
+        let retx = try #require(checks.first { $0["check"] as? String == "retransmissions" }, "\(s.stdout) \(s.stderr)")
+        #expect(retx["value"] as? Double == percent && retx["status"] as? String == "ok", "\(retx)")
+
+        // watch follows wpa_supplicant's roams there and back, each once (nlmon records a multicast
+        // message once per socket that receives it).
+        let w = try pushdiag("watch", "--replay", pcap, "--interface", "wlan2", "--format", "jsonl")
+        #expect(w.status == 0, "\(w.stderr)")
+        let events = try w.stdout.split(separator: "\n").map { try json(String($0)) }
+        let roams = events.filter { $0["event"] as? String == "roam" }
+        let bssids = try text("roams.txt").split(whereSeparator: \.isWhitespace).map(String.init)
+        #expect(roams.map { $0["from_bssid"] as? String ?? "?" } == Array(bssids.dropLast()), "\(w.stdout)")
+        #expect(roams.map { $0["bssid"] as? String ?? "?" } == Array(bssids.dropFirst()), "\(w.stdout)")
+        #expect(events.filter { $0["event"] as? String == "disconnect" }.count == roams.count && events.last?["roams"] as? Int == roams.count)
+
+        // Asked about another interface than iw was: one line naming both.
+        let other = try pushdiag("wifi", "--replay", pcap, "--interface", "wlan0")
+        let line = other.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(other.status == 3 && !line.contains("\n") && line.contains("about wlan2 (ifindex") && line.contains("not about wlan0 (ifindex"), "\(line)")
+    }
+
+    @Test func otherToolsTrafficReplaysByMeaning() throws {
+        try Self.checkOtherToolsReplay(TestPaths.fixtures.appendingPathComponent("lab-nlmon-iw"))
+    }
+
+    /// A route recording answers the host it was made for; asked about another, it names both.
+    @Test func aRouteRecordingIsAboutItsHost() throws {
+        let r = try pushdiag("route", "--replay", fixture("lab-route-vlan.pcap"), "10.99.2.2")
+        let line = r.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(r.status == 3 && line.contains("about 10.99.1.1, not about 10.99.2.2") && !line.contains("\n"), "\(line)")
+        #expect(try pushdiag("route", "--replay", fixture("lab-route-vlan.pcap"), "10.99.1.1").status == 0)
+    }
+
+    /// #13.22: a survey of an nlmon capture of pushdiag's wifi counts only the survey dumps
+    /// about its interface (hostapd's about the APs' interfaces are in the same capture).
+    @Test func surveyOfAnNlmonCapture() throws {
+        let r = try pushdiag("survey", "--replay", fixture("lab-nlmon-wifi.pcap"), "--interface", "wlan2", "--format", "json")
+        let checks = (try json(r.stdout)["checks"] as? [[String: Any]]) ?? []
+        let busy = try #require(checks.first { $0["check"] as? String == "channel_utilization" }, "\(r.stdout) \(r.stderr)")
+        #expect(busy["status"] as? String == "ok" && r.stderr.isEmpty, "\(busy)")
+    }
 }

@@ -1,6 +1,6 @@
 // libFuzzer target: netlink buffers as recv() or a recording returns them, through every decoder
 // (generic netlink family, nl80211 replies and events, rtnetlink routes, links, neighbours), the
-// recording's cooked header, and the Wi-Fi analysis and roam tracker fed with what decoded.
+// recording's cooked header, the meaning a replay matches requests by, and the Wi-Fi analysis and roam tracker fed with what decoded.
 #if !FUZZ_WITH_CORE_SOURCES
     import PushdiagCore
 #endif
@@ -11,6 +11,9 @@ nonisolated(unsafe) var tracker = RoamTracker()
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let b = UnsafeRawBufferPointer(start: data, count: size)
     _ = NetlinkRecord.parse(b)
+    for proto in [Netlink.protocolGeneric, Netlink.protocolRoute] {
+        if let m = NetlinkRequestMeaning(b, protocol: proto) { _ = m.answers(m) && !m.subject().isEmpty }
+    }
     var stations: [NL80211.Station] = []
     var survey: [NL80211.SurveyEntry] = []
     var scan: [NL80211.ScanBSS] = []

@@ -57,6 +57,32 @@ sleep 1
 $PD wifi --interface wlan2 --count 2 --interval 1s --format json > "$out/wifi-nlmon.json" 2> "$out/wifi-nlmon.err"
 sleep 1
 kill -INT $tcpdump_pid; wait $tcpdump_pid 2>/dev/null
+# 2b. Other tools' traffic, recorded by nlmon: iw's dumps (twice, with frames to the AP between)
+#     and wpa_supplicant's own (a signal poll, a roam there and back), beside hostapd's. pushdiag
+#     replays it by meaning; iw's printed outputs are the oracle (LabTests, NetlinkReplayTests).
+iwdir=$out/iw-nlmon
+mkdir -p "$iwdir"
+tcpdump -i nlmon0 -U -w "$iwdir/nlmon.pcap" > "$iwdir/tcpdump.log" 2>&1 &
+tcpdump_pid=$!
+sleep 1
+ping -6 -n -I wlan2 -i 0.2 -w 4 ff02::1 > /dev/null 2>&1 &
+ping_pid=$!
+iw dev > "$iwdir/dev.txt"
+iw dev wlan2 scan dump > "$iwdir/scan.txt"
+for k in 1 2; do
+  iw dev > /dev/null
+  iw dev wlan2 survey dump > "$iwdir/survey-$k.txt"
+  iw dev wlan2 station dump > "$iwdir/station-$k.txt"
+  [ $k = 1 ] && sleep 2
+done
+wait $ping_pid
+wpa_cli -i wlan2 signal_poll > "$iwdir/signal-poll.txt"
+lab_roam "$other" || exit 1
+sleep 1
+lab_roam "$initial" || exit 1
+echo "$initial $other $initial" > "$iwdir/roams.txt"
+sleep 1
+kill -INT $tcpdump_pid; wait $tcpdump_pid 2>/dev/null
 ip link del nlmon0
 echo "lab: nlmon recording done"
 
@@ -134,6 +160,7 @@ if [ "$mode" = record ]; then
   cp "$out/wifi.pcap" fixtures/lab-wifi.pcap && cp "$out/wifi.json" fixtures/lab-wifi.json
   cp "$out/doctor.pcap" fixtures/lab-doctor.pcap && cp "$out/doctor.json" fixtures/lab-doctor.json
   cp "$out/nlmon-wifi.pcap" fixtures/lab-nlmon-wifi.pcap && cp "$out/wifi-nlmon.json" fixtures/lab-nlmon-wifi.json
+  rm -rf fixtures/lab-nlmon-iw && cp -r "$out/iw-nlmon" fixtures/lab-nlmon-iw && rm -f fixtures/lab-nlmon-iw/tcpdump.log
   cp "$out/watch.pcap" fixtures/lab-watch-roams.pcap && cp "$out/watch.jsonl" fixtures/lab-watch-roams.jsonl
   cp "$out/hwsim0.pcap" fixtures/lab-hwsim0-beacons.pcap
   cp "$out/route-vlan.pcap" fixtures/lab-route-vlan.pcap && cp "$out/route-vlan.json" fixtures/lab-route-vlan.json

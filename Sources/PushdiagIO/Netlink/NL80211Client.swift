@@ -34,11 +34,16 @@ public final class NL80211Client {
         if let failure { throw failure }
     }
 
+    /// The bytes of a request, as `run` sends them (a replay counts the recorded ones like it).
+    public func request(_ command: NL80211.Command, dump: Bool, ifindex: UInt32? = nil, mac: MACAddress? = nil, flags: [UInt16] = []) -> [UInt8] {
+        NL80211.request(family: family.id, command: command, dump: dump, sequence: 0, ifindex: ifindex, mac: mac, flags: flags)
+    }
+
     /// Runs one request and decodes every nl80211 message of the reply.
     func run(
         _ command: NL80211.Command, dump: Bool, ifindex: UInt32? = nil, mac: MACAddress? = nil, flags: [UInt16] = [], what: String
     ) throws(NetlinkError) -> [NL80211.Event] {
-        let request = NL80211.request(family: family.id, command: command, dump: dump, sequence: 0, ifindex: ifindex, mac: mac, flags: flags)
+        let request = self.request(command, dump: dump, ifindex: ifindex, mac: mac, flags: flags)
         var events: [NL80211.Event] = []
         var code: Int32 = 0
         for buf in try transport.exchange(request, dump: dump) {

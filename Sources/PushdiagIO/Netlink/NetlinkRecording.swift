@@ -26,8 +26,11 @@ public final class NetlinkRecorder {
 /// same request, multicast messages come back as events, with the recorded times.
 ///
 /// Works on pushdiag's own recordings and on `tcpdump -i nlmon0` captures, which hold every
-/// process's netlink traffic: a request is matched to the next recorded request of the same
-/// netlink type and command, and its replies by that request's sequence number and port.
+/// process's netlink traffic (iw, ip, wpa_supplicant, hostapd): a request is matched by meaning
+/// (`NetlinkRequestMeaning`: family, command, dump, the interface, radio, MAC or destination
+/// asked about) to the first such request recorded and not yet replayed, whoever made it, and
+/// its replies by that request's sequence number and port. Asking about another interface or
+/// host than the recording did is an error that names both.
 public final class ReplayNetlink: NetlinkTransport {
     struct Record {
         var time: Int64
@@ -40,7 +43,21 @@ public final class ReplayNetlink: NetlinkTransport {
         /// sequence number and port of a request this file does not hold (rtnetlink announces a
         /// change another process made with that process's request's numbers).
         var isEvent = false
+        /// Received, yet marked sent: nlmon's tap, which records a multicast message once per
+        /// socket that gets it.
+        var tapped = false
+        /// What a request asks (nil for anything else).
+        var meaning: NetlinkRequestMeaning?
     }
+
+    /// How many requests no question matched are kept waiting for one.
+    static let unmatchedLimit = 4096
+    /// How many requests of each meaning the file held so far (up to `seenLimit` meanings), for
+    /// an error that says what the recording could have answered.
+    var seen: [NetlinkRequestMeaning: Int] = [:]
+    static let seenLimit = 1024
+    /// Interface names by index, from the interface dumps replayed so far.
+    var interfaceNames: [UInt32: String] = [:]
 
     let path: String
     let file: PcapFile
@@ -57,11 +74,10 @@ public final class ReplayNetlink: NetlinkTransport {
     public let isReplay = true
     public private(set) var now: Int64 = 0
     public var lastReceived: Int64 { now }
-    /// The port the recorded command used (learnt from its first request).
-    var recordingPort: UInt32?
     /// The last event handed out, to drop the copies nlmon records when a multicast message is
     /// delivered to several sockets.
     var lastEvent: (time: Int64, bytes: [UInt8])?
+    static let tapCopyWindowNs: Int64 = 50_000_000
     /// Set when the file ended inside a record or held garbage; the records before stand.
     public private(set) var readError: String?
 
@@ -100,12 +116,19 @@ public final class ReplayNetlink: NetlinkTransport {
             // header's packet type cannot tell: nlmon marks every record outgoing.)
             let request = p.messages.count >= 16 && p.messages.u16le(at: 6)! & Netlink.flagRequest != 0
             var r = Record(time: rec.timestampNs, outgoing: request, bytes: Array(p.messages), index: fileIndex)
+            r.tapped = !request && p.outgoing
             if p.messages.count >= 16 {
                 let sequence = p.messages.u32le(at: 8)!
                 let key = UInt64(sequence) << 32 | UInt64(p.messages.u32le(at: 12)!)
                 if request { requestKeys.insert(key) } else { r.isEvent = sequence == 0 || !requestKeys.contains(key) }
             }
-            if request { requests.append(r) } else { incoming.append(r) }
+            if request {
+                r.meaning = NetlinkRequestMeaning(p.messages, protocol: netlinkProtocol)
+                if let m = r.meaning, seen[m] != nil || seen.count < Self.seenLimit { seen[m, default: 0] += 1 }
+                requests.append(r)
+            } else {
+                incoming.append(r)
+            }
             return true
         }
         return false
@@ -121,12 +144,20 @@ public final class ReplayNetlink: NetlinkTransport {
 
     public var exhausted: Bool { eof && incoming.allSatisfy { $0.consumed || $0.index < eventCursor } }
 
-    /// How many requests of this generic-netlink command the recording holds (a replay asks the
-    /// same number, e.g. one survey dump per sample). Reads the file separately.
-    public func recordedRequests(command: UInt8) -> Int {
-        guard let other = try? ReplayNetlink(path: path, protocol: netlinkProtocol) else { return 0 }
-        while other.readOne() {}
-        return other.requests.filter { $0.bytes.count > 16 && $0.bytes[16] == command && Self.key($0.bytes)?.0 != GenericNetlink.controlID }.count
+    /// How many recorded requests answer each of `requests`, replayed or not (a replay asks as
+    /// many, e.g. one survey dump per sample). Reads the file separately.
+    public func recordedCounts(of requests: [[UInt8]]) -> [Int] {
+        let meanings = requests.map { NetlinkRequestMeaning($0, protocol: netlinkProtocol) }
+        var counts = [Int](repeating: 0, count: requests.count)
+        guard let other = try? ReplayNetlink(path: path, protocol: netlinkProtocol) else { return counts }
+        repeat {
+            for r in other.requests {
+                for (k, m) in meanings.enumerated() where m != nil && r.meaning?.answers(m!) == true { counts[k] += 1 }
+            }
+            other.requests.removeAll()
+            other.incoming.removeAll()
+        } while other.readOne()
+        return counts
     }
 
     public func join(group: UInt32) throws(NetlinkError) {}
@@ -139,39 +170,62 @@ public final class ReplayNetlink: NetlinkTransport {
         }
     }
 
-    /// "an NL80211_CMD_GET_INTERFACE request" (without the article: "NL80211_CMD_GET_INTERFACE request").
-    static func describe(_ type: UInt16, _ command: UInt8?, article: Bool = true) -> String {
-        let a = article ? "a " : ""
-        if type == GenericNetlink.controlID { return a + "generic netlink family look-up" }
-        if let c = command, let n = NL80211.Command(rawValue: c) { return (article ? "an " : "") + "\(n.kernelName) request" }
-        return "request type \(type) command \(command.map(String.init) ?? "?")"
+    /// "NL80211_CMD_GET_SCAN dump", "RTM_GETROUTE request", "generic netlink family look-up";
+    /// `plural` adds the s.
+    static func describe(_ m: NetlinkRequestMeaning, plural: Bool = false) -> String {
+        let s = plural ? "s" : ""
+        if m.netlinkProtocol == Netlink.protocolGeneric && m.type == GenericNetlink.controlID { return "generic netlink family look-up\(s)" }
+        let kind = m.dump ? "dump" : "request"
+        if m.netlinkProtocol == Netlink.protocolRoute {
+            let names: [UInt16: String] = [
+                RTNetlink.getLink: "RTM_GETLINK", RTNetlink.getAddress: "RTM_GETADDR", RTNetlink.getRoute: "RTM_GETROUTE",
+                RTNetlink.getNeighbour: "RTM_GETNEIGH",
+            ]
+            return "\(names[m.type] ?? "rtnetlink type \(m.type)") \(kind)\(s)"
+        }
+        if let c = m.command, let n = NL80211.Command(rawValue: c) { return "\(n.kernelName) \(kind)\(s)" }
+        return "generic netlink type \(m.type) command \(m.command.map(String.init) ?? "?") \(kind)\(s)"
+    }
+
+    /// Why no recorded request answers `asked`: the recording was made about another object, it
+    /// held fewer, or it never asked this.
+    func unanswered(_ asked: NetlinkRequestMeaning) -> String {
+        let what = Self.describe(asked, plural: true)
+        let about = asked.selectors.isEmpty ? "" : " about \(asked.subject(names: interfaceNames))"
+        let damage = readError.map { " (\($0))" } ?? ""
+        let held = seen.filter { $0.key.answers(asked) }.values.reduce(0, +)
+        if held > 0 {
+            return "\(path): the recording has no more \(what)\(about) to replay (it holds \(held))\(damage)"
+        }
+        let others = Set(seen.keys.filter { $0.sameQuestion(asked) }.map { $0.subject(names: interfaceNames) }).sorted()
+        if !others.isEmpty {
+            return
+                "\(path): the recording holds \(what) about \(others.prefix(3).joined(separator: "; ")), not\(about): replay with the interface, host and options used when recording\(damage)"
+        }
+        return "\(path): the recording holds no \(what)\(about): record with the same command and options (or run it while nlmon captures)\(damage)"
     }
 
     public func exchange(_ request: [UInt8], dump: Bool) throws(NetlinkError) -> [[UInt8]] {
-        guard let want = Self.key(request) else { throw .replay("empty request") }
-        // The next recorded request of the same type and command. Once the first request is
-        // matched, only requests from the same port count, and they must come in the order the
-        // command makes them: a recording made with other options says so instead of giving
-        // numbers that belong to another question.
+        guard let meaning = NetlinkRequestMeaning(request, protocol: netlinkProtocol) else { throw .replay("empty request") }
+        // The first recorded request, by any process, that asks the same question about the same
+        // object. Others stay queued for later questions.
+        var position = 0
         var matched: Record?
         while matched == nil {
-            if requests.isEmpty && !readOne() { break }
-            guard !requests.isEmpty else { continue }
-            let r = requests.removeFirst()
-            guard let k = Self.key(r.bytes) else { continue }
-            let samePort = recordingPort == nil || k.4 == recordingPort
-            if samePort, k.0 == want.0, k.1 == want.1, (k.2 & Netlink.flagDump == Netlink.flagDump) == dump {
-                if recordingPort == nil, k.4 != 0 { recordingPort = k.4 }
-                matched = r
-            } else if recordingPort != nil, samePort {
-                throw .replay(
-                    "\(path): record \(r.index) is \(Self.describe(k.0, k.1)), but the command now asks for \(Self.describe(want.0, want.1)): replay with the interface and options used when recording"
-                )
+            if position >= requests.count {
+                guard readOne() else { break }
+                continue
+            }
+            if requests[position].meaning?.answers(meaning) == true {
+                matched = requests.remove(at: position)
+            } else {
+                position += 1
             }
         }
-        guard let req = matched, let k = Self.key(req.bytes) else {
-            throw .replay("\(path): the recording has no more \(Self.describe(want.0, want.1, article: false))s to replay\(readError.map { " (\($0))" } ?? "")")
-        }
+        guard let req = matched, let k = Self.key(req.bytes) else { throw .replay(unanswered(meaning)) }
+        // Requests nobody asks about (another process's) are forgotten past a bound, with their
+        // replies, so an nlmon capture of a busy machine replays in flat memory.
+        if requests.count > Self.unmatchedLimit { requests.removeFirst(requests.count - Self.unmatchedLimit) }
         now = req.time
         var replies: [[UInt8]] = []
         var i = 0
@@ -188,6 +242,12 @@ public final class ReplayNetlink: NetlinkTransport {
                 if ours {
                     incoming[i].consumed = true
                     replies.append(r.bytes)
+                    if meaning.dump,
+                        netlinkProtocol == Netlink.protocolGeneric
+                            ? meaning.command == NL80211.Command.getInterface.rawValue : meaning.type == RTNetlink.getLink
+                    {
+                        learnNames(r.bytes)
+                    }
                     now = r.time
                     if finished {
                         trim()
@@ -198,6 +258,26 @@ public final class ReplayNetlink: NetlinkTransport {
             i += 1
         }
         throw .replay("\(path): the recording ends before the reply to record \(req.index) is complete\(readError.map { " (\($0))" } ?? "")")
+    }
+
+    /// Interface names from an nl80211 interface dump or an rtnetlink link dump.
+    func learnNames(_ buf: [UInt8]) {
+        buf.withUnsafeBytes { b in
+            try? Netlink.forEachMessage(b) { m in
+                var index: UInt32?
+                var name: String?
+                if netlinkProtocol == Netlink.protocolGeneric {
+                    Netlink.forEachAttribute(m.genlAttributes) { t, v in
+                        if t == NL80211.Attr.ifindex { index = v.nlU32 }
+                        if t == NL80211.Attr.ifname { name = v.nlString }
+                    }
+                } else if m.type == RTNetlink.newLink, m.payload.count >= 16 {
+                    index = m.payload.u32le(at: 4)
+                    Netlink.forEachAttribute(m.payload.suffix(from: 16)) { t, v in if t == RTNetlink.iflaIfname { name = v.nlString } }
+                }
+                if let index, let name, interfaceNames.count < 4096 { interfaceNames[index] = name }
+            }
+        }
     }
 
     /// What comes next in the file: a request the command made, or an event it received. A
@@ -227,7 +307,9 @@ public final class ReplayNetlink: NetlinkTransport {
             eventCursor = r.index + 1
             guard !r.consumed, r.isEvent else { continue }
             incoming[i - 1].consumed = true
-            if let last = lastEvent, last.bytes == r.bytes, r.time - last.time < 1_000_000 { continue }
+            // nlmon's copies of one multicast message follow each other within microseconds (a
+            // few milliseconds under emulation); a socket's own recording holds each once.
+            if r.tapped, let last = lastEvent, last.bytes == r.bytes, r.time - last.time < Self.tapCopyWindowNs { continue }
             lastEvent = (r.time, r.bytes)
             now = r.time
             trim()

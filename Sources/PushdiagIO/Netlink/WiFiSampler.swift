@@ -68,9 +68,10 @@ public enum WiFiSampler {
     }
 
     /// `driver`: the driver's sysfs name; nil reads it from sysfs (live only: a replay knows it
-    /// only when told).
+    /// only when told). `count` nil: as many samples as a replay can answer for the interface
+    /// (whoever asked the recorded questions), two live.
     public static func run(
-        _ client: NL80211Client, interfaceName: String?, count: Int, intervalSeconds: Double, thresholds: Thresholds, driver: String? = nil,
+        _ client: NL80211Client, interfaceName: String?, count asked: Int?, intervalSeconds: Double, thresholds: Thresholds, driver: String? = nil,
         stop: () -> Bool = { false }, progress: ((Int, Int) -> Void)? = nil
     ) throws(WiFiError) -> WiFiReport {
         let iface = try chooseInterface(client, name: interfaceName)
@@ -78,6 +79,16 @@ public enum WiFiSampler {
         var scan: [NL80211.ScanBSS]
         do { scan = try client.scan(ifindex: iface.ifindex) } catch { throw .netlink(error) }
         let bssid = scan.first(where: \.associated)?.bssid
+        var count = asked ?? 2
+        if asked == nil, let replay = client.transport as? ReplayNetlink {
+            // Every sample asks for the interfaces, the survey and the stations: as many as the
+            // recording answers all three (one interface dump went to choosing the interface).
+            let n = replay.recordedCounts(of: [
+                client.request(.getInterface, dump: true), client.request(.getSurvey, dump: true, ifindex: iface.ifindex),
+                client.request(.getStation, dump: true, ifindex: iface.ifindex),
+            ])
+            count = max(1, min(n[0] - 1, n[1], n[2]))
+        }
         var samples: [WiFiSample] = []
         var interrupted = false
         for k in 0..<max(count, 1) {

@@ -79,8 +79,6 @@ public final class SurveyRunner: @unchecked Sendable {
         do {
             let report = try NetlinkSource.with(protocol: Netlink.protocolGeneric, record: record, replay: replay) { transport in
                 let client = try NL80211Client(transport: transport)
-                var count = 2
-                if let replay = transport as? ReplayNetlink { count = max(1, replay.recordedRequests(command: NL80211.Command.getSurvey.rawValue)) }
                 var wt = Thresholds()
                 wt.utilizationWarning = t.utilizationWarning.end ?? 100
                 wt.utilizationCritical = t.utilizationCritical.end ?? 100
@@ -91,7 +89,7 @@ public final class SurveyRunner: @unchecked Sendable {
                 wt.signalCriticalDbm = t.signalCritical.start ?? -200
                 wt.snrWarningDb = t.snrWarning.start ?? -200
                 return try WiFiSampler.run(
-                    client, interfaceName: settings.interface, count: count, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt,
+                    client, interfaceName: settings.interface, count: nil, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt,
                     driver: driver, stop: stop)
             }
             update { $0.wifi = report }

@@ -27,8 +27,8 @@ struct WiFiCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Time between samples (30s, 500ms, 2m).", valueName: "D"))
     var interval: String = "1s"
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Number of samples.", valueName: "N"))
-    var count: Int = 2
+    @Option(parsing: .unconditional, help: ArgumentHelp("Number of samples (default 2; with --replay, as many as recorded).", valueName: "N"))
+    var count: Int?
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -47,7 +47,7 @@ struct WiFiCommand: ParsableCommand {
     var snrWarning: Double = Thresholds().snrWarningDb
 
     func validate() throws {
-        guard count >= 1 else { throw ValidationError("--count must be at least 1") }
+        guard (count ?? 1) >= 1 else { throw ValidationError("--count must be at least 1") }
         for (name, v) in [("--signal-warning", signalWarning), ("--signal-critical", signalCritical)] {
             guard v.isFinite, (-120...0).contains(v) else { throw ValidationError("\(name) must be a signal from -120 to 0 dBm, not \(NumberText.format(v))") }
         }
