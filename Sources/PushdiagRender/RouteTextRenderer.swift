@@ -18,6 +18,9 @@ public struct RouteTextRenderer {
         }
         var out = t.render()
         for r in s.routes { if let e = r.error { out += "  \(r.destination): \(e)\n" } }
+        for r in s.routes {
+            if let how = r.gatewayResolution, let gw = r.gateway { out += "  \(r.destination): whether gateway \(gw) answers was not known; \(how)\n" }
+        }
         return out + "\n" + CaptureTextRenderer().renderFindings(s.routes.flatMap(\.findings), status: s.status)
     }
 }

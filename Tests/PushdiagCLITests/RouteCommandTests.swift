@@ -48,6 +48,43 @@ struct RouteTests {
         #expect(finding["check"] as? String == "route" && (finding["message"] as? String)?.contains("no route") == true)
     }
 
+    /// #13.11: a gateway the kernel has no entry for yet is sent a datagram; a real one in
+    /// another namespace answers ARP (reachable), an address nobody holds does not (failed,
+    /// critical). The recording of the polling replays to the same report.
+    @Test func unknownGatewaysAreAskedToResolve() throws {
+        let peer = ns + "-gw"
+        for n in [ns, peer] { _ = try run(TestPaths.which("ip")!, ["netns", "add", n]) }
+        defer { for n in [ns, peer] { _ = try? run(TestPaths.which("ip")!, ["netns", "del", n]) } }
+        try ip("link", "add", "name", "vc0", "type", "veth", "peer", "name", "vs0", "netns", peer)
+        try ip("link", "set", "vc0", "up")
+        try ip("addr", "add", "10.200.2.2/24", "dev", "vc0")
+        let inPeer = ["netns", "exec", peer, "ip"]
+        for args in [["link", "set", "vs0", "up"], ["link", "set", "lo", "up"], ["addr", "add", "10.200.2.1/24", "dev", "vs0"]] {
+            #expect(try run(TestPaths.which("ip")!, inPeer + args).status == 0)
+        }
+        try ip("route", "add", "10.77.0.0/16", "via", "10.200.2.1")
+        try ip("route", "add", "10.78.0.0/16", "via", "10.200.2.50")
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let recording = dir.appendingPathComponent("route.pcap").path
+        let live = try run(
+            TestPaths.which("ip")!, ["netns", "exec", ns, TestPaths.binary.path, "route", "--format", "json", "--record", recording, "10.77.0.1", "10.78.0.1"])
+        let routes = try #require(try json(live.stdout)["routes"] as? [[String: Any]])
+        #expect(routes[0]["gateway_state"] as? String == "reachable", "\(routes[0])")
+        #expect((routes[0]["gateway_resolution"] as? String)?.hasPrefix("sent it a datagram: reachable after") == true, "\(routes[0])")
+        #expect(routes[1]["gateway_state"] as? String == "failed", "\(routes[1])")
+        #expect((routes[1]["gateway_resolution"] as? String)?.contains("no answer to address resolution") == true, "\(routes[1])")
+        #expect(live.status == 2, "a dead gateway is critical")
+        // Known now: asked again, the kernel's entries answer at once, no datagram.
+        let (again, _) = try routeJSON("10.77.0.1")
+        #expect(again[0]["gateway_state"] as? String == "reachable" && again[0]["gateway_resolution"] is NSNull, "\(again[0])")
+        // The replay reads the recorded polls by their times, to the same report.
+        let replay = try pushdiag("route", "--format", "json", "--replay", recording, "10.77.0.1", "10.78.0.1")
+        #expect(replay.stdout == live.stdout, "\(replay.stdout) \(replay.stderr)")
+        let text = try pushdiag("route", "--replay", recording, "10.77.0.1", "10.78.0.1")
+        #expect(text.stdout.contains("10.78.0.1: whether gateway 10.200.2.50 answers was not known; sent it a datagram: no answer"), "\(text.stdout)")
+    }
+
     @Test func unresolvableNamesAreUnknown() throws {
         let r = try pushdiag("route", "no-such-host.invalid")
         #expect(r.status == 3 && r.stderr.contains("cannot resolve no-such-host.invalid"))

@@ -20,6 +20,8 @@ public enum RTNetlink {
     public static let iflaCarrier: UInt16 = 33
     public static let iflaOperstate: UInt16 = 16, iflaLinkinfo: UInt16 = 18, iflaInfoKind: UInt16 = 1, iflaInfoData: UInt16 = 2, iflaVLANID: UInt16 = 1
     public static let ndaDst: UInt16 = 1
+    /// `NUD_INCOMPLETE`, `NUD_REACHABLE`, `NUD_FAILED`.
+    public static let nudIncomplete: UInt16 = 0x01, nudReachable: UInt16 = 0x02, nudFailed: UInt16 = 0x20
     /// `AF_INET`, `AF_INET6`; `RTM_F_LOOKUP_TABLE`.
     public static let afInet: UInt8 = 2, afInet6: UInt8 = 10
     public static let lookupTable: UInt32 = 0x1000

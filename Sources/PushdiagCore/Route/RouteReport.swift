@@ -11,6 +11,10 @@ public struct RouteReport: Codable, Sendable, Equatable {
     /// The gateway's neighbour state as `ip neigh` names it (reachable, stale, failed, …), "none"
     /// when the kernel has no entry yet; null without a gateway.
     @Nullable public var gatewayState: String?
+    /// When the kernel's entry did not say whether the gateway answers (none, incomplete, failed
+    /// earlier) and pushdiag sent it a datagram to make the kernel resolve it: what came of it
+    /// ("sent it a datagram: reachable after 3 ms"); null when the entry already said.
+    @Nullable public var gatewayResolution: String?
     /// The VLAN id when the egress interface, or a device below it, is a VLAN; null when untagged.
     @Nullable public var vlanId: Int?
     @Nullable public var mtu: Int?
@@ -52,7 +56,7 @@ public enum RouteAnalysis {
     ) -> RouteReport {
         var r = RouteReport(
             destination: destination, address: address, routeType: nil, interface: nil, source: nil, gateway: nil,
-            gatewayState: nil, vlanId: nil, mtu: nil, devices: [], findings: [], status: .ok, error: nil)
+            gatewayState: nil, gatewayResolution: nil, vlanId: nil, mtu: nil, devices: [], findings: [], status: .ok, error: nil)
         let subject = destination == address.description ? destination : "\(destination) (\(address))"
         guard let route, route.type == RTNetlink.rtnUnicast || route.type == RTNetlink.rtnLocal else {
             let why = route.map { "the route is \(typeName($0.type))" } ?? routeError.map { Errno.describe(-$0) } ?? "no answer"
@@ -110,7 +114,7 @@ public enum RouteAnalysis {
     /// A destination that could not be checked (name resolution failed, netlink error).
     public static func unknown(destination: String, error: String) -> RouteReport {
         RouteReport(
-            destination: destination, address: nil, routeType: nil, interface: nil, source: nil, gateway: nil, gatewayState: nil,
+            destination: destination, address: nil, routeType: nil, interface: nil, source: nil, gateway: nil, gatewayState: nil, gatewayResolution: nil,
             vlanId: nil, mtu: nil, devices: [], findings: [], status: .unknown, error: error)
     }
 }

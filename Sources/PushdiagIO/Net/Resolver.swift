@@ -31,7 +31,8 @@ struct SocketAddress {
     var storage = sockaddr_storage()
     var length: socklen_t = 0
 
-    init(_ a: IPAddress, port: UInt16) {
+    /// `scope`: the interface index of an IPv6 link-local address (`sin6_scope_id`).
+    init(_ a: IPAddress, port: UInt16, scope: UInt32 = 0) {
         withUnsafeMutableBytes(of: &storage) { raw in
             if a.bytes.count == 4 {
                 var sin = sockaddr_in()
@@ -44,6 +45,7 @@ struct SocketAddress {
                 var sin6 = sockaddr_in6()
                 sin6.sin6_family = sa_family_t(AF_INET6)
                 sin6.sin6_port = port.bigEndian
+                sin6.sin6_scope_id = scope
                 withUnsafeMutableBytes(of: &sin6.sin6_addr) { $0.copyBytes(from: a.bytes) }
                 withUnsafeBytes(of: sin6) { raw.copyMemory(from: $0) }
                 length = socklen_t(MemoryLayout<sockaddr_in6>.size)

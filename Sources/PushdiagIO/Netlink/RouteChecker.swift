@@ -13,7 +13,9 @@ public enum RouteChecker {
         }
     }
 
-    public static func check(_ destinations: [String], transport: NetlinkTransport) throws(NetlinkError) -> RouteSetReport {
+    /// A gateway the kernel has no settled neighbour entry for is sent a datagram, so that its
+    /// resolution shows whether it answers (up to `resolutionLimitNs`; `stop` ends the wait).
+    public static func check(_ destinations: [String], transport: NetlinkTransport, stop: () -> Bool = { false }) throws(NetlinkError) -> RouteSetReport {
         var links: [RTNetlink.Link]?
         var neighbours: [UInt8: [RTNetlink.Neighbour]] = [:]
         var reports: [RouteReport] = []
@@ -39,17 +41,70 @@ public enum RouteChecker {
                 links = all
             }
             if route?.gateway != nil, neighbours[address.family] == nil {
-                var all: [RTNetlink.Neighbour] = []
-                messages(try transport.exchange(RTNetlink.neighbourDumpRequest(family: address.family, sequence: 0), dump: true)) { m in
-                    if let n = RTNetlink.neighbour(m) { all.append(n) }
-                }
-                neighbours[address.family] = all
+                neighbours[address.family] = try neighbourDump(family: address.family, transport: transport)
             }
-            reports.append(
-                RouteAnalysis.report(
-                    destination: d, address: address, route: route, routeError: code, links: links ?? [],
-                    neighbours: neighbours[address.family] ?? []))
+            var resolution: String?
+            if let gw = route?.gateway, let oif = route?.outputInterface {
+                func entry() -> RTNetlink.Neighbour? { neighbours[address.family]?.first { $0.address == gw && $0.ifindex == oif } }
+                if unknown(entry()) {
+                    resolution = try resolve(gw, interface: oif, transport: transport, stop: stop) { neighbours[gw.family] = $0 }
+                }
+            }
+            var report = RouteAnalysis.report(
+                destination: d, address: address, route: route, routeError: code, links: links ?? [], neighbours: neighbours[address.family] ?? [])
+            report.gatewayResolution = resolution
+            reports.append(report)
         }
         return RouteSetReport(routes: reports)
+    }
+
+    static func neighbourDump(family: UInt8, transport: NetlinkTransport) throws(NetlinkError) -> [RTNetlink.Neighbour] {
+        var all: [RTNetlink.Neighbour] = []
+        messages(try transport.exchange(RTNetlink.neighbourDumpRequest(family: family, sequence: 0), dump: true)) { m in
+            if let n = RTNetlink.neighbour(m) { all.append(n) }
+        }
+        return all
+    }
+
+    /// No entry, one whose resolution is under way, or one that failed some time ago: whether
+    /// the gateway answers now is not known. (STALE, DELAY and PROBE entries were confirmed once
+    /// and the kernel re-checks them itself; PERMANENT and NOARP need no answer.)
+    static func unknown(_ n: RTNetlink.Neighbour?) -> Bool {
+        guard let n else { return true }
+        return n.state == 0 || n.state == RTNetlink.nudIncomplete || n.state == RTNetlink.nudFailed
+    }
+
+    /// Resolution under way.
+    static func pending(_ n: RTNetlink.Neighbour?) -> Bool { n == nil || n!.state == 0 || n!.state == RTNetlink.nudIncomplete }
+
+    /// How long resolution may take: the kernel's defaults give up after 3 solicitations 1 s
+    /// apart (`mcast_solicit`, `retrans_time_ms`).
+    public static let resolutionLimitNs: Int64 = 3_500_000_000
+
+    /// Sends the gateway a datagram (live) and reads the neighbour table every 100 ms until the
+    /// entry settles or the limit passes; `update` gets each dump. A replay reads the dumps the
+    /// recording holds in the same way, by its times. Returns what happened, for the report.
+    static func resolve(
+        _ gw: IPAddress, interface oif: Int32, transport: NetlinkTransport, stop: () -> Bool, update: ([RTNetlink.Neighbour]) -> Void
+    ) throws(NetlinkError) -> String {
+        let start = transport.now
+        if !transport.isReplay, let e = NeighbourNudge.send(to: gw, scope: UInt32(bitPattern: oif)) {
+            return "could not send it a datagram to start address resolution: \(e)"
+        }
+        var state: RTNetlink.Neighbour?
+        repeat {
+            if !transport.isReplay, !Clock.sleep(ms: 100, stop: stop) { break }
+            let all: [RTNetlink.Neighbour]
+            do { all = try neighbourDump(family: gw.family, transport: transport) } catch .replay(_) where transport.isReplay { break }
+            update(all)
+            state = all.first { $0.address == gw && $0.ifindex == oif }
+            // (The datagram turns a failed entry incomplete at once: the kernel resolves anew.)
+        } while pending(state) && transport.now - start < resolutionLimitNs
+        let ms = (transport.now - start) / 1_000_000
+        switch state.map({ RTNetlink.neighbourStateName($0.state) }) {
+        case "failed"?: return "sent it a datagram: no answer to address resolution (\(ms) ms)"
+        case let s? where !pending(state): return "sent it a datagram: \(s) after \(ms) ms"
+        default: return "sent it a datagram: still unresolved after \(ms) ms"
+        }
     }
 }

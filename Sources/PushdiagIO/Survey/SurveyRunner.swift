@@ -136,7 +136,7 @@ public final class SurveyRunner: @unchecked Sendable {
 
     func checkRoutes() {
         do {
-            let routes = try RouteChecker.check(SurveyReport.routeHosts(settings.servers), transport: LiveNetlink(protocol: Netlink.protocolRoute))
+            let routes = try RouteChecker.check(SurveyReport.routeHosts(settings.servers), transport: LiveNetlink(protocol: Netlink.protocolRoute), stop: stop)
             update { $0.routes = routes }
         } catch {
             update { $0.routeError = error.description }

@@ -39,9 +39,10 @@ struct RouteCommand: ParsableCommand {
     }
 
     func run() throws {
+        StopSignal.install()
         let report = try unknownOnFailure(json: format == .json ? .object : nil) {
             try NetlinkSource.with(protocol: Netlink.protocolRoute, record: record, replay: replay) { transport in
-                try RouteChecker.check(destinations, transport: transport)
+                try RouteChecker.check(destinations, transport: transport, stop: { StopSignal.isRequested })
             }
         }
         for r in report.routes { if let e = r.error { diagnose(e) } }
