@@ -22,6 +22,7 @@ struct Pushdiag: ParsableCommand {
     /// Runs the command; usage errors exit 3 (UNKNOWN) so monitoring systems read them right.
     static func main() {
         BrokenPipe.ignore()
+        if CompletionScript.handle(CommandLine.arguments) { return }
         do {
             var command = try parseAsRoot()
             try command.run()

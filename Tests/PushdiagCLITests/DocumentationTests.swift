@@ -162,4 +162,49 @@ struct CompletionTests {
             #expect(completion(bash, function, option)?.contains("/sys/class/net") == true, "\(function) \(option)")
         }
     }
+
+    /// #13.17: `report` runs `report run` by default, so run's options complete right after
+    /// `report` (argument-parser's scripts offered report's --help and --version only), in bash
+    /// and fish as those shells complete, and in zsh's specs.
+    @Test func reportCompletesItsDefaultSubcommandsOptions() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data().write(to: dir.appendingPathComponent("site.db"))
+        for shell in ["bash", "zsh", "fish"] {
+            try Data(try pushdiag("--generate-completion-script", shell).stdout.utf8).write(to: dir.appendingPathComponent("pushdiag.\(shell)"))
+        }
+        // bash: the completion function called as bash calls it, COMP_* set.
+        let driver = """
+            source pushdiag.bash
+            comp() { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+              _pushdiag pushdiag "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"; echo "${COMPREPLY[*]}"; }
+            comp pushdiag report --his
+            comp pushdiag report --history ""
+            comp pushdiag report ""
+            comp pushdiag report --history site.db --text
+            comp pushdiag report html --ou
+            """
+        let bash = try run("/bin/bash", ["-c", "cd '\(dir.path)' && " + driver])
+        let lines = bash.stdout.split(separator: "\n", omittingEmptySubsequences: false).map { Set($0.split(separator: " ").map(String.init)) }
+        #expect(bash.status == 0 && lines.count >= 5, "\(bash.stdout) \(bash.stderr)")
+        guard lines.count >= 5 else { return }
+        #expect(lines[0] == ["--history"], "report --his: \(lines[0])")
+        #expect(lines[1].contains("site.db") && !lines[1].contains("run"), "report --history: a file, \(lines[1])")
+        #expect(lines[2].isSuperset(of: ["run", "html", "--history", "--textfile", "--server"]), "report: \(lines[2])")
+        #expect(lines[3] == ["--textfile"] && lines[4] == ["--output"], "\(lines[3]) \(lines[4])")
+        if let fish = TestPaths.which("fish") {
+            func complete(_ line: String) throws -> [String] {
+                let r = try run(fish, ["-c", "cd '\(dir.path)'; source pushdiag.fish; complete -C '\(line)'"])
+                return r.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+            }
+            #expect(try complete("pushdiag report --his") == ["--history"])
+            #expect(try complete("pushdiag report --history ").contains("site.db"))
+            #expect(try complete("pushdiag report ").contains("run"))
+        }
+        let zsh = try String(contentsOf: dir.appendingPathComponent("pushdiag.zsh"), encoding: .utf8)
+        let body = try #require(zsh.range(of: "\n_pushdiag_report() {\n").map { zsh[$0.upperBound...].prefix { _ in true } })
+        let report = body[..<(body.range(of: "\n}\n")?.lowerBound ?? body.endIndex)]
+        #expect(report.contains("'--history[") && report.contains("'(-): :->command'"), "\(report.prefix(400))")
+        if let z = TestPaths.which("zsh") { #expect(try run(z, ["-n", dir.appendingPathComponent("pushdiag.zsh").path]).status == 0) }
+    }
 }
