@@ -150,7 +150,8 @@ public enum SurveyVerdicts {
 
     public static func wifi(_ r: WiFiReport, t: SurveyThresholds) -> [SurveyCheck] {
         var out: [SurveyCheck] = []
-        let channel = r.channel.map { "channel \($0)" } ?? r.frequencyMhz.map { "\($0) MHz" } ?? r.interface
+        let channel = r.channel.map { "channel \($0)" } ?? r.frequencyMhz.map { "\($0) MHz" }
+        let onChannel = channel.map { "\(r.interface) \($0)" } ?? r.interface
         let band = r.frequencyMhz.map { $0 < 3000 ? "2.4 GHz" : "5 GHz" }
         if let u = r.channelUtilizationPercent {
             let s = t.grade(u, t.utilizationWarning, t.utilizationCritical)
@@ -163,17 +164,18 @@ public enum SurveyVerdicts {
                 }
             out.append(
                 SurveyCheck(
-                    check: "channel_utilization", status: s, subject: "\(r.interface) \(channel)", value: u, unit: "percent",
+                    check: "channel_utilization", status: s, subject: onChannel, value: u, unit: "percent",
                     threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
                     hint: (s == .ok
                         ? limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).within
-                        : "\(channel) is \(pct(u)) busy: move the SSID to a less used channel" + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "")
+                        : "\(channel ?? r.interface) is \(pct(u)) busy: move the SSID to a less used channel"
+                            + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "")
                             + " (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))") + from,
                     source: r.channelUtilizationSource))
         } else {
             out.append(
                 SurveyCheck(
-                    check: "channel_utilization", status: .unknown, subject: "\(r.interface) \(channel)",
+                    check: "channel_utilization", status: .unknown, subject: onChannel,
                     hint: r.utilizationUnknown ?? "not derivable from this interface"))
         }
         if let x = r.retransmissionPercent {
@@ -217,7 +219,11 @@ public enum SurveyVerdicts {
                     source: "station"))
         } else if r.bssid != nil {
             out.append(
-                SurveyCheck(check: "signal", status: .unknown, subject: link, hint: "the driver reports no signal for its AP", source: nil))
+                SurveyCheck(
+                    check: "signal", status: .unknown, subject: link,
+                    hint: r.notes.first { $0.hasPrefix("signal: ") }.map { String($0.dropFirst("signal: ".count)) }
+                        ?? "the driver reports no signal for its AP",
+                    source: nil))
         }
         if let snr = r.snrDb, let noise = r.noiseDbm {
             let v = Double(snr)

@@ -25,10 +25,13 @@ public struct DriverProfile: Sendable, Equatable {
     public var survey: Counter
     public var txRetries: Counter
     public var txFailed: Counter
+    /// The station's signal (`NL80211_STA_INFO_SIGNAL`).
+    public var signal: Counter = .kept
     /// Why, in words, for the notes and the UNKNOWN checks.
     public var surveyWhy: String?
     public var retriesWhy: String?
     public var failedWhy: String?
+    public var signalWhy: String?
 
     /// Whether `driver` (the sysfs name) is this family's.
     public func matches(_ driver: String) -> Bool {
@@ -116,6 +119,17 @@ public enum DriverProfiles {
         DriverProfile(
             family: "mac80211_hwsim", names: ["mac80211_hwsim"], survey: .unreliable, txRetries: .kept, txFailed: .kept,
             surveyWhy: "mac80211_hwsim's survey is its last scan's dwell time with busy fixed at one eighth"),
+        // virt_wifi (drivers/net/wireless/virt_wifi.c, a cfg80211 full-MAC driver over an
+        // Ethernet link; built out of tree in the lab): no dump_survey; virt_wifi_get_station
+        // fills TX_PACKETS, TX_FAILED, a constant SIGNAL of -50 dBm and a constant 1 Mbit/s
+        // bitrate; TX_FAILED counts frames virt_wifi_start_xmit dropped while not connected,
+        // never a radio's failure. A virtual device: its name comes from ethtool, not sysfs.
+        DriverProfile(
+            family: "virt_wifi", names: ["virt_wifi"], survey: .absent, txRetries: .absent, txFailed: .unreliable, signal: .unreliable,
+            surveyWhy: "virt_wifi keeps no channel survey (it has no radio)",
+            retriesWhy: "virt_wifi keeps no retry counter (it has no radio)",
+            failedWhy: "virt_wifi counts only frames dropped while not connected, never a failed transmission",
+            signalWhy: "virt_wifi reports a constant -50 dBm (it has no radio)"),
     ]
 
     /// The profile of the driver named `driver` in sysfs, if it is known.

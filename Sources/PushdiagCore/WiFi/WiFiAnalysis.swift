@@ -178,6 +178,8 @@ public enum WiFiAnalysis {
                 var why: String
                 if let s = last.flatMap({ inUse($0.survey, frequency: iface.frequency) }), s.active == nil || s.busy == nil {
                     why = "channel utilisation: active/busy time not reported by driver"
+                } else if last?.survey.isEmpty == true {
+                    why = "channel utilisation: the driver reports no survey"
                 } else if last.flatMap({ inUse($0.survey, frequency: iface.frequency) }) == nil {
                     why = "channel utilisation: no survey entry for the channel in use"
                 } else {
@@ -243,17 +245,21 @@ public enum WiFiAnalysis {
                 frequencyMhz: Int(e.frequency), inUse: e.inUse, noiseDbm: e.noise.map(Int.init), activeMs: e.active, busyMs: e.busy,
                 extBusyMs: e.extBusy, rxMs: e.rx, txMs: e.tx)
         }
+        // The raw counters, except those the table says are not what their names say (rtw88's
+        // retries, virt_wifi's constant signal): those are null, never a number.
+        func believed<T>(_ v: T?, _ k: DriverProfile.Counter?) -> T? { k == .unreliable ? nil : v }
         let stations = (last?.stations ?? []).map { s in
             StationReport(
-                mac: s.mac, txPackets: s.txPackets, txRetries: s.txRetries, txFailed: s.txFailed, rxPackets: s.rxPackets,
-                signalDbm: s.signal.map(Int.init), connectedSeconds: s.connectedTime)
+                mac: s.mac, txPackets: s.txPackets, txRetries: believed(s.txRetries, profile?.txRetries),
+                txFailed: believed(s.txFailed, profile?.txFailed), rxPackets: s.rxPackets,
+                signalDbm: believed(s.signal.map(Int.init), profile?.signal), connectedSeconds: s.connectedTime)
         }
         let sameSSID = scan.filter { b in ssidBytes == nil ? b.associated : b.ssid == ssidBytes }
         let bss = sameSSID.map { b in
             ScanBSSReport(
                 bssid: b.bssid, ssid: b.ssid.map(SSIDText.render), frequencyMhz: b.frequency.map(Int.init),
                 channel: b.channel.map(Int.init) ?? b.frequency.flatMap { ChannelPlan.channel(forFrequency: Int($0)) },
-                signalDbm: b.signalMBm.map { Double($0) / 100 },
+                signalDbm: believed(b.signalMBm.map { Double($0) / 100 }, profile?.signal),
                 bssLoad: b.bssLoadUtilization.map {
                     ScanBSSLoad(stationCount: Int(b.bssLoadStations ?? 0), channelUtilizationPercent: CaptureAnalyzer.utilizationPercent(Int($0)))
                 },
@@ -263,7 +269,11 @@ public enum WiFiAnalysis {
 
         // The signal an iPhone at this spot would roam on: the AP's, averaged where the driver
         // averages; SNR over the in-use channel's noise floor where the survey has one.
-        let signal = (peerNow?.signalAverage ?? peerNow?.signal).map(Int.init)
+        var signal = (peerNow?.signalAverage ?? peerNow?.signal).map(Int.init)
+        if signal != nil, let p = profile, p.signal == .unreliable {
+            signal = nil
+            notes.append("signal: \(p.signalWhy ?? "\(p.family)'s signal is not a measurement")")
+        }
         // The noise floor comes with the survey: not where the table distrusts it (hwsim's is a
         // constant).
         let noise = surveyMode == .unreliable ? nil : last.flatMap { inUse($0.survey, frequency: iface.frequency) }?.noise.map(Int.init)
@@ -271,7 +281,9 @@ public enum WiFiAnalysis {
 
         var findings: [Finding] = []
         let name = iface.name ?? "ifindex \(iface.ifindex)"
-        let freq = iface.frequency.map(Int.init)
+        // A full-MAC driver without a channel query (virt_wifi) leaves the interface's frequency
+        // out: the scan cache's entry of the BSS it is on says it.
+        let freq = (iface.frequency ?? scan.first(where: \.associated)?.frequency).map(Int.init)
         let chan = freq.flatMap { ChannelPlan.channel(forFrequency: $0) }
         // The AP's own BSS Load already has its finding below (one per BSS).
         if let u = utilization, let (source, _) = utilizationSource, source != "bss_load",
