@@ -94,6 +94,45 @@ struct LabTests {
         #expect(bss.filter { $0["current"] as? Bool == true }.count == 1)
     }
 
+    /// The second real driver, virt_wifi (full-MAC over a veth, built out of tree): no survey,
+    /// no retries, frames "failed" only while disconnected, a constant -50 dBm. Every such value
+    /// is UNKNOWN or null with the reason, never a number; what it keeps (tx packets) is iw's.
+    @Test func virtWifiGivesNothingAndPushdiagSaysSo() throws {
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("virt_wifi/missing.txt").path), "\(peek("virt_wifi/missing.txt"))")
+        let w = try object("virt_wifi/wifi.json")
+        #expect(try text("virt_wifi/wifi.status").hasPrefix("3"), "\(peek("virt_wifi/wifi.err"))")
+        let ethtool = try text("virt_wifi/ethtool.txt").split(separator: "\n").first { $0.hasPrefix("driver: ") }.map { String($0.dropFirst(8)) }
+        #expect(ethtool == "virt_wifi" && w["driver"] as? String == ethtool && w["driver_family"] as? String == "virt_wifi", "\(w["driver"] ?? "nil")")
+        for key in ["channel_utilization_percent", "retransmission_percent", "signal_dbm", "snr_db", "tx_failed"] {
+            #expect(w[key] is NSNull, "\(key): \(w[key] ?? "absent")")
+        }
+        let notes = (w["notes"] as? [String]) ?? []
+        #expect(notes.contains { $0.contains("virt_wifi keeps no channel survey") } && notes.contains { $0.contains("constant -50 dBm") }, "\(notes)")
+        // The channel from the scan (virt_wifi has no channel query): 5240 MHz, as iw's scan.
+        let scanText = try text("virt_wifi/scan.txt")
+        #expect(w["frequency_mhz"] as? Int == 5240 && scanText.contains("freq: 5240"), "\(scanText)")
+        let station = try #require((w["stations"] as? [[String: Any]])?.first)
+        #expect(station["tx_retries"] is NSNull && station["tx_failed"] is NSNull && station["signal_dbm"] is NSNull, "\(station)")
+        let mac = try #require(station["mac"] as? String)
+        let before = try #require(Self.stations(try text("virt_wifi/station-before.txt"))[mac])
+        let after = try #require(Self.stations(try text("virt_wifi/station-after.txt"))[mac])
+        let packets = Int64(try #require(station["tx_packets"] as? Int))
+        #expect((before["tx packets"]!...after["tx packets"]!).contains(packets), "\(packets) not within iw's \(before) … \(after)")
+        #expect(after["tx packets"]! > before["tx packets"]!, "frames went out over virt_wifi")
+        let txt = try text("virt_wifi/wifi.txt")
+        // The constant is named in the note that explains it, never shown as a reading.
+        let readings = txt.split(separator: "\n").filter { !$0.contains("note:") }.joined(separator: "\n")
+        #expect(txt.contains("retransmissions UNKNOWN") && !readings.contains("dBm") && txt.contains("constant -50 dBm"), "\(txt)")
+        // survey: the three checks UNKNOWN without a value; doctor names the driver too.
+        let checks = (try object("virt_wifi/survey.json")["checks"] as? [[String: Any]]) ?? []
+        for c in ["channel_utilization", "retransmissions", "signal"] {
+            let row = try #require(checks.first { $0["check"] as? String == c }, "\(c)")
+            #expect(row["status"] as? String == "unknown" && row["value"] is NSNull, "\(row)")
+        }
+        let doctor = try #require((try object("virt_wifi/doctor.json")["interfaces"] as? [[String: Any]])?.first)
+        #expect(doctor["driver"] as? String == "virt_wifi", "\(doctor)")
+    }
+
     /// nlmon's recording of iw and wpa_supplicant replays, with iw's printed values.
     @Test func otherToolsTrafficReplaysByMeaning() throws {
         try NetlinkReplayTests.checkOtherToolsReplay(dir.appendingPathComponent("iw-nlmon"))

@@ -152,6 +152,48 @@ $PD wifi --interface nosuch0 > /dev/null 2> "$out/error-nosuch.txt"; echo $? >> 
 $PD wifi --interface lo > /dev/null 2> "$out/error-lo.txt"; echo $? >> "$out/error-lo.txt"
 setpriv --reuid=65534 --regid=65534 --clear-groups $PD capture --interface hwsim0 --duration 1s > /dev/null 2> "$out/error-perm.txt"; echo $? >> "$out/error-perm.txt"
 
+# 7b. A second real driver: virt_wifi, a cfg80211 full-MAC driver over a veth (built out of tree
+#     by Tests/lab/virt-wifi-build.sh). No survey, no retries, "failed" only for frames dropped
+#     while disconnected, a constant signal: pushdiag must say UNKNOWN with the reasons.
+vw=$out/virt_wifi
+mkdir -p "$vw"
+if [ -f .build/virt_wifi/virt_wifi.ko ] && modprobe cfg80211 && insmod .build/virt_wifi/virt_wifi.ko; then
+  ip netns add vwpeer
+  ip link add name vweth0 type veth peer name vweth1 netns vwpeer
+  ip link set vweth0 up && ip -n vwpeer addr add 10.9.0.1/24 dev vweth1 && ip -n vwpeer link set vweth1 up
+  ip link add link vweth0 name wlan9 type virt_wifi && ip link set wlan9 up
+  iw event -t > "$vw/iw-event.txt" 2>&1 &
+  vw_event=$!
+  # (iw's own "scan" can wait forever here, and a connect without a BSSID oopses cfg80211:
+  #  see virt-wifi-build.sh)
+  sleep 1
+  iw dev wlan9 scan trigger > /dev/null
+  for _ in $(seq 1 150); do grep -q "scan finished" "$vw/iw-event.txt" && break; sleep 0.2; done
+  iw dev wlan9 scan dump > "$vw/scan.txt"
+  vw_bssid=$(sed -n 's/^BSS \([0-9a-f:]\{17\}\).*/\1/p' "$vw/scan.txt" | head -1)
+  iw dev wlan9 connect VirtWifi 5240 "$vw_bssid"
+  for _ in $(seq 1 150); do iw dev wlan9 link | grep -q "^Connected" && break; sleep 0.2; done
+  ip addr add 10.9.0.2/24 dev wlan9
+  iw dev wlan9 station dump > "$vw/station-before.txt"
+  ping -n -i 0.2 -w 5 10.9.0.1 > "$vw/ping.txt" 2>&1 &
+  vw_ping=$!
+  $PD wifi --interface wlan9 --count 2 --interval 1s --format json > "$vw/wifi.json" 2> "$vw/wifi.err"
+  echo $? > "$vw/wifi.status"
+  $PD wifi --interface wlan9 --count 2 --interval 1s > "$vw/wifi.txt" 2>&1
+  wait $vw_ping
+  iw dev wlan9 station dump > "$vw/station-after.txt"
+  $PD survey --interface wlan9 --duration 2s --format json > "$vw/survey.json" 2> "$vw/survey.err"
+  echo $? > "$vw/survey.status"
+  $PD doctor --interface wlan9 --interval 500ms --format json > "$vw/doctor.json" 2> "$vw/doctor.err"
+  ethtool -i wlan9 > "$vw/ethtool.txt" 2>&1
+  kill $vw_event; wait $vw_event 2>/dev/null
+  ip link del wlan9; ip link del vweth0; ip netns del vwpeer; rmmod virt_wifi
+  echo "lab: virt_wifi done (wifi exit $(cat "$vw/wifi.status"))"
+else
+  echo "virt_wifi.ko was not built or did not load (make lab runs Tests/lab/virt-wifi-build.sh)" > "$vw/missing.txt"
+  echo "lab: virt_wifi missing"
+fi
+
 # 8. pushdiag walk across the air (last: it moves the station into a namespace, stops an AP).
 . Tests/lab/walk.sh
 lab_walk "$out" || exit 1
