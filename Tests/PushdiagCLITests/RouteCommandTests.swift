@@ -83,6 +83,13 @@ struct RouteTests {
         #expect(replay.stdout == live.stdout, "\(replay.stdout) \(replay.stderr)")
         let text = try pushdiag("route", "--replay", recording, "10.77.0.1", "10.78.0.1")
         #expect(text.stdout.contains("10.78.0.1: whether gateway 10.200.2.50 answers was not known; sent it a datagram: no answer"), "\(text.stdout)")
+        // Ctrl-C while the resolution is awaited: what it showed so far, undecided (exit 3).
+        try ip("neigh", "flush", "dev", "vc0")
+        let script = "ip netns exec \(ns) '\(TestPaths.binary.path)' route 10.78.0.1 & p=$!; sleep 1; kill -INT $p; wait $p; echo status=$?"
+        let stopped = try run("/bin/sh", ["-c", script])
+        #expect(stopped.stdout.contains("status=3") && stopped.stdout.contains("sent it a datagram: interrupted after"), "\(stopped.stdout)")
+        #expect(
+            stopped.stderr.contains("interrupted: a gateway's address resolution was still awaited") && !stopped.stderr.contains("Fatal"), "\(stopped.stderr)")
     }
 
     @Test func unresolvableNamesAreUnknown() throws {

@@ -221,8 +221,7 @@ public enum SurveyVerdicts {
             out.append(
                 SurveyCheck(
                     check: "signal", status: .unknown, subject: link,
-                    hint: r.notes.first { $0.hasPrefix("signal: ") }.map { String($0.dropFirst("signal: ".count)) }
-                        ?? "the driver reports no signal for its AP",
+                    hint: r.signalUnknown ?? "the driver reports no signal for its AP",
                     source: nil))
         }
         if let snr = r.snrDb, let noise = r.noiseDbm {

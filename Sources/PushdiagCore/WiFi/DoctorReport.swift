@@ -166,7 +166,7 @@ public enum DoctorAnalysis {
                 unknownBecause: r.retransmissionPercent == nil ? why(r.retransmissionsUnknown, "retransmissions: ") : nil),
             DoctorCheck(
                 check: "signal", source: r.signalDbm == nil ? nil : "station", trust: r.signalDbm == nil ? nil : "measured",
-                unknownBecause: r.signalDbm == nil ? "the driver reports no signal for its AP" : nil),
+                unknownBecause: r.signalDbm == nil ? r.signalUnknown ?? "the driver reports no signal for its AP" : nil),
         ]
     }
 }

@@ -33,6 +33,19 @@ public struct DriverProfile: Sendable, Equatable {
     public var failedWhy: String?
     public var signalWhy: String?
 
+    /// A station entry as far as this driver is believed: what it fills wrongly is nil, as
+    /// though it had not been reported (every output then shows no number for it).
+    public func believed(_ station: NL80211.Station) -> NL80211.Station {
+        var s = station
+        if txRetries == .unreliable { s.txRetries = nil }
+        if txFailed == .unreliable { s.txFailed = nil }
+        if signal == .unreliable {
+            s.signal = nil
+            s.signalAverage = nil
+        }
+        return s
+    }
+
     /// Whether `driver` (the sysfs name) is this family's.
     public func matches(_ driver: String) -> Bool {
         names.contains { n in n.hasSuffix("*") ? driver.hasPrefix(n.dropLast()) : driver == n }

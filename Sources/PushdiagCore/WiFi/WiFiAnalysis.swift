@@ -247,19 +247,18 @@ public enum WiFiAnalysis {
         }
         // The raw counters, except those the table says are not what their names say (rtw88's
         // retries, virt_wifi's constant signal): those are null, never a number.
-        func believed<T>(_ v: T?, _ k: DriverProfile.Counter?) -> T? { k == .unreliable ? nil : v }
-        let stations = (last?.stations ?? []).map { s in
-            StationReport(
-                mac: s.mac, txPackets: s.txPackets, txRetries: believed(s.txRetries, profile?.txRetries),
-                txFailed: believed(s.txFailed, profile?.txFailed), rxPackets: s.rxPackets,
-                signalDbm: believed(s.signal.map(Int.init), profile?.signal), connectedSeconds: s.connectedTime)
+        let stations = (last?.stations ?? []).map { raw in
+            let s = profile?.believed(raw) ?? raw
+            return StationReport(
+                mac: s.mac, txPackets: s.txPackets, txRetries: s.txRetries, txFailed: s.txFailed, rxPackets: s.rxPackets,
+                signalDbm: s.signal.map(Int.init), connectedSeconds: s.connectedTime)
         }
         let sameSSID = scan.filter { b in ssidBytes == nil ? b.associated : b.ssid == ssidBytes }
         let bss = sameSSID.map { b in
             ScanBSSReport(
                 bssid: b.bssid, ssid: b.ssid.map(SSIDText.render), frequencyMhz: b.frequency.map(Int.init),
                 channel: b.channel.map(Int.init) ?? b.frequency.flatMap { ChannelPlan.channel(forFrequency: Int($0)) },
-                signalDbm: believed(b.signalMBm.map { Double($0) / 100 }, profile?.signal),
+                signalDbm: profile?.signal == .unreliable ? nil : b.signalMBm.map { Double($0) / 100 },
                 bssLoad: b.bssLoadUtilization.map {
                     ScanBSSLoad(stationCount: Int(b.bssLoadStations ?? 0), channelUtilizationPercent: CaptureAnalyzer.utilizationPercent(Int($0)))
                 },
@@ -269,10 +268,16 @@ public enum WiFiAnalysis {
 
         // The signal an iPhone at this spot would roam on: the AP's, averaged where the driver
         // averages; SNR over the in-use channel's noise floor where the survey has one.
-        var signal = (peerNow?.signalAverage ?? peerNow?.signal).map(Int.init)
-        if signal != nil, let p = profile, p.signal == .unreliable {
-            signal = nil
-            notes.append("signal: \(p.signalWhy ?? "\(p.family)'s signal is not a measurement")")
+        let believedPeer = peerNow.map { profile?.believed($0) ?? $0 }
+        let signal = (believedPeer?.signalAverage ?? believedPeer?.signal).map(Int.init)
+        var signalWhy: String?
+        if signal == nil, bssid != nil {
+            if peerNow?.signal != nil, let p = profile, p.signal == .unreliable {
+                signalWhy = p.signalWhy ?? "\(p.family)'s signal is not a measurement"
+                notes.append("signal: \(signalWhy!)")
+            } else {
+                signalWhy = "the driver reports no signal for its AP"
+            }
         }
         // The noise floor comes with the survey: not where the table distrusts it (hwsim's is a
         // constant).
@@ -360,6 +365,6 @@ public enum WiFiAnalysis {
             signalDbm: signal, noiseDbm: noise, snrDb: snr,
             driver: driver, driverFamily: profile?.family,
             findings: findings, status: status, utilizationUnknown: utilization == nil ? utilizationWhy : nil,
-            retransmissionsUnknown: retransUndecided ? retransWhy : nil, notes: notes)
+            retransmissionsUnknown: retransUndecided ? retransWhy : nil, signalUnknown: signalWhy, notes: notes)
     }
 }

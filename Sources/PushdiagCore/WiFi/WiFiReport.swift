@@ -87,6 +87,8 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     public var utilizationUnknown: String? = nil
     /// Why `retransmissionPercent` is null.
     public var retransmissionsUnknown: String? = nil
+    /// Why `signalDbm` is null while the interface is on a BSS.
+    public var signalUnknown: String? = nil
     /// What could not be derived, and why ("survey: not reported by driver").
     public var notes: [String]
 

@@ -1,4 +1,3 @@
-private import CNetlink
 private import CPcap
 import Foundation
 import PushdiagCore
@@ -26,13 +25,7 @@ public enum DoctorProbe {
 
     /// ethtool -i of an interface: (version, firmware, bus); nil when the ioctl fails.
     public static func driverInfo(_ name: String) -> (version: String, firmware: String, bus: String)? {
-        var d = [CChar](repeating: 0, count: 32)
-        var v = d
-        var f = d
-        var b = d
-        guard CNetlink_drvinfo(name, &d, &v, &f, &b) == 0 else { return nil }
-        func s(_ a: [CChar]) -> String { String(decoding: a.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
-        return (s(v), s(f), s(b))
+        DriverName.ethtoolInfo(name).map { ($0.version, $0.firmware, $0.bus) }
     }
 
     /// Every wireless interface (or the one named), with two samples `intervalSeconds` apart for

@@ -18,15 +18,20 @@ public enum DriverName {
         return target.split(separator: "/").last.map(String.init)
     }
 
-    /// The driver name of `ethtool -i IF` (SIOCETHTOOL, ETHTOOL_GDRVINFO); nil when the
-    /// interface does not answer or names none.
+    /// The driver name of `ethtool -i IF`; nil when the interface does not answer or names none.
     static func ethtool(_ interface: String) -> String? {
+        ethtoolInfo(interface).flatMap { $0.driver.isEmpty ? nil : $0.driver }
+    }
+
+    /// `ethtool -i IF` (SIOCETHTOOL, ETHTOOL_GDRVINFO): driver, version, firmware, bus; nil
+    /// when the ioctl fails.
+    static func ethtoolInfo(_ interface: String) -> (driver: String, version: String, firmware: String, bus: String)? {
         var d = [CChar](repeating: 0, count: 32)
         var v = d
         var f = d
         var b = d
         guard CNetlink_drvinfo(interface, &d, &v, &f, &b) == 0 else { return nil }
-        let name = String(decoding: d.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? nil : name
+        func s(_ a: [CChar]) -> String { String(decoding: a.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return (s(d), s(v), s(f), s(b))
     }
 }

@@ -162,12 +162,9 @@ public final class ReplayNetlink: NetlinkTransport {
 
     public func join(group: UInt32) throws(NetlinkError) {}
 
-    /// (type, command) of the first message of a buffer.
-    static func key(_ bytes: [UInt8]) -> (UInt16, UInt8?, UInt16, UInt32, UInt32)? {
-        bytes.withUnsafeBytes { b -> (UInt16, UInt8?, UInt16, UInt32, UInt32)? in
-            guard b.count >= 16 else { return nil }
-            return (b.u16le(at: 4)!, b.u8(at: 16), b.u16le(at: 6)!, b.u32le(at: 8)!, b.u32le(at: 12)!)
-        }
+    /// The sequence number and port of the first message of a buffer: its replies carry them.
+    static func sequenceAndPort(_ bytes: [UInt8]) -> (sequence: UInt32, port: UInt32)? {
+        bytes.withUnsafeBytes { b in b.count >= 16 ? (b.u32le(at: 8)!, b.u32le(at: 12)!) : nil }
     }
 
     /// "NL80211_CMD_GET_SCAN dump", "RTM_GETROUTE request", "generic netlink family look-up";
@@ -222,7 +219,7 @@ public final class ReplayNetlink: NetlinkTransport {
                 position += 1
             }
         }
-        guard let req = matched, let k = Self.key(req.bytes) else { throw .replay(unanswered(meaning)) }
+        guard let req = matched, let k = Self.sequenceAndPort(req.bytes) else { throw .replay(unanswered(meaning)) }
         // Requests nobody asks about (another process's) are forgotten past a bound, with their
         // replies, so an nlmon capture of a busy machine replays in flat memory.
         if requests.count > Self.unmatchedLimit { requests.removeFirst(requests.count - Self.unmatchedLimit) }
@@ -238,7 +235,7 @@ public final class ReplayNetlink: NetlinkTransport {
             if r.index > req.index, !r.consumed {
                 // Replies carry the request's sequence number and are addressed to its port
                 // (captures of other tools may record port 0, filled in by the kernel).
-                let (ours, finished, _) = r.bytes.withUnsafeBytes { Netlink.replyProgress($0, sequence: k.3, port: k.4, dump: dump) }
+                let (ours, finished, _) = r.bytes.withUnsafeBytes { Netlink.replyProgress($0, sequence: k.sequence, port: k.port, dump: dump) }
                 if ours {
                     incoming[i].consumed = true
                     replies.append(r.bytes)

@@ -156,12 +156,13 @@ public final class WalkLink {
         let ssid = iface.ssid.map(SSIDText.render) ?? station.flatMap { ssids[$0.mac] }
         var s = WalkSample(timeNs: time, bssid: station?.mac, ssid: ssid, freqMhz: iface.frequency.map(Int.init))
         if let st = station {
-            s.signalDbm = st.signal.map(Int.init)
-            s.signalAverageDbm = st.signalAverage.map(Int.init)
-            s.txBitrateMbps = st.txBitrateMbps
             // Counters the driver fills wrongly are not counters (DriverProfiles).
-            let retries = profile?.txRetries == .unreliable ? nil : st.txRetries
-            let failed = profile?.txFailed == .unreliable ? nil : st.txFailed
+            let believed = profile?.believed(st) ?? st
+            s.signalDbm = believed.signal.map(Int.init)
+            s.signalAverageDbm = believed.signalAverage.map(Int.init)
+            s.txBitrateMbps = st.txBitrateMbps
+            let retries = believed.txRetries
+            let failed = believed.txFailed
             if let p = previous, p.bssid == st.mac {
                 s.retries = Self.delta(p.retries, retries)
                 s.txFailed = Self.delta(p.failed, failed)
@@ -173,7 +174,11 @@ public final class WalkLink {
             } else if st.txRetries == nil {
                 notes.insert("the driver reports no transmit retries: retransmissions are UNKNOWN")
             }
-            if st.signal == nil { notes.insert("the driver reports no signal for its AP") }
+            if st.signal == nil {
+                notes.insert("the driver reports no signal for its AP")
+            } else if believed.signal == nil, let why = profile?.signalWhy {
+                notes.insert(why + ": the signal is UNKNOWN")
+            }
         } else if iface.ssid != nil {
             notes.insert("the driver lists no station entry for its AP: signal and retries are UNKNOWN")
         }

@@ -35,6 +35,7 @@ struct RouteCommand: ParsableCommand {
 
     func validate() throws {
         guard !hosts.isEmpty else { throw ValidationError("give at least one HOST") }
+        guard !hosts.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) else { throw ValidationError("a HOST is empty") }
         if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
     }
 
@@ -46,8 +47,14 @@ struct RouteCommand: ParsableCommand {
             }
         }
         for r in report.routes { if let e = r.error { diagnose(e) } }
+        var status = report.status
+        if StopSignal.isRequested {
+            // Stopped while a gateway's resolution was awaited: what it showed so far, undecided.
+            diagnose("interrupted: a gateway's address resolution was still awaited")
+            status = max(status, .unknown)
+        }
         let output = format == .json ? try JSONRenderer.render(report) : RouteTextRenderer().render(report)
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-        throw ExitCode(report.status.exitCode)
+        throw ExitCode(status.exitCode)
     }
 }
