@@ -14,7 +14,10 @@ let package = Package(
         .executable(name: "pushdiag", targets: ["pushdiag"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The exporter's HTTP server and its metrics (exporter only; the rest of pushdiag uses neither).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
     ],
     targets: [
         // C libraries, one system-library target each, found with pkg-config.
@@ -48,6 +51,20 @@ let package = Package(
         // The only layer that touches the system: libpcap, netlink, sockets, OpenSSL, SQLite, files.
         .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "PushdiagCore"], swiftSettings: strict),
 
+        // `pushdiag exporter`: the resident process (sessions and Wi-Fi followed on threads, an
+        // HTTP server from swift-nio, metrics in swift-prometheus's registry). IO layer.
+        .target(
+            name: "PushdiagExporter",
+            dependencies: [
+                "PushdiagCore", "PushdiagIO",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict
+        ),
+
         // Report model → text and JSON.
         .target(name: "PushdiagRender", dependencies: ["PushdiagCore"], swiftSettings: strict),
 
@@ -55,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "pushdiag",
             dependencies: [
-                "PushdiagCore", "PushdiagIO", "PushdiagRender",
+                "PushdiagCore", "PushdiagIO", "PushdiagRender", "PushdiagExporter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -66,8 +66,12 @@ public enum ConfigParser {
                             if let pin = s.pin, let why = TLSOptions.pinProblem(pin) { throw fail(t, k, "server", why) }
                         case "ca_file": s.caFile = try string(t, k, "server")
                         case "path": s.path = try string(t, k, "server")
-                        default: throw fail(t, k, "server", "unknown key (host, port, protocol, tls, pin, ca_file, path)")
+                        case "register": s.register = try string(t, k, "server")
+                        default: throw fail(t, k, "server", "unknown key (host, port, protocol, tls, pin, ca_file, path, register)")
                         }
+                    }
+                    if s.register != nil, s.proto != "simplepush" {
+                        throw fail(t, "register", "server", "goes with protocol = \"simplepush\" (server \(host))")
                     }
                     if !s.tls, s.pin != nil || s.caFile != nil {
                         throw fail(t, s.pin != nil ? "pin" : "ca_file", "server", "goes with tls = true (server \(host))")
@@ -121,8 +125,38 @@ public enum ConfigParser {
                     default: throw fail(t, k, "report", "unknown key (history, textfile)")
                     }
                 }
+            case "exporter":
+                let t = try table(key, named: "[exporter]")
+                for k in t.keys {
+                    switch k {
+                    case "listen":
+                        c.exporter.listen = try string(t, k, "exporter")
+                        if let l = c.exporter.listen, ExporterSettings.listenEndpoint(l) == nil {
+                            throw fail(t, k, "exporter", "'\(l)' is not ADDR:PORT or :PORT")
+                        }
+                    case "interfaces":
+                        let list = t[k]?.array ?? []
+                        let names = list.compactMap(\.string)
+                        guard t[k]?.array != nil, names.count == list.count, !names.contains("") else {
+                            throw fail(t, k, "exporter", "expected an array of interface names")
+                        }
+                        c.exporter.interfaces = names
+                    case "interval", "wifi_interval":
+                        let d = try string(t, k, "exporter")
+                        if let d, case .failure(let e) = DurationText.parse(d, option: k, atLeast: ExporterSettings.shortestInterval) {
+                            throw fail(t, k, "exporter", String(e.description.dropFirst("\(k): ".count)))
+                        }
+                        if k == "interval" { c.exporter.interval = d } else { c.exporter.wifiInterval = d }
+                    case "max_probes":
+                        guard let n = t[k]?.int, (1...ExporterSettings.mostProbes).contains(n) else {
+                            throw fail(t, k, "exporter", "expected a whole number from 1 to \(ExporterSettings.mostProbes)")
+                        }
+                        c.exporter.maxProbes = n
+                    default: throw fail(t, k, "exporter", "unknown key (listen, interfaces, interval, wifi_interval, max_probes)")
+                    }
+                }
             default:
-                throw fail(root, key, nil, "unknown key (interface, monitor, duration, [[server]], [thresholds], [report])")
+                throw fail(root, key, nil, "unknown key (interface, monitor, duration, [[server]], [thresholds], [walk], [report], [exporter])")
             }
         }
         return c

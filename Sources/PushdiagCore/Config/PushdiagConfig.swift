@@ -9,6 +9,8 @@ public struct PushdiagConfig: Sendable, Equatable {
         public var pin: String?
         public var caFile: String?
         public var path: String?
+        /// simplepush: register as this user and watch the server's own heartbeats.
+        public var register: String?
         /// The line of its [[server]] header, for messages.
         public var line: Int?
         public init(host: String) { self.host = host }
@@ -24,6 +26,22 @@ public struct PushdiagConfig: Sendable, Equatable {
     public var textfile: String?
     /// [walk]: the walk's limits by key (`WalkThresholds.configKeys`).
     public var walk: [String: Double] = [:]
+    /// [exporter]: the resident process's own settings.
+    public var exporter = Exporter()
+
+    /// `[exporter]`: where `pushdiag exporter` listens, what it follows and how often.
+    public struct Exporter: Sendable, Equatable {
+        public var listen: String?
+        /// Wireless interfaces to sample and follow (else the top-level `interface`).
+        public var interfaces: [String]?
+        /// Between heartbeats on each held session.
+        public var interval: String?
+        /// Between nl80211 samples of each interface.
+        public var wifiInterval: String?
+        /// At most this many /probe requests at once.
+        public var maxProbes: Int?
+        public init() {}
+    }
 
     public init() {}
 

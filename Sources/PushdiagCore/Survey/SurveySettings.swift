@@ -28,12 +28,25 @@ public struct SurveyServer: Sendable, Equatable {
     public var tls: TLSOptions?
     /// websocket: the request path.
     public var path: String?
+    /// simplepush: register as this user and watch the server's own heartbeats.
+    public var register: String?
 
-    public init(endpoint: Endpoint, proto: HeartbeatProtocol, tls: TLSOptions? = nil, path: String? = nil) {
+    public init(endpoint: Endpoint, proto: HeartbeatProtocol, tls: TLSOptions? = nil, path: String? = nil, register: String? = nil) {
         self.endpoint = endpoint
         self.proto = proto
         self.tls = tls
         self.path = path
+        self.register = register
+    }
+
+    /// The session a device would hold to this server: its protocol, TLS, path and
+    /// registration, with the defaults of `HeartbeatOptions` for the rest.
+    public var heartbeatOptions: HeartbeatOptions {
+        var o = HeartbeatOptions(endpoint: endpoint, proto: proto)
+        o.tls = tls
+        if let path { o.path = path }
+        o.register = register
+        return o
     }
 }
 
@@ -98,7 +111,7 @@ public struct SurveySettings: Sendable, Equatable {
                 o.caFile = s.caFile
                 tls = o
             }
-            list.append(SurveyServer(endpoint: Endpoint(host: s.host, port: port), proto: p, tls: tls, path: s.path))
+            list.append(SurveyServer(endpoint: Endpoint(host: s.host, port: port), proto: p, tls: tls, path: s.path, register: s.register))
         }
         return list
     }

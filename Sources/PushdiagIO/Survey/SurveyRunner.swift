@@ -117,18 +117,15 @@ public final class SurveyRunner: @unchecked Sendable {
         update { $0.capture = report }
     }
 
-    /// A heartbeat session held through the window, one heartbeat a second.
     /// A heartbeat session held through the window: one heartbeat a second from its start to
     /// its end (a 5 s window sends five), no new heartbeat or reconnect after the window, and
     /// connects and answers waited for no longer than their timeouts, so the whole survey takes
     /// the window plus at most one heartbeat timeout.
     func heartbeat(_ server: SurveyServer) -> HeartbeatReport {
-        var o = HeartbeatOptions(endpoint: server.endpoint, proto: server.proto)
+        var o = server.heartbeatOptions
         o.intervalMs = 1000
         o.count = max(1, Int(settings.seconds.rounded(.down)))
         o.connectTimeoutMs = min(o.connectTimeoutMs, max(1000, settings.seconds * 1000))
-        o.tls = server.tls
-        if let p = server.path { o.path = p }
         let end = Clock.ms() + settings.seconds * 1000
         let stop = self.stop
         return HeartbeatProbe(o, stop: { stop() || Clock.ms() >= end }).run()

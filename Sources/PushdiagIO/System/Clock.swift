@@ -34,18 +34,18 @@ public enum WallClock {
 }
 
 /// Monotonic milliseconds, for deadlines.
-enum Clock {
-    static func ms() -> Double { Double(WallClock.monotonicNanoseconds()) / 1e6 }
+public enum Clock {
+    public static func ms() -> Double { Double(WallClock.monotonicNanoseconds()) / 1e6 }
 
     /// Milliseconds left until `deadline`, clamped for `poll(2)`.
-    static func pollTimeout(until deadline: Double) -> Int32 {
+    public static func pollTimeout(until deadline: Double) -> Int32 {
         Int32(max(0, min(Double(Int32.max), (deadline - ms()).rounded(.up))))
     }
 
     /// Sleeps `ms` in steps of at most 100 ms, returning early when `stop` says so; true when
     /// the whole time passed.
     @discardableResult
-    static func sleep(ms: Double, stop: () -> Bool) -> Bool {
+    public static func sleep(ms: Double, stop: () -> Bool) -> Bool {
         let until = Clock.ms() + ms
         while !stop() {
             let left = until - Clock.ms()

@@ -38,3 +38,24 @@ enum StopSignal {
 enum BrokenPipe {
     static func ignore() { signal(SIGPIPE, SIG_IGN) }
 }
+
+/// SIGHUP sets a flag the exporter polls to reload its configuration.
+enum ReloadSignal {
+    static let requested = Atomic<Bool>(false)
+
+    static func install() {
+        let handler: @convention(c) (Int32) -> Void = { _ in ReloadSignal.requested.store(true, ordering: .sequentiallyConsistent) }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = handler
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGHUP, &action, nil)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGHUP)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// True once per SIGHUP (or several that came together).
+    static func take() -> Bool { requested.exchange(false, ordering: .sequentiallyConsistent) }
+}

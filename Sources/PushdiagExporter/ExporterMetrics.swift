@@ -1,0 +1,179 @@
+import Prometheus
+import Synchronization
+
+/// A metric family: its name (Prometheus conventions: base units, `_total` for counters,
+/// `_ratio` for 0–1), help, type and, for histograms, buckets. Every family is declared once
+/// here, so a name always comes with the same help and type.
+public struct MetricFamily: Sendable {
+    public enum Kind: Sendable { case counter, gauge, histogram([Double]) }
+    public let name: String
+    public let help: String
+    public let kind: Kind
+
+    var descriptor: MetricNameDescriptor { MetricNameDescriptor(metricName: name, unitName: "", helpText: help) }
+
+    // The held sessions: labels target, protocol.
+    static let sent = MetricFamily(name: "pushdiag_heartbeats_sent_total", help: "Heartbeats sent on the held session.", kind: .counter)
+    static let answered = MetricFamily(
+        name: "pushdiag_heartbeats_answered_total", help: "Heartbeats answered within the timeout.", kind: .counter)
+    static let lost = MetricFamily(
+        name: "pushdiag_heartbeats_lost_total", help: "Heartbeats not answered within the timeout, or lost with the connection.", kind: .counter)
+    static let rtt = MetricFamily(
+        name: "pushdiag_heartbeat_rtt_seconds", help: "Heartbeat round trips on the held session.",
+        kind: .histogram([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]))
+    static let up = MetricFamily(
+        name: "pushdiag_session_up", help: "1 while the held session is connected (ready), else 0.", kind: .gauge)
+    static let losses = MetricFamily(
+        name: "pushdiag_session_losses_total", help: "Times the held session was taken for lost (closed, reset, or heartbeats unanswered).",
+        kind: .counter)
+    static let attempts = MetricFamily(
+        name: "pushdiag_session_reconnect_attempts_total", help: "Reconnect attempts on the SDK schedule, by result (connected, failed).",
+        kind: .counter)
+    static let reestablish = MetricFamily(
+        name: "pushdiag_session_reestablish_seconds", help: "From a loss to the session being ready again.",
+        kind: .histogram([0.5, 1, 2, 4, 8, 16, 32, 64, 128, 300]))
+    static let serverLast = MetricFamily(
+        name: "pushdiag_server_heartbeat_last_timestamp_seconds", help: "When the server's own heartbeat last came (simplepush, registered; Unix time).",
+        kind: .gauge)
+    static let serverGap = MetricFamily(
+        name: "pushdiag_server_heartbeat_gap_seconds", help: "Gaps between the server's own heartbeats (iOS reconnects after its interval).",
+        kind: .histogram([1, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300]))
+    static let certExpiry = MetricFamily(
+        name: "pushdiag_tls_cert_expiry_timestamp_seconds", help: "When the push server's certificate expires (notAfter, Unix time).", kind: .gauge)
+
+    // Wi-Fi: label interface (and what says where a value came from).
+    static let wifiUp = MetricFamily(
+        name: "pushdiag_wifi_up", help: "1 when the last nl80211 sample of the interface worked, else 0.", kind: .gauge)
+    static let utilization = MetricFamily(
+        name: "pushdiag_channel_utilization_ratio",
+        help:
+            "Busy time over active time of the channel in use; source: survey (the channel's), radio_survey (the radio's), bss_load (the AP's own figure); trust: measured, measured_period, measured_radio_wide, advertised.",
+        kind: .gauge)
+    static let retransmission = MetricFamily(
+        name: "pushdiag_retransmission_ratio",
+        help: "Retries over frames sent to the access point; source: station_retries, or tx_failed (frames given up); trust: measured, or lower_bound.",
+        kind: .gauge)
+    static let signal = MetricFamily(
+        name: "pushdiag_signal_dbm", help: "The associated AP's signal as the station entry gives it (its average where the driver keeps one).",
+        kind: .gauge)
+    static let snr = MetricFamily(name: "pushdiag_snr_db", help: "The AP's signal over the in-use channel's noise floor (survey).", kind: .gauge)
+    static let unknown = MetricFamily(
+        name: "pushdiag_wifi_value_unknown",
+        help: "1 for a Wi-Fi value the driver does not measure or could not give (value: utilization, retransmission, signal), with the reason.",
+        kind: .gauge)
+    static let roams = MetricFamily(
+        name: "pushdiag_roams_total", help: "Roams of the interface by grade (ok, warning, critical: link gap, 802.11r, SSID change).",
+        kind: .counter)
+    static let roamGap = MetricFamily(
+        name: "pushdiag_roam_gap_seconds", help: "Link gaps of roams, disconnect to connect (0 for a roam without a gap).",
+        kind: .histogram([0.01, 0.025, 0.05, 0.08, 0.1, 0.15, 0.3, 0.5, 1, 2, 5, 10]))
+    static let disconnects = MetricFamily(
+        name: "pushdiag_disconnects_total", help: "Disconnects of the interface (a roam made through a disconnect counts here and as a roam).",
+        kind: .counter)
+
+    // The exporter itself.
+    static let reloadOK = MetricFamily(
+        name: "pushdiag_exporter_config_last_reload_successful", help: "1 when the last configuration (re)load worked.", kind: .gauge)
+    static let reloadTime = MetricFamily(
+        name: "pushdiag_exporter_config_last_reload_success_timestamp_seconds", help: "When the configuration was last loaded (Unix time).",
+        kind: .gauge)
+    static let probesInFlight = MetricFamily(name: "pushdiag_exporter_probes_in_flight", help: "/probe requests being answered.", kind: .gauge)
+    static let probesRefused = MetricFamily(
+        name: "pushdiag_exporter_probes_refused_total", help: "/probe requests refused because max_probes were already running.", kind: .counter)
+    static let buildInfo = MetricFamily(name: "pushdiag_exporter_build_info", help: "pushdiag's version, as a label.", kind: .gauge)
+}
+
+/// The metrics one owner (a session, an interface) made, so they can be removed together when
+/// the owner goes (its target left the configuration) or when a label changes (a new source).
+/// Safe from any thread.
+public final class MetricSet: Sendable {
+    enum Made {
+        case counter(Counter)
+        case gauge(Gauge)
+        case histogram(ValueHistogram)
+    }
+    struct Key: Hashable {
+        var name: String
+        /// name, value, name, value, …
+        var labels: [String]
+        func has(_ pair: (String, String)) -> Bool {
+            stride(from: 0, to: labels.count - 1, by: 2).contains { labels[$0] == pair.0 && labels[$0 + 1] == pair.1 }
+        }
+    }
+    let registry: PrometheusCollectorRegistry
+    let base: [(String, String)]
+    let made = Mutex<[Key: Made]>([:])
+
+    init(registry: PrometheusCollectorRegistry, labels: [(String, String)]) {
+        self.registry = registry
+        base = labels
+    }
+
+    func key(_ f: MetricFamily, _ labels: [(String, String)]) -> Key {
+        Key(name: f.name, labels: (base + labels).flatMap { [$0.0, $0.1] })
+    }
+
+    public func counter(_ f: MetricFamily, _ labels: [(String, String)] = []) -> Counter {
+        let k = key(f, labels)
+        return made.withLock { m in
+            if case .counter(let c)? = m[k] { return c }
+            let c = registry.makeCounter(descriptor: f.descriptor, labels: base + labels)
+            m[k] = .counter(c)
+            return c
+        }
+    }
+
+    public func gauge(_ f: MetricFamily, _ labels: [(String, String)] = []) -> Gauge {
+        let k = key(f, labels)
+        return made.withLock { m in
+            if case .gauge(let g)? = m[k] { return g }
+            let g = registry.makeGauge(descriptor: f.descriptor, labels: base + labels)
+            m[k] = .gauge(g)
+            return g
+        }
+    }
+
+    public func histogram(_ f: MetricFamily, _ labels: [(String, String)] = []) -> ValueHistogram {
+        guard case .histogram(let buckets) = f.kind else { preconditionFailure("\(f.name) is not a histogram") }
+        let k = key(f, labels)
+        return made.withLock { m in
+            if case .histogram(let h)? = m[k] { return h }
+            let h = registry.makeValueHistogram(descriptor: f.descriptor, labels: base + labels, buckets: buckets)
+            m[k] = .histogram(h)
+            return h
+        }
+    }
+
+    /// Sets the gauge of `f` to `value` under `labels`, removing any other series of `f` this
+    /// set made with the `scope` labels (one value per family and scope: a changed source or
+    /// BSSID replaces the old series); nil removes them all.
+    public func only(_ f: MetricFamily, _ labels: [(String, String)], _ value: Double?, scope: [(String, String)] = []) {
+        let k = key(f, labels)
+        let stale = made.withLock { m -> [Made] in
+            let old = m.filter { e in
+                e.key.name == f.name && scope.allSatisfy { e.key.has($0) } && (value == nil || e.key != k)
+            }
+            for o in old.keys { m[o] = nil }
+            return Array(old.values)
+        }
+        stale.forEach(unregister)
+        if let value { gauge(f, labels).set(value) }
+    }
+
+    /// Removes every series this set made.
+    public func removeAll() {
+        let all = made.withLock { m -> [Made] in
+            defer { m = [:] }
+            return Array(m.values)
+        }
+        all.forEach(unregister)
+    }
+
+    func unregister(_ m: Made) {
+        switch m {
+        case .counter(let c): registry.unregisterCounter(c)
+        case .gauge(let g): registry.unregisterGauge(g)
+        case .histogram(let h): registry.unregisterValueHistogram(h)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import PushdiagCore
+
+/// The exporter's HTTP side on swift-nio (HTTP/1.1 with keep-alive and pipelining from
+/// NIOHTTP1; malformed requests are answered 400 by its error handler): one event-loop thread.
+/// Routes go to `answer`, which may reply from any thread.
+final class HTTPServer: Sendable {
+    let group: MultiThreadedEventLoopGroup
+    let channel: Channel
+
+    /// Listens on `endpoint`; `answer(method, uri, headers, reply)`.
+    init(endpoint: Endpoint, answer: @escaping @Sendable (HTTPRequestHead, @escaping @Sendable (HTTPAnswer) -> Void) -> Void) throws(SettingsError) {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .seconds(60)))
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(RequestHandler(answer: answer))
+                }
+            }
+        do {
+            channel = try bootstrap.bind(host: endpoint.host, port: Int(endpoint.port)).wait()
+        } catch {
+            try? group.syncShutdownGracefully()
+            let why = (error as? IOError).map { Errno($0.errnoCode).description } ?? "\(error)"
+            throw .usage("--listen: cannot listen on \(endpoint): \(why)")
+        }
+        self.group = group
+    }
+
+    /// The port bound (the one asked, or the kernel's choice for port 0).
+    var port: Int? { channel.localAddress?.port }
+
+    func close() {
+        try? channel.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+}
+
+/// One connection: a request's head, then at its end the answer, written on the connection's
+/// event loop whatever thread produced it.
+final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let answer: @Sendable (HTTPRequestHead, @escaping @Sendable (HTTPAnswer) -> Void) -> Void
+    var head: HTTPRequestHead?
+
+    init(answer: @escaping @Sendable (HTTPRequestHead, @escaping @Sendable (HTTPAnswer) -> Void) -> Void) {
+        self.answer = answer
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h): head = h
+        case .body: break  // no route takes a body
+        case .end:
+            guard let h = head else { return }
+            head = nil
+            let loop = context.eventLoop
+            let bound = NIOLoopBound(context, eventLoop: loop)
+            let handler = NIOLoopBound(self, eventLoop: loop)
+            answer(h) { reply in
+                loop.execute { handler.value.write(reply, for: h, context: bound.value) }
+            }
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func write(_ reply: HTTPAnswer, for request: HTTPRequestHead, context: ChannelHandlerContext) {
+        let (status, type, body): (Int, String, [UInt8])
+        switch reply {
+        case .metrics(let b): (status, type, body) = (200, "text/plain; version=0.0.4; charset=utf-8", b)
+        case .text(let s, let t): (status, type, body) = (s, "text/plain; charset=utf-8", Array(t.utf8))
+        case .html(let t): (status, type, body) = (200, "text/html; charset=utf-8", Array(t.utf8))
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: type)
+        headers.add(name: "Content-Length", value: String(body.count))
+        let keepAlive = request.isKeepAlive
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: HTTPResponseStatus(statusCode: status), headers: headers))),
+            promise: nil)
+        if request.method != .HEAD {
+            var buffer = context.channel.allocator.buffer(capacity: body.count)
+            buffer.writeBytes(body)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        }
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            written.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}

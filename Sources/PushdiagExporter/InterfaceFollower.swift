@@ -1,0 +1,163 @@
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import Synchronization
+
+/// One wireless interface followed for as long as the exporter runs: an nl80211 sample every
+/// interval (the last two make utilisation, retransmissions and signal, each with its source;
+/// a value the driver does not give is `pushdiag_wifi_value_unknown` with the reason, never a
+/// 0), and its connects, disconnects and roams as nl80211 announces them, graded by the walk's
+/// limits. Two threads: the sampler and the event follower. From a recording (`replay`) both
+/// go through the same decoders, as fast as the recording answers, and stop at its end.
+public final class InterfaceFollower: Sendable {
+    public let name: String
+    let intervalSeconds: Double
+    let limits: WalkThresholds
+    let replay: String?
+    let metrics: MetricSet
+    let log: ExporterLog
+    let stopped = Atomic<Bool>(false)
+    let running = Atomic<Int>(0)
+
+    public init(name: String, intervalSeconds: Double, limits: WalkThresholds, replay: String?, metrics: MetricSet, log: ExporterLog) {
+        self.name = name
+        self.intervalSeconds = intervalSeconds
+        self.limits = limits
+        self.replay = replay
+        self.metrics = metrics
+        self.log = log
+    }
+
+    var isStopped: Bool { stopped.load(ordering: .relaxed) }
+
+    public func start() {
+        metrics.gauge(MetricFamily.wifiUp).set(0.0)
+        _ = metrics.counter(MetricFamily.disconnects)
+        for g in ["ok", "warning", "critical"] { _ = metrics.counter(MetricFamily.roams, [("grade", g)]) }
+        _ = metrics.histogram(MetricFamily.roamGap)
+        for (label, body) in [("samples", sampleLoop), ("events", eventLoop)] as [(String, @Sendable () -> Void)] {
+            running.add(1, ordering: .relaxed)
+            let t = Thread { [self] in
+                body()
+                running.subtract(1, ordering: .relaxed)
+            }
+            t.name = "wifi \(name) \(label)"
+            t.start()
+        }
+    }
+
+    public func stop(waitSeconds seconds: Double = 5, remove: Bool) {
+        stopped.store(true, ordering: .relaxed)
+        let until = Clock.ms() + seconds * 1000
+        while running.load(ordering: .relaxed) > 0 && Clock.ms() < until { usleep(10_000) }
+        if remove {
+            metrics.removeAll()
+            log.forget("wifi \(name)")
+            log.forget("wifi \(name) events")
+        }
+    }
+
+    /// Waits `seconds` unless stopped; false when stopped.
+    func pause(_ seconds: Double) -> Bool { Clock.sleep(ms: seconds * 1000) { self.isStopped } }
+
+    // MARK: Samples
+
+    func sampleLoop() {
+        let subject = "wifi \(name)"
+        var client: NL80211Client?
+        var previous: WiFiSample?
+        while !isStopped {
+            do {
+                if client == nil {
+                    let transport = try NetlinkSource.open(protocol: Netlink.protocolGeneric, record: nil, replay: replay).0
+                    client = try NL80211Client(transport: transport)
+                    previous = nil
+                }
+                let c = client!
+                let iface = try WiFiSampler.chooseInterface(c, name: name)
+                let scan = try c.scan(ifindex: iface.ifindex)
+                let sample = try WiFiSampler.sample(c, ifindex: iface.ifindex, bssid: scan.first(where: \.associated)?.bssid)
+                metrics.gauge(MetricFamily.wifiUp).set(1.0)
+                if let previous {
+                    let driver = replay == nil ? DriverName.of(interface: name) : nil
+                    publish(WiFiAnalysis.report(interface: iface, samples: [previous, sample], scan: scan, thresholds: Thresholds(), driver: driver))
+                    log.change(subject, "sampling")
+                }
+                previous = sample
+            } catch {
+                metrics.gauge(MetricFamily.wifiUp).set(0.0)
+                if replay != nil {
+                    log.change(subject, previous == nil ? "failed: \(error)" : "the recording has no more samples; keeping the last values")
+                    return
+                }
+                log.change(subject, "failed: \(error)")
+                // A socket that failed may be the problem: a new one next time.
+                client = nil
+                previous = nil
+            }
+            if replay == nil, !pause(intervalSeconds) { return }
+        }
+    }
+
+    /// The report's values, each with its source; a value it cannot give is said unknown.
+    func publish(_ r: WiFiReport) {
+        func value(_ what: String, _ unknown: String?, _ f: MetricFamily, _ labels: [(String, String)], _ v: Double?) {
+            metrics.only(f, labels, v)
+            metrics.only(MetricFamily.unknown, [("value", what), ("reason", unknown ?? "no value")], v == nil ? 1 : nil, scope: [("value", what)])
+        }
+        value(
+            "utilization", r.utilizationUnknown, MetricFamily.utilization,
+            [
+                ("frequency_mhz", r.frequencyMhz.map(String.init) ?? ""), ("source", r.channelUtilizationSource ?? ""),
+                ("trust", r.channelUtilizationTrust ?? ""),
+            ], r.channelUtilizationPercent.map { $0 / 100 })
+        value(
+            "retransmission", r.retransmissionsUnknown, MetricFamily.retransmission,
+            [("source", r.retransmissionSource ?? ""), ("trust", r.retransmissionTrust ?? "")], r.retransmissionPercent.map { $0 / 100 })
+        value("signal", r.signalUnknown, MetricFamily.signal, [("bssid", r.bssid?.description ?? "")], r.signalDbm.map(Double.init))
+        metrics.only(MetricFamily.snr, [], r.snrDb.map(Double.init))
+    }
+
+    // MARK: Events
+
+    func eventLoop() {
+        let subject = "wifi \(name) events"
+        while !isStopped {
+            do {
+                let transport = try NetlinkSource.open(protocol: Netlink.protocolGeneric, record: nil, replay: replay).0
+                let client = try NL80211Client(transport: transport)
+                let watcher = try RoamWatcher(client: client, transport: transport, interface: name, roamWindowSeconds: 10)
+                log.change(subject, "following")
+                _ = try watcher.run(limitSeconds: nil, stop: { self.isStopped }, emit: { [self] e in event(e) })
+                if replay != nil {
+                    log.change(subject, "the recording has no more events")
+                    return
+                }
+            } catch {
+                log.change(subject, "failed: \(error)")
+                if replay != nil { return }
+            }
+            if !pause(intervalSeconds) { return }
+        }
+    }
+
+    func event(_ e: WatchEvent) {
+        switch e.event {
+        case "disconnect":
+            metrics.counter(MetricFamily.disconnects).increment()
+        case "roam":
+            let change = WalkLinkChange(
+                timeNs: e.timeNs, fromBssid: e.fromBssid, toBssid: e.bssid, fromSsid: e.previousSsid, toSsid: e.ssid, fastTransition: e.fastTransition,
+                linkGapMs: e.gapMs)
+            // The held sessions may not cross this interface: graded on the link alone.
+            let (grade, why) = WalkAnalysis.grade(change, connection: "kept", bandChanged: false, t: limits)
+            metrics.counter(MetricFamily.roams, [("grade", grade.rawValue)]).increment()
+            metrics.histogram(MetricFamily.roamGap).record((e.gapMs ?? 0) / 1000)
+            log.line(
+                "wifi \(name): roam \(e.fromBssid?.description ?? "?") → \(e.bssid?.description ?? "?")"
+                    + "\(e.gapMs.map { ", gap \(NumberText.format(NumberText.rounded($0, places: 10))) ms" } ?? ""), \(grade.rawValue): \(why)")
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import PushdiagCore
+import PushdiagExporter
+import PushdiagIO
+
+/// `pushdiag exporter`: the resident probe for Prometheus.
+struct ExporterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "exporter",
+        abstract: "Run as a Prometheus exporter: hold a push session per server, follow Wi-Fi interfaces, serve /metrics and /probe.",
+        discussion: """
+            Holds one long-lived session per push server (as `heartbeat` does: TLS, pin, \
+            heartbeats every --interval, the SDK's reconnect schedule after a loss, again and \
+            again), samples each wireless interface over nl80211 every --wifi-interval and \
+            follows its roams. Serves /metrics (Prometheus text format), /probe?target=HOST:PORT \
+            for one-shot checks in blackbox_exporter's manner, /-/healthy and /. Servers and \
+            interfaces come from the flags, else from the configuration file ([[server]], \
+            [exporter]). SIGHUP reloads the configuration (sessions whose settings did not \
+            change go on); SIGTERM or SIGINT stop it cleanly. Logs one line per state change on \
+            standard error. Exit status: 0 after a clean stop, 3 when it cannot start.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Address and port to serve on: ADDR:PORT, [V6]:PORT or :PORT for every address (default :9745).", valueName: "ADDR:PORT"))
+    var listen: String?
+
+    @Option(
+        help: ArgumentHelp("Configuration file (default: /etc/pushdiag/pushdiag.toml when it exists); SIGHUP reads it again.", valueName: "FILE"),
+        completion: .file())
+    var config: String?
+
+    @Option(
+        name: .customLong("server"),
+        help: ArgumentHelp("Push server to hold a session to, HOST[:PORT]; repeat for several (replaces the configured ones).", valueName: "HOST[:PORT]"))
+    var servers: [String] = []
+
+    @Option(name: .customLong("protocol"), help: "The --server protocol: simplepush (default), websocket, mqtt, line or tcp.")
+    var proto: HeartbeatProtocol?
+
+    @OptionGroup var tlsFlags: TLSFlags
+
+    @Option(
+        name: .customLong("interface"),
+        help: ArgumentHelp("Wireless interface to sample and follow; repeat for several (replaces the configured ones).", valueName: "IF"),
+        completion: .shellCommand("ls /sys/class/net"))
+    var interfaces: [String] = []
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Time between heartbeats on each session (default 10s).", valueName: "D"))
+    var interval: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Time between nl80211 samples of each interface (default 15s).", valueName: "D"))
+    var wifiInterval: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most N /probe requests at once; more are answered 503 (default 4).", valueName: "N"))
+    var maxProbes: Int?
+
+    @Option(
+        help: ArgumentHelp("Read the interfaces from a netlink recording (pushdiag --record, or tcpdump -i nlmon0) instead of the kernel.", valueName: "FILE"),
+        completion: .file())
+    var replay: String?
+
+    var flags: ExporterFlags {
+        var f = ExporterFlags()
+        f.survey.servers = servers
+        f.survey.proto = proto
+        f.survey.tls = tlsFlags.tls
+        f.survey.insecure = tlsFlags.insecure
+        f.survey.pin = tlsFlags.pin
+        f.survey.caFile = tlsFlags.caFile
+        f.interfaces = interfaces
+        f.listen = listen
+        f.interval = interval
+        f.wifiInterval = wifiInterval
+        f.maxProbes = maxProbes
+        return f
+    }
+
+    func validate() throws {
+        do throws(SettingsError) { try ExporterSettings.validate(flags) } catch { throw ValidationError(error.description) }
+        if let replay, access(replay, R_OK) != 0 { throw ValidationError("--replay: cannot read \(replay): \(Errno.current)") }
+    }
+
+    /// The configuration file in use: --config (which must exist), else the default one when
+    /// it exists.
+    var configPath: String? {
+        if let config { return config }
+        return access(ConfigLoader.defaultPath, R_OK) == 0 ? ConfigLoader.defaultPath : nil
+    }
+
+    func settings() throws(SettingsError) -> ExporterSettings {
+        var c = PushdiagConfig()
+        if let path = configPath {
+            do throws(ConfigError) { c = try ConfigLoader.load(path: path) } catch { throw .config(error) }
+        }
+        return try ExporterSettings.resolve(flags, config: c, file: configPath)
+    }
+
+    func run() throws {
+        let s = try unknownOnFailure { try settings() }
+        StopSignal.install()
+        ReloadSignal.install()
+        let exporter = Exporter(settings: s, replay: replay, version: Pushdiag.version)
+        _ = try unknownOnFailure { try exporter.start() }
+        while !StopSignal.isRequested {
+            if ReloadSignal.take() {
+                do throws(SettingsError) { exporter.apply(try settings()) } catch { exporter.reloadFailed(error.description) }
+            }
+            usleep(200_000)
+        }
+        exporter.stop()
+    }
+}
