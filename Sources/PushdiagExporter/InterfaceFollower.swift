@@ -8,7 +8,8 @@ import Synchronization
 /// a value the driver does not give is `pushdiag_wifi_value_unknown` with the reason, never a
 /// 0), and its connects, disconnects and roams as nl80211 announces them, graded by the walk's
 /// limits. Two threads: the sampler and the event follower. From a recording (`replay`) both
-/// go through the same decoders, as fast as the recording answers, and stop at its end.
+/// go through the same decoders, as fast as the recording answers, and stop at its end; the
+/// values then cover the whole recording, as `wifi --replay` gives them.
 public final class InterfaceFollower: Sendable {
     public let name: String
     let intervalSeconds: Double
@@ -65,6 +66,8 @@ public final class InterfaceFollower: Sendable {
     func sampleLoop() {
         let subject = "wifi \(name)"
         var client: NL80211Client?
+        var iface: NL80211.Interface?
+        var scan: [NL80211.ScanBSS] = []
         var previous: WiFiSample?
         while !isStopped {
             do {
@@ -74,18 +77,26 @@ public final class InterfaceFollower: Sendable {
                     previous = nil
                 }
                 let c = client!
-                let iface = try WiFiSampler.chooseInterface(c, name: name)
-                let scan = try c.scan(ifindex: iface.ifindex)
-                let sample = try WiFiSampler.sample(c, ifindex: iface.ifindex, bssid: scan.first(where: \.associated)?.bssid)
+                // Asked in the order `wifi` asks (so its recordings replay here): the interface
+                // and the scan once, then samples; live, the scan again before each sample (a
+                // roam changes the BSS).
+                if iface == nil || replay == nil {
+                    iface = try WiFiSampler.chooseInterface(c, name: name)
+                    scan = try c.scan(ifindex: iface!.ifindex)
+                }
+                let sample = try WiFiSampler.sample(c, ifindex: iface!.ifindex, bssid: scan.first(where: \.associated)?.bssid)
                 metrics.gauge(MetricFamily.wifiUp).set(1.0)
                 if let previous {
                     let driver = replay == nil ? DriverName.of(interface: name) : nil
-                    publish(WiFiAnalysis.report(interface: iface, samples: [previous, sample], scan: scan, thresholds: Thresholds(), driver: driver))
+                    publish(WiFiAnalysis.report(interface: iface!, samples: [previous, sample], scan: scan, thresholds: Thresholds(), driver: driver))
                     log.change(subject, "sampling")
                 }
-                previous = sample
+                // Live, each value covers the last interval; from a recording, the whole
+                // recording (what `wifi --replay` reports of it).
+                if replay == nil || previous == nil { previous = sample }
             } catch {
-                metrics.gauge(MetricFamily.wifiUp).set(0.0)
+                // The end of a recording that gave samples is not a failure.
+                if replay == nil || previous == nil { metrics.gauge(MetricFamily.wifiUp).set(0.0) }
                 if replay != nil {
                     log.change(subject, previous == nil ? "failed: \(error)" : "the recording has no more samples; keeping the last values")
                     return
@@ -93,6 +104,7 @@ public final class InterfaceFollower: Sendable {
                 log.change(subject, "failed: \(error)")
                 // A socket that failed may be the problem: a new one next time.
                 client = nil
+                iface = nil
                 previous = nil
             }
             if replay == nil, !pause(intervalSeconds) { return }

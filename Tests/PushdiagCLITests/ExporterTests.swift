@@ -1,0 +1,338 @@
+import Foundation
+import PushdiagCore
+import TestSupport
+import Testing
+
+/// `pushdiag exporter` as an operator runs it: real responders as push servers, curl as the
+/// client, promtool to lint the exposition, and Debian's Prometheus scraping it with the
+/// shipped alert rules.
+@Suite(.serialized) struct ExporterTests {
+    func responder(_ port: UInt16, _ extra: [String] = []) throws -> Background {
+        let b = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)"] + extra)
+        #expect(b.wait(for: "listening on"), "responder did not start: \(b.output)")
+        return b
+    }
+
+    func exporter(_ port: UInt16, _ args: [String]) throws -> Background {
+        let b = try Background(TestPaths.binary.path, ["exporter", "--listen", "127.0.0.1:\(port)"] + args)
+        #expect(b.wait(for: "listening on"), "exporter did not start: \(b.output)")
+        return b
+    }
+
+    /// GET (or another method) with curl: the status and the body.
+    func http(_ url: String, method: String = "GET") throws -> (status: Int, body: String) {
+        let r = try run("/usr/bin/curl", ["-s", "-X", method, "-o", "-", "-w", "\n%{http_code}", "--max-time", "20", url], timeout: 30)
+        var lines = r.stdout.components(separatedBy: "\n")
+        let status = Int(lines.popLast() ?? "") ?? 0
+        return (status, lines.joined(separator: "\n"))
+    }
+
+    /// The value of the series of `name` whose labels include every one of `labels`.
+    func value(_ exposition: String, _ name: String, _ labels: [String: String] = [:]) -> Double? {
+        for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " ") else { continue }
+            let series = line[..<space]
+            let metric = series.prefix { $0 != "{" }
+            guard metric == name, labels.allSatisfy({ series.contains("\($0.key)=\"\($0.value)\"") }) else { continue }
+            return Double(line[line.index(after: space)...])
+        }
+        return nil
+    }
+
+    func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if try condition() { return true }
+            usleep(100_000)
+        }
+        return try condition()
+    }
+
+    @Test func heldSessionsAreCountedAndPromtoolFindsNothingToSay() throws {
+        let pushPort = freePort()
+        let server = try responder(pushPort)
+        defer { server.stop() }
+        let port = freePort()
+        let e = try exporter(port, ["--server", "127.0.0.1:\(pushPort)", "--interval", "100ms"])
+        var metrics = ""
+        #expect(
+            try eventually(15) {
+                metrics = try http("http://127.0.0.1:\(port)/metrics").body
+                return (value(metrics, "pushdiag_heartbeats_answered_total") ?? 0) >= 5
+            }, "no heartbeats answered: \(metrics)\n\(e.output)")
+        let target = ["target": "127.0.0.1:\(pushPort)", "protocol": "simplepush"]
+        let sent = try #require(value(metrics, "pushdiag_heartbeats_sent_total", target))
+        let answered = try #require(value(metrics, "pushdiag_heartbeats_answered_total", target))
+        #expect(value(metrics, "pushdiag_session_up", target) == 1)
+        #expect(value(metrics, "pushdiag_heartbeats_lost_total", target) == 0)
+        #expect(answered <= sent && sent <= answered + 1, "one heartbeat at most in flight")
+        #expect(value(metrics, "pushdiag_heartbeat_rtt_seconds_count", target) == answered)
+        #expect(value(metrics, "pushdiag_heartbeat_rtt_seconds_bucket", target.merging(["le": "+Inf"]) { a, _ in a }) == answered)
+        #expect(value(metrics, "pushdiag_exporter_build_info") == 1)
+        #expect(value(metrics, "pushdiag_exporter_config_last_reload_successful") == 1)
+
+        // promtool's linter: names, units, counters' _total, help on every family.
+        let file = try TestPaths.temporaryDirectory().appendingPathComponent("metrics.txt")
+        try metrics.write(to: file, atomically: true, encoding: .utf8)
+        let lint = try run("/bin/sh", ["-c", "promtool check metrics < '\(file.path)'"])
+        #expect(lint.status == 0 && lint.stdout.isEmpty && lint.stderr.isEmpty, "promtool: \(lint.stdout)\(lint.stderr)")
+
+        // SIGTERM: a clean stop, the session closed, exit 0.
+        kill(e.process.processIdentifier, SIGTERM)
+        e.process.waitUntilExit()
+        #expect(e.process.terminationStatus == 0)
+        #expect(e.output.contains("push 127.0.0.1:\(pushPort): cancelled") && e.output.contains("stopped"), "\(e.output)")
+        #expect(e.output.components(separatedBy: "ready (").count == 2, "one ready line for one connection: \(e.output)")
+    }
+
+    @Test func prometheusScrapesItAndTheShippedAlertsFire() throws {
+        guard let prometheus = TestPaths.which("prometheus") else {
+            Issue.record("prometheus is not installed (make test installs it)")
+            return
+        }
+        let steadyPort = freePort()
+        let lossyPort = freePort()
+        let steady = try responder(steadyPort)
+        defer { steady.stop() }
+        let lossy = try responder(lossyPort, ["--drop", "0.5", "--seed", "7"])
+        defer { lossy.stop() }
+        let port = freePort()
+        let e = try exporter(port, ["--server", "127.0.0.1:\(steadyPort)", "--server", "127.0.0.1:\(lossyPort)", "--interval", "200ms"])
+        defer { e.stop() }
+
+        // The shipped rules as they are, but for their `for:` waits (minutes on a site).
+        let dir = try TestPaths.temporaryDirectory()
+        let shipped = try String(contentsOf: TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-exporter-alerts.yml"), encoding: .utf8)
+        let rules = shipped.replacing(/for: \d+[smh]/, with: "for: 0s")
+        #expect(rules != shipped)
+        try rules.write(to: dir.appendingPathComponent("rules.yml"), atomically: true, encoding: .utf8)
+        let promPort = freePort()
+        try """
+        global:
+          scrape_interval: 1s
+          evaluation_interval: 1s
+        rule_files: ["\(dir.path)/rules.yml"]
+        scrape_configs:
+          - job_name: pushdiag
+            static_configs:
+              - targets: ["127.0.0.1:\(port)"]
+        """.write(to: dir.appendingPathComponent("prometheus.yml"), atomically: true, encoding: .utf8)
+        let p = try Background(
+            prometheus,
+            [
+                "--config.file=\(dir.path)/prometheus.yml", "--storage.tsdb.path=\(dir.path)/data", "--web.listen-address=127.0.0.1:\(promPort)",
+            ])
+        defer { p.stop() }
+        #expect(p.wait(for: "Server is ready to receive web requests", seconds: 30), "prometheus did not start: \(p.output)")
+        let api = "http://127.0.0.1:\(promPort)/api/v1"
+
+        func query(_ q: String) throws -> [[String: Any]] {
+            let encoded = q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q
+            let r = try json(try http("\(api)/query?query=\(encoded)").body)
+            #expect(r["status"] as? String == "success", "query \(q): \(r)")
+            return (r["data"] as? [String: Any])?["result"] as? [[String: Any]] ?? []
+        }
+        let bothUp = try eventually(30) { try query("pushdiag_session_up == 1").count == 2 }
+        #expect(bothUp, "Prometheus did not scrape both sessions up: \(e.output)")
+        // Every panel of the shipped dashboard is a query Prometheus accepts.
+        let dashboard = try json(String(contentsOf: TestPaths.root.appendingPathComponent("contrib/grafana/pushdiag-exporter.json"), encoding: .utf8))
+        for panel in dashboard["panels"] as? [[String: Any]] ?? [] {
+            for t in panel["targets"] as? [[String: Any]] ?? [] {
+                _ = try query((t["expr"] as? String ?? "").replacingOccurrences(of: "$instance", with: ".*"))
+            }
+        }
+
+        // The steady server dies; the lossy one drops half its answers.
+        steady.stop()
+        func firing() throws -> [(String, String)] {
+            let r = try json(try http("\(api)/alerts").body)
+            let alerts = (r["data"] as? [String: Any])?["alerts"] as? [[String: Any]] ?? []
+            return alerts.compactMap { a in
+                guard a["state"] as? String == "firing", let l = a["labels"] as? [String: Any] else { return nil }
+                return (l["alertname"] as? String ?? "", l["target"] as? String ?? "")
+            }
+        }
+        var seen: [(String, String)] = []
+        let fired = try eventually(60) {
+            seen = try firing()
+            return seen.contains { $0 == ("PushSessionDown", "127.0.0.1:\(steadyPort)") }
+                && seen.contains { $0 == ("PushHeartbeatLoss", "127.0.0.1:\(lossyPort)") }
+        }
+        #expect(fired, "alerts firing: \(seen)\n\(e.output)")
+        let lost = try query("pushdiag_heartbeats_lost_total{target=\"127.0.0.1:\(lossyPort)\"}")
+        #expect(!lost.isEmpty)
+    }
+
+    @Test func sighupReloadsWithoutDroppingWhatDidNotChange() throws {
+        let aPort = freePort()
+        let bPort = freePort()
+        let a = try responder(aPort)
+        let b = try responder(bPort)
+        defer { b.stop() }
+        let dir = try TestPaths.temporaryDirectory()
+        let config = dir.appendingPathComponent("pushdiag.toml")
+        func write(_ ports: [UInt16], extra: String = "") throws {
+            let servers = ports.map { "[[server]]\nhost = \"127.0.0.1\"\nport = \($0)\n" }.joined(separator: "\n")
+            try ("[exporter]\ninterval = \"200ms\"\n\(extra)\n" + servers).write(to: config, atomically: true, encoding: .utf8)
+        }
+        try write([aPort])
+        let port = freePort()
+        let e = try exporter(port, ["--config", config.path])
+        defer { e.stop() }
+        let aTarget = ["target": "127.0.0.1:\(aPort)"]
+        let bTarget = ["target": "127.0.0.1:\(bPort)"]
+        #expect(try eventually(10) { value(try http("http://127.0.0.1:\(port)/metrics").body, "pushdiag_session_up", aTarget) == 1 })
+
+        // A second server: it is started, the first goes on (the same connection).
+        try write([aPort, bPort])
+        kill(e.process.processIdentifier, SIGHUP)
+        #expect(try eventually(10) { value(try http("http://127.0.0.1:\(port)/metrics").body, "pushdiag_session_up", bTarget) == 1 }, "\(e.output)")
+        var m = try http("http://127.0.0.1:\(port)/metrics").body
+        #expect(value(m, "pushdiag_session_up", aTarget) == 1)
+        #expect(value(m, "pushdiag_session_losses_total", aTarget) == 0)
+        #expect(e.output.contains("reloaded: 2 push session(s)") && e.output.contains("1 unchanged"), "\(e.output)")
+
+        // A broken file: the running configuration stays, and the metrics say the reload failed.
+        try "[exporter]\ninterval = \"soon\"\n".write(to: config, atomically: true, encoding: .utf8)
+        kill(e.process.processIdentifier, SIGHUP)
+        #expect(try eventually(10) { value(try http("http://127.0.0.1:\(port)/metrics").body, "pushdiag_exporter_config_last_reload_successful") == 0 })
+        m = try http("http://127.0.0.1:\(port)/metrics").body
+        #expect(value(m, "pushdiag_session_up", aTarget) == 1 && value(m, "pushdiag_session_up", bTarget) == 1)
+        #expect(e.output.contains("reload failed, keeping the running configuration: \(config.path):2: exporter.interval:"), "\(e.output)")
+
+        // The first server leaves the file: its session is closed and its series go.
+        try write([bPort])
+        kill(e.process.processIdentifier, SIGHUP)
+        #expect(try eventually(10) { value(try http("http://127.0.0.1:\(port)/metrics").body, "pushdiag_session_up", aTarget) == nil })
+        m = try http("http://127.0.0.1:\(port)/metrics").body
+        #expect(value(m, "pushdiag_session_up", bTarget) == 1 && value(m, "pushdiag_exporter_config_last_reload_successful") == 1)
+        // The responder served the first server's session on one connection through it all.
+        a.process.interrupt()
+        a.process.waitUntilExit()
+        #expect(a.output.contains("served 1 connections"), "\(a.output)")
+    }
+
+    @Test func probesAreOneShotAndBounded() throws {
+        let pushPort = freePort()
+        let slow = try responder(pushPort, ["--delay", "1500ms"])
+        defer { slow.stop() }
+        let port = freePort()
+        let e = try exporter(port, ["--max-probes", "1"])
+        defer { e.stop() }
+        let base = "http://127.0.0.1:\(port)"
+
+        // One probe holds the only slot for 1.5 s; a second at the same time is refused.
+        let first = try Background("/usr/bin/curl", ["-s", "\(base)/probe?target=127.0.0.1:\(pushPort)&count=1&timeout=5s"])
+        #expect(try eventually(5) { value(try http("\(base)/metrics").body, "pushdiag_exporter_probes_in_flight") == 1 })
+        let refused = try http("\(base)/probe?target=127.0.0.1:\(pushPort)&count=1")
+        #expect(refused.status == 503 && refused.body.contains("max_probes"), "\(refused)")
+        first.process.waitUntilExit()
+        let answer = first.output
+        // Answered, but 1.5 s is above the round-trip critical limit (1 s): not a success.
+        #expect(value(answer, "probe_heartbeats_answered") == 1, "\(answer)")
+        #expect((value(answer, "probe_heartbeat_rtt_seconds", ["stat": "median"]) ?? 0) >= 1.5, "the server's delay is in the round trip")
+        #expect((value(answer, "probe_duration_seconds") ?? 0) >= 1.5)
+        #expect(value(answer, "probe_status") == 2 && value(answer, "probe_success") == 0, "\(answer)")
+        #expect(value(try http("\(base)/metrics").body, "pushdiag_exporter_probes_refused_total") == 1)
+        let fastPort = freePort()
+        let fast = try responder(fastPort)
+        defer { fast.stop() }
+        let ok = try http("\(base)/probe?target=127.0.0.1:\(fastPort)&count=3&interval=10ms")
+        #expect(ok.status == 200 && value(ok.body, "probe_success") == 1 && value(ok.body, "probe_heartbeats_answered") == 3, "\(ok)")
+
+        // Nobody there: a failed probe, not an HTTP error.
+        let dead = try http("\(base)/probe?target=127.0.0.1:\(freePort())&count=1")
+        #expect(dead.status == 200 && value(dead.body, "probe_success") == 0, "\(dead)")
+        // Bad requests are one line naming the parameter.
+        for (query, says) in [
+            ("", "target is missing"), ("target=127.0.0.1:1&count=0", "count: '0'"), ("target=127.0.0.1:1&count=nan", "count: 'nan'"),
+            ("target=127.0.0.1:1&protocol=smtp", "protocol: 'smtp'"), ("target=127.0.0.1:1&colour=red", "unknown parameter colour"),
+            ("target=%zz", "percent-encoded"), ("target=127.0.0.1:1&timeout=-1s", "timeout"), ("target=127.0.0.1:1&pin=abc", "go with tls=1"),
+        ] {
+            let r = try http("\(base)/probe?\(query)")
+            #expect(r.status == 400 && r.body.contains(says) && r.body.split(separator: "\n").count == 1, "\(query): \(r)")
+        }
+        #expect(try http("\(base)/nowhere").status == 404)
+        #expect(try http("\(base)/metrics", method: "POST").status == 405)
+        #expect(try http("\(base)/-/healthy").body.trimmingCharacters(in: .whitespacesAndNewlines) == "OK")
+        #expect(try http("\(base)/").body.contains("/probe?target="))
+    }
+
+    @Test func wifiFromARecordingIsWhatWifiSays() throws {
+        for fixture in ["wifi-utilization-57pct", "wifi-retries-20pct", "driver-radio-wide", "wifi-weak-signal"] {
+            let file = TestPaths.fixtures.appendingPathComponent("\(fixture).pcap").path
+            let expected = try json(try pushdiag("wifi", "--replay", file, "--format", "json").stdout)
+            let port = freePort()
+            let e = try exporter(port, ["--interface", "wlan2", "--replay", file])
+            #expect(e.wait(for: "no more samples"), "\(e.output)")
+            let m = try http("http://127.0.0.1:\(port)/metrics").body
+            e.stop()
+            #expect(value(m, "pushdiag_wifi_up", ["interface": "wlan2"]) == 1)
+            let pairs: [(String, String, String, String)] = [
+                ("pushdiag_channel_utilization_ratio", "channel_utilization_percent", "channel_utilization_source", "utilization"),
+                ("pushdiag_retransmission_ratio", "retransmission_percent", "retransmission_source", "retransmission"),
+            ]
+            for (metric, key, sourceKey, what) in pairs {
+                if let percent = expected[key] as? Double, let source = expected[sourceKey] as? String {
+                    let v = try #require(value(m, metric, ["interface": "wlan2", "source": source]), "\(fixture): \(metric) \(m)")
+                    #expect(abs(v - percent / 100) < 1e-9, "\(fixture): \(metric) \(v) against wifi's \(percent)%")
+                    #expect(value(m, "pushdiag_wifi_value_unknown", ["value": what]) == nil)
+                } else {
+                    #expect(value(m, metric) == nil, "\(fixture): no \(metric) where wifi has none")
+                    #expect(value(m, "pushdiag_wifi_value_unknown", ["value": what]) == 1, "\(fixture): \(what) said unknown")
+                }
+            }
+            #expect(value(m, "pushdiag_signal_dbm") == (expected["signal_dbm"] as? Double), "\(fixture)")
+        }
+
+        // Roams: as many as watch finds in the same recording, each graded.
+        let roams = TestPaths.fixtures.appendingPathComponent("lab-watch-roams.pcap").path
+        let watched = try pushdiag("watch", "--interface", "wlan2", "--replay", roams, "--format", "jsonl").stdout
+        let expectedRoams = watched.split(separator: "\n").filter { $0.contains("\"event\":\"roam\"") || $0.contains("\"event\": \"roam\"") }.count
+        #expect(expectedRoams > 0)
+        let port = freePort()
+        let e = try exporter(port, ["--interface", "wlan2", "--replay", roams])
+        defer { e.stop() }
+        #expect(e.wait(for: "no more events"), "\(e.output)")
+        let m = try http("http://127.0.0.1:\(port)/metrics").body
+        let graded = ["ok", "warning", "critical"].map { value(m, "pushdiag_roams_total", ["grade": $0]) ?? 0 }.reduce(0, +)
+        #expect(Int(graded) == expectedRoams, "\(m)")
+        #expect(value(m, "pushdiag_roam_gap_seconds_count") == Double(expectedRoams))
+    }
+
+    @Test func badFlagsAreOneLineAndExit3() throws {
+        let taken = freePort()
+        let server = try responder(taken)
+        defer { server.stop() }
+        for (args, says) in [
+            (["--listen", "nowhere"], "--listen"), (["--listen", "127.0.0.1:99999"], "--listen"), (["--max-probes", "0"], "--max-probes"),
+            (["--max-probes", "-1"], "--max-probes"), (["--max-probes", "1e18"], "max-probes"), (["--interval", "0"], "--interval"),
+            (["--interval", "nan"], "--interval"), (["--wifi-interval", "garbage"], "--wifi-interval"), (["--interface", ""], "--interface"),
+            (["--listen", "127.0.0.1:\(taken)"], "cannot listen on 127.0.0.1:\(taken)"), (["--config", "/nonexistent.toml"], "/nonexistent.toml"),
+            (["--replay", "/nonexistent.pcap"], "/nonexistent.pcap"), (["--pin", "x"], "--tls"),
+        ] {
+            let r = try pushdiag(["exporter"] + (args.first == "--listen" ? [] : ["--listen", "127.0.0.1:\(freePort())"]) + args)
+            #expect(r.status == 3 && !r.signalled, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(says), "\(args): \(r.stderr)")
+        }
+    }
+
+    @Test func theShippedUnitAndRulesAreValid() throws {
+        let rules = try run(
+            "/usr/bin/promtool", ["check", "rules", TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-exporter-alerts.yml").path])
+        #expect(rules.status == 0, "\(rules.stdout)\(rules.stderr)")
+        let dir = try TestPaths.temporaryDirectory()
+        let scrape = try String(contentsOf: TestPaths.root.appendingPathComponent("contrib/prometheus/prometheus-scrape.yml"), encoding: .utf8)
+        try ("global:\n  scrape_interval: 15s\n" + scrape).write(to: dir.appendingPathComponent("p.yml"), atomically: true, encoding: .utf8)
+        let config = try run("/usr/bin/promtool", ["check", "config", dir.appendingPathComponent("p.yml").path])
+        #expect(config.status == 0, "\(config.stdout)\(config.stderr)")
+        guard let analyze = TestPaths.which("systemd-analyze") else { return }
+        let unit = try String(contentsOf: TestPaths.root.appendingPathComponent("contrib/systemd/pushdiag-exporter.service"), encoding: .utf8)
+        try unit.replacingOccurrences(of: "/usr/local/bin/pushdiag", with: TestPaths.binary.path).replacingOccurrences(
+            of: "Documentation=man:pushdiag(1)\n", with: ""
+        )
+        .write(to: dir.appendingPathComponent("pushdiag-exporter.service"), atomically: true, encoding: .utf8)
+        let verify = try run(analyze, ["verify", dir.appendingPathComponent("pushdiag-exporter.service").path])
+        #expect(verify.status == 0 && verify.stderr.isEmpty, "\(verify.stdout)\(verify.stderr)")
+    }
+}
