@@ -203,3 +203,4 @@ update_doc misc "$gen" "## watch and start-up
 
 Targets (issue: hardening): flat memory for a million replayed events; a start-up cheap enough for cron."
 echo "docs/PERFORMANCE.md updated (watch, start-up)"
+bench/exporter.sh

@@ -59,3 +59,26 @@ public struct HeartbeatTextRenderer {
         return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
     }
 }
+
+extension HeartbeatTextRenderer {
+    /// `heartbeat --find-idle-timeout`: one line per rung, then the verdict.
+    public func render(_ r: IdleTimeoutReport) -> String {
+        var out = "\(r.target) (\(r.protocol)): idle timeout, \(r.rungs.count) connections left idle\n"
+        let rows = r.rungs.map { g -> [String] in
+            [
+                DurationText.format(g.idleS), g.outcome.rawValue.replacingOccurrences(of: "_", with: " "),
+                g.rttMs.map { "\(NumberText.format($0)) ms" } ?? "-", g.detail ?? "",
+            ]
+        }
+        var table = TextTable([("IDLE", .right), ("AFTER IT", .left), ("RTT", .right), ("DETAIL", .left)])
+        for row in rows { table.add(row) }
+        out += table.render()
+        if !out.hasSuffix("\n") { out += "\n" }
+        out += "  longest idle survived: \(r.longestSurvivedS.map(DurationText.format) ?? "none")"
+        out +=
+            "; shortest that died: \(r.shortestDiedS.map { "\(DurationText.format($0)) (\(r.died?.rawValue.replacingOccurrences(of: "_", with: " ") ?? "?"))" } ?? "none")\n"
+        for f in r.findings { out += "  \(f.severity.rawValue.uppercased()): \(f.message)\n" }
+        out += "\(r.status.rawValue.uppercased())\n"
+        return out
+    }
+}

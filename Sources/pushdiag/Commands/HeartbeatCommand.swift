@@ -67,8 +67,40 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Load mode: open the connections spread over this long.", valueName: "D"))
     var ramp: String = "0s"
 
+    @Flag(
+        help: ArgumentHelp(
+            "Find the longest idle time a connection survives on the way to the server: one connection per rung of --ladder, left idle, then a heartbeat."
+        ))
+    var findIdleTimeout = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --find-idle-timeout: the longest idle time to try (default 60m).", valueName: "D"))
+    var max: String = "60m"
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("With --find-idle-timeout: the idle times to try, comma-separated (default 30s,1m,2m,5m,10m,15m,30m,60m).", valueName: "D,D,..."))
+    var ladder: String?
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
+
+    /// --find-idle-timeout's rungs, seconds; nil without it.
+    func idleRungs() throws -> [Double]? {
+        guard findIdleTimeout else {
+            if ladder != nil || max != "60m" { throw ValidationError("--max and --ladder go with --find-idle-timeout") }
+            return nil
+        }
+        if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
+        let most = try parseDuration(max, option: "--max", atLeast: 0.1)
+        var ladder = IdleTimeout.defaultRungs
+        if let text = self.ladder {
+            ladder = try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
+                try parseDuration(part.trimmingCharacters(in: .whitespaces), option: "--ladder", atLeast: 0.1)
+            }
+            guard ladder.count <= 64 else { throw ValidationError("--ladder: at most 64 idle times (one connection each)") }
+        }
+        return IdleTimeout.rungs(upTo: most, from: ladder)
+    }
 
     /// The options as the session takes them; every rule on them is the core's
     /// (`HeartbeatOptions.validate`), durations are bounded by `parseDuration`.
@@ -86,6 +118,7 @@ struct HeartbeatCommand: ParsableCommand {
 
     func validate() throws {
         _ = try options()
+        _ = try idleRungs()
         if let clients {
             _ = try parseDuration(ramp, option: "--ramp")
             let most = LoadRunner.maximumClients
@@ -98,6 +131,16 @@ struct HeartbeatCommand: ParsableCommand {
     func run() throws {
         StopSignal.install()
         let o = try options()
+        if let rungs = try idleRungs() {
+            let finder = IdleTimeoutFinder(o, rungs: rungs, stop: { StopSignal.isRequested })
+            let progress = Progress()
+            progress.update("\(rungs.count) connections held idle; the answer comes after \(DurationText.format(rungs.last ?? 0))")
+            let report = finder.run()
+            progress.clear()
+            let output = format == .json ? try JSONRenderer.render(report) : HeartbeatTextRenderer().render(report)
+            print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+            throw ExitCode(report.status.exitCode)
+        }
         if let clients {
             let load = LoadRunner(o, clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp")).run { StopSignal.isRequested }
             let output = format == .json ? try JSONRenderer.render(load) : HeartbeatTextRenderer().render(load)

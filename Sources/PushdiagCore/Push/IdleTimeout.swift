@@ -1,0 +1,113 @@
+/// The idle-timeout trap: a stateful firewall (or NAT, or the server) between the devices and the
+/// push server that forgets a connection idle for longer than its timeout. The device believes
+/// it is connected and receives nothing until its next heartbeat check. `heartbeat
+/// --find-idle-timeout` opens one connection per rung of a ladder at once, leaves each idle for
+/// its rung's time, then sends a heartbeat on each.
+public enum IdleTimeout {
+    /// The ladder's default rungs, seconds: 30 s to an hour.
+    public static let defaultRungs: [Double] = [30, 60, 120, 300, 600, 900, 1800, 3600]
+
+    /// The rungs up to `max` (and `max` itself as the last rung when the ladder skips it).
+    public static func rungs(upTo max: Double, from ladder: [Double] = defaultRungs) -> [Double] {
+        var r = ladder.filter { $0 <= max }.sorted()
+        if r.last != max { r.append(max) }
+        return r
+    }
+
+    /// What became of one idle connection.
+    public enum Outcome: String, Codable, Sendable {
+        /// The heartbeat after the idle time was answered.
+        case survived
+        /// The connection was reset (a firewall's RST, or the server's).
+        case reset
+        /// The server (or a middlebox on its behalf) closed it: FIN.
+        case closed
+        /// No answer and no error: packets silently dropped, the connection a black hole.
+        case blackHole = "black_hole"
+        /// The connection could not be made or did not answer its first heartbeat: this rung says nothing.
+        case notOpened = "not_opened"
+    }
+
+    public struct Rung: Codable, Sendable, Equatable {
+        public var idleS: Double
+        public var outcome: Outcome
+        /// The heartbeat's round trip when it survived; the failure's words otherwise.
+        @Nullable public var rttMs: Double?
+        @Nullable public var detail: String?
+        public init(idleS: Double, outcome: Outcome, rttMs: Double? = nil, detail: String? = nil) {
+            self.idleS = idleS
+            self.outcome = outcome
+            self.rttMs = rttMs
+            self.detail = detail
+        }
+    }
+}
+
+public struct IdleTimeoutReport: Codable, Sendable, Equatable {
+    public var target: String
+    public var `protocol`: String
+    public var rungs: [IdleTimeout.Rung]
+    /// The longest idle time a connection survived, and the shortest one it did not.
+    @Nullable public var longestSurvivedS: Double?
+    @Nullable public var shortestDiedS: Double?
+    /// How the shortest death came: reset, closed or black_hole.
+    @Nullable public var died: IdleTimeout.Outcome?
+    public var findings: [Note]
+    public var status: Severity
+    public var interrupted: Bool
+
+    /// A finding in words, with its severity and a name to match on.
+    public struct Note: Codable, Sendable, Equatable {
+        public var severity: Severity
+        public var check: String
+        public var message: String
+    }
+
+    /// The verdict from the rungs: a death above a survival is the timeout, bracketed.
+    public static func conclude(target: String, protocol proto: String, rungs: [IdleTimeout.Rung], interrupted: Bool) -> IdleTimeoutReport {
+        let sorted = rungs.sorted { $0.idleS < $1.idleS }
+        let opened = sorted.filter { $0.outcome != .notOpened }
+        let survived = opened.filter { $0.outcome == .survived }.map(\.idleS).max()
+        let firstDeath = opened.first { $0.outcome != .survived }
+        var r = IdleTimeoutReport(
+            target: target, protocol: proto, rungs: sorted, longestSurvivedS: survived, shortestDiedS: firstDeath?.idleS, died: firstDeath?.outcome,
+            findings: [], status: .ok, interrupted: interrupted)
+        func text(_ s: Double) -> String { DurationText.format(s) }
+        if opened.isEmpty {
+            r.status = .unknown
+            r.findings.append(
+                Note(severity: .unknown, check: "idle_not_measured", message: "no connection could be opened and answered: nothing was measured"))
+        } else if let death = firstDeath {
+            let how =
+                switch death.outcome {
+                case .reset: "reset"
+                case .closed: "closed"
+                default: "silently dropped (a black hole: no reset, no answer)"
+                }
+            let bracket =
+                survived.map { "survived \(text($0)) idle; \(how) after \(text(death.idleS))" } ?? "\(how) after \(text(death.idleS)), the shortest idle tried"
+            r.status = .warning
+            r.findings.append(
+                Note(
+                    severity: .warning, check: "idle_timeout",
+                    message:
+                        "a connection left idle is forgotten on the way: \(bracket). The push server's heartbeat interval must be shorter than \(text(survived ?? death.idleS)) (better: half of it), or devices lose pushes until their next check"
+                ))
+            if let s = survived, let later = opened.first(where: { $0.idleS > death.idleS && $0.outcome == .survived }) {
+                r.findings.append(
+                    Note(
+                        severity: .warning, check: "idle_inconsistent",
+                        message:
+                            "a longer idle (\(text(later.idleS))) survived than one that died (\(text(death.idleS))); above \(text(s)) the path is not reliable"
+                    ))
+            }
+        } else if let s = survived {
+            r.findings.append(Note(severity: .ok, check: "idle_survived", message: "every connection survived, up to \(text(s)) idle"))
+        }
+        if interrupted {
+            r.status = max(r.status, .unknown)
+            r.findings.append(Note(severity: .unknown, check: "interrupted", message: "interrupted before every rung was tried"))
+        }
+        return r
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import PushdiagCore
+
+/// `heartbeat --find-idle-timeout`: one session per rung, all opened at once, each answered
+/// once, left idle for its rung's time, then asked again. Each on its own thread (a rung is
+/// mostly asleep); the core concludes (`IdleTimeoutReport.conclude`).
+public final class IdleTimeoutFinder: @unchecked Sendable {
+    let o: HeartbeatOptions
+    let rungs: [Double]
+    let stop: @Sendable () -> Bool
+    let lock = NSLock()
+    var results: [Int: IdleTimeout.Rung] = [:]
+    /// Called when a rung is decided (for progress on a terminal).
+    public var onRung: (@Sendable (IdleTimeout.Rung) -> Void)?
+
+    public init(_ o: HeartbeatOptions, rungs: [Double], stop: @escaping @Sendable () -> Bool) {
+        self.o = o
+        self.rungs = rungs
+        self.stop = stop
+    }
+
+    public func run() -> IdleTimeoutReport {
+        let group = DispatchGroup()
+        switch Resolver.resolve(o.endpoint.host) {
+        case .failure(let f):
+            let rungs = self.rungs.map { IdleTimeout.Rung(idleS: $0, outcome: .notOpened, detail: f.description) }
+            return IdleTimeoutReport.conclude(target: o.endpoint.description, protocol: o.proto.rawValue, rungs: rungs, interrupted: false)
+        case .success(let address):
+            for (i, idle) in rungs.enumerated() {
+                group.enter()
+                Thread { [self] in
+                    let r = probe(idle, address: address)
+                    lock.withLock { results[i] = r }
+                    onRung?(r)
+                    group.leave()
+                }.start()
+            }
+        }
+        group.wait()
+        let decided = lock.withLock { rungs.indices.compactMap { results[$0] } }
+        return IdleTimeoutReport.conclude(target: o.endpoint.description, protocol: o.proto.rawValue, rungs: decided, interrupted: stop())
+    }
+
+    /// One rung: open, one answered heartbeat, `idle` seconds of silence, one more heartbeat.
+    func probe(_ idle: Double, address: IPAddress) -> IdleTimeout.Rung {
+        // Not the server's own heartbeats: they would keep the path alive.
+        var options = o
+        options.register = nil
+        let session = HeartbeatSession(options, address: address, stop: stop)
+        do throws(ConnectionFailure) {
+            try session.open()
+            guard case .answered = try session.heartbeat(1) else {
+                return IdleTimeout.Rung(idleS: idle, outcome: .notOpened, detail: "the first heartbeat was not answered")
+            }
+        } catch {
+            return IdleTimeout.Rung(idleS: idle, outcome: .notOpened, detail: error.description)
+        }
+        defer { session.close() }
+        guard Clock.sleep(ms: idle * 1000, stop: stop) else {
+            return IdleTimeout.Rung(idleS: idle, outcome: .notOpened, detail: "interrupted while idle")
+        }
+        do throws(ConnectionFailure) {
+            switch try session.heartbeat(2) {
+            case .answered(let ms): return IdleTimeout.Rung(idleS: idle, outcome: .survived, rttMs: NumberText.rounded(ms, places: 1000))
+            case .unanswered:
+                return IdleTimeout.Rung(
+                    idleS: idle, outcome: .blackHole, detail: "no answer within \(DurationText.format(o.timeoutMs / 1000)), and no reset")
+            case .connectionLost(let why): return Self.lost(idle, why)
+            }
+        } catch {
+            return Self.lost(idle, error)
+        }
+    }
+
+    static func lost(_ idle: Double, _ why: ConnectionFailure) -> IdleTimeout.Rung {
+        switch why {
+        case .io(_, let e) where e.rawValue == ECONNRESET, .connect(_, let e) where e.rawValue == ECONNRESET:
+            return IdleTimeout.Rung(idleS: idle, outcome: .reset, detail: why.description)
+        case .closedByPeer(let s) where s.contains("reset"):
+            return IdleTimeout.Rung(idleS: idle, outcome: .reset, detail: why.description)
+        case .closedByPeer:
+            return IdleTimeout.Rung(idleS: idle, outcome: .closed, detail: why.description)
+        case .io(_, let e) where e.rawValue == EPIPE:
+            return IdleTimeout.Rung(idleS: idle, outcome: .closed, detail: why.description)
+        default:
+            return IdleTimeout.Rung(idleS: idle, outcome: .blackHole, detail: why.description)
+        }
+    }
+}

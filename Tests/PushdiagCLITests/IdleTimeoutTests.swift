@@ -1,0 +1,78 @@
+import Foundation
+import PushdiagCore
+import TestSupport
+import Testing
+
+/// `heartbeat --find-idle-timeout` against a real responder whose connections stop answering
+/// (SIGSTOP: the kernel still holds them, nothing replies, a black hole) or go away (the process
+/// killed: the kernel closes them) part-way through the ladder. The lab does the same through
+/// a conntrack firewall with a short established timeout.
+@Suite(.serialized) struct IdleTimeoutTests {
+    func responder(_ port: UInt16) throws -> Background {
+        let b = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)"])
+        #expect(b.wait(for: "listening on"), "responder did not start: \(b.output)")
+        return b
+    }
+
+    /// Runs the finder in the background, does `meanwhile` after `after` seconds, returns its JSON.
+    func find(_ port: UInt16, ladder: String, after: Double, _ meanwhile: () -> Void) throws -> [String: Any] {
+        let dir = try TestPaths.temporaryDirectory()
+        let out = dir.appendingPathComponent("out.json")
+        let p = Process()
+        p.executableURL = TestPaths.binary
+        p.arguments = ["heartbeat", "127.0.0.1:\(port)", "--find-idle-timeout", "--ladder", ladder, "--max", "4s", "--timeout", "1s", "--format", "json"]
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        p.standardOutput = try FileHandle(forWritingTo: out)
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        usleep(UInt32(after * 1e6))
+        meanwhile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 1, "a rung died: WARNING")
+        return try json(String(contentsOf: out, encoding: .utf8))
+    }
+
+    func outcomes(_ r: [String: Any]) -> [Double: String] {
+        var m: [Double: String] = [:]
+        for g in r["rungs"] as? [[String: Any]] ?? [] { m[g["idle_s"] as? Double ?? -1] = g["outcome"] as? String }
+        return m
+    }
+
+    @Test func aServerThatStopsAnsweringIsABlackHole() throws {
+        let port = freePort()
+        let server = try responder(port)
+        defer {
+            kill(server.process.processIdentifier, SIGCONT)
+            server.stop()
+        }
+        let r = try find(port, ladder: "1s,2.5s,4s", after: 1.8) { kill(server.process.processIdentifier, SIGSTOP) }
+        #expect(outcomes(r) == [1: "survived", 2.5: "black_hole", 4: "black_hole"], "\(r)")
+        #expect(r["longest_survived_s"] as? Double == 1 && r["shortest_died_s"] as? Double == 2.5 && r["died"] as? String == "black_hole")
+        let messages = (r["findings"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }.joined()
+        #expect(messages.contains("heartbeat interval must be shorter than 1s"), "\(messages)")
+    }
+
+    @Test func aServerThatGoesAwayClosesTheIdleConnections() throws {
+        let port = freePort()
+        let server = try responder(port)
+        defer { server.stop() }
+        let r = try find(port, ladder: "1s,3s", after: 1.8) {
+            kill(server.process.processIdentifier, SIGKILL)
+            server.process.waitUntilExit()
+        }
+        let o = outcomes(r)
+        #expect(o[1] == "survived", "\(r)")
+        #expect(o[3] == "closed" || o[3] == "reset", "the kernel closed the dead server's end: \(r)")
+    }
+
+    @Test func badLaddersAreOneLine() throws {
+        for (args, says) in [
+            (["--find-idle-timeout", "--ladder", "1s,,2s"], "--ladder"), (["--find-idle-timeout", "--ladder", "nan"], "--ladder"),
+            (["--find-idle-timeout", "--max", "0"], "--max"), (["--max", "5m"], "go with --find-idle-timeout"),
+            (["--find-idle-timeout", "--clients", "2"], "cannot be combined"),
+        ] {
+            let r = try pushdiag(["heartbeat", "127.0.0.1:1"] + args)
+            #expect(r.status == 3 && r.stderr.contains(says), "\(args): \(r.stderr)")
+        }
+    }
+}
