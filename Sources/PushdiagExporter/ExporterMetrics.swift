@@ -91,6 +91,10 @@ public final class MetricSet: Sendable {
         case counter(Counter)
         case gauge(Gauge)
         case histogram(ValueHistogram)
+
+        var counter: Counter? { if case .counter(let c) = self { c } else { nil } }
+        var gauge: Gauge? { if case .gauge(let g) = self { g } else { nil } }
+        var histogram: ValueHistogram? { if case .histogram(let h) = self { h } else { nil } }
     }
     struct Key: Hashable {
         var name: String
@@ -113,34 +117,36 @@ public final class MetricSet: Sendable {
         Key(name: f.name, labels: (base + labels).flatMap { [$0.0, $0.1] })
     }
 
-    public func counter(_ f: MetricFamily, _ labels: [(String, String)] = []) -> Counter {
+    /// The series of `f` under `labels`, made on first use.
+    func series<M>(_ f: MetricFamily, _ labels: [(String, String)], _ existing: (Made) -> M?, make: ([(String, String)]) -> (M, Made)) -> M {
         let k = key(f, labels)
         return made.withLock { m in
-            if case .counter(let c)? = m[k] { return c }
-            let c = registry.makeCounter(descriptor: f.descriptor, labels: base + labels)
-            m[k] = .counter(c)
-            return c
+            if let old = m[k], let found = existing(old) { return found }
+            let (metric, entry) = make(base + labels)
+            m[k] = entry
+            return metric
+        }
+    }
+
+    public func counter(_ f: MetricFamily, _ labels: [(String, String)] = []) -> Counter {
+        series(f, labels, \.counter) { l in
+            let c = registry.makeCounter(descriptor: f.descriptor, labels: l)
+            return (c, .counter(c))
         }
     }
 
     public func gauge(_ f: MetricFamily, _ labels: [(String, String)] = []) -> Gauge {
-        let k = key(f, labels)
-        return made.withLock { m in
-            if case .gauge(let g)? = m[k] { return g }
-            let g = registry.makeGauge(descriptor: f.descriptor, labels: base + labels)
-            m[k] = .gauge(g)
-            return g
+        series(f, labels, \.gauge) { l in
+            let g = registry.makeGauge(descriptor: f.descriptor, labels: l)
+            return (g, .gauge(g))
         }
     }
 
     public func histogram(_ f: MetricFamily, _ labels: [(String, String)] = []) -> ValueHistogram {
         guard case .histogram(let buckets) = f.kind else { preconditionFailure("\(f.name) is not a histogram") }
-        let k = key(f, labels)
-        return made.withLock { m in
-            if case .histogram(let h)? = m[k] { return h }
-            let h = registry.makeValueHistogram(descriptor: f.descriptor, labels: base + labels, buckets: buckets)
-            m[k] = .histogram(h)
-            return h
+        return series(f, labels, \.histogram) { l in
+            let h = registry.makeValueHistogram(descriptor: f.descriptor, labels: l, buckets: buckets)
+            return (h, .histogram(h))
         }
     }
 

@@ -69,12 +69,15 @@ public final class InterfaceFollower: Sendable {
         var iface: NL80211.Interface?
         var scan: [NL80211.ScanBSS] = []
         var previous: WiFiSample?
+        var driver: String?
         while !isStopped {
             do {
                 if client == nil {
                     let transport = try NetlinkSource.open(protocol: Netlink.protocolGeneric, record: nil, replay: replay).0
                     client = try NL80211Client(transport: transport)
                     previous = nil
+                    // sysfs's driver, once per socket (a replay knows none).
+                    driver = replay == nil ? DriverName.of(interface: name) : nil
                 }
                 let c = client!
                 // Asked in the order `wifi` asks (so its recordings replay here): the interface
@@ -87,7 +90,6 @@ public final class InterfaceFollower: Sendable {
                 let sample = try WiFiSampler.sample(c, ifindex: iface!.ifindex, bssid: scan.first(where: \.associated)?.bssid)
                 metrics.gauge(MetricFamily.wifiUp).set(1.0)
                 if let previous {
-                    let driver = replay == nil ? DriverName.of(interface: name) : nil
                     publish(WiFiAnalysis.report(interface: iface!, samples: [previous, sample], scan: scan, thresholds: Thresholds(), driver: driver))
                     log.change(subject, "sampling")
                 }

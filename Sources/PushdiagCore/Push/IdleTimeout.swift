@@ -101,7 +101,7 @@ public struct IdleTimeoutReport: Codable, Sendable, Equatable {
                             "a longer idle (\(text(later.idleS))) survived than one that died (\(text(death.idleS))); above \(text(s)) the path is not reliable"
                     ))
             }
-        } else if let s = survived {
+        } else if let s = survived, !interrupted {
             r.findings.append(Note(severity: .ok, check: "idle_survived", message: "every connection survived, up to \(text(s)) idle"))
         }
         if interrupted {

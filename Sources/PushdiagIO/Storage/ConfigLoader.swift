@@ -45,6 +45,14 @@ public enum ConfigLoader {
         return config
     }
 
+    /// The configuration a command uses: `explicit` (`--config`, which must exist), else the
+    /// default file when it exists, else none; with the path it came from.
+    public static func load(explicit: String?) throws(ConfigError) -> (PushdiagConfig, String?) {
+        if let explicit { return (try load(path: explicit), explicit) }
+        if access(defaultPath, R_OK) == 0 { return (try load(path: defaultPath), defaultPath) }
+        return (PushdiagConfig(), nil)
+    }
+
     /// The configuration in `text` (named `file` in errors).
     public static func parse(_ text: String, file: String) throws(ConfigError) -> PushdiagConfig {
         try ConfigParser.parse(text, file: file)

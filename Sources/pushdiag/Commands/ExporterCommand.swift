@@ -81,19 +81,11 @@ struct ExporterCommand: ParsableCommand {
         if let replay, access(replay, R_OK) != 0 { throw ValidationError("--replay: cannot read \(replay): \(Errno.current)") }
     }
 
-    /// The configuration file in use: --config (which must exist), else the default one when
-    /// it exists.
-    var configPath: String? {
-        if let config { return config }
-        return access(ConfigLoader.defaultPath, R_OK) == 0 ? ConfigLoader.defaultPath : nil
-    }
-
+    /// Flags over the configuration file (read again on every reload) over the defaults.
     func settings() throws(SettingsError) -> ExporterSettings {
-        var c = PushdiagConfig()
-        if let path = configPath {
-            do throws(ConfigError) { c = try ConfigLoader.load(path: path) } catch { throw .config(error) }
-        }
-        return try ExporterSettings.resolve(flags, config: c, file: configPath)
+        let loaded: (PushdiagConfig, String?)
+        do throws(ConfigError) { loaded = try ConfigLoader.load(explicit: config) } catch { throw .config(error) }
+        return try ExporterSettings.resolve(flags, config: loaded.0, file: loaded.1)
     }
 
     func run() throws {

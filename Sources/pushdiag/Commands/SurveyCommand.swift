@@ -142,11 +142,7 @@ struct SurveyOptions: ParsableArguments {
     }
 
     /// Loads the configuration (an explicit --config must exist; the default one may not).
-    func loadConfig() throws(ConfigError) -> (PushdiagConfig, String?) {
-        if let config { return (try ConfigLoader.load(path: config), config) }
-        if access(ConfigLoader.defaultPath, R_OK) == 0 { return (try ConfigLoader.load(path: ConfigLoader.defaultPath), ConfigLoader.defaultPath) }
-        return (PushdiagConfig(), nil)
-    }
+    func loadConfig() throws(ConfigError) -> (PushdiagConfig, String?) { try ConfigLoader.load(explicit: config) }
 
     /// Flags over the configuration over the defaults; a configuration problem is one line, exit 3.
     func settings() throws -> SurveySettings {
