@@ -40,6 +40,18 @@ struct NetlinkRequestMeaningTests {
         #expect(poll.subject() == "ifindex 4, 02:00:00:00:01:00")
     }
 
+    /// wpa_supplicant asks about a wireless device by its id (a P2P device has no interface):
+    /// the id is named by the interface the recording's interface dump gave it, where it did.
+    @Test func aWirelessDeviceIsNamedWhereTheRecordingNamedIt() throws {
+        var b = NetlinkMessageBuilder(type: nl80211, flags: Netlink.flagRequest | Netlink.flagDump, sequence: 5, portID: 77)
+        b.genl(command: NL80211.Command.getScan.rawValue, version: 0)
+        b.attribute(NL80211.Attr.wdev, (0..<8).map { UInt8(truncatingIfNeeded: UInt64(0x2_0000_0002) >> (8 * $0)) })
+        let scan = try meaning(b.finish())
+        #expect(scan.subject() == "wdev 0x0000000200000002")
+        #expect(scan.subject(wdevNames: [0x2_0000_0002: "wlan2"]) == "wlan2 (wdev 0x0000000200000002)")
+        #expect(scan.subject(wdevNames: [0x2_0000_0001: "wlan2"]) == "wdev 0x0000000200000002")
+    }
+
     @Test func theFamilyLookUpIsByName() throws {
         let ours = try meaning(GenericNetlink.getFamilyRequest(name: "nl80211", sequence: 0))
         #expect(ours.answers(try meaning(GenericNetlink.getFamilyRequest(name: "nl80211", sequence: 77))))

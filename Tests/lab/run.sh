@@ -77,9 +77,10 @@ for k in 1 2; do
 done
 wait $ping_pid
 wpa_cli -i wlan2 signal_poll > "$iwdir/signal-poll.txt"
-lab_roam "$other" || exit 1
+: > "$iwdir/refused.txt"
+LAB_ROAM_LOG=$iwdir/refused.txt lab_roam "$other" || exit 1
 sleep 1
-lab_roam "$initial" || exit 1
+LAB_ROAM_LOG=$iwdir/refused.txt lab_roam "$initial" || exit 1
 echo "$initial $other $initial" > "$iwdir/roams.txt"
 sleep 1
 kill -INT $tcpdump_pid; wait $tcpdump_pid 2>/dev/null

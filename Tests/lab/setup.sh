@@ -101,6 +101,8 @@ lab_roam() {
     wpa_cli -i wlan2 roam "$1" > /dev/null || return 1
     LAB_QUIET=1 lab_wait_connected 15 "$1" && return 0
     echo "lab: roam to $1 refused (attempt $attempt), trying again"
+    # A refused attempt is a disconnect and a connect of its own in any recording made meanwhile.
+    if [ -n "${LAB_ROAM_LOG:-}" ]; then echo "$1 $attempt" >> "$LAB_ROAM_LOG"; fi
     lab_wait_connected 20 || return 1
     sleep 1
   done

@@ -108,9 +108,10 @@ public struct NetlinkRequestMeaning: Hashable, Sendable {
 
     static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
 
-    /// "wlan2 (ifindex 5)", "10.99.1.1", "phy 0": the objects asked about, for an error;
-    /// `names` maps interface indexes to names where the recording told them.
-    public func subject(names: [UInt32: String] = [:]) -> String {
+    /// "wlan2 (ifindex 5)", "wlan2 (wdev 0x0000000200000002)", "10.99.1.1", "phy 0": the objects
+    /// asked about, for an error; `names` and `wdevNames` map interface indexes and wireless
+    /// device ids to names where the recording told them.
+    public func subject(names: [UInt32: String] = [:], wdevNames: [UInt64: String] = [:]) -> String {
         let parts = selectors.compactMap { s -> String? in
             let v = s.value
             func u32() -> UInt32? { v.count >= 4 ? UInt32(v[0]) | UInt32(v[1]) << 8 | UInt32(v[2]) << 16 | UInt32(v[3]) << 24 : nil }
@@ -121,7 +122,10 @@ public struct NetlinkRequestMeaning: Hashable, Sendable {
             case .ifname, .linkName, .familyName: return String(decoding: v, as: UTF8.self)
             case .wiphy: return u32().map { "phy \($0)" } ?? "phy ?"
             case .mac: return v.count == 6 ? v.map { String($0, radix: 16).leftPadded(to: 2) }.joined(separator: ":") : "MAC ?"
-            case .wdev: return "wdev 0x" + v.reversed().map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+            case .wdev:
+                let hex = "wdev 0x" + v.reversed().map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+                let id = v.count == 8 ? v.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
+                return id.flatMap { wdevNames[$0] }.map { "\($0) (\(hex))" } ?? hex
             case .familyID: return v.count >= 2 ? "family \(UInt16(v[0]) | UInt16(v[1]) << 8)" : "family ?"
             case .destination: return IPAddress(bytes: v)?.description ?? "address ?"
             case .addressFamily: return nil

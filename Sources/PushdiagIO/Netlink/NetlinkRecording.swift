@@ -58,6 +58,7 @@ public final class ReplayNetlink: NetlinkTransport {
     static let seenLimit = 1024
     /// Interface names by index, from the interface dumps replayed so far.
     var interfaceNames: [UInt32: String] = [:]
+    var wdevNames: [UInt64: String] = [:]
 
     let path: String
     let file: PcapFile
@@ -188,13 +189,13 @@ public final class ReplayNetlink: NetlinkTransport {
     /// held fewer, or it never asked this.
     func unanswered(_ asked: NetlinkRequestMeaning) -> String {
         let what = Self.describe(asked, plural: true)
-        let about = asked.selectors.isEmpty ? "" : " about \(asked.subject(names: interfaceNames))"
+        let about = asked.selectors.isEmpty ? "" : " about \(asked.subject(names: interfaceNames, wdevNames: wdevNames))"
         let damage = readError.map { " (\($0))" } ?? ""
         let held = seen.filter { $0.key.answers(asked) }.values.reduce(0, +)
         if held > 0 {
             return "\(path): the recording has no more \(what)\(about) to replay (it holds \(held))\(damage)"
         }
-        let others = Set(seen.keys.filter { $0.sameQuestion(asked) }.map { $0.subject(names: interfaceNames) }).sorted()
+        let others = Set(seen.keys.filter { $0.sameQuestion(asked) }.map { $0.subject(names: interfaceNames, wdevNames: wdevNames) }).sorted()
         if !others.isEmpty {
             return
                 "\(path): the recording holds \(what) about \(others.prefix(3).joined(separator: "; ")), not\(about): replay with the interface, host and options used when recording\(damage)"
@@ -263,16 +264,19 @@ public final class ReplayNetlink: NetlinkTransport {
             try? Netlink.forEachMessage(b) { m in
                 var index: UInt32?
                 var name: String?
+                var wdev: UInt64?
                 if netlinkProtocol == Netlink.protocolGeneric {
                     Netlink.forEachAttribute(m.genlAttributes) { t, v in
                         if t == NL80211.Attr.ifindex { index = v.nlU32 }
                         if t == NL80211.Attr.ifname { name = v.nlString }
+                        if t == NL80211.Attr.wdev { wdev = v.nlU64 }
                     }
                 } else if m.type == RTNetlink.newLink, m.payload.count >= 16 {
                     index = m.payload.u32le(at: 4)
                     Netlink.forEachAttribute(m.payload.suffix(from: 16)) { t, v in if t == RTNetlink.iflaIfname { name = v.nlString } }
                 }
                 if let index, let name, interfaceNames.count < 4096 { interfaceNames[index] = name }
+                if let wdev, let name, wdevNames.count < 4096 { wdevNames[wdev] = name }
             }
         }
     }
