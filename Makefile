@@ -19,7 +19,7 @@ BENCH_PACKAGES := tshark gcc time python3 curl
 BIN = .build/$(CONFIG)/pushdiag
 # The Wi-Fi lab (Tests/lab/): Debian's kernel under qemu with mac80211_hwsim, hostapd, wpa_supplicant.
 LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busybox-static tcpdump kmod cpio ethtool iputils-ping \
-  linux-headers-amd64 linux-source
+  nftables linux-headers-amd64 linux-source
 LAB_RESULTS ?= .build/lab
 
 

@@ -65,6 +65,16 @@ import Testing
         #expect(o[3] == "closed" || o[3] == "reset", "the kernel closed the dead server's end: \(r)")
     }
 
+    /// A ladder of one's own is the whole search: no 60-minute rung added behind it.
+    @Test func aLadderWithoutMaxEndsWhereItEnds() throws {
+        let port = freePort()
+        let server = try responder(port)
+        defer { server.stop() }
+        let r = try pushdiag(["heartbeat", "127.0.0.1:\(port)", "--find-idle-timeout", "--ladder", "1s,0.5s", "--format", "json"])
+        let j = try json(r.stdout)
+        #expect(r.status == 0 && outcomes(j) == [0.5: "survived", 1: "survived"], "\(r.stdout) \(r.stderr)")
+    }
+
     @Test func badLaddersAreOneLine() throws {
         for (args, says) in [
             (["--find-idle-timeout", "--ladder", "1s,,2s"], "--ladder"), (["--find-idle-timeout", "--ladder", "nan"], "--ladder"),

@@ -341,6 +341,23 @@ struct LabTests {
         #expect(loss >= 1 && loss <= 10, "measured loss \(loss)% through 5% of netem loss")
     }
 
+    /// The idle-timeout trap (run.sh 6b): nftables in a router namespace with conntrack's
+    /// established timeout set short. The finder puts that timeout between two adjacent rungs of
+    /// its ladder, and the longer one died in a black hole (the firewall drops, nobody resets).
+    @Test func idleTimeoutFinderFindsConntracksTimeout() throws {
+        let timeout = try #require(Double(text("idle-conntrack-timeout.txt").trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(try text("idle-nft.txt").contains("ct state established,related accept"))
+        #expect(try text("idle.status").trimmingCharacters(in: .whitespacesAndNewlines) == "1", "a rung died: \(peek("idle.err"))")
+        let j = try object("idle.json")
+        let rungs = (j["rungs"] as? [[String: Any]] ?? []).compactMap { $0["idle_s"] as? Double }.sorted()
+        let survived = try #require(j["longest_survived_s"] as? Double, "\(j)")
+        let died = try #require(j["shortest_died_s"] as? Double, "\(j)")
+        #expect(survived < timeout && timeout < died, "conntrack forgets after \(timeout) s; survived \(survived) s, died \(died) s")
+        let (i, k) = (try #require(rungs.firstIndex(of: survived)), try #require(rungs.firstIndex(of: died)))
+        #expect(k == i + 1, "within one step of the ladder \(rungs)")
+        #expect(j["died"] as? String == "black_hole", "\(j)")
+    }
+
     // MARK: walk (Tests/lab/walk.sh)
 
     /// iw event's moves in the station's namespace: (time in s, "disconnect" / "connect" /

@@ -8,6 +8,7 @@ import Testing
         #expect(IdleTimeout.rungs(upTo: 600) == [30, 60, 120, 300, 600])
         #expect(IdleTimeout.rungs(upTo: 400) == [30, 60, 120, 300, 400])
         #expect(IdleTimeout.rungs(upTo: 10, from: [20, 5, 1]) == [1, 5, 10])
+        #expect(IdleTimeout.rungs(upTo: 5, from: [5, 1, 5]) == [1, 5], "one connection per idle time")
     }
 
     @Test func aDeathAboveASurvivalBracketsTheTimeout() {

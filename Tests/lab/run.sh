@@ -147,6 +147,41 @@ kill -TERM $responder_pid; wait $responder_pid 2>/dev/null
 ip netns del pdcli; ip netns del pdsrv
 echo "lab: netem heartbeat done"
 
+# 6b. The idle-timeout trap: a router namespace between client and server whose firewall
+#     (nftables, conntrack) forgets an established connection after 12 s idle and drops what it
+#     no longer knows, silently. --find-idle-timeout must place 12 s between two adjacent rungs
+#     and say the longer one died in a black hole.
+ip netns add itcli && ip netns add itrt && ip netns add itsrv
+ip link add name ic0 netns itcli type veth peer name ir0 netns itrt
+ip link add name is0 netns itsrv type veth peer name ir1 netns itrt
+ip -n itcli addr add 10.31.0.2/24 dev ic0 && ip -n itrt addr add 10.31.0.1/24 dev ir0
+ip -n itsrv addr add 10.32.0.2/24 dev is0 && ip -n itrt addr add 10.32.0.1/24 dev ir1
+for l in "itcli ic0" "itcli lo" "itrt ir0" "itrt ir1" "itsrv is0" "itsrv lo"; do set -- $l; ip -n "$1" link set "$2" up; done
+ip -n itcli route add default via 10.31.0.1 && ip -n itsrv route add default via 10.32.0.1
+ip netns exec itrt sysctl -qw net.ipv4.ip_forward=1
+modprobe nf_conntrack && modprobe nf_tables
+ip netns exec itrt nft -f - <<'NFT'
+table inet trap {
+  chain forward {
+    type filter hook forward priority filter; policy drop;
+    ct state established,related accept
+    ct state new accept
+  }
+}
+NFT
+# Without loose pick-up a mid-stream segment of a forgotten connection is invalid: dropped.
+ip netns exec itrt sysctl -qw net.netfilter.nf_conntrack_tcp_timeout_established=12 net.netfilter.nf_conntrack_tcp_loose=0
+ip netns exec itrt sysctl -n net.netfilter.nf_conntrack_tcp_timeout_established > "$out/idle-conntrack-timeout.txt"
+ip netns exec itrt nft list ruleset > "$out/idle-nft.txt"
+ip netns exec itsrv $PD responder --listen 10.32.0.2:3001 > "$out/idle-responder.log" 2>&1 &
+responder_pid=$!
+sleep 1
+ip netns exec itcli $PD heartbeat 10.32.0.2:3001 --find-idle-timeout --ladder 4s,8s,16s,24s --timeout 3s --format json > "$out/idle.json" 2> "$out/idle.err"
+echo $? > "$out/idle.status"
+kill -TERM $responder_pid; wait $responder_pid 2>/dev/null
+ip netns del itcli; ip netns del itrt; ip netns del itsrv
+echo "lab: idle-timeout search done (exit $(cat "$out/idle.status"))"
+
 # 7. Errors a field engineer meets: a name that is no interface, an interface that is not
 #    wireless, capturing without CAP_NET_RAW.
 $PD wifi --interface nosuch0 > /dev/null 2> "$out/error-nosuch.txt"; echo $? >> "$out/error-nosuch.txt"

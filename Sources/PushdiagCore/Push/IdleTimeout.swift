@@ -9,7 +9,7 @@ public enum IdleTimeout {
 
     /// The rungs up to `max` (and `max` itself as the last rung when the ladder skips it).
     public static func rungs(upTo max: Double, from ladder: [Double] = defaultRungs) -> [Double] {
-        var r = ladder.filter { $0 <= max }.sorted()
+        var r = Set(ladder.filter { $0 <= max }).sorted()
         if r.last != max { r.append(max) }
         return r
     }

@@ -73,8 +73,10 @@ struct HeartbeatCommand: ParsableCommand {
         ))
     var findIdleTimeout = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --find-idle-timeout: the longest idle time to try (default 60m).", valueName: "D"))
-    var max: String = "60m"
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("With --find-idle-timeout: the longest idle time to try (default 60m, or the longest of --ladder).", valueName: "D"))
+    var max: String?
 
     @Option(
         parsing: .unconditional,
@@ -87,11 +89,10 @@ struct HeartbeatCommand: ParsableCommand {
     /// --find-idle-timeout's rungs, seconds; nil without it.
     func idleRungs() throws -> [Double]? {
         guard findIdleTimeout else {
-            if ladder != nil || max != "60m" { throw ValidationError("--max and --ladder go with --find-idle-timeout") }
+            if ladder != nil || max != nil { throw ValidationError("--max and --ladder go with --find-idle-timeout") }
             return nil
         }
         if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
-        let most = try parseDuration(max, option: "--max", atLeast: 0.1)
         var ladder = IdleTimeout.defaultRungs
         if let text = self.ladder {
             ladder = try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
@@ -99,6 +100,8 @@ struct HeartbeatCommand: ParsableCommand {
             }
             guard ladder.count <= 64 else { throw ValidationError("--ladder: at most 64 idle times (one connection each)") }
         }
+        // A ladder of one's own ends where it ends, unless --max says otherwise.
+        let most = try max.map { try parseDuration($0, option: "--max", atLeast: 0.1) } ?? (self.ladder == nil ? 3600 : ladder.max()!)
         return IdleTimeout.rungs(upTo: most, from: ladder)
     }
 
