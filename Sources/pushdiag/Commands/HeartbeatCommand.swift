@@ -197,5 +197,6 @@ struct ResponderCommand: ParsableCommand {
         FileHandle.standardError.write(Data("pushdiag: responder (\(proto.rawValue)\(tlsCert != nil ? " over TLS" : "")) listening on \(o.endpoint)\n".utf8))
         server.run { StopSignal.isRequested }
         print("served \(server.connections) connections, \(server.requests) requests, dropped \(server.dropped)")
+        if tlsCert != nil { print("TLS sessions resumed: \(server.resumed) of \(server.connections) connections") }
     }
 }
