@@ -32,7 +32,7 @@ struct HeartbeatOptionsTests {
                 $0.register = "nurse"
             }) == "--register goes with --protocol simplepush")
         #expect(refused({ $0.proto = .websocket }, clients: 10) == "--clients works with simplepush and line")
-        #expect(refused({ $0.tls = TLSOptions(serverName: "push.example") }, clients: 10) == "--clients does not do TLS yet")
+        #expect(refused({ $0.tls = TLSOptions(serverName: "push.example") }, clients: 10) == "--clients does TLS only with --storm")
         #expect(refused({ _ in }, clients: 0) == "--clients must be at least 1")
         #expect(
             refused({

@@ -67,13 +67,15 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Load mode: open the connections spread over this long.", valueName: "D"))
     var ramp: String = "0s"
 
+    @OptionGroup var storm: StormFlags
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
     /// The options as the session takes them; every rule on them is the core's
     /// (`HeartbeatOptions.validate`), durations are bounded by `parseDuration`.
     func options() throws -> HeartbeatOptions {
-        try connection.options(target: target, interval: interval, clients: clients) { o in
+        try connection.options(target: target, interval: interval, clients: clients, storm: storm.storm) { o in
             o.count = count
             o.register = register
             o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
@@ -98,6 +100,7 @@ struct HeartbeatCommand: ParsableCommand {
     func run() throws {
         StopSignal.install()
         let o = try options()
+        if let clients, storm.storm { return try runStorm(o, clients: clients) }
         if let clients {
             let load = LoadRunner(o, clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp")).run { StopSignal.isRequested }
             let output = format == .json ? try JSONRenderer.render(load) : HeartbeatTextRenderer().render(load)
