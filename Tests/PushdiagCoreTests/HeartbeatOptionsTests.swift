@@ -10,6 +10,16 @@ struct HeartbeatOptionsTests {
         try o.validate(clients: 100)
     }
 
+    @Test func theStormTakesTLSAndMQTTButNeedsClients() throws {
+        var x = o
+        x.proto = .mqtt
+        x.tls = TLSOptions(serverName: "push.example")
+        try x.validate(clients: 10, storm: true)
+        #expect(throws: SettingsError.usage("--storm goes with --clients N")) { try o.validate(storm: true) }
+        x.proto = .websocket
+        #expect(throws: SettingsError.usage("--clients --storm works with simplepush, line and mqtt")) { try x.validate(clients: 10, storm: true) }
+    }
+
     @Test func eachRuleNamesItsOption() {
         func refused(_ change: (inout HeartbeatOptions) -> Void, clients: Int? = nil) -> String? {
             var x = o
