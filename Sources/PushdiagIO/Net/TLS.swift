@@ -168,6 +168,7 @@ public final class TLSServerContext: @unchecked Sendable {
             SSL_CTX_free(c)
             throw .tls("TLS: cannot load the key \(key), or it does not match the certificate")
         }
+        _ = CSSL_CTX_release_buffers(c)
         ctx = c
     }
 

@@ -20,6 +20,7 @@ public final class TLSClientContext {
             throw .tls("TLS: cannot load the CA file \(ca)")
         }
         SSL_CTX_set_verify(c, options.verify ? CSSL_VERIFY_PEER() : CSSL_VERIFY_NONE(), nil)
+        _ = CSSL_CTX_release_buffers(c)
         ctx = c
         self.options = options
     }
