@@ -62,7 +62,14 @@ public final class TLSClientSession {
         if let saved { SSL_set_session(s, saved.raw) }
     }
 
-    deinit { SSL_free(ssl) }
+    /// Freed without a TLS close (a dropped network, an attempt given up): OpenSSL would mark
+    /// the session of such a connection, the very one a device keeps to offer next time, as not
+    /// resumable, which no device's TLS stack does for a lost network. Marked shut down first, it
+    /// stays resumable.
+    deinit {
+        SSL_set_shutdown(ssl, CSSL_SHUTDOWN_BOTH())
+        SSL_free(ssl)
+    }
 
     /// The handshake resumed the offered session.
     public var resumed: Bool { SSL_session_reused(ssl) == 1 }
@@ -84,11 +91,6 @@ public final class TLSClientSession {
         guard options.pin != nil else { return nil }
         return TLSConnection.refusal(TLSConnection.describe(ssl, options: options), options: options, peer: peer)
     }
-
-    /// The connection is being dropped without a TLS close (the network went away): keep its
-    /// session resumable. OpenSSL otherwise marks the session of a connection freed without a
-    /// shutdown as not resumable, which no device's TLS stack does for a lost network.
-    public func keepSessionThroughDrop() { SSL_set_shutdown(ssl, CSSL_SHUTDOWN_BOTH()) }
 
     /// Advances the handshake.
     public func handshake() throws(ConnectionFailure) -> Wait {

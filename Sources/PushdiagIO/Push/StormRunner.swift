@@ -51,6 +51,8 @@ public final class StormRunner {
         var step = 0
         var watching: EventPoll.Events = []
         var pendingID: UInt32 = 0
+        /// When the attempt under way must be done (connected, handshakes, first answer).
+        var attemptDeadline = 0.0
         var simplePush: SimplePush.Decoder
         var lines: LineDecoder
         var mqtt: MQTT.Decoder
@@ -129,7 +131,6 @@ public final class StormRunner {
             d.watching = e
         }
         func close(_ d: Device, abortive: Bool) {
-            if abortive { d.tls?.keepSessionThroughDrop() }
             d.tls = nil
             if let sock = d.socket {
                 if abortive {
@@ -188,7 +189,7 @@ public final class StormRunner {
             }
             guard send(d, bytes, now) else { return }
             setPhase(d, .awaitingAnswer)
-            deadline(d, now + o.timeoutMs)
+            deadline(d, d.attemptDeadline)
             watch(d, .readable)
         }
         /// TCP (and TLS) are up: the protocol's own handshake, or the first heartbeat.
@@ -205,7 +206,10 @@ public final class StormRunner {
             setPhase(d, .up)
             d.step = 0
             if let t = d.tls, let kept = t.sessionToKeep() { d.saved = kept }
-            if stage == .storm, d.record.upAtDrop, d.record.backAfterMs == nil { d.record.backAfterMs = now - dropAt }
+            if stage == .storm, d.record.upAtDrop, d.record.backAfterMs == nil {
+                d.record.backAfterMs = now - dropAt
+                d.record.resumedOnReturn = d.tls?.resumed
+            }
             watch(d, .readable)
         }
         func advanceTLS(_ d: Device, _ now: Double) {
@@ -216,7 +220,7 @@ public final class StormRunner {
                 case .writable: watch(d, .writable)
                 case .done:
                     if let why = t.pinRefusal() { throw .tls(why) }
-                    if stage == .storm { d.record.resumedOnReturn = t.resumed }
+
                     beginProtocol(d, now)
                 }
             } catch {
@@ -246,7 +250,8 @@ public final class StormRunner {
             }
             d.socket = sock
             byFD[sock.rawValue] = d
-            deadline(d, now + o.connectTimeoutMs)
+            d.attemptDeadline = now + o.connectTimeoutMs
+            deadline(d, d.attemptDeadline)
             let rc = address.withSockaddr { Glibc.connect(sock.rawValue, $0, $1) }
             let e = Errno.current
             guard case .success = events.add(sock.rawValue, .writable) else { return fail(d, .io("epoll", errno: .current), now) }
@@ -357,7 +362,7 @@ public final class StormRunner {
                 case .idle: attempt(d, now)
                 case .connecting, .tlsHandshake, .protocolHandshake:
                     fail(d, .timeout("connecting to \(target) (TCP, TLS and the \(o.proto.rawValue) handshake)"), now)
-                case .awaitingAnswer: fail(d, .timeout("waiting for the answer to the first heartbeat from \(target)"), now)
+                case .awaitingAnswer: fail(d, .timeout("waiting for the answer to the first heartbeat from \(target) (within the connect timeout)"), now)
                 case .up, .gaveUp, .out: break
                 }
                 now = Clock.ms()

@@ -10,10 +10,13 @@ struct StormFlags: ParsableArguments {
     )
     var storm = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --storm: each reconnect delay times a factor drawn from 1 ± RATIO (0 to 1).", valueName: "RATIO"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("With --storm: each reconnect delay times a factor drawn from 1 ± RATIO (0 to 1; default 0.5).", valueName: "RATIO"))
     var jitter: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --storm: how long the devices hold their connections before the drop.", valueName: "D"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("With --storm: how long the devices hold their connections before the drop (default 1s).", valueName: "D"))
     var settle: String?
 
     func validate() throws {
