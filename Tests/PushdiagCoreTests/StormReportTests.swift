@@ -80,6 +80,16 @@ struct StormReportTests {
         #expect(tls.tlsResumed == 2 && tls.tlsFull == 1)
         let early = StormReport.assemble(measurement([device(backAfterMs: nil)], dropped: false))
         #expect(early.dropped == 0 && early.back == 0 && early.recovery.p50Ms == nil && early.stillOut == 0 && early.status == .ok)
+        // Stopped (SIGINT) before the drop, or with devices still out: no verdict on the server.
+        var stopped = measurement([device(backAfterMs: nil)], dropped: false)
+        stopped.interrupted = true
+        #expect(StormReport.assemble(stopped).status == .unknown)
+        var midway = measurement([device(backAfterMs: 600), device(backAfterMs: nil)])
+        midway.interrupted = true
+        let m = StormReport.assemble(midway)
+        #expect(m.stillOut == 1 && m.status == .unknown && m.findings.map(\.check) == ["storm_interrupted"])
+        midway.devices.removeLast()
+        #expect(StormReport.assemble(midway).status == .ok, "stopped after every device was back: the storm was seen whole")
     }
 
     @Test func jitterStaysWithinItsRatio() {

@@ -172,8 +172,9 @@ public struct StormReport: Codable, Sendable, Equatable {
     /// but the server turned attempts away (refused, reset, timed out, failed a handshake): the
     /// storm cost devices a schedule step or more. CRITICAL: devices gave up (their schedule ran
     /// out: they would stay offline until something else wakes them), or some never connected
-    /// before the drop. UNKNOWN: nothing could be tried, or this machine's own limits (local
-    /// ports, open files) failed attempts, so the server's part cannot be told.
+    /// before the drop. UNKNOWN: nothing could be tried, this machine's own limits (local ports,
+    /// open files) failed attempts, so the server's part cannot be told, or a stop (SIGINT,
+    /// SIGTERM) came before the storm ended.
     public static func assemble(_ m: StormMeasurement) -> StormReport {
         let r = { (v: Double) in NumberText.rounded(v, places: 1000) }
         let upDevices = m.devices.filter(\.upAtDrop)
@@ -257,6 +258,15 @@ public enum StormAnalysis {
                     message:
                         "\(target): \(local) attempts failed on this machine's own limits (local ports or open files), not the server's doing; the server's part cannot be told"
                 ))
+        }
+        if r.interrupted, r.dropped == 0 || r.stillOut > 0 {
+            out.append(
+                Finding(
+                    check: "storm_interrupted", severity: .unknown, subject: target, value: Double(r.stillOut), threshold: 0, unit: "clients",
+                    source: "storm",
+                    message: r.dropped == 0
+                        ? "\(target): stopped before the drop: no storm was measured"
+                        : "\(target): stopped before the storm ended: \(r.stillOut) devices were neither back nor given up"))
         }
         let turnedAway = r.failures.total - r.failures.local
         if r.gaveUp == 0, turnedAway > 0 {
