@@ -11,10 +11,10 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 SWIFT_FLAGS := $(if $(filter 1,$(V)),-v,)
 
-# Build: libpcap, libnl, OpenSSL. Tests: tshark (the capture oracle), python3 (tomllib, the TOML oracle), zzuf (corrupted inputs), real servers (openssl s_server, mosquitto, python3-websockets). Bench: tshark's editcap/mergecap, gcc, time.
+# Build: libpcap, libnl, OpenSSL. Tests: tshark (the capture oracle), python3 (tomllib, the TOML oracle), zzuf (corrupted inputs), real servers (openssl s_server, mosquitto, python3-websockets). Bench: tshark's editcap/mergecap, gcc, time; openssl and mosquitto for the storms.
 BUILD_PACKAGES := libpcap-dev libnl-3-dev libnl-genl-3-dev libssl-dev libsqlite3-dev pkg-config
 TEST_PACKAGES := tshark zzuf openssl mosquitto python3 python3-websockets iproute2 prometheus prometheus-node-exporter sqlite3 chromium time fish zsh curl
-BENCH_PACKAGES := tshark gcc time python3 curl
+BENCH_PACKAGES := tshark gcc time python3 curl openssl mosquitto
 
 BIN = .build/$(CONFIG)/pushdiag
 # The Wi-Fi lab (Tests/lab/): Debian's kernel under qemu with mac80211_hwsim, hostapd, wpa_supplicant.

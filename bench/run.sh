@@ -13,6 +13,12 @@ mkdir -p "$OUT" bench/bin
 gcc -O2 -o bench/bin/floor bench/floor.c -lpcap
 gcc -O2 -o bench/bin/rttclient bench/rttclient.c
 
+# BENCH_PARTS picks parts (default: all, in this order): capture heartbeat watch storm exporter.
+doc=docs/PERFORMANCE.md
+want() { [[ " ${BENCH_PARTS:-capture heartbeat watch storm exporter} " == *" $1 "* ]]; }
+MACHINE="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
+
+if want capture; then
 # 1. A large capture of real frames: every complete radiotap capture in ../shared/pcaps (or the
 #    project's fixtures when that folder is absent), concatenated, then repeated with shifted
 #    timestamps.
@@ -41,6 +47,7 @@ repeat() {  # repeat SRC N DST
 
 frames() { "$BIN" capture --format json "$1" > "$OUT/report.json" || true; awk -F"[:,]" '/^  "frames"/ && !done {gsub(/ /,"",$2); print $2; done=1}' "$OUT/report.json"; }
 F1=$(frames "$OUT/x1.pcap"); F10=$(frames "$OUT/x10.pcap")
+fi
 
 # time_cmd CMD...: prints "seconds maxrss_kib" of one run (output discarded). Seconds come from
 # bash's microsecond clock around the run (GNU time's %e has 10 ms steps, a sixteenth of the
@@ -69,6 +76,9 @@ measure() {  # measure LABEL CMD... → sets SECS and RSS (medians)
   SECS=$(printf '%s\n' "${s[@]}" | median); RSS=$(printf '%s\n' "${r[@]}" | median)
 }
 
+fps() { awk -v f="$1" -v s="$2" 'BEGIN { if (s <= 0) s = 0.001; printf "%.0f", f / s }'; }
+
+if want capture; then
 cat "$OUT/x10.pcap" > /dev/null  # warm the page cache
 measure floor bench/bin/floor "$OUT/x10.pcap"; FLOOR_S=$SECS
 measure pushdiag "$BIN" capture --format json "$OUT/x10.pcap"; PD_S=$SECS; PD_RSS10=$RSS
@@ -76,12 +86,10 @@ measure pushdiag1 "$BIN" capture --format json "$OUT/x1.pcap"; PD_RSS1=$RSS
 measure fcs "$BIN" capture --check-fcs --format json "$OUT/x10.pcap"; FCS_S=$SECS
 measure tshark tshark -n -q -r "$OUT/x1.pcap" -z 'io,stat,0,COUNT(wlan.fc.retry)wlan.fc.retry==1'; TS_S=$SECS
 
-fps() { awk -v f="$1" -v s="$2" 'BEGIN { if (s <= 0) s = 0.001; printf "%.0f", f / s }'; }
 FLOOR_FPS=$(fps "$F10" "$FLOOR_S"); PD_FPS=$(fps "$F10" "$PD_S"); FCS_FPS=$(fps "$F10" "$FCS_S"); TS_FPS=$(fps "$F1" "$TS_S")
 RATIO=$(awk -v a="$PD_FPS" -v b="$FLOOR_FPS" 'BEGIN { printf "%.2f", a / b }')
 TS_RATIO=$(awk -v a="$PD_FPS" -v b="$TS_FPS" 'BEGIN { printf "%.1f", a / b }')
 MEM_RATIO=$(awk -v a="$PD_RSS10" -v b="$PD_RSS1" 'BEGIN { printf "%.2f", a / b }')
-MACHINE="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
 TSHARK_VERSION=$(tshark --version 2>/dev/null | head -1)
 
 table=$(cat <<TABLE
@@ -118,6 +126,9 @@ GEN
 update_doc capture "$gen" ""
 echo "docs/PERFORMANCE.md updated"
 
+fi
+
+if want heartbeat; then
 # 2. Heartbeats on loopback against pushdiag responder: pushdiag's median round trip next to a
 #    minimal C client's (timing overhead), and 1,000 simulated devices at once.
 for _ in $(seq 10); do  # a free port: try until the responder says it listens
@@ -170,6 +181,9 @@ update_doc heartbeat "$gen" "## Heartbeats
 Targets (issue: push-server checks): pushdiag's median round trip within 50 µs of a minimal C client's against the same server; 1,000 concurrent simulated devices from this 2-core machine with no heartbeat lost and the aggregate p99 reported."
 echo "docs/PERFORMANCE.md updated (heartbeats)"
 
+fi
+
+if want watch; then
 # 3. watch over a million replayed events (memory must not grow), and start-up time.
 /usr/bin/python3 bench/million-events.py fixtures/lab-watch-roams.pcap "$OUT/events-100k.pcap" 100000
 /usr/bin/python3 bench/million-events.py fixtures/lab-watch-roams.pcap "$OUT/events-1m.pcap" 1000000
@@ -203,4 +217,91 @@ update_doc misc "$gen" "## watch and start-up
 
 Targets (issue: hardening): flat memory for a million replayed events; a start-up cheap enough for cron."
 echo "docs/PERFORMANCE.md updated (watch, start-up)"
-bench/exporter.sh
+fi
+
+# 4. Reconnect storms over TLS: 1,000 and 10,000 devices against pushdiag's responder and against
+#    mosquitto (MQTT over TLS), client and server on this machine. One run each (a 10,000 run is a
+#    minute or two); the client's wall time, CPU and peak memory from GNU time.
+if want storm; then
+STORM=$OUT/storm
+mkdir -p "$STORM"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$STORM/key.pem" -out "$STORM/cert.pem" \
+  -subj /CN=localhost -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -days 30 2>/dev/null
+ulimit -n "$(ulimit -Hn)"  # mosquitto keeps the limit it is given; pushdiag raises its own
+MOSQUITTO_VERSION=$(mosquitto -h 2>&1 | head -1 || true)
+storm_rows=(); storm_notes=()
+# storm_server KIND PORT → starts the server, sets SERVER (its pid) and SERVER_LOG
+storm_server() {
+  SERVER_LOG=$STORM/$1-$2.log
+  if [ "$1" = responder ]; then
+    "$BIN" responder --listen 127.0.0.1:$2 --tls-cert "$STORM/cert.pem" --tls-key "$STORM/key.pem" > "$SERVER_LOG" 2>&1 &
+    SERVER=$!; for _ in $(seq 50); do grep -q -e listening -e cannot "$SERVER_LOG" && break; sleep 0.1; done
+  else
+    # user root: mosquitto started as root otherwise drops to its own user, which may not read the key here.
+    printf 'user root\nlistener %s 127.0.0.1\nallow_anonymous true\nmax_connections -1\ncertfile %s\nkeyfile %s\n' \
+      "$2" "$STORM/cert.pem" "$STORM/key.pem" > "$STORM/mosquitto.conf"
+    mosquitto -c "$STORM/mosquitto.conf" > "$SERVER_LOG" 2>&1 &
+    SERVER=$!; for _ in $(seq 50); do grep -q -e running -e Error "$SERVER_LOG" && break; sleep 0.1; done
+  fi
+}
+# storm KIND N RAMP [CONNECT_TIMEOUT]: one storm; appends a table row.
+storm() {
+  local kind=$1 n=$2 ramp=$3 ct=${4:-5s} port proto=simplepush
+  [ "$kind" = mosquitto ] && proto=mqtt
+  port=$((20000 + RANDOM % 20000))
+  storm_server "$kind" $port
+  /usr/bin/time -f "%e %U %S %M" -o "$STORM/time.txt" "$BIN" heartbeat 127.0.0.1:$port --protocol $proto --clients "$n" --storm --tls \
+    --ca-file "$STORM/cert.pem" --ramp "$ramp" --settle 2s --connect-timeout "$ct" --format json > "$STORM/$kind-$n.json" 2> "$STORM/$kind-$n.err" || true
+  kill -TERM $SERVER; wait $SERVER 2>/dev/null || true
+  local server_says=""
+  [ "$kind" = responder ] && server_says=$(grep -h "TLS sessions resumed" "$SERVER_LOG" | sed 's/TLS sessions resumed: //' || true)
+  storm_rows+=("$(/usr/bin/python3 - "$STORM/$kind-$n.json" "$STORM/time.txt" "$kind" "$n" "$ramp" "$ct" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); t = open(sys.argv[2]).read().splitlines()[-1].split()
+kind, n, ramp, ct = sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
+s = lambda ms: "never" if ms is None else f"{ms / 1000:.2f} s"
+f, r, a = j["failures"], j["recovery"], j["accept_rate"]
+name = "pushdiag responder" if kind == "responder" else "mosquitto (MQTT)"
+mean = "–" if a["mean_per_second"] is None else f'{a["mean_per_second"]:.0f}'
+print(f'| {name} | {n:,} | {ct} | {j["up_before_drop"]:,} in {j["connect_seconds"]:.1f} s (ramp {ramp}) | {s(r["p50_ms"])} | {s(r["p95_ms"])} | {s(r["p100_ms"])} '
+      f'| {j["attempts"]:,} | {f["refused"]:,} / {f["reset"]:,} / {f["timeout"]:,} / {f["tls"] + f["protocol"] + f["local"] + f["other"]:,} | {j["gave_up"]:,} '
+      f'| {j["tls_resumed"]:,} / {j["tls_full"]:,} | {mean} / {a["peak_per_second"]:,} | {j["status"].upper()} '
+      f'| {float(t[1]) + float(t[2]):.1f} s / {int(t[3]) // 1024} MiB |')
+PY
+)")
+  echo "${storm_rows[-1]}"
+  [ -n "$server_says" ] && storm_notes+=("- pushdiag responder, $n devices, connect timeout $ct: it resumed $server_says accepted (every accepted connection counts, those the devices gave up on during a handshake too).")
+  return 0
+}
+storm responder 1000 2s
+storm responder 10000 20s
+storm responder 10000 20s 30s
+storm mosquitto 1000 2s
+storm mosquitto 10000 20s
+storm mosquitto 10000 20s 30s
+storm_table=$(printf '%s\n' \
+  "| server (TLS) | devices | connect timeout | up before the drop | 50% back | 95% back | 100% back | attempts | refused / reset / timed out / other | gave up | TLS resumed / full on return | accept rate mean / peak (per s) | verdict | client CPU / peak memory |" \
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|" "${storm_rows[@]}")
+echo "$storm_table"
+gen=$(cat <<GEN
+<!-- bench:storm:start -->
+Measured $(date -u +%Y-%m-%d) by \`make bench\` on: $MACHINE; $(openssl version), ${MOSQUITTO_VERSION:-mosquitto}.
+One run each: \`pushdiag heartbeat 127.0.0.1:PORT --clients N --storm --tls --ca-file cert.pem --ramp R --settle 2s\`
+(\`--protocol mqtt\` against mosquitto) with the defaults: schedule 0.5, 1, 2, 4, 4, 4, 4 s, jitter ±50%, connect timeout 5 s
+for each whole attempt (TCP, TLS, the protocol's handshake and the first heartbeat's answer; 30 s where the table says so). Certificate: ECDSA P-256, self-signed. Client and server
+share this machine's 2 cores (and with whatever else runs on it). Times are after the drop.
+
+$storm_table
+
+$(printf '%s\n' "${storm_notes[@]}")
+<!-- bench:storm:end -->
+GEN
+)
+update_doc storm "$gen" "## Reconnect storms"
+echo "docs/PERFORMANCE.md updated (storms)"
+fi
+
+# 5. The exporter at rest: ten held sessions, scraped (bench:exporter in docs/PERFORMANCE.md).
+if want exporter; then
+  bench/exporter.sh
+fi

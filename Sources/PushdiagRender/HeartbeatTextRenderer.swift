@@ -58,6 +58,36 @@ public struct HeartbeatTextRenderer {
         }
         return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
     }
+
+    /// `heartbeat --clients N --storm`.
+    public func render(_ r: StormReport) -> String {
+        func seconds(_ ms: Double?) -> String { ms.map { "\(NumberText.format(NumberText.rounded($0 / 1000, places: 1000))) s" } ?? "never" }
+        var out = "\(r.target) (\(r.protocol)\(r.tls ? " over TLS" : "")), reconnect storm of \(r.devices) simulated devices\n"
+        out +=
+            "  before the drop: \(r.upBeforeDrop) up in \(NumberText.format(r.connectSeconds)) s, \(r.failedBeforeDrop) never up"
+            + (r.failuresBeforeDrop.total > 0 ? " (failed attempts: \(StormAnalysis.describe(r.failuresBeforeDrop)))" : "")
+            + "; held \(NumberText.format(r.settleSeconds)) s\n"
+        out +=
+            "  schedule: " + r.scheduleS.map { NumberText.format($0) }.joined(separator: ", ") + " s, jitter ±\(NumberText.format(r.jitter * 100))%\n"
+        out += "  dropped \(r.dropped) at once; back \(r.back) (\(NumberText.format(r.backPercent))%)"
+        out += r.gaveUp > 0 ? ", gave up \(r.gaveUp)" : ""
+        out += r.stillOut > 0 ? ", still out \(r.stillOut) (stopped)" : ""
+        out += "\n"
+        out +=
+            "  back after: 50% \(seconds(r.recovery.p50Ms)), 95% \(seconds(r.recovery.p95Ms)), 100% \(seconds(r.recovery.p100Ms))"
+            + " (first \(seconds(r.recovery.firstMs)))\n"
+        out += "  attempts \(r.attempts), failed \(r.failures.total): \(StormAnalysis.describe(r.failures))\n"
+        if let resumed = r.tlsResumed, let full = r.tlsFull {
+            out += "  TLS on return: \(resumed) resumed, \(full) full handshakes\n"
+        }
+        let a = r.acceptRate
+        out +=
+            "  server accept rate (devices back per second): "
+            + (a.meanPerSecond.map { "mean \(NumberText.format($0)), " } ?? "") + "peak \(a.peakPerSecond)\n"
+        for e in r.failureExamples { out += "  e.g. \(e)\n" }
+        if let e = r.error { out += "  error: \(e)\n" }
+        return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
+    }
 }
 
 extension HeartbeatTextRenderer {

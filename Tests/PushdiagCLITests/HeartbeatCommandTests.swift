@@ -326,3 +326,149 @@ struct ResponderCommandTests {
         #expect(mqtt.status == 3 && first.contains("'mqtt' is invalid") && first.contains("'simplepush', 'websocket' or 'line'"), "\(mqtt.stderr)")
     }
 }
+
+/// --clients N --storm: every connection dropped at once, the devices reconnecting on the
+/// schedule; the servers' own counts are the oracle.
+@Suite(.serialized)
+struct StormModeTests {
+    /// Stops pushdiag's responder with SIGINT (pushdiag unblocks it) and returns what it printed.
+    func finish(_ server: Background) -> String {
+        server.process.interrupt()
+        let end = Date().addingTimeInterval(5)
+        while server.process.isRunning && Date() < end { usleep(10_000) }
+        return server.output
+    }
+
+    func certificate(_ dir: URL) throws -> (cert: String, key: String) {
+        let cert = dir.appendingPathComponent("localhost.pem").path
+        let key = dir.appendingPathComponent("localhost-key.pem").path
+        let r = try run(
+            TestPaths.which("openssl") ?? "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-days", "30",
+            ])
+        #expect(r.status == 0, "\(r.stderr)")
+        return (cert, key)
+    }
+
+    @Test func stormAgainstTheResponder() throws {
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        let r = try pushdiag(
+            "heartbeat", "127.0.0.1:\(port)", "--clients", "200", "--storm", "--settle", "200ms", "--jitter", "0", "--format", "json")
+        let j = try json(r.stdout)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(j["up_before_drop"] as? Int == 200 && j["dropped"] as? Int == 200 && j["back"] as? Int == 200 && j["attempts"] as? Int == 200)
+        #expect((j["failures"] as? [String: Any])?["refused"] as? Int == 0 && j["gave_up"] as? Int == 0)
+        // Without jitter nobody tries before the schedule's first 0.5 s.
+        let recovery = try #require(j["recovery"] as? [String: Any])
+        let first = recovery["first_ms"] as? Double ?? 0
+        let p50 = recovery["p50_ms"] as? Double ?? 0
+        let p100 = recovery["p100_ms"] as? Double ?? 0
+        #expect(first >= 500 && first <= p50 && p50 <= p100, "\(recovery)")
+        let perSecond = (j["accept_rate"] as? [String: Any])?["per_second"] as? [Int] ?? []
+        #expect(perSecond.reduce(0, +) == 200)
+        // The responder accepted each device twice: before the drop and after it.
+        #expect(finish(server).contains("served 400 connections"), "\(server.output)")
+        let text = try pushdiag("heartbeat", "127.0.0.1:\(freePort())", "--clients", "5", "--storm", "--reconnect-schedule", "0.05,0.05")
+        // Nobody listening: each device's first attempt and both retries refused; critical.
+        #expect(text.status == 2 && text.stdout.contains("5 never up (failed attempts: 15 refused)"), "\(text.stdout)")
+        #expect(text.stdout.contains("CRITICAL storm_connects"), "\(text.stdout)")
+    }
+
+    @Test(.enabled(if: TestPaths.which("openssl") != nil, "openssl is not installed"))
+    func tlsStormResumesSessionsAsTheResponderCountsThem() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let c = try certificate(dir)
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--tls-cert", c.cert, "--tls-key", c.key])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        let r = try pushdiag(
+            "heartbeat", "127.0.0.1:\(port)", "--clients", "100", "--storm", "--settle", "100ms", "--tls", "--ca-file", c.cert, "--format", "json")
+        let j = try json(r.stdout)
+        #expect(r.status == 0 && j["tls"] as? Bool == true && j["back"] as? Int == 100, "\(r.stderr)")
+        let resumed = try #require(j["tls_resumed"] as? Int)
+        #expect(resumed + (j["tls_full"] as? Int ?? -1) == 100)
+        // The first 100 handshakes are full ones: every resumption the responder saw is a device's return.
+        let said = finish(server)
+        #expect(said.contains("TLS sessions resumed: \(resumed) of 200 connections"), "\(said)")
+        #expect(resumed > 0, "the responder offers session resumption (OpenSSL's TLS 1.3 tickets)")
+
+        // A certificate the devices do not trust: every handshake fails, nobody is up.
+        let untrusted = try pushdiag(
+            "heartbeat", "127.0.0.1:\(freePort())", "--clients", "3", "--storm", "--tls", "--reconnect-schedule", "0.05", "--format", "json")
+        #expect(untrusted.status == 2)
+        let server2Port = freePort()
+        let server2 = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(server2Port)", "--tls-cert", c.cert, "--tls-key", c.key])
+        defer { server2.stop() }
+        #expect(server2.wait(for: "listening on"))
+        let bad = try pushdiag(
+            "heartbeat", "127.0.0.1:\(server2Port)", "--clients", "3", "--storm", "--tls", "--reconnect-schedule", "0.05", "--format", "json")
+        let bj = try json(bad.stdout)
+        #expect(bad.status == 2 && bj["failed_before_drop"] as? Int == 3, "\(bad.stdout)")
+        #expect((bj["failures_before_drop"] as? [String: Any])?["tls"] as? Int == 6, "\(bj["failures_before_drop"] ?? "?")")
+    }
+
+    @Test(.enabled(if: TestPaths.which("mosquitto") != nil && TestPaths.which("openssl") != nil, "mosquitto or openssl is not installed"))
+    func mqttStormAgainstMosquittoOverTLS() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let c = try certificate(dir)
+        let port = freePort()
+        let conf = dir.appendingPathComponent("storm.conf")
+        // `user root`: mosquitto started as root would otherwise drop to its own user, which cannot read the key here.
+        try "user root\nlistener \(port) 127.0.0.1\nallow_anonymous true\ncertfile \(c.cert)\nkeyfile \(c.key)\n".write(
+            to: conf, atomically: true, encoding: .utf8)
+        let broker = try Background(TestPaths.which("mosquitto")!, ["-c", conf.path, "-v"])
+        defer { broker.stop() }
+        #expect(broker.wait(for: "running"), "\(broker.output)")
+        let r = try pushdiag(
+            "heartbeat", "127.0.0.1:\(port)", "--protocol", "mqtt", "--clients", "50", "--storm", "--settle", "100ms", "--tls", "--ca-file", c.cert,
+            "--format", "json")
+        let j = try json(r.stdout)
+        #expect(r.status == 0 && j["back"] as? Int == 50 && j["attempts"] as? Int == 50, "\(r.stdout) \(r.stderr)")
+        // mosquitto is read while it runs: the test runner leaves signals blocked in its children,
+        // and mosquitto does not unblock them (Background.stop ends it with SIGKILL).
+        func count(_ text: String) -> Int { broker.output.split(separator: "\n").filter { $0.contains(text) }.count }
+        for _ in 0..<50 where count("PINGREQ") < 100 { usleep(100_000) }
+        let connects = broker.output.split(separator: "\n").filter { $0.contains("New client connected") && $0.contains("as pushdiag-") }.count
+        #expect(connects == 100, "mosquitto saw each device connect before and after the drop: \(connects)")
+        #expect(count("PINGREQ") == 100)
+
+        // A broker that takes only 10 connections: the others are turned away until their schedule runs out.
+        let smallPort = freePort()
+        let small = dir.appendingPathComponent("small.conf")
+        try "user root\nlistener \(smallPort) 127.0.0.1\nallow_anonymous true\nmax_connections 10\n".write(to: small, atomically: true, encoding: .utf8)
+        let full = try Background(TestPaths.which("mosquitto")!, ["-c", small.path])
+        defer { full.stop() }
+        #expect(full.wait(for: "running"), "\(full.output)")
+        let f = try pushdiag(
+            "heartbeat", "127.0.0.1:\(smallPort)", "--protocol", "mqtt", "--clients", "20", "--storm", "--settle", "100ms", "--reconnect-schedule", "0.05,0.05",
+            "--format", "json")
+        let fj = try json(f.stdout)
+        let up = fj["up_before_drop"] as? Int ?? -1
+        #expect(f.status == 2 && up >= 1 && up <= 10 && fj["failed_before_drop"] as? Int == 20 - up, "\(f.stdout)")
+    }
+
+    @Test func badStormOptionsAreOneLineAndExit3() throws {
+        let port = "127.0.0.1:\(freePort())"
+        for (args, says) in [
+            (["--storm"], "--storm goes with --clients N"),
+            (["--clients", "5", "--storm", "--jitter", "2"], "--jitter: '2.0' is not a ratio from 0 to 1"),
+            (["--clients", "5", "--storm", "--jitter", "nan"], "--jitter"),
+            (["--clients", "5", "--storm", "--settle", "garbage"], "--settle"),
+            (["--clients", "5", "--jitter", "0.5"], "--jitter and --settle go with --storm"),
+            (["--clients", "5", "--storm", "--protocol", "websocket"], "--clients --storm works with simplepush, line and mqtt"),
+            (["--clients", "5", "--tls"], "--clients does TLS only with --storm"),
+        ] {
+            let r = try pushdiag(["heartbeat", port] + args)
+            let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(r.status == 3 && first.contains(says), "\(args): \(r.stderr)")
+        }
+    }
+}

@@ -10,6 +10,16 @@ struct HeartbeatOptionsTests {
         try o.validate(clients: 100)
     }
 
+    @Test func theStormTakesTLSAndMQTTButNeedsClients() throws {
+        var x = o
+        x.proto = .mqtt
+        x.tls = TLSOptions(serverName: "push.example")
+        try x.validate(clients: 10, storm: true)
+        #expect(throws: SettingsError.usage("--storm goes with --clients N")) { try o.validate(storm: true) }
+        x.proto = .websocket
+        #expect(throws: SettingsError.usage("--clients --storm works with simplepush, line and mqtt")) { try x.validate(clients: 10, storm: true) }
+    }
+
     @Test func eachRuleNamesItsOption() {
         func refused(_ change: (inout HeartbeatOptions) -> Void, clients: Int? = nil) -> String? {
             var x = o
@@ -32,7 +42,7 @@ struct HeartbeatOptionsTests {
                 $0.register = "nurse"
             }) == "--register goes with --protocol simplepush")
         #expect(refused({ $0.proto = .websocket }, clients: 10) == "--clients works with simplepush and line")
-        #expect(refused({ $0.tls = TLSOptions(serverName: "push.example") }, clients: 10) == "--clients does not do TLS yet")
+        #expect(refused({ $0.tls = TLSOptions(serverName: "push.example") }, clients: 10) == "--clients does TLS only with --storm")
         #expect(refused({ _ in }, clients: 0) == "--clients must be at least 1")
         #expect(
             refused({

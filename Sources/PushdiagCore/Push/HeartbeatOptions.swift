@@ -54,13 +54,18 @@ public struct HeartbeatOptions: Sendable, Equatable {
 extension HeartbeatOptions {
     /// What cannot go together or cannot be used, named by the option a person typed (one rule
     /// set for `heartbeat`, and for the walk and the exporter that hold the same session).
-    /// `clients`: load mode's device count, when asked.
-    public func validate(clients: Int? = nil) throws(SettingsError) {
+    /// `clients`: load mode's device count, when asked; `storm`: its reconnect-storm mode.
+    public func validate(clients: Int? = nil, storm: Bool = false) throws(SettingsError) {
         func usage(_ s: String) -> SettingsError { .usage(s) }
+        if storm && clients == nil { throw usage("--storm goes with --clients N") }
         if let clients {
             guard clients >= 1 else { throw usage("--clients must be at least 1") }
-            guard proto == .simplepush || proto == .line else { throw usage("--clients works with simplepush and line") }
-            guard tls == nil else { throw usage("--clients does not do TLS yet") }
+            if storm {
+                guard [.simplepush, .line, .mqtt].contains(proto) else { throw usage("--clients --storm works with simplepush, line and mqtt") }
+            } else {
+                guard proto == .simplepush || proto == .line else { throw usage("--clients works with simplepush and line") }
+                guard tls == nil else { throw usage("--clients does TLS only with --storm") }
+            }
         }
         if register != nil && proto != .simplepush { throw usage("--register goes with --protocol simplepush") }
         guard count >= 1 else { throw usage("--count must be at least 1") }

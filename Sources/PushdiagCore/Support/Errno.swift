@@ -31,6 +31,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let interrupted = Errno(EINTR), wouldBlock = Errno(EAGAIN), inProgress = Errno(EINPROGRESS)
     public static let connectionRefused = Errno(ECONNREFUSED), connectionReset = Errno(ECONNRESET), brokenPipe = Errno(EPIPE)
     public static let tooManyOpenFiles = Errno(EMFILE), tooManyOpenFilesInSystem = Errno(ENFILE)
+    public static let timedOut = Errno(ETIMEDOUT), addressNotAvailable = Errno(EADDRNOTAVAIL)
 
     static let names: [Int32: String] = [
         1: "EPERM", 2: "ENOENT", 3: "ESRCH", 4: "EINTR", 5: "EIO", 6: "ENXIO", 7: "E2BIG", 8: "ENOEXEC",

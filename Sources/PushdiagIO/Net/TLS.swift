@@ -168,6 +168,7 @@ public final class TLSServerContext: @unchecked Sendable {
             SSL_CTX_free(c)
             throw .tls("TLS: cannot load the key \(key), or it does not match the certificate")
         }
+        _ = CSSL_CTX_release_buffers(c)
         ctx = c
     }
 
@@ -187,6 +188,9 @@ public final class TLSServerConnection: ByteStream {
     }
 
     deinit { SSL_free(ssl) }
+
+    /// The handshake resumed an earlier session instead of a full one.
+    public var resumed: Bool { SSL_session_reused(ssl) == 1 }
 
     /// Advances the handshake: true when done, false when it needs more bytes; throws on failure.
     public func handshakeStep() throws(ConnectionFailure) -> Bool {

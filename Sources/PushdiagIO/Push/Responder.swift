@@ -32,7 +32,7 @@ public struct ResponderOptions: Sendable {
 
 /// A small reference push server: answers SimplePush requests with acknowledges (and sends its
 /// own heartbeats to registered clients) or lines with a fixed reply, injecting the faults asked
-/// for. One thread, poll(2), thousands of clients.
+/// for. One thread, epoll, ten thousand clients and more (TLS included).
 public final class Responder {
     final class Client {
         let conn: TCPConnection
@@ -49,9 +49,14 @@ public final class Responder {
         var outgoing: [(due: Double, bytes: [UInt8], closeAfter: Bool)] = []
         var closed = false
         var upgraded = false
+        /// Identifies the client in the deadline heap (a descriptor number is reused).
+        let serial: Int
+        /// The deadline this client has in the heap (infinity: none).
+        var timerAt = Double.infinity
         var wsDecoder = WebSocket.Decoder()
-        init(_ c: TCPConnection, order: SimplePush.ByteOrder, cap: Int) {
+        init(_ c: TCPConnection, order: SimplePush.ByteOrder, cap: Int, serial: Int) {
             conn = c
+            self.serial = serial
             decoder = SimplePush.Decoder(order: order, cap: cap)
             lines = LineDecoder(cap: cap)
             head = HTTPHeadDecoder(cap: cap)
@@ -61,11 +66,12 @@ public final class Responder {
     let o: ResponderOptions
     let listener: TCPListener
     let tlsContext: TLSServerContext?
-    var clients: [Client] = []
     var rng: UInt64
     public private(set) var requests = 0
     public private(set) var dropped = 0
     public private(set) var connections = 0
+    /// TLS handshakes that resumed an earlier session (a ticket or a cached session ID).
+    public private(set) var resumed = 0
 
     public init(_ o: ResponderOptions) throws(ConnectionFailure) {
         self.o = o
@@ -151,55 +157,109 @@ public final class Responder {
         }
     }
 
-    /// Serves until `stop()` says so.
+    /// Serves until `stop()` says so: epoll for readiness (level-triggered, as poll(2) was, so a
+    /// connection costs nothing while it is quiet), a deadline heap for delayed answers and the
+    /// server's own heartbeats.
     public func run(stop: () -> Bool) {
+        let events: EventPoll
+        do { events = try EventPoll() } catch { return }
+        _ = events.add(listener.fd, .readable)
+        var byFD: [Int32: Client] = [:]
+        var timers = DeadlineHeap()
+        var serial = 0
         var nextID: UInt32 = 0x8000_0000
         // At the open-file limit accept fails while the listener stays readable: stop asking for
         // 100 ms instead of waking at once, again and again.
         var acceptAgainAt = 0.0
-        while !stop() {
-            let now = Clock.ms()
-            var due = now + 200
-            for c in clients {
-                if let first = c.outgoing.first { due = min(due, first.due) }
-                due = min(due, c.nextHeartbeat)
+        var listening = true
+        var closing: [Client] = []
+
+        /// Sends what is due, starts the server's heartbeat when one is due, and sets a deadline
+        /// for what comes next.
+        func flush(_ c: Client, _ t: Double) {
+            guard !c.closed else { return }
+            if c.registered, t >= c.nextHeartbeat {
+                c.heartbeatCount += 1
+                nextID &+= 1
+                c.outgoing.append((t, SimplePush.frame(SimplePush.heartbeat(id: nextID, count: c.heartbeatCount), order: o.byteOrder), false))
+                c.nextHeartbeat = t + o.heartbeatIntervalMs
             }
-            var fds = [pollfd(fd: listener.fd, events: now >= acceptAgainAt ? Int16(POLLIN) : 0, revents: 0)]
-            fds += clients.map { pollfd(fd: $0.conn.fd, events: Int16(POLLIN), revents: 0) }
-            _ = Syscall.poll(&fds, timeoutMs: Int32(max(0, min(200, due - now))))
-            let t = Clock.ms()
-            if fds[0].revents & Int16(POLLIN) != 0 {
-                while let accepted = listener.accept() {
-                    guard case .success(let c) = accepted else {
-                        acceptAgainAt = t + 100
-                        break
-                    }
-                    let client = Client(c, order: o.byteOrder, cap: o.frameCap)
-                    if let ctx = tlsContext {
-                        guard let t = try? TLSServerConnection(over: c, context: ctx) else { continue }
-                        client.tls = t
-                        _ = try? t.handshakeStep()
-                    }
-                    clients.append(client)
-                    connections += 1
+            while let first = c.outgoing.first, first.due <= t {
+                c.outgoing.removeFirst()
+                do { try c.stream.send(first.bytes, timeoutMs: 1000) } catch {
+                    c.closed = true
+                    break
+                }
+                if first.closeAfter {
+                    c.closed = true
+                    break
                 }
             }
-            for (i, c) in clients.enumerated() where fds.count > i + 1 && fds[i + 1].revents != 0 {
-                if let t = c.tls, !t.established {
+            if c.closed {
+                closing.append(c)
+                return
+            }
+            let next = min(c.outgoing.first?.due ?? .infinity, c.registered ? c.nextHeartbeat : .infinity)
+            if next.isFinite, next < c.timerAt || c.timerAt <= t {
+                c.timerAt = next
+                timers.push(at: next, owner: c.serial)
+            }
+        }
+        var bySerial: [Int: Client] = [:]
+
+        while !stop() {
+            var now = Clock.ms()
+            if !listening, now >= acceptAgainAt, case .success = events.modify(listener.fd, .readable) { listening = true }
+            let due = min(timers.earliest ?? .infinity, listening ? .infinity : acceptAgainAt)
+            let waitMs = Int32(max(0, min(200, (due - now).rounded(.up))))
+            events.wait(timeoutMs: waitMs) { fd, ready in
+                let t = Clock.ms()
+                if fd == listener.fd {
+                    // A bounded batch per wake, so connections already accepted keep moving
+                    // during a storm.
+                    for _ in 0..<64 {
+                        guard let accepted = listener.accept() else { break }
+                        guard case .success(let c) = accepted else {
+                            acceptAgainAt = t + 100
+                            if case .success = events.modify(listener.fd, []) { listening = false }
+                            break
+                        }
+                        serial += 1
+                        let client = Client(c, order: o.byteOrder, cap: o.frameCap, serial: serial)
+                        if let ctx = tlsContext {
+                            guard let tls = try? TLSServerConnection(over: c, context: ctx) else { continue }
+                            client.tls = tls
+                            if (try? tls.handshakeStep()) == true, tls.resumed { resumed += 1 }
+                        }
+                        guard case .success = events.add(c.fd, .readable) else { continue }
+                        byFD[c.fd] = client
+                        bySerial[client.serial] = client
+                        connections += 1
+                    }
+                    return
+                }
+                guard let c = byFD[fd], !c.closed else { return }
+                if let tls = c.tls, !tls.established {
                     do {
-                        if try !t.handshakeStep() { continue }
+                        if try !tls.handshakeStep() { return }
+                        if tls.resumed { resumed += 1 }
                     } catch {
                         c.closed = true
-                        continue
+                        closing.append(c)
+                        return
                     }
                 }
                 guard let bytes = try? c.stream.receive(max: 65_536, timeoutMs: 0) else {
-                    if fds[i + 1].revents & Int16(POLLHUP | POLLERR) != 0 { c.closed = true }
-                    continue
+                    if !ready.isDisjoint(with: [.hangup, .error]) {
+                        c.closed = true
+                        closing.append(c)
+                    }
+                    return
                 }
                 if bytes.isEmpty {
                     c.closed = true
-                    continue
+                    closing.append(c)
+                    return
                 }
                 switch o.proto {
                 case .simplepush: c.decoder.feed(bytes[...])
@@ -207,27 +267,23 @@ public final class Responder {
                 default: c.lines.feed(bytes[...])
                 }
                 handle(c, now: t)
-            }
-            for c in clients where !c.closed {
-                if c.registered, t >= c.nextHeartbeat {
-                    c.heartbeatCount += 1
-                    nextID &+= 1
-                    c.outgoing.append((t, SimplePush.frame(SimplePush.heartbeat(id: nextID, count: c.heartbeatCount), order: o.byteOrder), false))
-                    c.nextHeartbeat = t + o.heartbeatIntervalMs
+                if c.closed {
+                    closing.append(c)
+                    return
                 }
-                while let first = c.outgoing.first, first.due <= t {
-                    c.outgoing.removeFirst()
-                    do { try c.stream.send(first.bytes, timeoutMs: 1000) } catch {
-                        c.closed = true
-                        break
-                    }
-                    if first.closeAfter {
-                        c.closed = true
-                        break
-                    }
-                }
+                flush(c, t)
             }
-            clients.removeAll { $0.closed }
+            now = Clock.ms()
+            while let entry = timers.popDue(now) {
+                guard let c = bySerial[entry.owner], c.timerAt == entry.at else { continue }
+                c.timerAt = .infinity
+                flush(c, now)
+            }
+            for c in closing where byFD[c.conn.fd] === c {
+                byFD[c.conn.fd] = nil
+                bySerial[c.serial] = nil
+            }
+            closing.removeAll(keepingCapacity: true)
         }
     }
 }

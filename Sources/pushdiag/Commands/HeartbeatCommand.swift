@@ -82,6 +82,7 @@ struct HeartbeatCommand: ParsableCommand {
         parsing: .unconditional,
         help: ArgumentHelp("With --find-idle-timeout: the idle times to try, comma-separated (default 30s,1m,2m,5m,10m,15m,30m,60m).", valueName: "D,D,..."))
     var ladder: String?
+    @OptionGroup var storm: StormFlags
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -108,7 +109,7 @@ struct HeartbeatCommand: ParsableCommand {
     /// The options as the session takes them; every rule on them is the core's
     /// (`HeartbeatOptions.validate`), durations are bounded by `parseDuration`.
     func options() throws -> HeartbeatOptions {
-        try connection.options(target: target, interval: interval, clients: clients) { o in
+        try connection.options(target: target, interval: interval, clients: clients, storm: storm.storm) { o in
             o.count = count
             o.register = register
             o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
@@ -144,6 +145,7 @@ struct HeartbeatCommand: ParsableCommand {
             print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
             throw ExitCode(report.status.exitCode)
         }
+        if let clients, storm.storm { return try runStorm(o, clients: clients) }
         if let clients {
             let load = LoadRunner(o, clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp")).run { StopSignal.isRequested }
             let output = format == .json ? try JSONRenderer.render(load) : HeartbeatTextRenderer().render(load)
@@ -243,5 +245,6 @@ struct ResponderCommand: ParsableCommand {
         FileHandle.standardError.write(Data("pushdiag: responder (\(proto.rawValue)\(tlsCert != nil ? " over TLS" : "")) listening on \(o.endpoint)\n".utf8))
         server.run { StopSignal.isRequested }
         print("served \(server.connections) connections, \(server.requests) requests, dropped \(server.dropped)")
+        if tlsCert != nil { print("TLS sessions resumed: \(server.resumed) of \(server.connections) connections") }
     }
 }

@@ -43,7 +43,8 @@ struct PushConnectionOptions: ParsableArguments {
     /// `configure` adds the command's own before the core validates them all
     /// (`HeartbeatOptions.validate`). Durations are bounded by `parseDuration`.
     func options(
-        target: String, interval: String, shortestInterval: Double = 0, clients: Int? = nil, configure: (inout HeartbeatOptions) throws -> Void = { _ in }
+        target: String, interval: String, shortestInterval: Double = 0, clients: Int? = nil, storm: Bool = false,
+        configure: (inout HeartbeatOptions) throws -> Void = { _ in }
     ) throws -> HeartbeatOptions {
         let tls = tlsFlags.tls
         guard let endpoint = Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) else {
@@ -67,7 +68,7 @@ struct PushConnectionOptions: ParsableArguments {
         o.keepAlive = keepAlive
         o.tls = tlsFlags.options(serverName: o.endpoint.host)
         try configure(&o)
-        do throws(SettingsError) { try o.validate(clients: clients) } catch { throw ValidationError(error.description) }
+        do throws(SettingsError) { try o.validate(clients: clients, storm: storm) } catch { throw ValidationError(error.description) }
         return o
     }
 }
