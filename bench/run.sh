@@ -15,7 +15,7 @@ gcc -O2 -o bench/bin/floor bench/floor.c -lpcap
 gcc -O2 -o bench/bin/rttclient bench/rttclient.c
 
 # 1. Three mixes of real frames, each repeated with shifted timestamps (bench/repeat.py) to about
-#    2.9 million frames (10x) and a tenth of that (1x, for memory):
+#    2.9 million frames (10x) and a tenth of that (1x, for memory), one hour's shift a pass:
 #    - mixed: every complete radiotap capture in ../shared/pcaps concatenated (mostly probe
 #      requests), or the project's fixtures when that folder is absent;
 #    - control: the control frames of those captures (ACK, RTS, CTS, Block Ack and BAR), filtered
@@ -141,7 +141,7 @@ doc=docs/PERFORMANCE.md
 gen=$(cat <<GEN
 <!-- bench:capture:start -->
 Measured $(date -u +%Y-%m-%d) by \`make bench\` on: $MACHINE. Build: $CONFIG. $RUNS runs each, the floor and pushdiag alternately on the same file.
-Mixes, from $(cat "$OUT/source.txt") (timestamps shifted one day per pass by bench/repeat.py):
+Mixes, from $(cat "$OUT/source.txt") (timestamps shifted one hour a pass by bench/repeat.py):
 ${mixes_text%$'\n'}
 tshark: $TSHARK_VERSION, \`tshark -n -q -z io,stat,0,COUNT(wlan.fc.retry)wlan.fc.retry==1\` on the mixed 1x file.
 
