@@ -5,12 +5,13 @@ import PushdiagCore
 
 /// Reading and analysing on two cores: a reader thread fills one of two batches while the caller
 /// analyses the other. In a classic pcap file the reader reads whole blocks of the file into the
-/// batch and only walks the record headers (`PcapRecords`); the caller takes the records from
-/// there, with no copy and no per-record call into libpcap, whose fread path costs about as much
-/// as the analysis. Other files, and a classic file from its first record libpcap must read
-/// itself (an unusual record, a record cut short, a read error), go through libpcap, whose
-/// records the reader copies into the batch. Small files are read on one thread
-/// (`forEachRecord`).
+/// batch and walks the record headers itself (`PcapRecords`): no copy and no per-record call
+/// into libpcap, whose fread path costs as much as a third of the analysis. Other files, and a
+/// classic file from its first record libpcap must read itself (an unusual record, a record cut
+/// short, a read error), go through libpcap, whose records the reader copies into the batch.
+/// For the analyser (`forEachFramePipelined`) the reader also takes the radio header off each
+/// record (`CaptureFrame`), so the two threads share the analysis. Small files are read on one
+/// thread (`forEachRecord`).
 extension PcapFile {
     /// A batch of records: a block of the file, or records copied out of libpcap's buffer. Owned
     /// by one thread at a time: the reader between `empty.wait()` and `full.signal()`, the
