@@ -57,6 +57,39 @@ struct PipelineTests {
         #expect(one.error == nil && two.error == nil)
     }
 
+    /// One record above the snapshot length early in a long file: libpcap reads it and a stint
+    /// after it, then blocks take over again; both readers give the same report.
+    @Test func blocksTakeOverAgainAfterLibpcapsStint() throws {
+        let source = try PcapFile(path: TestPaths.fixtures.appendingPathComponent("retries-above-15pct.pcap").path)
+        var records: [(Int64, [UInt8], Int)] = []
+        try source.forEachRecord {
+            records.append(($0.timestampNs, Array($0.bytes), $0.originalLength))
+            return true
+        }
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("one-long-record.pcap").path
+        let writer = try PcapWriter(path: path, linkType: source.linkType, snapLength: 200)
+        var written = 0
+        for pass in 0..<(2 * PcapFile.libpcapStint / records.count + 2) {
+            for (i, (ts, bytes, original)) in records.enumerated() {
+                // The 101st record carries 300 bytes: libpcap cuts it to the snapshot length.
+                let long = pass == 0 && i == 100
+                writer.write(
+                    timestampNs: ts + Int64(pass) * 3_600_000_000_000, bytes: long ? bytes + [UInt8](repeating: 0, count: 300 - bytes.count) : bytes,
+                    originalLength: long ? 300 : original)
+                written += 1
+            }
+        }
+        try writer.close()
+
+        let one = CaptureFileAnalysis.analyze(path: path, options: .init(), pipelineThreshold: .max)
+        let two = CaptureFileAnalysis.analyze(path: path, options: .init(), pipelineThreshold: 0, pipelineBatchBytes: 0)
+        #expect(one.analyzer.frames == written && written > PcapFile.libpcapStint + 200)
+        #expect(one.report(file: path) == two.report(file: path))
+        #expect(one.error == nil && two.error == nil)
+    }
+
     @Test func stoppingEarlyReleasesTheReader() throws {
         let file = try PcapFile(path: TestPaths.fixtures.appendingPathComponent("retries-above-15pct.pcap").path)
         var seen = 0

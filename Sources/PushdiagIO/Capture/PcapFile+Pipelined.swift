@@ -165,6 +165,11 @@ extension PcapFile {
         }
     }
 
+    /// Records libpcap reads after taking over from the block reader before blocks are tried
+    /// again: enough that a file libpcap must read throughout (times past 2038, a snapshot
+    /// length below its records) costs a wasted block read only every few thousand records.
+    public static let libpcapStint = 4096
+
     /// The reader thread: fills the batches in turn until the end of the file, an error, or the
     /// consumer cancels.
     private func readBatches(_ pipeline: Pipeline) {
@@ -179,6 +184,7 @@ extension PcapFile {
         var records = self.records
         var offset = Int64(PcapRecords.fileHeaderLength)
         var radiotapLayout = Radiotap.LayoutCache()
+        var stint = 0  // records libpcap has read since it took over
         while true {
             let b = pipeline.batches[current]
             b.empty.wait()
@@ -204,6 +210,7 @@ extension PcapFile {
                     // libpcap reads on from this record: it reports the error, the cut or the
                     // unusual record as it would have from the start.
                     records = nil
+                    stint = 0
                     if fseeko(pcap_file(rawHandle), off_t(offset), SEEK_SET) != 0 {
                         b.error = .readError(path: path, frame: read + 1, detail: "cannot seek to byte \(offset): \(Errno.current)")
                         b.finished = true
@@ -226,10 +233,21 @@ extension PcapFile {
                     return
                 }
             }
+            var resumeAt: Int64?
             fill: while true {
+                // In a classic file, libpcap reads a stint past the record it was handed, then
+                // blocks take over again: one odd record does not slow the rest of the file.
+                if self.records != nil, stint >= Self.libpcapStint, pending == nil {
+                    let p = ftello(pcap_file(rawHandle))
+                    if p > 0 {
+                        resumeAt = Int64(p)
+                        break fill
+                    }
+                }
                 let rc = pcap_next_ex(rawHandle, &header, &data)
                 if rc == 1, let hdr = header?.pointee, let data {
                     read += 1
+                    stint += 1
                     let ts = Int64(hdr.ts.tv_sec) &* 1_000_000_000 &+ Int64(hdr.ts.tv_usec)
                     if !b.append(ts, data, Int(hdr.caplen), Int(hdr.len)) {
                         pending = (ts, data, Int(hdr.caplen), Int(hdr.len))
@@ -246,7 +264,11 @@ extension PcapFile {
                     break fill
                 }
             }
-            b.position = position
+            b.position = resumeAt ?? position
+            if let resumeAt {
+                records = self.records
+                offset = resumeAt
+            }
             prepareFrames(b, pipeline.prepare, &radiotapLayout)
             let finished = b.finished
             b.full.signal()
