@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make bench: capture analysis throughput against tshark and a bare libpcap loop (the floor),
-# and peak memory at 1x and 10x the capture size. Prints a table and rewrites docs/PERFORMANCE.md.
-# Each figure is the median of RUNS runs.
+# make bench: capture analysis throughput on three mixes of frames against a bare libpcap loop
+# (the floor) and tshark, and peak memory at 1x and 10x the capture size; heartbeat round trips;
+# watch and start-up. Prints tables and rewrites docs/PERFORMANCE.md. Each figure is the median
+# of RUNS runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFIG=${CONFIG:-release}
@@ -19,9 +20,13 @@ want() { [[ " ${BENCH_PARTS:-capture heartbeat watch storm exporter} " == *" $1 
 MACHINE="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
 
 if want capture; then
-# 1. A large capture of real frames: every complete radiotap capture in ../shared/pcaps (or the
-#    project's fixtures when that folder is absent), concatenated, then repeated with shifted
-#    timestamps.
+# 1. Three mixes of real frames, each repeated with shifted timestamps (bench/repeat.py) to about
+#    2.9 million frames (10x) and a tenth of that (1x, for memory), one hour's shift a pass:
+#    - mixed: every complete radiotap capture in ../shared/pcaps concatenated (mostly probe
+#      requests), or the project's fixtures when that folder is absent;
+#    - control: the control frames of those captures (ACK, RTS, CTS, Block Ack and BAR), filtered
+#      by tshark;
+#    - data: their data frames (QoS data, null data, ...).
 if [ ! -s "$OUT/base.pcap" ]; then
   if [ -f "$SHARED/oracle.tsv" ]; then
     mapfile -t files < <(awk -F'\t' 'NR>1 && $4==127 && $39=="" {print "'"$SHARED"'/" $1}' "$SHARED/oracle.tsv")
@@ -32,21 +37,28 @@ if [ ! -s "$OUT/base.pcap" ]; then
   fi
   mergecap -F pcap -a -w "$OUT/base.pcap" "${files[@]}"
   echo "$source" > "$OUT/source.txt"
+  rm -f "$OUT"/mix-*.pcap
 fi
-repeat() {  # repeat SRC N DST
-  local src=$1 n=$2 dst=$3 parts=()
-  for i in $(seq 0 $((n - 1))); do
-    editcap -F pcap -t $((i * 86400)) "$src" "$OUT/part-$i.pcap"
-    parts+=("$OUT/part-$i.pcap")
-  done
-  mergecap -F pcap -a -w "$dst" "${parts[@]}"
-  rm -f "${parts[@]}"
+[ -s "$OUT/mix-control-base.pcap" ] || tshark -n -r "$OUT/base.pcap" -Y 'wlan.fc.type == 1' -F pcap -w "$OUT/mix-control-base.pcap" 2>/dev/null
+[ -s "$OUT/mix-data-base.pcap" ] || tshark -n -r "$OUT/base.pcap" -Y 'wlan.fc.type == 2' -F pcap -w "$OUT/mix-data-base.pcap" 2>/dev/null
+cp -f "$OUT/base.pcap" "$OUT/mix-mixed-base.pcap"
+MIXES=()
+TARGET=${TARGET:-2880000}  # frames of a 10x file
+count() { capinfos -c -M "$1" | awk -F': *' '/Number of packets/ {print $2}'; }
+for m in mixed control data; do
+  n=$(count "$OUT/mix-$m-base.pcap")
+  [ "${n:-0}" -gt 0 ] || { echo "bench: no $m frames to build that mix from; skipped"; continue; }
+  MIXES+=("$m")
+  passes=$(( (TARGET / n + 9) / 10 ))  # passes of the 1x file; the 10x file has ten times as many
+  [ -s "$OUT/mix-$m-x1.pcap" ] || /usr/bin/python3 bench/repeat.py "$OUT/mix-$m-base.pcap" "$passes" "$OUT/mix-$m-x1.pcap" > /dev/null
+  [ -s "$OUT/mix-$m-x10.pcap" ] || /usr/bin/python3 bench/repeat.py "$OUT/mix-$m-base.pcap" $((passes * 10)) "$OUT/mix-$m-x10.pcap" > /dev/null
+done
+describe() {  # describe MIX: the frames of the base capture by type, in per cent
+  tshark -n -r "$OUT/mix-$1-base.pcap" -T fields -e wlan.fc.type 2>/dev/null |
+    awk '{n[$1]++; t++} END {printf "%d frames: %.0f%% management, %.0f%% control, %.0f%% data", t, 100*n[0]/t, 100*n[1]/t, 100*n[2]/t}'
 }
-[ -s "$OUT/x1.pcap" ] || repeat "$OUT/base.pcap" 10 "$OUT/x1.pcap"
-[ -s "$OUT/x10.pcap" ] || repeat "$OUT/x1.pcap" 10 "$OUT/x10.pcap"
 
 frames() { "$BIN" capture --format json "$1" > "$OUT/report.json" || true; awk -F"[:,]" '/^  "frames"/ && !done {gsub(/ /,"",$2); print $2; done=1}' "$OUT/report.json"; }
-F1=$(frames "$OUT/x1.pcap"); F10=$(frames "$OUT/x10.pcap")
 fi
 
 # time_cmd CMD...: prints "seconds maxrss_kib" of one run (output discarded). Seconds come from
@@ -76,55 +88,79 @@ measure() {  # measure LABEL CMD... → sets SECS and RSS (medians)
   SECS=$(printf '%s\n' "${s[@]}" | median); RSS=$(printf '%s\n' "${r[@]}" | median)
 }
 
+# pair LABEL: runs the floor and pushdiag alternately on the same file RUNS times, so that a
+# drift of the machine's speed touches both; sets FLOOR_S, PD_S (medians), RATIOS (each pair's
+# floor/pushdiag time, sorted) and PD_RSS (median).
+pair() {
+  local f=$1 fs=() ps=() rs=() rr=() t m tf
+  for _ in $(seq "$RUNS"); do
+    read -r tf _ < <(time_cmd bench/bin/floor "$f"); fs+=("$tf")
+    read -r t m < <(time_cmd "$BIN" capture --format json "$f"); ps+=("$t"); rs+=("$m")
+    rr+=("$(awk -v a="$tf" -v b="$t" 'BEGIN { if (b <= 0) b = 0.001; printf "%.2f", a / b }')")
+  done
+  FLOOR_S=$(printf '%s\n' "${fs[@]}" | median); PD_S=$(printf '%s\n' "${ps[@]}" | median); PD_RSS=$(printf '%s\n' "${rs[@]}" | median)
+  RATIOS=$(printf '%s\n' "${rr[@]}" | sort -n | paste -sd' ')
+}
 fps() { awk -v f="$1" -v s="$2" 'BEGIN { if (s <= 0) s = 0.001; printf "%.0f", f / s }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) b = 0.001; printf "%.2f", a / b }'; }
 
 if want capture; then
-cat "$OUT/x10.pcap" > /dev/null  # warm the page cache
-measure floor bench/bin/floor "$OUT/x10.pcap"; FLOOR_S=$SECS
-measure pushdiag "$BIN" capture --format json "$OUT/x10.pcap"; PD_S=$SECS; PD_RSS10=$RSS
-measure pushdiag1 "$BIN" capture --format json "$OUT/x1.pcap"; PD_RSS1=$RSS
-measure fcs "$BIN" capture --check-fcs --format json "$OUT/x10.pcap"; FCS_S=$SECS
-measure tshark tshark -n -q -r "$OUT/x1.pcap" -z 'io,stat,0,COUNT(wlan.fc.retry)wlan.fc.retry==1'; TS_S=$SECS
-
-FLOOR_FPS=$(fps "$F10" "$FLOOR_S"); PD_FPS=$(fps "$F10" "$PD_S"); FCS_FPS=$(fps "$F10" "$FCS_S"); TS_FPS=$(fps "$F1" "$TS_S")
-RATIO=$(awk -v a="$PD_FPS" -v b="$FLOOR_FPS" 'BEGIN { printf "%.2f", a / b }')
-TS_RATIO=$(awk -v a="$PD_FPS" -v b="$TS_FPS" 'BEGIN { printf "%.1f", a / b }')
-MEM_RATIO=$(awk -v a="$PD_RSS10" -v b="$PD_RSS1" 'BEGIN { printf "%.2f", a / b }')
+rows=""; mem_rows=""; summary=""; mixes_text=""
+for mix in "${MIXES[@]}"; do
+  F10=$(frames "$OUT/mix-$mix-x10.pcap"); F1=$(frames "$OUT/mix-$mix-x1.pcap")
+  cat "$OUT/mix-$mix-x10.pcap" > /dev/null  # warm the page cache
+  pair "$OUT/mix-$mix-x10.pcap"
+  R=$(ratio "$FLOOR_S" "$PD_S")
+  rows+="| $mix | $F10 | $FLOOR_S | $PD_S | $(fps "$F10" "$FLOOR_S") | $(fps "$F10" "$PD_S") | $R | $RATIOS |"$'\n'
+  RSS10=$PD_RSS
+  measure pushdiag1 "$BIN" capture --format json "$OUT/mix-$mix-x1.pcap"; RSS1=$RSS
+  mem_rows+="| $mix | $RSS1 KiB | $RSS10 KiB | $(ratio "$RSS10" "$RSS1") |"$'\n'
+  summary+="$mix $R, "
+  mixes_text+="- $mix: $(describe "$mix"), repeated to $F10 frames (1x: $F1)."$'\n'
+  if [ "$mix" = mixed ]; then MIXED_F1=$F1; MIXED_F10=$F10; MIXED_FLOOR_S=$FLOOR_S; MIXED_PD_S=$PD_S; fi
+done
+measure fcs "$BIN" capture --check-fcs --format json "$OUT/mix-mixed-x10.pcap"; FCS_S=$SECS
+measure tshark tshark -n -q -r "$OUT/mix-mixed-x1.pcap" -z 'io,stat,0,COUNT(wlan.fc.retry)wlan.fc.retry==1'; TS_S=$SECS
+TS_FPS=$(fps "$MIXED_F1" "$TS_S")
 TSHARK_VERSION=$(tshark --version 2>/dev/null | head -1)
 
 table=$(cat <<TABLE
-| what | frames | median seconds | frames/s | vs floor |
-|---|---:|---:|---:|---:|
-| bare libpcap loop (floor), 10x | $F10 | $FLOOR_S | $FLOOR_FPS | 1.00 |
-| pushdiag capture, 10x | $F10 | $PD_S | $PD_FPS | $RATIO |
-| pushdiag capture --check-fcs, 10x | $F10 | $FCS_S | $FCS_FPS | $(awk -v a="$FCS_FPS" -v b="$FLOOR_FPS" 'BEGIN { printf "%.2f", a / b }') |
-| tshark counting retries, 1x | $F1 | $TS_S | $TS_FPS | $(awk -v a="$TS_FPS" -v b="$FLOOR_FPS" 'BEGIN { printf "%.2f", a / b }') |
+| mix, 10x | frames | floor: median s | pushdiag: median s | floor frames/s | pushdiag frames/s | vs floor | each run's floor/pushdiag |
+|---|---:|---:|---:|---:|---:|---:|---|
+${rows%$'\n'}
 
-| peak memory (max RSS) | 1x ($F1 frames) | 10x ($F10 frames) | 10x / 1x |
+| other runs on the mixed mix | frames | median seconds | frames/s | vs floor |
+|---|---:|---:|---:|---:|
+| pushdiag capture --check-fcs, 10x | $MIXED_F10 | $FCS_S | $(fps "$MIXED_F10" "$FCS_S") | $(ratio "$MIXED_FLOOR_S" "$FCS_S") |
+| tshark counting retries, 1x | $MIXED_F1 | $TS_S | $TS_FPS | $(awk -v a="$TS_FPS" -v b="$(fps "$MIXED_F10" "$MIXED_FLOOR_S")" 'BEGIN { printf "%.2f", a / b }') |
+
+| peak memory (max RSS) of pushdiag capture | 1x | 10x | 10x / 1x |
 |---|---:|---:|---:|
-| pushdiag capture | $PD_RSS1 KiB | $PD_RSS10 KiB | $MEM_RATIO |
+${mem_rows%$'\n'}
 TABLE
 )
 echo "$table"
 echo
-echo "pushdiag reads at $RATIO of the floor's throughput (target: at least 0.5) and $TS_RATIO times tshark's; memory 10x/1x: $MEM_RATIO (target: flat)."
+echo "pushdiag against the floor per mix: ${summary%, } (target: at least 0.8); on the mixed mix $(awk -v a="$(fps "$MIXED_F10" "$MIXED_PD_S")" -v b="$TS_FPS" 'BEGIN { printf "%.1f", a / b }')x tshark's frames/s."
 
 # Rewrite the generated part of docs/PERFORMANCE.md, between the markers.
 doc=docs/PERFORMANCE.md
 gen=$(cat <<GEN
 <!-- bench:capture:start -->
-Measured $(date -u +%Y-%m-%d) by \`make bench\` on: $MACHINE. Build: $CONFIG. Median of $RUNS runs each.
-Capture: $(cat "$OUT/source.txt"), concatenated (1x = 10 copies, 10x = 100 copies, timestamps shifted by editcap).
-tshark: $TSHARK_VERSION, \`tshark -n -q -z io,stat,0,COUNT(wlan.fc.retry)wlan.fc.retry==1\` on the 1x file.
+Measured $(date -u +%Y-%m-%d) by \`make bench\` on: $MACHINE. Build: $CONFIG. $RUNS runs each, the floor and pushdiag alternately on the same file.
+Mixes, from $(cat "$OUT/source.txt") (timestamps shifted one hour a pass by bench/repeat.py):
+${mixes_text%$'\n'}
+tshark: $TSHARK_VERSION, \`tshark -n -q -z io,stat,0,COUNT(wlan.fc.retry)wlan.fc.retry==1\` on the mixed 1x file.
 
 $table
 
-pushdiag: $RATIO of the floor (target ≥ 0.5), $TS_RATIO× tshark; peak memory 10x/1x = $MEM_RATIO (target: flat).
+pushdiag against the floor: ${summary%, } (target: at least 0.8 on every mix); memory flat (10x / 1x above).
 <!-- bench:capture:end -->
 GEN
 )
 update_doc capture "$gen" ""
 echo "docs/PERFORMANCE.md updated"
+[ "${CAPTURE_ONLY:-0}" = 1 ] && exit 0  # CAPTURE_ONLY=1 bench/run.sh: the capture part alone
 
 fi
 

@@ -91,6 +91,30 @@ struct LayoutCacheTests {
         let c = try #require(withBytes(full) { Radiotap.parse($0, cache: &cache) })
         #expect(c.info == b.info, "the cached layout reads the same fields")
     }
+
+    /// Frames of a busy channel alternate kinds of header (data with MCS, acknowledgements with a
+    /// legacy rate, the capturing radio's own with TX flags): each reads as it would uncached,
+    /// also once more kinds have come than the cache holds.
+    @Test func alternatingLayoutsReadAsUncached() throws {
+        func header(_ present: UInt32, _ fields: [UInt8]) -> [UInt8] {
+            var h: [UInt8] = [0, 0, 0, 0] + le32(present) + fields
+            h[2] = UInt8(h.count)
+            return h
+        }
+        let headers = [
+            header(0x0000_000E, [0x10, 0x0C, 0x85, 0x09, 0x80, 0x00]),  // Flags, Rate 6 Mb/s, Channel 2437
+            header(0x0008_000A, [0x00, 0x00, 0x3C, 0x14, 0x40, 0x01, 0x07, 0x04, 0x07]),  // Flags, Channel 5180, MCS 7 short GI
+            header(0x0000_0022, [0x02, 0xC4]),  // Flags (short preamble), dBm signal
+            header(0x0000_0004, [0x16]),  // Rate 11 Mb/s
+            header(0x0000_0026, [0x00, 0x02, 0x00, 0x6C, 0x09, 0xA0, 0x00, 0xB0]),  // Flags, Rate, Channel 2412, dBm signal
+        ]
+        var cache = Radiotap.LayoutCache()
+        for h in headers + headers.reversed() + headers {
+            let cached = try #require(withBytes(h) { Radiotap.parse($0, cache: &cache) })
+            let fresh = try #require(withBytes(h) { Radiotap.parse($0) })
+            #expect(cached.info == fresh.info && cached.headerLength == fresh.headerLength)
+        }
+    }
 }
 
 struct OtherRadioHeaderTests {

@@ -34,9 +34,7 @@ public enum Airtime {
         case .ht(let mcs, let bw, let sgi):
             guard mcs < 32 else { return nil }
             let nss = Int(mcs / 8) + 1
-            let perStream20: [Double] = [26, 52, 78, 104, 156, 208, 234, 260]
-            let perStream40: [Double] = [54, 108, 162, 216, 324, 432, 486, 540]
-            let dbps = (bw == 40 ? perStream40 : perStream20)[Int(mcs % 8)] * Double(nss)
+            let dbps = htBitsPerSymbol(mcs % 8, wide: bw == 40) * Double(nss)
             let symbols = (bits / dbps).rounded(.up)
             return 20 + 8 + 4 + 4 * Double(ltfs(nss)) + symbols * (sgi ? 3.6 : 4)
         case .vht(let mcs, let nss, let bw, let sgi):
@@ -55,10 +53,42 @@ public enum Airtime {
     /// Number of long training fields for a number of spatial streams.
     static func ltfs(_ nss: Int) -> Int { nss == 3 ? 4 : (nss >= 5 ? 8 : max(nss, 1)) }
 
+    // The tables below are switches, not array literals: a literal costs a call into the
+    // runtime (swift_initStaticObject) each time, about 13 instructions a data frame.
+
+    /// Data bits per OFDM symbol of one HT spatial stream, MCS 0–7, 20 or 40 MHz.
+    static func htBitsPerSymbol(_ mcs: UInt8, wide: Bool) -> Double {
+        let perStream20: Double
+        switch mcs {
+        case 0: perStream20 = 26
+        case 1: perStream20 = 52
+        case 2: perStream20 = 78
+        case 3: perStream20 = 104
+        case 4: perStream20 = 156
+        case 5: perStream20 = 208
+        case 6: perStream20 = 234
+        default: perStream20 = 260
+        }
+        return wide ? perStream20 * 54 / 26 : perStream20  // 40 MHz: 54, 108, … 540 (exact: multiples of 26)
+    }
+
     /// Coded bits per subcarrier times the coding rate, MCS 0–11 (802.11ac/ax).
     static func vhtBitsPerSubcarrier(_ mcs: UInt8) -> Double? {
-        let table: [Double] = [0.5, 1, 1.5, 2, 3, 4, 4.5, 5, 6, 20.0 / 3, 7.5, 25.0 / 3]
-        return Int(mcs) < table.count ? table[Int(mcs)] : nil
+        switch mcs {
+        case 0: return 0.5
+        case 1: return 1
+        case 2: return 1.5
+        case 3: return 2
+        case 4: return 3
+        case 5: return 4
+        case 6: return 4.5
+        case 7: return 5
+        case 8: return 6
+        case 9: return 20.0 / 3
+        case 10: return 7.5
+        case 11: return 25.0 / 3
+        default: return nil
+        }
     }
 
     static func dataSubcarriersVHT(_ bw: UInt16) -> Int {

@@ -137,10 +137,16 @@ public struct CaptureAnalyzer {
     /// One capture record: its link type, time, captured bytes and original (on-the-wire) length.
     @inline(__always)
     public mutating func ingest(linkType: LinkType, timestampNs: Int64, packet: UnsafeRawBufferPointer, originalLength: Int) {
+        ingest(CaptureFrame(linkType: linkType, timestampNs: timestampNs, packet: packet, originalLength: originalLength, cache: &radiotapLayout))
+    }
+
+    /// One record, its radio header already taken off (`CaptureFrame`, perhaps on another thread).
+    public mutating func ingest(_ f: CaptureFrame) {
+        let timestampNs = f.timestampNs
         frames += 1
         if timestampNs < firstTimestamp { firstTimestamp = timestampNs }
         if timestampNs > lastTimestamp { lastTimestamp = timestampNs }
-        guard let d = LinkLayer.decapsulate(linkType, packet, originalLength: originalLength, cache: &radiotapLayout) else {
+        guard let d = f.decapsulated else {
             undecodable += 1
             return
         }
@@ -183,7 +189,7 @@ public struct CaptureAnalyzer {
 
         let freq = d.info.frequencyMHz
         if freq != 0 {
-            let onAir = max(originalLength - d.headerLength, d.frame.count) + (d.info.fcsPresent ? 0 : 4)
+            let onAir = max(f.originalLength - d.headerLength, d.frame.count) + (d.info.fcsPresent ? 0 : 4)
             let airtime = Airtime.microseconds(length: onAir, info: d.info)
             updateChannel(freq, retry: retry, airtime: airtime, time: timestampNs)
         }

@@ -44,8 +44,8 @@ public enum CaptureFileAnalysis {
         do {
             var n = 0
             if file.size >= pipelineThreshold {
-                try file.forEachRecordPipelined(batchBytes: pipelineBatchBytes) { rec in
-                    analyzer.ingest(linkType: lt, timestampNs: rec.timestampNs, packet: rec.bytes, originalLength: rec.originalLength)
+                try file.forEachFramePipelined(linkType: lt, batchBytes: pipelineBatchBytes) { frame in
+                    analyzer.ingest(frame)
                     n &+= 1
                     if let progress, n & 0xFFFF == 0 { progress(file.analysedPosition, file.size) }
                     return true

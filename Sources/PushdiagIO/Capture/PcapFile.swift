@@ -53,6 +53,9 @@ public final class PcapFile: @unchecked Sendable {
     public let linkType: Int32
     /// Size of the file in bytes, for progress; 0 when unknown.
     public let size: Int64
+    /// How to walk the file's records without libpcap, when it is a classic pcap file whose
+    /// records libpcap hands over unchanged (`PcapRecords`); nil for pcapng and other formats.
+    let records: PcapRecords?
 
     public init(path: String) throws(CaptureError) {
         self.path = path
@@ -65,6 +68,18 @@ public final class PcapFile: @unchecked Sendable {
         linkType = pcap_datalink(h)
         var st = stat()
         size = stat(path, &st) == 0 ? Int64(st.st_size) : 0
+        records = Self.recordLayout(h)
+    }
+
+    /// The classic layout of the file libpcap opened, read from its header with `pread` (which
+    /// leaves libpcap's stream where it is). libpcap's snapshot length is capped at 262144, the
+    /// largest it accepts for the 802.11 link types, so no record it would refuse is taken.
+    private static func recordLayout(_ h: OpaquePointer) -> PcapRecords? {
+        guard let f = pcap_file(h), pcap_is_swapped(h) == 0 else { return nil }
+        var header = [UInt8](repeating: 0, count: PcapRecords.fileHeaderLength)
+        let n = header.withUnsafeMutableBytes { pread(fileno(f), $0.baseAddress, $0.count, 0) }
+        guard n == PcapRecords.fileHeaderLength else { return nil }
+        return header.withUnsafeBytes { PcapRecords.layout(fileHeader: $0, snapshotLength: min(Int(pcap_snapshot(h)), 262_144)) }
     }
 
     deinit { pcap_close(handle) }

@@ -49,6 +49,7 @@ public struct Dot11Header: Sendable {
     }
 
     /// The transmitter address (Wireshark's `wlan.ta`), where the frame carries one.
+    @inline(__always)
     public var transmitter: MACAddress? {
         switch type {
         case .management, .data: return addr2
@@ -62,6 +63,7 @@ public struct Dot11Header: Sendable {
     }
 
     /// The BSSID (Wireshark's `wlan.bssid`), where the frame names one.
+    @inline(__always)
     public var bssid: MACAddress? {
         switch type {
         case .management: return addr3

@@ -42,13 +42,37 @@ public enum Radiotap {
         var end = 0
     }
 
-    /// The layout of the last header seen, keyed by its first two presence words. Captures keep
-    /// one layout for long runs of frames, so the walk is usually skipped. Headers with a vendor
-    /// namespace (whose layout depends on the data) or more than two words are always walked.
+    /// The layouts of the last four kinds of header seen, keyed by their first two presence
+    /// words. Captures keep a few layouts for long runs of frames (a busy channel alternates
+    /// data frames with MCS or VHT fields and legacy-rate acknowledgements; a monitor interface
+    /// sees its own transmissions with other fields), so the walk is usually skipped. Headers
+    /// with a vendor namespace (whose layout depends on the data) or more than two words are
+    /// always walked.
     public struct LayoutCache {
-        var key: UInt64 = .max
-        var layout = Layout()
+        var keys: (UInt64, UInt64, UInt64, UInt64) = (.max, .max, .max, .max)
+        var layouts: (Layout, Layout, Layout, Layout) = (Layout(), Layout(), Layout(), Layout())
+        /// The entry the next new layout replaces (round robin).
+        var next = 0
         public init() {}
+
+        @inline(__always)
+        func find(_ key: UInt64) -> Layout? {
+            if keys.0 == key { return layouts.0 }
+            if keys.1 == key { return layouts.1 }
+            if keys.2 == key { return layouts.2 }
+            if keys.3 == key { return layouts.3 }
+            return nil
+        }
+
+        mutating func insert(_ key: UInt64, _ layout: Layout) {
+            switch next {
+            case 0: (keys.0, layouts.0) = (key, layout)
+            case 1: (keys.1, layouts.1) = (key, layout)
+            case 2: (keys.2, layouts.2) = (key, layout)
+            default: (keys.3, layouts.3) = (key, layout)
+            }
+            next = (next + 1) & 3
+        }
     }
 
     /// Parses the header at the start of `packet`. Returns nil when the header itself is unusable
@@ -77,15 +101,12 @@ public enum Radiotap {
             }
         }
         let layout: Layout
-        if key != .max, key == cache.key {
-            layout = cache.layout
+        if key != .max, let cached = cache.find(key) {
+            layout = cached
         } else {
             layout = walk(h)
             // A walk cut short by this header's length says nothing about a longer one.
-            if key != .max, layout.end <= headerLength {
-                cache.key = key
-                cache.layout = layout
-            }
+            if key != .max, layout.end <= headerLength { cache.insert(key, layout) }
         }
         var info = RadioInfo()
         info.walkIncomplete = layout.stoppedEarly || layout.end > headerLength
