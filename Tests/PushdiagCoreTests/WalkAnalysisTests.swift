@@ -173,6 +173,21 @@ struct WalkAnalysisTests {
         #expect(r[1].connection == "kept", "the next move did not cause it: \(r[1])")
     }
 
+    /// The lab's walk: a quick roam (kept), then the AP goes away and the station is back on
+    /// the other only after 6 s; the session gives up during that gap (three heartbeats
+    /// unanswered) and reconnects once the link is back, after the second move ended. The
+    /// reconnect is the second move's: its loss began when that move's link went down.
+    @Test func aReconnectFoundAfterTheNextMoveEndedIsThatMovesOwn() {
+        let quick = WalkLinkChange(timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fastTransition: false, linkGapMs: 40)
+        let apGone = WalkLinkChange(timeNs: 20 * s, fromBssid: ap2, toBssid: ap1, fromSsid: "a", toSsid: "a", fastTransition: false, linkGapMs: 6000)
+        let hb = heartbeats(from: 0, count: 100, silent: (14 * s)...(20 * s))
+        let r = WalkAnalysis.roams(
+            [quick, apGone], heartbeats: hb, reconnects: [WalkReconnect(timeNs: 21 * s, ms: 1200, attempts: 1, succeeded: true)], places: [],
+            endNs: 25 * s)
+        #expect(r[0].connection == "kept", "the quick roam kept it: \(r[0])")
+        #expect(r[1].connection == "reconnected" && r[1].reconnectMs == 1200, "\(r[1])")
+    }
+
     /// A sticky run is on one AP: weak samples on two APs, either side of a roam, are not added up.
     @Test func aRoamEndsAStickyRun() {
         let samples = (0..<16).map { i in

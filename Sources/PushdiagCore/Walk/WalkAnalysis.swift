@@ -218,6 +218,19 @@ public enum WalkAnalysis {
         return f < 3000 ? "2.4 GHz" : f < 5925 ? "5 GHz" : "6 GHz"
     }
 
+    /// When the loss a reconnect followed began: the first of the unanswered heartbeats sent in a
+    /// row before the session gave up (its end minus the time re-establishing took), or that
+    /// moment itself when the connection closed with no heartbeat unanswered.
+    static func lossStart(_ r: WalkReconnect, _ heartbeats: [WalkHeartbeat]) -> Int64 {
+        let gaveUp = r.timeNs - Int64(r.ms * 1e6)
+        var start = gaveUp
+        for h in heartbeats.filter({ $0.sentNs <= gaveUp }).sorted(by: { $0.sentNs > $1.sentNs }) {
+            guard h.rttMs == nil else { break }
+            start = h.sentNs
+        }
+        return start
+    }
+
     /// The place at `t`: the last mark at or before it ("" before the first).
     public static func place(at t: Int64, _ marks: [WalkPlaceMark]) -> String {
         marks.last { $0.timeNs <= t }?.name ?? ""
@@ -229,8 +242,10 @@ public enum WalkAnalysis {
         endNs: Int64, interface: [WalkInterfaceChange] = [], t: WalkThresholds = WalkThresholds()
     ) -> [WalkRoamReport] {
         let sorted = changes.sorted { $0.timeNs < $1.timeNs }
+        let linkDowns = sorted.map { $0.timeNs - Int64(($0.linkGapMs ?? 0) * 1e6) }
+        let lossStarts = reconnects.map { lossStart($0, heartbeats) }
         return sorted.enumerated().map { i, c in
-            let linkDown = c.timeNs - Int64((c.linkGapMs ?? 0) * 1e6)
+            let linkDown = linkDowns[i]
             let nextMove = i + 1 < sorted.count ? sorted[i + 1].timeNs : endNs
             let before = heartbeats.filter { ($0.answeredNs ?? .max) <= linkDown }.map { $0.answeredNs! }.max()
             // The first answer after, before the next move (a later one belongs to that move).
@@ -243,13 +258,15 @@ public enum WalkAnalysis {
             let across = heartbeats.filter { $0.sentNs > from && $0.sentNs <= to }
             let lost = across.filter { $0.rttMs == nil }.count
             let late = across.filter { ($0.rttMs ?? 0) > t.lateMs }.count
-            // What became of the connection: a reconnect after the move and before the next one.
-            // Matched by when the loss began (its end minus the time re-establishing took): a loss
-            // found a few heartbeats late belongs to the move before, not to the next one.
-            let reconnect = reconnects.first {
-                let began = $0.timeNs - Int64($0.ms * 1e6)
-                return began >= linkDown && began < nextMove
-            }
+            // What became of the connection: a reconnect whose loss began after this move's link
+            // went down and before the next move's did. The loss began with the first of the
+            // unanswered heartbeats that made the session give up (it is found a few heartbeats
+            // later, by which time the next move may have ended); a heartbeat sent up to a second
+            // before the link went down counts as sent across it.
+            let nextLinkDown = i + 1 < sorted.count ? linkDowns[i + 1] : endNs
+            let reconnect = reconnects.indices.first {
+                lossStarts[$0] >= linkDown - 1_000_000_000 && lossStarts[$0] < nextLinkDown - 1_000_000_000
+            }.map { reconnects[$0] }
             let connection: String
             switch reconnect {
             case .some(let r) where r.succeeded: connection = "reconnected"
