@@ -38,6 +38,13 @@ public struct MetricFamily: Sendable {
     static let serverGap = MetricFamily(
         name: "pushdiag_server_heartbeat_gap_seconds", help: "Gaps between the server's own heartbeats (iOS reconnects after its interval).",
         kind: .histogram([1, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300]))
+    static let serverLastGap = MetricFamily(
+        name: "pushdiag_server_heartbeat_last_gap_seconds", help: "The last gap between two of the server's own heartbeats (its interval in use).",
+        kind: .gauge)
+    static let pathIdleTimeout = MetricFamily(
+        name: "pushdiag_path_idle_timeout_seconds",
+        help: "The idle time after which the path forgets a connection, as configured (idle_timeout: what heartbeat --find-idle-timeout found).",
+        kind: .gauge)
     static let certExpiry = MetricFamily(
         name: "pushdiag_tls_cert_expiry_timestamp_seconds", help: "When the push server's certificate expires (notAfter, Unix time).", kind: .gauge)
 

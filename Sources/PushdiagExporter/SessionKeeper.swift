@@ -55,6 +55,7 @@ public final class SessionKeeper: Sendable {
 
     func run() {
         let o = options
+        if let idle = o.pathIdleTimeoutS { metrics.gauge(MetricFamily.pathIdleTimeout).set(idle) }
         while !isStopped {
             let address: IPAddress
             switch Resolver.resolve(o.endpoint.host) {
@@ -168,7 +169,10 @@ public final class SessionKeeper: Sendable {
                 defer { l = atMs }
                 return l
             }
-            if let previous { metrics.histogram(MetricFamily.serverGap).record((atMs - previous) / 1000) }
+            if let previous {
+                metrics.histogram(MetricFamily.serverGap).record((atMs - previous) / 1000)
+                metrics.gauge(MetricFamily.serverLastGap).set((atMs - previous) / 1000)
+            }
         }
     }
 }

@@ -96,12 +96,32 @@ import Testing
         defer { steady.stop() }
         let lossy = try responder(lossyPort, ["--drop", "0.5", "--seed", "7"])
         defer { lossy.stop() }
+        // A registered device whose server sends heartbeats every second, on a path said to
+        // forget idle connections after 1.5 s: more than half of it.
+        let chattyPort = freePort()
+        let chatty = try responder(chattyPort, ["--heartbeat-interval", "1s"])
+        defer { chatty.stop() }
+        let dir = try TestPaths.temporaryDirectory()
+        try """
+        [exporter]
+        interval = "200ms"
+        [[server]]
+        host = "127.0.0.1"
+        port = \(steadyPort)
+        [[server]]
+        host = "127.0.0.1"
+        port = \(lossyPort)
+        [[server]]
+        host = "127.0.0.1"
+        port = \(chattyPort)
+        register = "ward-3"
+        idle_timeout = "1.5s"
+        """.write(to: dir.appendingPathComponent("pushdiag.toml"), atomically: true, encoding: .utf8)
         let port = freePort()
-        let e = try exporter(port, ["--server", "127.0.0.1:\(steadyPort)", "--server", "127.0.0.1:\(lossyPort)", "--interval", "200ms"])
+        let e = try exporter(port, ["--config", dir.appendingPathComponent("pushdiag.toml").path])
         defer { e.stop() }
 
         // The shipped rules as they are, but for their `for:` waits (minutes on a site).
-        let dir = try TestPaths.temporaryDirectory()
         let shipped = try String(contentsOf: TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-exporter-alerts.yml"), encoding: .utf8)
         let rules = shipped.replacing(/for: \d+[smh]/, with: "for: 0s")
         #expect(rules != shipped)
@@ -132,8 +152,8 @@ import Testing
             #expect(r["status"] as? String == "success", "query \(q): \(r)")
             return (r["data"] as? [String: Any])?["result"] as? [[String: Any]] ?? []
         }
-        let bothUp = try eventually(30) { try query("pushdiag_session_up == 1").count == 2 }
-        #expect(bothUp, "Prometheus did not scrape both sessions up: \(e.output)")
+        let allUp = try eventually(30) { try query("pushdiag_session_up == 1").count == 3 }
+        #expect(allUp, "Prometheus did not scrape the three sessions up: \(e.output)")
         // Every panel of the shipped dashboard is a query Prometheus accepts.
         let dashboard = try json(String(contentsOf: TestPaths.root.appendingPathComponent("contrib/grafana/pushdiag-exporter.json"), encoding: .utf8))
         for panel in dashboard["panels"] as? [[String: Any]] ?? [] {
@@ -157,8 +177,14 @@ import Testing
             seen = try firing()
             return seen.contains { $0 == ("PushSessionDown", "127.0.0.1:\(steadyPort)") }
                 && seen.contains { $0 == ("PushHeartbeatLoss", "127.0.0.1:\(lossyPort)") }
+                && seen.contains { $0 == ("PushServerIntervalNearIdleTimeout", "127.0.0.1:\(chattyPort)") }
         }
         #expect(fired, "alerts firing: \(seen)\n\(e.output)")
+        // 1 s apart is under the 1.5 s itself: the critical one stays quiet.
+        #expect(!seen.contains { $0.0 == "PushServerIntervalOutlivesIdleTimeout" }, "\(seen)")
+        let gap = try query("pushdiag_server_heartbeat_last_gap_seconds{target=\"127.0.0.1:\(chattyPort)\"}")
+        let gapValue = Double(((gap.first?["value"] as? [Any])?.last as? String) ?? "") ?? -1
+        #expect(gapValue > 0.8 && gapValue < 1.5, "the server's 1 s interval as the exporter saw it: \(gap)")
         let lost = try query("pushdiag_heartbeats_lost_total{target=\"127.0.0.1:\(lossyPort)\"}")
         #expect(!lost.isEmpty)
     }

@@ -75,6 +75,32 @@ import Testing
         #expect(r.status == 0 && outcomes(j) == [0.5: "survived", 1: "survived"], "\(r.stdout) \(r.stderr)")
     }
 
+    /// What was found, given back: a registered device judges the server's heartbeat spacing
+    /// against the path's idle timeout.
+    @Test func theServersIntervalIsJudgedAgainstTheIdleTimeout() throws {
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--heartbeat-interval", "400ms"])
+        #expect(server.wait(for: "listening on"), "responder did not start: \(server.output)")
+        defer { server.stop() }
+        func run(_ idle: String) throws -> (Int32, [String: Any]) {
+            let r = try pushdiag([
+                "heartbeat", "127.0.0.1:\(port)", "--register", "ward-3", "--idle-timeout", idle, "--count", "5", "--interval", "300ms", "--format", "json",
+            ])
+            return (r.status, try json(r.stdout))
+        }
+        // 400 ms apart, more than half of 0.6 s: WARNING, with the server's spacing measured.
+        let (status, j) = try run("0.6s")
+        let f = (j["findings"] as? [[String: Any]] ?? []).first { $0["check"] as? String == "idle_timeout" }
+        let longest = f?["value"] as? Double ?? -1
+        #expect(status == 1 && f?["severity"] as? String == "warning" && longest >= 0.35 && longest < 0.6, "\(j)")
+        #expect((j["server_heartbeats"] as? [String: Any])?["path_idle_timeout_s"] as? Double == 0.6)
+        // Under half of 5 s: no finding.
+        let (okStatus, ok) = try run("5s")
+        #expect(okStatus == 0 && !((ok["findings"] as? [[String: Any]] ?? []).contains { $0["check"] as? String == "idle_timeout" }), "\(ok)")
+        let bad = try pushdiag(["heartbeat", "127.0.0.1:\(port)", "--idle-timeout", "5m"])
+        #expect(bad.status == 3 && bad.stderr.contains("--idle-timeout goes with --register"), "\(bad.stderr)")
+    }
+
     @Test func badLaddersAreOneLine() throws {
         for (args, says) in [
             (["--find-idle-timeout", "--ladder", "1s,,2s"], "--ladder"), (["--find-idle-timeout", "--ladder", "nan"], "--ladder"),

@@ -315,7 +315,9 @@ struct NetlinkReplayTests {
         // A roam the AP refused (the lab tries again) is one more disconnect, and no roam.
         let refused = ((try? text("refused.txt")) ?? "").split(separator: "\n").count
         let disconnects = events.filter { $0["event"] as? String == "disconnect" }.count
-        #expect(disconnects == roams.count + refused && events.last?["roams"] as? Int == roams.count, "\(disconnects) disconnects, \(roams.count) roams, \(refused) refused")
+        #expect(
+            disconnects == roams.count + refused && events.last?["roams"] as? Int == roams.count,
+            "\(disconnects) disconnects, \(roams.count) roams, \(refused) refused")
 
         // Asked about another interface than iw was: one line naming both.
         let other = try pushdiag("wifi", "--replay", pcap, "--interface", "wlan0")

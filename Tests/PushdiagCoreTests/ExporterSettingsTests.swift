@@ -42,6 +42,7 @@ import Testing
             [[server]]
             host = "push.example.internal"
             register = "ward-b"
+            idle_timeout = "5m"
             """, file: "p.toml")
         var s = try ExporterSettings.resolve(ExporterFlags(), config: c, file: "p.toml")
         #expect(s.listen == Endpoint(host: "127.0.0.1", port: 9999))
@@ -49,6 +50,7 @@ import Testing
         #expect(s.heartbeatIntervalSeconds == 30 && s.wifiIntervalSeconds == 15 && s.maxProbes == 8)
         #expect(s.servers.first?.register == "ward-b" && s.sessionOptions(s.servers[0]).register == "ward-b")
         #expect(s.sessionOptions(s.servers[0]).intervalMs == 30_000)
+        #expect(s.sessionOptions(s.servers[0]).pathIdleTimeoutS == 300, "idle_timeout reaches the held session")
         var f = ExporterFlags()
         f.listen = ":9100"
         f.interfaces = ["wlp3s0"]
@@ -66,6 +68,9 @@ import Testing
             ("[exporter]\ninterfaces = [\"\"]\n", "exporter.interfaces"), ("[exporter]\ninterval = \"0s\"\n", "exporter.interval"),
             ("[exporter]\nwifi_interval = 5\n", "exporter.wifi_interval: expected a string"), ("[exporter]\nmax_probes = 0\n", "exporter.max_probes"),
             ("[exporter]\nport = 1\n", "unknown key"), ("[[server]]\nhost = \"h\"\nprotocol = \"mqtt\"\nregister = \"x\"\n", "server.register"),
+            ("[[server]]\nhost = \"h\"\nidle_timeout = \"5m\"\n", "p.toml:3: server.idle_timeout: goes with register"),
+            ("[[server]]\nhost = \"h\"\nregister = \"x\"\nidle_timeout = \"soon\"\n", "server.idle_timeout"),
+            ("[[server]]\nhost = \"h\"\nregister = \"x\"\nidle_timeout = 300\n", "server.idle_timeout: expected a string"),
         ] {
             do {
                 _ = try ConfigParser.parse(text, file: "p.toml")

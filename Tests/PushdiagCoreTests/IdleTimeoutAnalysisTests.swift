@@ -31,4 +31,35 @@ import Testing
             target: "t", protocol: "line", rungs: [R(idleS: 30, outcome: .blackHole), R(idleS: 60, outcome: .survived)], interrupted: true)
         #expect(odd.status == .unknown && odd.findings.contains { $0.check == "idle_inconsistent" })
     }
+
+    /// The server's heartbeat spacing against the path's idle timeout: the longest spacing
+    /// decides (one long gap is enough for the firewall to forget the connection).
+    @Test func theServersIntervalAgainstTheFoundTimeout() throws {
+        func server(_ arrivals: [Double], idle: Double? = 40) -> ServerHeartbeats {
+            ServerHeartbeats(
+                registered: true, arrivals: arrivals, registeredAt: 0, acknowledged: arrivals.count, timeoutS: 60, endedAt: (arrivals.last ?? 0) + 1,
+                pathIdleTimeoutS: idle)
+        }
+        // Every 10 s, once 12 s: under half of 40 s.
+        let ok = try #require(IdleTimeout.margin(server([10_000, 20_000, 32_000, 42_000]), pathTimeoutS: 40))
+        #expect(ok.severity == .ok && ok.medianS == 10 && ok.longestS == 12, "\(ok)")
+        // Every 25 s: more than half.
+        let near = try #require(IdleTimeout.margin(server([25_000, 50_000]), pathTimeoutS: 40))
+        #expect(near.severity == .warning && near.message.contains("more than half of the 40s"), "\(near.message)")
+        // One gap of 40 s: the firewall forgot it then.
+        let over = try #require(IdleTimeout.margin(server([10_000, 50_000]), pathTimeoutS: 40))
+        #expect(over.severity == .critical && over.longestS == 40 && over.message.contains("shorter than 40s"), "\(over.message)")
+        // Nothing came: not known.
+        #expect(IdleTimeout.margin(server([]), pathTimeoutS: 40) == nil)
+
+        // The survey's check, and the heartbeat's finding.
+        var r = HeartbeatReport(target: "push:5223", protocol: "simplepush")
+        r.serverHeartbeats = server([10_000, 50_000])
+        let check = try #require(SurveyVerdicts.idleTimeout(r))
+        #expect(check.status == .critical && check.value == 40 && check.threshold == "20 / 40" && check.source == "server_heartbeats")
+        r.serverHeartbeats = server([])
+        #expect(SurveyVerdicts.idleTimeout(r)?.status == .unknown)
+        r.serverHeartbeats = server([10_000], idle: nil)
+        #expect(SurveyVerdicts.idleTimeout(r) == nil, "no idle_timeout configured: no check")
+    }
 }

@@ -67,11 +67,19 @@ public enum ConfigParser {
                         case "ca_file": s.caFile = try string(t, k, "server")
                         case "path": s.path = try string(t, k, "server")
                         case "register": s.register = try string(t, k, "server")
-                        default: throw fail(t, k, "server", "unknown key (host, port, protocol, tls, pin, ca_file, path, register)")
+                        case "idle_timeout":
+                            switch DurationText.parse(try string(t, k, "server") ?? "", option: k, atLeast: 0.1) {
+                            case .success(let d): s.idleTimeoutS = d
+                            case .failure(let e): throw fail(t, k, "server", String(e.description.dropFirst("\(k): ".count)))
+                            }
+                        default: throw fail(t, k, "server", "unknown key (host, port, protocol, tls, pin, ca_file, path, register, idle_timeout)")
                         }
                     }
                     if s.register != nil, s.proto != "simplepush" {
                         throw fail(t, "register", "server", "goes with protocol = \"simplepush\" (server \(host))")
+                    }
+                    if s.idleTimeoutS != nil, s.register == nil {
+                        throw fail(t, "idle_timeout", "server", "goes with register (the server's heartbeats are judged against it; server \(host))")
                     }
                     if !s.tls, s.pin != nil || s.caFile != nil {
                         throw fail(t, s.pin != nil ? "pin" : "ca_file", "server", "goes with tls = true (server \(host))")

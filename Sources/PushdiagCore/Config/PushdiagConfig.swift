@@ -11,6 +11,9 @@ public struct PushdiagConfig: Sendable, Equatable {
         public var path: String?
         /// simplepush: register as this user and watch the server's own heartbeats.
         public var register: String?
+        /// With `register`: the idle time after which the path forgets a connection (what
+        /// `heartbeat --find-idle-timeout` found), seconds.
+        public var idleTimeoutS: Double?
         /// The line of its [[server]] header, for messages.
         public var line: Int?
         public init(host: String) { self.host = host }

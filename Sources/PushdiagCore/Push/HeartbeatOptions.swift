@@ -44,6 +44,10 @@ public struct HeartbeatOptions: Sendable, Equatable {
     /// A gap between server heartbeats longer than this makes a device reconnect (iOS checks
     /// its push provider's connection every 60 s).
     public var serverHeartbeatTimeoutS: Double = 60
+    /// With `register`: the idle time after which the path (a firewall, NAT) forgets a
+    /// connection, as `--find-idle-timeout` found it; the server's heartbeat spacing is judged
+    /// against it.
+    public var pathIdleTimeoutS: Double?
 
     public init(endpoint: Endpoint, proto: HeartbeatProtocol) {
         self.endpoint = endpoint
@@ -68,6 +72,7 @@ extension HeartbeatOptions {
             }
         }
         if register != nil && proto != .simplepush { throw usage("--register goes with --protocol simplepush") }
+        if pathIdleTimeoutS != nil && register == nil { throw usage("--idle-timeout goes with --register (the server's heartbeats are judged against it)") }
         guard count >= 1 else { throw usage("--count must be at least 1") }
         guard missesBeforeReconnect >= 1 else { throw usage("--misses must be at least 1") }
         guard frameCap >= 16 else { throw usage("--max-frame must be at least 16") }

@@ -44,8 +44,12 @@ public struct ServerHeartbeats: Codable, Sendable, Equatable {
     @Nullable public var longestGapMs: Double?
     /// The client's timeout: a gap longer than this makes a device reconnect.
     public var timeoutS: Double
+    /// The path's idle timeout the spacing is judged against (`--idle-timeout`, `idle_timeout`).
+    @Nullable public var pathIdleTimeoutS: Double?
 
-    public init(registered: Bool, arrivals: [Double], registeredAt: Double?, acknowledged: Int, timeoutS: Double, endedAt: Double) {
+    public init(
+        registered: Bool, arrivals: [Double], registeredAt: Double?, acknowledged: Int, timeoutS: Double, endedAt: Double, pathIdleTimeoutS: Double? = nil
+    ) {
         self.registered = registered
         received = arrivals.count
         self.acknowledged = acknowledged
@@ -60,6 +64,7 @@ public struct ServerHeartbeats: Codable, Sendable, Equatable {
         if let p = previous { gaps.append(endedAt - p) }
         longestGapMs = gaps.max().map { ($0 * 1000).rounded() / 1000 }
         self.timeoutS = timeoutS
+        self.pathIdleTimeoutS = pathIdleTimeoutS
     }
 }
 
@@ -247,6 +252,12 @@ public enum HeartbeatAnalysis {
                     message:
                         "\(target): \(NumberText.format(gap / 1000)) s without a heartbeat from the server, above the \(NumberText.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"
                 ))
+        }
+        if let sh = report.serverHeartbeats, let idle = sh.pathIdleTimeoutS, let m = IdleTimeout.margin(sh, pathTimeoutS: idle), m.severity > .ok {
+            report.findings.append(
+                Finding(
+                    check: "idle_timeout", severity: m.severity, subject: target, value: m.longestS, threshold: idle, unit: "seconds",
+                    source: "server_heartbeats", message: "\(target): \(m.message)"))
         }
         if let info = report.tls, info.daysLeft < 30 {
             let expired = info.daysLeft < 0

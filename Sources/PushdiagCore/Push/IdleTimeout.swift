@@ -91,7 +91,7 @@ public struct IdleTimeoutReport: Codable, Sendable, Equatable {
                 Note(
                     severity: .warning, check: "idle_timeout",
                     message:
-                        "a connection left idle is forgotten on the way: \(bracket). The push server's heartbeat interval must be shorter than \(text(survived ?? death.idleS)) (better: half of it), or devices lose pushes until their next check"
+                        "a connection left idle is forgotten on the way: \(bracket). The push server's heartbeat interval must be shorter than \(text(survived ?? death.idleS)) (better: half of it), or devices lose pushes until their next check. With idle_timeout = \"\(text(survived ?? death.idleS))\" in the server's [[server]] table (and register), survey and exporter judge its heartbeats against it"
                 ))
             if let s = survived, let later = opened.first(where: { $0.idleS > death.idleS && $0.outcome == .survived }) {
                 r.findings.append(
@@ -109,5 +109,42 @@ public struct IdleTimeoutReport: Codable, Sendable, Equatable {
             r.findings.append(Note(severity: .unknown, check: "interrupted", message: "interrupted before every rung was tried"))
         }
         return r
+    }
+}
+
+extension IdleTimeout {
+    /// The interval the server actually uses against the path's idle timeout (what
+    /// `--find-idle-timeout` found, given as `idle_timeout` or `--idle-timeout`): the longest
+    /// spacing between two of the server's heartbeats must stay under it, with room to spare.
+    public struct Margin: Sendable, Equatable {
+        /// The server's heartbeat spacing: median and longest, seconds.
+        public var medianS: Double
+        public var longestS: Double
+        public var timeoutS: Double
+        /// ok under half the timeout, warning under the timeout, critical at or above it.
+        public var severity: Severity
+
+        public var message: String {
+            let every = "the server's heartbeats came every \(DurationText.format(medianS)) (longest spacing \(DurationText.format(longestS)))"
+            let timeout = DurationText.format(timeoutS)
+            switch severity {
+            case .critical:
+                return
+                    "\(every), but the path forgets a connection idle for \(timeout): devices lose pushes between heartbeats; the server's interval must be shorter than \(timeout) (better: half of it)"
+            case .warning:
+                return "\(every), more than half of the \(timeout) the path keeps an idle connection: one late heartbeat and it is forgotten"
+            default:
+                return "\(every), under half of the \(timeout) the path keeps an idle connection"
+            }
+        }
+    }
+
+    /// nil until two of the server's heartbeats have been seen (no spacing yet).
+    public static func margin(_ server: ServerHeartbeats, pathTimeoutS: Double) -> Margin? {
+        guard server.registered, let spacing = server.intervalMs, spacing.max > 0 else { return nil }
+        let longest = spacing.max / 1000
+        let severity: Severity = longest >= pathTimeoutS ? .critical : longest > pathTimeoutS / 2 ? .warning : .ok
+        return Margin(
+            medianS: NumberText.rounded(spacing.median / 1000), longestS: NumberText.rounded(longest), timeoutS: pathTimeoutS, severity: severity)
     }
 }

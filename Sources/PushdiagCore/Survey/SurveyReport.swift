@@ -341,6 +341,26 @@ public enum SurveyVerdicts {
                 : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; check the push server's load and the path to it")
     }
 
+    /// The server's heartbeat spacing against the path's idle timeout, where the configuration
+    /// gives one (`idle_timeout`); UNKNOWN until two of the server's heartbeats were seen.
+    public static func idleTimeout(_ r: HeartbeatReport) -> SurveyCheck? {
+        guard let sh = r.serverHeartbeats, let idle = sh.pathIdleTimeoutS else { return nil }
+        let threshold = "\(NumberText.format(idle / 2)) / \(NumberText.format(idle))"
+        guard let m = IdleTimeout.margin(sh, pathTimeoutS: idle) else {
+            return SurveyCheck(
+                check: "idle_timeout", status: .unknown, subject: r.target, unit: "seconds", threshold: threshold,
+                hint:
+                    sh.registered
+                    ? "the server's heartbeat interval is not known: none of its heartbeats came during the survey; survey for longer than its interval"
+                    : "the server's heartbeat interval is not known: the registration was not accepted",
+                source: "server_heartbeats")
+        }
+        return SurveyCheck(
+            check: "idle_timeout", status: CheckStatus(rawValue: m.severity.rawValue) ?? .unknown, subject: r.target, value: m.longestS, unit: "seconds",
+            threshold: threshold,
+            hint: m.message, source: "server_heartbeats")
+    }
+
     /// The certificate a TLS push server presented, by the days it has left (devices refuse an
     /// expired one); nil without TLS or when the handshake showed none.
     public static func certificate(_ r: HeartbeatReport, t: SurveyThresholds) -> SurveyCheck? {

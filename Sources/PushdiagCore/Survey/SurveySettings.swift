@@ -30,13 +30,18 @@ public struct SurveyServer: Sendable, Equatable {
     public var path: String?
     /// simplepush: register as this user and watch the server's own heartbeats.
     public var register: String?
+    /// With `register`: the path's idle timeout, seconds (`idle_timeout`).
+    public var idleTimeoutS: Double?
 
-    public init(endpoint: Endpoint, proto: HeartbeatProtocol, tls: TLSOptions? = nil, path: String? = nil, register: String? = nil) {
+    public init(
+        endpoint: Endpoint, proto: HeartbeatProtocol, tls: TLSOptions? = nil, path: String? = nil, register: String? = nil, idleTimeoutS: Double? = nil
+    ) {
         self.endpoint = endpoint
         self.proto = proto
         self.tls = tls
         self.path = path
         self.register = register
+        self.idleTimeoutS = idleTimeoutS
     }
 
     /// The session a device would hold to this server: its protocol, TLS, path and
@@ -46,6 +51,7 @@ public struct SurveyServer: Sendable, Equatable {
         o.tls = tls
         if let path { o.path = path }
         o.register = register
+        o.pathIdleTimeoutS = idleTimeoutS
         return o
     }
 }
@@ -111,7 +117,9 @@ public struct SurveySettings: Sendable, Equatable {
                 o.caFile = s.caFile
                 tls = o
             }
-            list.append(SurveyServer(endpoint: Endpoint(host: s.host, port: port), proto: p, tls: tls, path: s.path, register: s.register))
+            list.append(
+                SurveyServer(endpoint: Endpoint(host: s.host, port: port), proto: p, tls: tls, path: s.path, register: s.register, idleTimeoutS: s.idleTimeoutS)
+            )
         }
         return list
     }

@@ -112,7 +112,7 @@ public final class HeartbeatProbe {
             report.serverHeartbeats = ServerHeartbeats(
                 registered: session.registeredAt != nil, arrivals: session.serverArrivals,
                 registeredAt: session.registeredAt, acknowledged: session.serverAcknowledged,
-                timeoutS: o.serverHeartbeatTimeoutS, endedAt: Clock.ms())
+                timeoutS: o.serverHeartbeatTimeoutS, endedAt: Clock.ms(), pathIdleTimeoutS: o.pathIdleTimeoutS)
         }
         HeartbeatAnalysis.conclude(&report, failure: failure, options: o)
         return report

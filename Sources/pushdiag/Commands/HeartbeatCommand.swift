@@ -60,6 +60,13 @@ struct HeartbeatCommand: ParsableCommand {
     var heartbeatTimeout: String = "60s"
 
     @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --register: the idle time after which the path forgets a connection (as --find-idle-timeout found it); the server's heartbeat spacing is judged against it.",
+            valueName: "D"))
+    var idleTimeout: String?
+
+    @Option(
         parsing: .unconditional, help: ArgumentHelp("Load mode: simulate N devices at once, each with its own connection (simplepush or line).", valueName: "N")
     )
     var clients: Int?
@@ -113,6 +120,7 @@ struct HeartbeatCommand: ParsableCommand {
             o.count = count
             o.register = register
             o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
+            o.pathIdleTimeoutS = try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: 0.1) }
             o.thresholds.lossWarning = lossWarning
             o.thresholds.lossCritical = lossCritical
             o.thresholds.rttWarningMs = rttWarning
