@@ -73,6 +73,15 @@ struct StormReportTests {
         #expect(r.status == .critical && r.findings.map(\.check) == ["storm_connects", "storm_local_limits"])
     }
 
+    /// Set-up failed before any device tried (an unreadable CA file): UNKNOWN, and no finding
+    /// blames the server for devices that never connected.
+    @Test func aSetUpFailureBlamesNobody() {
+        var m = measurement([StormDevice(), StormDevice()], dropped: false, tls: true)
+        m.failure = .tls("cannot load the CA file /nonexistent.pem")
+        let r = StormReport.assemble(m)
+        #expect(r.status == .unknown && r.findings.isEmpty && r.error == "cannot load the CA file /nonexistent.pem", "\(r)")
+    }
+
     @Test func resumedHandshakesAndAStopBeforeTheDrop() {
         let tls = StormReport.assemble(
             measurement(

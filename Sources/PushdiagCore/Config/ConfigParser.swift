@@ -22,6 +22,15 @@ public enum ConfigParser {
             guard let s = v.string else { throw fail(t, key, section, "expected a string, found \(v.typeName)") }
             return s
         }
+        /// A duration string, checked as the flags check theirs: its text (kept as written) and
+        /// its seconds; nil when the key is absent.
+        func duration(_ t: TOMLTable, _ key: String, _ section: String?, atLeast: Double) throws(ConfigError) -> (text: String, seconds: Double)? {
+            guard let text = try string(t, key, section) else { return nil }
+            switch DurationText.parse(text, option: key, atLeast: atLeast) {
+            case .success(let d): return (text, d)
+            case .failure(let e): throw fail(t, key, section, String(e.description.dropFirst("\(key): ".count)))
+            }
+        }
         func table(_ key: String, named header: String) throws(ConfigError) -> TOMLTable {
             guard let v = root[key], let t = v.table else {
                 throw fail(root, key, nil, "expected a \(header) table, found \(root[key]?.typeName ?? "nothing")")
@@ -34,10 +43,7 @@ public enum ConfigParser {
             case "interface": c.interface = try string(root, key, nil)
             case "monitor": c.monitor = try string(root, key, nil)
             case "duration":
-                c.duration = try string(root, key, nil)
-                if let d = c.duration, case .failure(let e) = DurationText.parse(d, option: "duration", atLeast: 1) {
-                    throw fail(root, key, nil, String(e.description.dropFirst("duration: ".count)))
-                }
+                c.duration = try duration(root, key, nil, atLeast: 1)?.text
             case "server":
                 guard let list = root[key]?.array else { throw fail(root, key, nil, "expected [[server]] tables, found \(root[key]?.typeName ?? "nothing")") }
                 for item in list {
@@ -67,11 +73,7 @@ public enum ConfigParser {
                         case "ca_file": s.caFile = try string(t, k, "server")
                         case "path": s.path = try string(t, k, "server")
                         case "register": s.register = try string(t, k, "server")
-                        case "idle_timeout":
-                            switch DurationText.parse(try string(t, k, "server") ?? "", option: k, atLeast: 0.1) {
-                            case .success(let d): s.idleTimeoutS = d
-                            case .failure(let e): throw fail(t, k, "server", String(e.description.dropFirst("\(k): ".count)))
-                            }
+                        case "idle_timeout": s.idleTimeoutS = try duration(t, k, "server", atLeast: 0.1)?.seconds
                         default: throw fail(t, k, "server", "unknown key (host, port, protocol, tls, pin, ca_file, path, register, idle_timeout)")
                         }
                     }
@@ -150,10 +152,7 @@ public enum ConfigParser {
                         }
                         c.exporter.interfaces = names
                     case "interval", "wifi_interval":
-                        let d = try string(t, k, "exporter")
-                        if let d, case .failure(let e) = DurationText.parse(d, option: k, atLeast: ExporterSettings.shortestInterval) {
-                            throw fail(t, k, "exporter", String(e.description.dropFirst("\(k): ".count)))
-                        }
+                        let d = try duration(t, k, "exporter", atLeast: ExporterSettings.shortestInterval)?.text
                         if k == "interval" { c.exporter.interval = d } else { c.exporter.wifiInterval = d }
                     case "max_probes":
                         guard let n = t[k]?.int, (1...ExporterSettings.mostProbes).contains(n) else {

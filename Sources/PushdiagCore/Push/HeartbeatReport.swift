@@ -83,9 +83,7 @@ public struct RTTSummary: Codable, Sendable, Equatable {
         guard !samples.isEmpty else { return nil }
         let s = samples.sorted()
         func pct(_ p: Double) -> Double {
-            // Nearest-rank percentile.
-            let rank = Swift.max(1, Int((p / 100 * Double(s.count)).rounded(.up)))
-            return s[Swift.min(rank, s.count) - 1]
+            s[Swift.min(NumberText.nearestRank(p / 100, count: s.count), s.count) - 1]
         }
         let avg = s.reduce(0, +) / Double(s.count)
         let variance = s.reduce(0) { $0 + ($1 - avg) * ($1 - avg) } / Double(s.count)

@@ -193,7 +193,7 @@ public struct StormReport: Codable, Sendable, Equatable {
         let dropped = m.dropped ? upDevices.count : 0
         func share(_ p: Double) -> Double? {
             guard dropped > 0 else { return nil }
-            let rank = max(1, Int((p * Double(dropped)).rounded(.up)))
+            let rank = NumberText.nearestRank(p, count: dropped)
             return rank <= backTimes.count ? r(backTimes[rank - 1]) : nil
         }
         var perSecond: [Int] = []
@@ -222,9 +222,14 @@ public struct StormReport: Codable, Sendable, Equatable {
             tlsResumed: resumed, tlsFull: full,
             acceptRate: StormAcceptRate(meanPerSecond: mean, peakPerSecond: perSecond.max() ?? 0, perSecond: perSecond),
             durationSeconds: r(m.durationSeconds), interrupted: m.interrupted, findings: [], status: .ok, error: m.failure?.description)
+        // Nothing was attempted (the name did not resolve, the CA file could not be read): the
+        // server is not to blame for devices that never tried.
+        if m.failure != nil {
+            report.status = .unknown
+            return report
+        }
         report.findings = StormAnalysis.findings(report)
         report.status = report.findings.map(\.severity).max() ?? .ok
-        if m.failure != nil { report.status = max(report.status, .unknown) }
         return report
     }
 }

@@ -4,6 +4,9 @@ public enum NumberText {
     /// `v` rounded to 1/`places` (100: two decimals).
     public static func rounded(_ v: Double, places: Double = 100) -> Double { (v * places).rounded() / places }
 
+    /// The 1-based nearest rank of the `fraction` (0–1) percentile among `count` sorted values.
+    public static func nearestRank(_ fraction: Double, count: Int) -> Int { max(1, Int((fraction * Double(count)).rounded(.up))) }
+
     /// `part` as a percentage of `whole`, two decimals; nil when `whole` is 0.
     public static func percent(_ part: Int, of whole: Int) -> Double? {
         whole > 0 ? rounded(Double(part) * 100 / Double(whole)) : nil

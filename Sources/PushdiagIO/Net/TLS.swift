@@ -6,6 +6,34 @@ import PushdiagCore
     import Glibc
 #endif
 
+/// A client `SSL_CTX` with the system's trust store and `options`' CA file; the caller owns it.
+func makeClientContext(_ options: TLSOptions) throws(ConnectionFailure) -> OpaquePointer {
+    guard let c = SSL_CTX_new(TLS_client_method()) else { throw .tls("TLS: cannot create a context") }
+    SSL_CTX_set_default_verify_paths(c)
+    if let ca = options.caFile, SSL_CTX_load_verify_locations(c, ca, nil) != 1 {
+        SSL_CTX_free(c)
+        throw .tls("TLS: cannot load the CA file \(ca)")
+    }
+    return c
+}
+
+/// The name the certificate must carry: an IP address, or a host name (sent as SNI too).
+func setPeerName(_ ssl: OpaquePointer, _ name: String) {
+    if IPText.parse(name) != nil {
+        X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name)
+    } else {
+        _ = CSSL_set_tlsext_host_name(ssl, name)
+        SSL_set1_host(ssl, name)
+    }
+}
+
+/// OpenSSL's words for an error code from its queue.
+func openSSLErrorText(_ code: UInt) -> String {
+    var buf = [CChar](repeating: 0, count: 256)
+    ERR_error_string_n(code, &buf, buf.count)
+    return String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
 /// Waits on the socket as OpenSSL asks (`SSL_ERROR_WANT_READ`/`WANT_WRITE`), or throws what went wrong.
 private func sslWait(_ err: Int32, fd: Int32, deadline: Double, what: String) throws(ConnectionFailure) {
     let events: Int16
@@ -18,9 +46,7 @@ private func sslWait(_ err: Int32, fd: Int32, deadline: Double, what: String) th
     } else {
         let code = ERR_get_error()
         if code == 0 { throw .closedByPeer("the server closed the connection") }
-        var buf = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buf, buf.count)
-        throw .tls("\(what): \(String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        throw .tls("\(what): \(openSSLErrorText(code))")
     }
     if Clock.ms() >= deadline { throw .timeout(what) }
     if case .failure(let e) = Syscall.poll(fd, events: events, timeoutMs: Clock.pollTimeout(until: deadline)) { throw .io(what, errno: e) }
@@ -51,12 +77,7 @@ public final class TLSConnection: ByteStream {
 
     public init(over tcp: TCPConnection, options: TLSOptions, timeoutMs: Int32) throws(ConnectionFailure) {
         self.tcp = tcp
-        guard let c = SSL_CTX_new(TLS_client_method()) else { throw .tls("TLS: cannot create a context") }
-        SSL_CTX_set_default_verify_paths(c)
-        if let ca = options.caFile, SSL_CTX_load_verify_locations(c, ca, nil) != 1 {
-            SSL_CTX_free(c)
-            throw .tls("TLS: cannot load the CA file \(ca)")
-        }
+        let c = try makeClientContext(options)
         guard let s = SSL_new(c) else {
             SSL_CTX_free(c)
             throw .tls("TLS: cannot create a session")
@@ -66,13 +87,7 @@ public final class TLSConnection: ByteStream {
         SSL_set_fd(s, tcp.fd)
         // Verify on the handshake, but decide after it, so the report shows what was presented.
         SSL_set_verify(s, CSSL_VERIFY_NONE(), nil)
-        let isIP = IPText.parse(options.serverName) != nil
-        if isIP {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(s), options.serverName)
-        } else {
-            _ = CSSL_set_tlsext_host_name(s, options.serverName)
-            SSL_set1_host(s, options.serverName)
-        }
+        setPeerName(s, options.serverName)
         let deadline = Clock.ms() + Double(timeoutMs)
         while true {
             ERR_clear_error()

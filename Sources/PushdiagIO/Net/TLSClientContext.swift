@@ -13,12 +13,7 @@ public final class TLSClientContext {
     public let options: TLSOptions
 
     public init(_ options: TLSOptions) throws(ConnectionFailure) {
-        guard let c = SSL_CTX_new(TLS_client_method()) else { throw .tls("TLS: cannot create a context") }
-        SSL_CTX_set_default_verify_paths(c)
-        if let ca = options.caFile, SSL_CTX_load_verify_locations(c, ca, nil) != 1 {
-            SSL_CTX_free(c)
-            throw .tls("TLS: cannot load the CA file \(ca)")
-        }
+        let c = try makeClientContext(options)
         SSL_CTX_set_verify(c, options.verify ? CSSL_VERIFY_PEER() : CSSL_VERIFY_NONE(), nil)
         _ = CSSL_CTX_release_buffers(c)
         ctx = c
@@ -53,12 +48,7 @@ public final class TLSClientSession {
         self.peer = peer
         options = context.options
         SSL_set_fd(s, fd)
-        if IPText.parse(options.serverName) != nil {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(s), options.serverName)
-        } else {
-            _ = CSSL_set_tlsext_host_name(s, options.serverName)
-            SSL_set1_host(s, options.serverName)
-        }
+        setPeerName(s, options.serverName)
         if let saved { SSL_set_session(s, saved.raw) }
     }
 
@@ -138,8 +128,6 @@ public final class TLSClientSession {
         }
         let code = ERR_get_error()
         if code == 0 { throw .closedByPeer("\(what): the server closed the connection") }
-        var buf = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buf, buf.count)
-        throw .tls("\(what): \(String(decoding: buf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        throw .tls("\(what): \(openSSLErrorText(code))")
     }
 }

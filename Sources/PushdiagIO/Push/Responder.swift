@@ -66,7 +66,7 @@ public final class Responder {
     let o: ResponderOptions
     let listener: TCPListener
     let tlsContext: TLSServerContext?
-    var rng: UInt64
+    var rng: SeededRandom
     public private(set) var requests = 0
     public private(set) var dropped = 0
     public private(set) var connections = 0
@@ -81,20 +81,13 @@ public final class Responder {
             tlsContext = nil
         }
         listener = try TCPListener(o.endpoint)
-        rng = o.seed | 1
-    }
-
-    func random() -> Double {
-        rng ^= rng << 13
-        rng ^= rng >> 7
-        rng ^= rng << 17
-        return Double(rng >> 11) / Double(1 << 53)
+        rng = SeededRandom(seed: o.seed)
     }
 
     func handle(_ c: Client, now: Double) {
         func answer(_ bytes: [UInt8]) {
             requests += 1
-            if o.dropRatio > 0 && random() < o.dropRatio {
+            if o.dropRatio > 0 && rng.next() < o.dropRatio {
                 dropped += 1
                 return
             }

@@ -69,19 +69,12 @@ public final class StormRunner {
 
     let o: HeartbeatOptions
     let s: Settings
-    var rng: UInt64
+    var rng: SeededRandom
 
     public init(_ o: HeartbeatOptions, settings: Settings) {
         self.o = o
         s = settings
-        rng = settings.seed | 1
-    }
-
-    func random() -> Double {
-        rng ^= rng << 13
-        rng ^= rng >> 7
-        rng ^= rng << 17
-        return Double(rng >> 11) / Double(1 << 53)
+        rng = SeededRandom(seed: settings.seed)
     }
 
     public func run(stop: () -> Bool) -> StormMeasurement {
@@ -151,7 +144,7 @@ public final class StormRunner {
                 setPhase(d, .gaveUp)
                 return
             }
-            let delay = StormAnalysis.jittered(o.schedule[d.step], jitter: s.jitter, unit: random())
+            let delay = StormAnalysis.jittered(o.schedule[d.step], jitter: s.jitter, unit: rng.next())
             d.step += 1
             setPhase(d, .idle)
             deadline(d, now + delay * 1000)
@@ -220,7 +213,6 @@ public final class StormRunner {
                 case .writable: watch(d, .writable)
                 case .done:
                     if let why = t.pinRefusal() { throw .tls(why) }
-
                     beginProtocol(d, now)
                 }
             } catch {
@@ -298,10 +290,8 @@ public final class StormRunner {
         }
         /// An established connection the server ended: the device starts its schedule again.
         func lost(_ d: Device, _ f: ConnectionFailure, _ now: Double) {
-            close(d, abortive: false)
-            if stage == .storm { d.record.failures.append(f) } else { d.record.failuresBeforeDrop.append(f) }
             d.step = 0
-            scheduleNext(d, now)
+            fail(d, f, now)
         }
         func process(_ d: Device, _ bytes: [UInt8], _ now: Double) {
             do throws(FramingError) {
