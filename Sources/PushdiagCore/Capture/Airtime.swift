@@ -17,15 +17,23 @@
 public enum Airtime {
     /// Airtime in microseconds, or nil when the rate is unknown.
     public static func microseconds(length: Int, info: RadioInfo) -> Double? {
+        microseconds(length: length, modulation: info.modulation, frequencyMHz: info.frequencyMHz, shortPreamble: info.shortPreamble)
+    }
+
+    /// The same from the three fields of the radio header it needs. The analyser calls this one:
+    /// passing the whole `RadioInfo` made the caller reassemble it from single bytes, and the
+    /// call's wider loads stalled on those stores (perf: a tenth of the analysing thread's time).
+    @inline(__always)
+    public static func microseconds(length: Int, modulation: RadioInfo.Modulation, frequencyMHz: UInt16, shortPreamble: Bool) -> Double? {
         let bits = Double(16 + 8 * length + 6)
-        switch info.modulation {
+        switch modulation {
         case .unknown:
             return nil
         case .legacy(let rate500k):
             let mbps = Double(rate500k) / 2
-            let is24 = info.frequencyMHz != 0 && info.frequencyMHz < 3000
+            let is24 = frequencyMHz != 0 && frequencyMHz < 3000
             if rate500k == 2 || rate500k == 4 || rate500k == 11 || rate500k == 22 {
-                let preamble: Double = info.shortPreamble && rate500k != 2 ? 96 : 192
+                let preamble: Double = shortPreamble && rate500k != 2 ? 96 : 192
                 return preamble + Double(8 * length) / mbps
             }
             let dbps = mbps * 4  // data bits per 4 µs symbol

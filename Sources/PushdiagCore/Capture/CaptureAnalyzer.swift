@@ -190,7 +190,7 @@ public struct CaptureAnalyzer {
         let freq = d.info.frequencyMHz
         if freq != 0 {
             let onAir = max(f.originalLength - d.headerLength, d.frame.count) + (d.info.fcsPresent ? 0 : 4)
-            let airtime = Airtime.microseconds(length: onAir, info: d.info)
+            let airtime = Airtime.microseconds(length: onAir, modulation: d.info.modulation, frequencyMHz: freq, shortPreamble: d.info.shortPreamble)
             updateChannel(freq, retry: retry, airtime: airtime, time: timestampNs)
         }
 

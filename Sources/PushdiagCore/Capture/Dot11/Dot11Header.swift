@@ -1,5 +1,5 @@
 /// The 802.11 MAC header: frame control, addresses, and where the body starts.
-public struct Dot11Header: Sendable {
+public struct Dot11Header {
     public enum FrameType: UInt8, Sendable {
         case management = 0
         case control = 1
@@ -25,19 +25,55 @@ public struct Dot11Header: Sendable {
         case actionNoAck = 14
     }
 
-    public var type: FrameType
-    public var subtype: UInt8
+    /// The frame the header was read from: a borrowed view, valid while the frame's bytes are.
+    /// The addresses are read from it when asked for, so the parsed header fits in registers
+    /// (a header holding four optional addresses was returned through memory, and reading it
+    /// back stalled on the narrower stores that wrote it).
+    public let frame: UnsafeRawBufferPointer
+    public let type: FrameType
+    public let subtype: UInt8
     /// The second frame-control octet: 0x01 To DS, 0x02 From DS, 0x08 Retry, 0x40 Protected, 0x80 +HTC/Order.
-    public var flags: UInt8
-    public var protocolVersion: UInt8
-    public var addr1: MACAddress?
-    public var addr2: MACAddress?
-    public var addr3: MACAddress?
-    public var addr4: MACAddress?
-    /// Where the frame body starts; equals the frame length when the header is cut short.
-    public var headerLength: Int
+    public let flags: UInt8
+    public let protocolVersion: UInt8
     /// The header is shorter than its type requires.
-    public var truncated: Bool
+    public let truncated: Bool
+    /// Where the frame body starts; equals the frame length when the header is cut short.
+    public let headerLength: Int
+
+    /// Address 1 (receiver), where the frame is long enough to hold it.
+    @inline(__always)
+    public var addr1: MACAddress? { frame.mac(at: 4) }
+
+    /// Address 2 (transmitter): in management and data frames only when the fixed header through
+    /// Sequence Control is there (as Wireshark: a frame cut inside it names no transmitter or
+    /// BSSID); in control frames other than CTS, ACK and the control wrapper.
+    @inline(__always)
+    public var addr2: MACAddress? {
+        switch type {
+        case .management, .data: return frame.count >= 24 ? frame.mac(at: 10) : nil
+        case .control:
+            switch subtype {
+            case 12, 13, 7: return nil
+            default: return frame.mac(at: 10)
+            }
+        case .extensionFrame: return nil
+        }
+    }
+
+    /// Address 3 of management and data frames, with the fixed header there.
+    @inline(__always)
+    public var addr3: MACAddress? {
+        switch type {
+        case .management, .data: return frame.count >= 24 ? frame.mac(at: 16) : nil
+        default: return nil
+        }
+    }
+
+    /// Address 4 of data frames sent from one distribution system to another.
+    @inline(__always)
+    public var addr4: MACAddress? {
+        type == .data && flags & 0x03 == 0x03 ? frame.mac(at: 24) : nil
+    }
 
     public var retry: Bool { flags & 0x08 != 0 }
     public var protected: Bool { flags & 0x40 != 0 }
@@ -85,53 +121,35 @@ public struct Dot11Header: Sendable {
     }
 
     /// Parses the header. Returns nil only when not even the two frame-control octets are there;
-    /// a header cut short keeps what it had and sets `truncated`.
+    /// a header cut short keeps what it had and sets `truncated`. The header borrows `f`.
     @inline(__always)
     public static func parse(_ f: UnsafeRawBufferPointer) -> Dot11Header? {
         guard f.count >= 2 else { return nil }
         let fc0 = f[0]
         let fc1 = f[1]
-        var h = Dot11Header(
-            type: FrameType(rawValue: (fc0 >> 2) & 0x03)!, subtype: fc0 >> 4, flags: fc1,
-            protocolVersion: fc0 & 0x03, addr1: f.mac(at: 4), addr2: nil, addr3: nil, addr4: nil,
-            headerLength: 0, truncated: false)
+        let type = FrameType(rawValue: (fc0 >> 2) & 0x03)!
+        let subtype = fc0 >> 4
         var need: Int
-        switch h.type {
+        switch type {
         case .management:
-            // As Wireshark: the addresses after addr1 count only when the fixed header through
-            // Sequence Control is there (a frame cut inside it names no transmitter or BSSID).
-            if f.count >= 24 {
-                h.addr2 = f.mac(at: 10)
-                h.addr3 = f.mac(at: 16)
-            }
             need = 24
             if fc1 & 0x80 != 0 { need += 4 }  // HT Control
         case .data:
-            if f.count >= 24 {
-                h.addr2 = f.mac(at: 10)
-                h.addr3 = f.mac(at: 16)
-            }
-            need = 24
-            if fc1 & 0x03 == 0x03 {
-                h.addr4 = f.mac(at: 24)
-                need = 30
-            }
-            if h.subtype & 0x08 != 0 {
+            need = fc1 & 0x03 == 0x03 ? 30 : 24
+            if subtype & 0x08 != 0 {
                 need += 2  // QoS Control
                 if fc1 & 0x80 != 0 { need += 4 }
             }
         case .control:
-            switch h.subtype {
+            switch subtype {
             case 12, 13, 7: need = 10  // CTS, ACK, control wrapper (header only)
-            default:
-                h.addr2 = f.mac(at: 10)
-                need = 16
+            default: need = 16
             }
         case .extensionFrame:
             need = 10
         }
-        h.truncated = f.count < need
-        h.headerLength = min(need, f.count)
-        return h
+        return Dot11Header(
+            frame: f, type: type, subtype: subtype, flags: fc1, protocolVersion: fc0 & 0x03,
+            truncated: f.count < need, headerLength: min(need, f.count))
     }
 }
