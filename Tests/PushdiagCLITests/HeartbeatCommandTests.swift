@@ -379,6 +379,29 @@ struct StormModeTests {
         #expect(text.stdout.contains("CRITICAL storm_connects"), "\(text.stdout)")
     }
 
+    /// The line protocol's replies are held to --expect in a storm as in a plain heartbeat.
+    @Test func lineStormHoldsRepliesToExpect() throws {
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--protocol", "line", "--reply", "PONG 7"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        func storm(_ expect: String) throws -> (RunResult, [String: Any]) {
+            let r = try pushdiag(
+                "heartbeat", "127.0.0.1:\(port)", "--protocol", "line", "--expect", expect, "--clients", "3", "--storm", "--settle", "100ms",
+                "--reconnect-schedule", "0.05", "--format", "json")
+            return (r, try json(r.stdout))
+        }
+        let (ok, oj) = try storm("^PONG [0-9]$")
+        #expect(ok.status == 0 && oj["back"] as? Int == 3, "\(ok.stdout) \(ok.stderr)")
+        // A reply that does not match: each device's attempt and its one retry fail, nobody is up.
+        let (bad, bj) = try storm("^PANG")
+        #expect(bad.status == 2 && bj["failed_before_drop"] as? Int == 3, "\(bad.stdout)")
+        #expect((bj["failures_before_drop"] as? [String: Any])?["protocol"] as? Int == 6, "\(bj["failures_before_drop"] ?? "?")")
+        let text = try pushdiag(
+            "heartbeat", "127.0.0.1:\(port)", "--protocol", "line", "--expect", "^PANG", "--clients", "1", "--storm", "--reconnect-schedule", "0.05")
+        #expect(text.stdout.contains("reply \"PONG 7\" does not match \"^PANG\""), "\(text.stdout)")
+    }
+
     @Test(.enabled(if: TestPaths.which("openssl") != nil, "openssl is not installed"))
     func tlsStormResumesSessionsAsTheResponderCountsThem() throws {
         let dir = try TestPaths.temporaryDirectory()

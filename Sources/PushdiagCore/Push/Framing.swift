@@ -91,6 +91,24 @@ public struct LineDecoder: FrameDecoder {
     }
 }
 
+/// The line protocol's check of a reply (`--expect`): the line contains a match of the pattern,
+/// read as a regular expression, or as plain text when it is not one. Compiled once, and only
+/// for the line protocol (the regular-expression engine is otherwise never loaded).
+public struct LineReplyMatcher: @unchecked Sendable {
+    public let pattern: String
+    let regex: Regex<AnyRegexOutput>?
+
+    public init(_ pattern: String) {
+        self.pattern = pattern
+        regex = try? Regex(pattern)
+    }
+
+    public func matches(_ line: String) -> Bool { regex.map { line.contains($0) } ?? line.contains(pattern) }
+
+    /// What a device says of a reply that does not match.
+    public func mismatch(_ line: String, peer: String) -> String { "\(peer): reply \"\(line.prefix(80))\" does not match \"\(pattern)\"" }
+}
+
 /// An HTTP/1.1 head up to its blank line (the WebSocket upgrade, both sides). What follows the
 /// head is left for the next decoder: `remainder()`.
 public struct HTTPHeadDecoder: FrameDecoder {

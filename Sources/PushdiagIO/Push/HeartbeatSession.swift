@@ -57,8 +57,8 @@ public final class HeartbeatSession {
     var webSocket: WebSocket.Decoder
     var lines: LineDecoder
     var nextID: UInt32 = 1
-    /// The line protocol's pattern, compiled once.
-    let expect: Regex<AnyRegexOutput>?
+    /// The line protocol's reply check (nil for the other protocols).
+    let expect: LineReplyMatcher?
 
     public init(_ o: HeartbeatOptions, address: IPAddress, stop: @escaping () -> Bool = { false }) {
         options = o
@@ -68,7 +68,7 @@ public final class HeartbeatSession {
         mqtt = MQTT.Decoder(cap: o.frameCap)
         webSocket = WebSocket.Decoder(cap: o.frameCap)
         lines = LineDecoder(cap: o.frameCap)
-        expect = try? Regex(o.expect)
+        expect = o.proto == .line ? LineReplyMatcher(o.expect) : nil
     }
 
     public var isConnected: Bool { connection != nil }
@@ -264,9 +264,7 @@ public final class HeartbeatSession {
             case .line:
                 try send(Array((options.send + "\n").utf8))
                 answered = try receive(&lines, until: deadline) { line throws(ConnectionFailure) -> Bool? in
-                    guard self.expect.map({ line.contains($0) }) ?? line.contains(self.options.expect) else {
-                        throw .protocolViolation("\(self.peer): reply \"\(line.prefix(80))\" does not match \"\(self.options.expect)\"")
-                    }
+                    if let m = self.expect, !m.matches(line) { throw .protocolViolation(m.mismatch(line, peer: self.peer)) }
                     return true
                 }
             case .mqtt:

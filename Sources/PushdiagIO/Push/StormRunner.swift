@@ -80,6 +80,7 @@ public final class StormRunner {
     public func run(stop: () -> Bool) -> StormMeasurement {
         LoadRunner.raiseFileLimit()
         let target = o.endpoint.description
+        let lineReply = o.proto == .line ? LineReplyMatcher(o.expect) : nil
         var m = StormMeasurement(
             target: target, protocol: o.proto.rawValue, tls: o.tls != nil, schedule: o.schedule, jitter: s.jitter, settleSeconds: s.settleSeconds,
             devices: [])
@@ -311,7 +312,11 @@ public final class StormRunner {
                     }
                 case .line:
                     d.lines.feed(bytes[...])
-                    while try d.lines.next() != nil { if d.phase == .awaitingAnswer { back(d, now) } }
+                    while let line = try d.lines.next() {
+                        guard d.phase == .awaitingAnswer else { continue }
+                        if let m = lineReply, !m.matches(line) { return fail(d, .protocolViolation(m.mismatch(line, peer: target)), now) }
+                        back(d, now)
+                    }
                 default:
                     d.simplePush.feed(bytes[...])
                     while let msg = try d.simplePush.next() {
