@@ -27,16 +27,8 @@ import Testing
         return (status, lines.joined(separator: "\n"))
     }
 
-    /// The value of the series of `name` whose labels include every one of `labels`.
     func value(_ exposition: String, _ name: String, _ labels: [String: String] = [:]) -> Double? {
-        for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " ") else { continue }
-            let series = line[..<space]
-            let metric = series.prefix { $0 != "{" }
-            guard metric == name, labels.allSatisfy({ series.contains("\($0.key)=\"\($0.value)\"") }) else { continue }
-            return Double(line[line.index(after: space)...])
-        }
-        return nil
+        Exposition.value(exposition, name, labels)
     }
 
     func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {

@@ -281,6 +281,56 @@ struct LabTests {
         #expect(iw.map { "\($0.0) \($0.1 ?? "")" } == ours.map { "\($0.0) \($0.1 ?? "")" })
     }
 
+    /// pushdiag exporter followed wlan2 through the same roams as watch (run.sh, section 4): its
+    /// counters are watch's roams and iw event's disconnects, its log names each roam as watch
+    /// did, its signal is iw's station entry for the AP it ends on, and every value has the
+    /// source `wifi` gives on the same driver.
+    @Test func exporterFollowsTheRoamsAsWatchAndIwSaw() throws {
+        let status = try text("exporter.status").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(status == "0", "\(peek("exporter.log"))")
+        let before = try text("exporter-before.txt")
+        let after = try text("exporter-metrics.txt")
+        let wlan2 = ["interface": "wlan2"]
+        func sum(_ m: String, _ name: String) -> Double { Exposition.series(m, name, wlan2).map(\.value).reduce(0, +) }
+        #expect(Exposition.value(after, "pushdiag_wifi_up", wlan2) == 1, "\(peek("exporter.log"))")
+
+        let watchRoams = try text("watch.jsonl").split(separator: "\n").map { try json(String($0)) }.filter { $0["event"] as? String == "roam" }
+        #expect(!watchRoams.isEmpty)
+        #expect(sum(before, "pushdiag_roams_total") == 0)
+        #expect(sum(after, "pushdiag_roams_total") == Double(watchRoams.count), "\(Exposition.series(after, "pushdiag_roams_total", wlan2))")
+        #expect(Exposition.value(after, "pushdiag_roam_gap_seconds_count", wlan2) == Double(watchRoams.count))
+        let logged = try text("exporter.log").split(separator: "\n").compactMap { line -> String? in
+            guard let r = line.components(separatedBy: "wifi wlan2: roam ").dropFirst().first else { return nil }
+            return r.components(separatedBy: ",").first
+        }
+        #expect(logged == watchRoams.map { "\($0["from_bssid"] as? String ?? "?") → \($0["bssid"] as? String ?? "?")" })
+
+        let iwDisconnects = try text("iw-event.txt").split(separator: "\n").filter { $0.contains("wlan2 (phy") && $0.contains("disconnected") }.count
+        let disconnects =
+            (Exposition.value(after, "pushdiag_disconnects_total", wlan2) ?? -1) - (Exposition.value(before, "pushdiag_disconnects_total", wlan2) ?? 0)
+        #expect(disconnects == Double(iwDisconnects), "iw event saw \(iwDisconnects) disconnects")
+
+        // The signal of the AP it ended on, as iw's station entry read right after the scrape.
+        let station = try #require(Self.stations(try text("exporter-station.txt")).first)
+        let signal = Exposition.series(after, "pushdiag_signal_dbm", wlan2)
+        #expect(signal.count == 1, "\(signal)")
+        #expect(signal.first?.labels.contains("bssid=\"\(station.key)\"") == true, "\(signal), iw: \(station.key)")
+        #expect(signal.first?.value == station.value["signal"].map(Double.init), "iw: \(station.value["signal"] ?? 0) dBm")
+
+        // Each value with the source and trust `wifi` reports on this driver; none unknown.
+        let report = try object("wifi.json")
+        let utilization = Exposition.series(after, "pushdiag_channel_utilization_ratio", wlan2)
+        #expect(utilization.count == 1 && (0...1).contains(utilization.first?.value ?? -1), "\(utilization)")
+        for (key, label) in [("channel_utilization_source", "source"), ("channel_utilization_trust", "trust")] {
+            let want = try #require(report[key] as? String)
+            #expect(utilization.first?.labels.contains("\(label)=\"\(want)\"") == true, "\(utilization) \(key) \(want)")
+        }
+        let retransmission = Exposition.series(after, "pushdiag_retransmission_ratio", wlan2)
+        #expect(retransmission.count == 1 && (0...1).contains(retransmission.first?.value ?? -1), "\(retransmission)")
+        #expect(retransmission.first?.labels.contains("source=\"station_retries\"") == true, "\(retransmission)")
+        #expect(sum(after, "pushdiag_wifi_value_unknown") == 0, "\(Exposition.series(after, "pushdiag_wifi_value_unknown", wlan2))")
+    }
+
     @Test func captureOnTheMonitorSeesBothAPs() throws {
         let status = try text("capture.status").trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(["0", "1", "2"].contains(status), "\(peek("capture.err"))")

@@ -93,3 +93,24 @@ public struct NotAnObject: Error, CustomStringConvertible {
     public var text: String
     public var description: String { "not a JSON object: \(text)" }
 }
+
+/// Reading a Prometheus text exposition (what /metrics served) in tests.
+public enum Exposition {
+    /// The series of `name` whose labels include every one of `labels`: (labels text, value).
+    public static func series(_ exposition: String, _ name: String, _ labels: [String: String] = [:]) -> [(labels: String, value: Double)] {
+        var out: [(String, Double)] = []
+        for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " ") else { continue }
+            let series = line[..<space]
+            let metric = series.prefix { $0 != "{" }
+            guard metric == name, labels.allSatisfy({ series.contains("\($0.key)=\"\($0.value)\"") }) else { continue }
+            if let v = Double(line[line.index(after: space)...]) { out.append((String(series.dropFirst(metric.count)), v)) }
+        }
+        return out
+    }
+
+    /// The value of the first such series.
+    public static func value(_ exposition: String, _ name: String, _ labels: [String: String] = [:]) -> Double? {
+        series(exposition, name, labels).first?.value
+    }
+}

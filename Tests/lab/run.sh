@@ -93,7 +93,16 @@ $PD capture --interface hwsim0 --duration 4s --format json --write "$out/hwsim0.
 echo $? > "$out/capture.status"
 echo "lab: capture done (exit $(cat "$out/capture.status"))"
 
-# 4. pushdiag watch while wpa_supplicant roams to the other AP and back; iw event alongside.
+# 4. pushdiag watch while wpa_supplicant roams to the other AP and back; iw event alongside,
+#    and pushdiag exporter following the same interface (sampling every second), scraped by
+#    curl before and after the roams. Ready once it follows the events and has a signal.
+$PD exporter --listen 127.0.0.1:9745 --interface wlan2 --wifi-interval 1s > /dev/null 2> "$out/exporter.log" &
+exp_pid=$!
+for _ in $(seq 1 300); do
+  curl -s 127.0.0.1:9745/metrics > "$out/exporter-before.txt" 2> /dev/null
+  grep -q '^pushdiag_signal_dbm{' "$out/exporter-before.txt" && grep -q 'events: following' "$out/exporter.log" && break
+  sleep 0.2
+done
 iw event -t > "$out/iw-event.txt" 2>&1 &
 iw_pid=$!
 $PD watch --interface wlan2 --format jsonl --record "$out/watch.pcap" > "$out/watch.jsonl" 2> "$out/watch.err" &
@@ -117,6 +126,14 @@ echo $? > "$out/watch.status"
 kill $iw_pid; wait $iw_pid 2>/dev/null
 echo "$initial $other $initial" > "$out/roams.txt"
 echo "lab: watch done (exit $(cat "$out/watch.status"))"
+# Samples after the roams with frames to the AP (as for wifi above: a window in which the station
+# sent nothing has no retransmission ratio), then the scrape beside iw's reading of the station.
+ping -6 -n -I wlan2 -i 0.2 -w 3 ff02::1 > "$out/exporter-ping.txt" 2>&1
+curl -s 127.0.0.1:9745/metrics > "$out/exporter-metrics.txt"
+iw dev wlan2 station dump > "$out/exporter-station.txt"
+kill -TERM $exp_pid; wait $exp_pid
+echo $? > "$out/exporter.status"
+echo "lab: exporter done (exit $(cat "$out/exporter.status"))"
 
 # 5. pushdiag route over a real 802.1Q device: VLAN 20 on a veth, a gateway on it.
 ip link add name vl0 type veth peer name vl1 && ip link set vl0 up && ip link set vl1 up
