@@ -17,6 +17,10 @@ TEST_PACKAGES := tshark zzuf openssl mosquitto python3 python3-websockets iprout
 BENCH_PACKAGES := tshark gcc time python3 curl openssl mosquitto
 
 BIN = .build/$(CONFIG)/pushdiag
+# A release build links Swift's runtime and Foundation into the binary: it runs on a probe without
+# the Swift toolchain (only Debian's libc, OpenSSL, libpcap, libnl, SQLite), starts in about half
+# the time and keeps fewer pages resident (docs/PERFORMANCE.md, the exporter at rest).
+STATIC := $(if $(filter release,$(CONFIG)),--static-swift-stdlib,)
 # The Wi-Fi lab (Tests/lab/): Debian's kernel under qemu with mac80211_hwsim, hostapd, wpa_supplicant.
 LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busybox-static tcpdump kmod cpio ethtool iputils-ping \
   nftables linux-headers-amd64 linux-source
@@ -49,7 +53,7 @@ deps-bench: deps
 	$(call apt_install,$(BENCH_PACKAGES))
 
 build: deps
-	$(Q)$(SWIFT) build -c $(CONFIG) $(SWIFT_FLAGS) --product pushdiag
+	$(Q)$(SWIFT) build -c $(CONFIG) $(STATIC) $(SWIFT_FLAGS) --product pushdiag
 
 debug: deps
 	$(Q)$(SWIFT) build $(SWIFT_FLAGS)

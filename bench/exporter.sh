@@ -49,8 +49,12 @@ RSS=$(awk '/VmRSS/ {print $2}' "/proc/$EXP/status")
 HWM=$(awk '/VmHWM/ {print $2}' "/proc/$EXP/status")
 ANON=$(awk '/RssAnon/ {print $2}' "/proc/$EXP/status")
 PSS=$(awk '/^Pss:/ {print $2}' "/proc/$EXP/smaps_rollup")
-# The shared libraries' pages counted in VmRSS (Swift's runtime, Foundation, libc, OpenSSL).
+# The pages of files counted in VmRSS: the shared libraries (libc, libstdc++, OpenSSL, libpcap,
+# libnl, SQLite; Swift's runtime and Foundation too in a build that links them dynamically) and
+# the pushdiag binary itself (the release build carries Swift's runtime and Foundation).
 LIBS=$(awk '/^[0-9a-f]/ {lib = ($6 ~ /\.so/)} /^Rss:/ && lib {s += $2} END {print s + 0}' "/proc/$EXP/smaps")
+SELF=$(awk -v b="$(readlink -f "$BIN")" '/^[0-9a-f]/ {me = ($6 == b)} /^Rss:/ && me {s += $2} END {print s + 0}' "/proc/$EXP/smaps")
+LINKED=$(ldd "$BIN" | grep -q libswiftCore && echo "dynamically" || echo "statically")
 THREADS=$(awk '/Threads/ {print $2}' "/proc/$EXP/status")
 CPU_PCT=$(awk -v c="$((c1 - c0))" -v hz="$ticks" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", 100 * c / hz / (b - a) }')
 ELAPSED=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
@@ -63,7 +67,8 @@ table=$(cat <<TABLE
 | held sessions (pushdiag responders on loopback), up | $up of $SESSIONS |
 | heartbeats sent by the end | $SENT |
 | resident memory (VmRSS) at the end | $RSS KiB |
-| of which shared libraries' pages (Swift runtime, Foundation, libc, OpenSSL) | $LIBS KiB |
+| of which the pushdiag binary's pages (Swift's runtime and Foundation linked $LINKED) | $SELF KiB |
+| of which shared libraries' pages (libc, libstdc++, OpenSSL, libpcap, libnl, SQLite$( [ "$LINKED" = dynamically ] && echo ", Swift's runtime, Foundation")) | $LIBS KiB |
 | of which anonymous (heap, stacks: pushdiag's own) | $ANON KiB |
 | proportional set size (Pss: shared pages divided among their users) | $PSS KiB |
 | peak resident memory (VmHWM) | $HWM KiB |
