@@ -282,6 +282,27 @@ struct LoadModeTests {
         let noneJSON = try json(none.stdout)
         #expect(none.status == 2 && noneJSON["failed_connects"] as? Int == 5)
     }
+
+    /// Line protocol under load: replies are held to --expect; a device given one that does not
+    /// match hangs up and says why, as one session does.
+    @Test func lineLoadHoldsRepliesToExpect() throws {
+        let port = freePort()
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--protocol", "line", "--reply", "PONG 7"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        func load(_ expect: String) throws -> (RunResult, [String: Any]) {
+            let r = try pushdiag(
+                "heartbeat", "127.0.0.1:\(port)", "--protocol", "line", "--expect", expect, "--clients", "4", "--count", "2", "--interval", "50ms",
+                "--format", "json")
+            return (r, try json(r.stdout))
+        }
+        let (ok, oj) = try load("^PONG [0-9]$")
+        #expect(ok.status == 0 && oj["received"] as? Int == 8, "\(ok.stdout)")
+        let (bad, bj) = try load("^PANG")
+        #expect(bad.status == 2 && bj["received"] as? Int == 0 && bj["drop_outs"] as? Int == 4, "\(bad.stdout)")
+        let errors = (bj["per_client"] as? [[String: Any]] ?? []).compactMap { $0["error"] as? String }
+        #expect(errors.count == 4 && errors.allSatisfy { $0.contains("reply \"PONG 7\" does not match \"^PANG\"") }, "\(errors)")
+    }
 }
 
 /// --register: the server's own heartbeats, acknowledged and timed.

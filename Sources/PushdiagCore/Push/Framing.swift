@@ -93,7 +93,7 @@ public struct LineDecoder: FrameDecoder {
 
 /// The line protocol's check of a reply (`--expect`): the line contains a match of the pattern,
 /// read as a regular expression, or as plain text when it is not one. Compiled once, and only
-/// for the line protocol (the regular-expression engine is otherwise never loaded).
+/// for the line protocol: the other protocols' sessions never compile a pattern.
 public struct LineReplyMatcher: @unchecked Sendable {
     public let pattern: String
     let regex: Regex<AnyRegexOutput>?
@@ -105,8 +105,11 @@ public struct LineReplyMatcher: @unchecked Sendable {
 
     public func matches(_ line: String) -> Bool { regex.map { line.contains($0) } ?? line.contains(pattern) }
 
+    /// Why a reply is refused.
+    public func mismatch(_ line: String) -> String { "reply \"\(line.prefix(80))\" does not match \"\(pattern)\"" }
+
     /// What a device says of a reply that does not match.
-    public func mismatch(_ line: String, peer: String) -> String { "\(peer): reply \"\(line.prefix(80))\" does not match \"\(pattern)\"" }
+    public func mismatch(_ line: String, peer: String) -> String { "\(peer): \(mismatch(line))" }
 }
 
 /// An HTTP/1.1 head up to its blank line (the WebSocket upgrade, both sides). What follows the

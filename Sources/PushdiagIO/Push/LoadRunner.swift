@@ -73,6 +73,7 @@ public final class LoadRunner {
     public func run(stop: () -> Bool) -> LoadReport {
         LoadRunner.raiseFileLimit()
         let target = o.endpoint.description
+        let lineReply = o.proto == .line ? LineReplyMatcher(o.expect) : nil
         guard case .success(let address) = Resolver.resolve(o.endpoint.host) else {
             let d = (0..<clients).map {
                 LoadClientReport(
@@ -153,7 +154,10 @@ public final class LoadRunner {
                 do throws(FramingError) {
                     if o.proto == .line {
                         d.lines.feed(bytes[...])
-                        while try d.lines.next() != nil { answered() }
+                        while let line = try d.lines.next() {
+                            if let m = lineReply, !m.matches(line) { throw .malformed(m.mismatch(line)) }
+                            answered()
+                        }
                     } else {
                         d.decoder.feed(bytes[...])
                         while let m = try d.decoder.next() {
