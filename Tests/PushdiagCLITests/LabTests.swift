@@ -328,6 +328,10 @@ struct LabTests {
         let retransmission = Exposition.series(after, "pushdiag_retransmission_ratio", wlan2)
         #expect(retransmission.count == 1 && (0...1).contains(retransmission.first?.value ?? -1), "\(retransmission)")
         #expect(retransmission.first?.labels.contains("source=\"station_retries\"") == true, "\(retransmission)")
+        for (key, label) in [("retransmission_source", "source"), ("retransmission_trust", "trust")] {
+            let want = try #require(report[key] as? String)
+            #expect(retransmission.first?.labels.contains("\(label)=\"\(want)\"") == true, "\(retransmission) \(key) \(want)")
+        }
         #expect(sum(after, "pushdiag_wifi_value_unknown") == 0, "\(Exposition.series(after, "pushdiag_wifi_value_unknown", wlan2))")
     }
 

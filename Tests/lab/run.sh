@@ -103,6 +103,7 @@ for _ in $(seq 1 300); do
   grep -q '^pushdiag_signal_dbm{' "$out/exporter-before.txt" && grep -q 'events: following' "$out/exporter.log" && break
   sleep 0.2
 done
+grep -q 'events: following' "$out/exporter.log" || echo "lab: the exporter is not following wlan2 after 60 s (exporter.log)"
 iw event -t > "$out/iw-event.txt" 2>&1 &
 iw_pid=$!
 $PD watch --interface wlan2 --format jsonl --record "$out/watch.pcap" > "$out/watch.jsonl" 2> "$out/watch.err" &
