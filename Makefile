@@ -18,8 +18,8 @@ BENCH_PACKAGES := tshark gcc time python3 curl openssl mosquitto
 
 BIN = .build/$(CONFIG)/pushdiag
 # A release build links Swift's runtime and Foundation into the binary: it runs on a probe without
-# the Swift toolchain (only Debian's libc, OpenSSL, libpcap, libnl, SQLite), starts in about half
-# the time and keeps fewer pages resident (docs/PERFORMANCE.md, the exporter at rest).
+# the Swift toolchain (Debian's libc, libstdc++, OpenSSL, libpcap, libnl and SQLite suffice), starts
+# a little faster and keeps fewer pages resident (docs/PERFORMANCE.md, the exporter at rest).
 STATIC := $(if $(filter release,$(CONFIG)),--static-swift-stdlib,)
 # The Wi-Fi lab (Tests/lab/): Debian's kernel under qemu with mac80211_hwsim, hostapd, wpa_supplicant.
 LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busybox-static tcpdump kmod cpio ethtool iputils-ping \

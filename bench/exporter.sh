@@ -54,7 +54,7 @@ PSS=$(awk '/^Pss:/ {print $2}' "/proc/$EXP/smaps_rollup")
 # the pushdiag binary itself (the release build carries Swift's runtime and Foundation).
 LIBS=$(awk '/^[0-9a-f]/ {lib = ($6 ~ /\.so/)} /^Rss:/ && lib {s += $2} END {print s + 0}' "/proc/$EXP/smaps")
 SELF=$(awk -v b="$(readlink -f "$BIN")" '/^[0-9a-f]/ {me = ($6 == b)} /^Rss:/ && me {s += $2} END {print s + 0}' "/proc/$EXP/smaps")
-LINKED=$(ldd "$BIN" | grep -q libswiftCore && echo "dynamically" || echo "statically")
+LINKED=$(grep -q libswiftCore < <(ldd "$BIN") && echo "dynamically" || echo "statically")
 THREADS=$(awk '/Threads/ {print $2}' "/proc/$EXP/status")
 CPU_PCT=$(awk -v c="$((c1 - c0))" -v hz="$ticks" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", 100 * c / hz / (b - a) }')
 ELAPSED=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
