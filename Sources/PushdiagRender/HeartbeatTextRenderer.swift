@@ -44,16 +44,19 @@ public struct HeartbeatTextRenderer {
 
     public func render(_ r: LoadReport) -> String {
         var out = "\(r.target) (\(r.protocol)), \(r.clients) simulated devices over \(NumberText.format(r.durationSeconds)) s\n"
-        out += "  connected \(r.connected), failed to connect \(r.failedConnects), dropped by the server \(r.dropOuts)\n"
+        out +=
+            "  connected \(r.connected), failed to connect \(r.failedConnects), dropped by the server \(r.dropOuts)"
+            + (r.protocolFailures > 0 ? ", hung up on a protocol error \(r.protocolFailures)" : "") + "\n"
         out += "  heartbeats: \(r.planned) planned, \(r.sent) sent, \(r.received) answered, \(NumberText.format(r.lossPercent))% lost\n"
         if let t = r.rttMs {
             out +=
                 "  rtt ms (all devices): median \(NumberText.format(t.median)) / p95 \(NumberText.format(t.p95)) / p99 \(NumberText.format(t.p99)) / max \(NumberText.format(t.max))\n"
         }
-        let worst = r.perClient.filter { $0.sent > $0.received || $0.droppedOut || !$0.connected }.prefix(10)
+        let worst = r.perClient.filter { $0.sent > $0.received || $0.droppedOut || $0.hungUp || !$0.connected }.prefix(10)
         for c in worst {
             out +=
-                "  device \(c.client): \(c.received)/\(c.sent) answered" + (c.droppedOut ? ", dropped by the server" : "") + (c.error.map { ", \($0)" } ?? "")
+                "  device \(c.client): \(c.received)/\(c.sent) answered" + (c.droppedOut ? ", dropped by the server" : "") + (c.hungUp ? ", hung up" : "")
+                + (c.error.map { ", \($0)" } ?? "")
                 + "\n"
         }
         return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)

@@ -299,7 +299,9 @@ struct LoadModeTests {
         let (ok, oj) = try load("^PONG [0-9]$")
         #expect(ok.status == 0 && oj["received"] as? Int == 8, "\(ok.stdout)")
         let (bad, bj) = try load("^PANG")
-        #expect(bad.status == 2 && bj["received"] as? Int == 0 && bj["drop_outs"] as? Int == 4, "\(bad.stdout)")
+        #expect(bad.status == 2 && bj["received"] as? Int == 0 && bj["protocol_failures"] as? Int == 4 && bj["drop_outs"] as? Int == 0, "\(bad.stdout)")
+        let checks = (bj["findings"] as? [[String: Any]])?.compactMap { $0["check"] as? String } ?? []
+        #expect(checks.contains("load_protocol") && !checks.contains("load_dropouts"), "the device hung up, the server did not: \(checks)")
         let errors = (bj["per_client"] as? [[String: Any]] ?? []).compactMap { $0["error"] as? String }
         #expect(errors.count == 4 && errors.allSatisfy { $0.contains("reply \"PONG 7\" does not match \"^PANG\"") }, "\(errors)")
     }

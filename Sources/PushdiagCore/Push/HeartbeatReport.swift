@@ -292,11 +292,16 @@ public struct LoadClientReport: Codable, Sendable, Equatable {
     @Nullable public var rttP95Ms: Double?
     /// The server closed this client's connection before the end.
     public var droppedOut: Bool
+    /// This device hung up because the server broke the protocol (a reply that does not match
+    /// --expect, a malformed or oversized frame); `error` says how.
+    public var hungUp: Bool
     @Nullable public var error: String?
     /// Heartbeats this device was to send: --count, or up to the stop of an interrupted run.
     public var planned: Int
 
-    public init(client: Int, connected: Bool, sent: Int, received: Int, rtts: [Double], droppedOut: Bool, error: String?, planned: Int) {
+    public init(
+        client: Int, connected: Bool, sent: Int, received: Int, rtts: [Double], droppedOut: Bool, hungUp: Bool = false, error: String?, planned: Int
+    ) {
         self.client = client
         self.planned = connected ? planned : 0
         self.connected = connected
@@ -306,6 +311,7 @@ public struct LoadClientReport: Codable, Sendable, Equatable {
         rttMedianMs = s?.median
         rttP95Ms = s?.p95
         self.droppedOut = droppedOut
+        self.hungUp = hungUp
         self.error = error
     }
 }
@@ -317,6 +323,8 @@ public struct LoadReport: Codable, Sendable, Equatable {
     public var connected: Int
     public var failedConnects: Int
     public var dropOuts: Int
+    /// Devices that hung up because the server broke the protocol.
+    public var protocolFailures: Int
     /// Heartbeats the connected devices were to send (--count each): those a drop-out prevented
     /// count as lost, as they would be on a device.
     public var planned: Int
@@ -343,6 +351,7 @@ public struct LoadReport: Codable, Sendable, Equatable {
         connected = perClient.filter(\.connected).count
         failedConnects = clients - connected
         dropOuts = perClient.filter(\.droppedOut).count
+        protocolFailures = perClient.filter(\.hungUp).count
         sent = perClient.reduce(0) { $0 + $1.sent }
         received = perClient.reduce(0) { $0 + $1.received }
         planned = perClient.reduce(0) { $0 + $1.planned }
@@ -360,6 +369,14 @@ public struct LoadReport: Codable, Sendable, Equatable {
                 Finding(
                     check: "load_connects", severity: .critical, subject: target, value: Double(failed), threshold: 0, unit: "clients", source: "load",
                     message: "\(target): \(failed) of \(perClient.count) simulated devices could not connect"))
+        }
+        if let first = perClient.first(where: \.hungUp) {
+            let n = perClient.filter(\.hungUp).count
+            f.append(
+                Finding(
+                    check: "load_protocol", severity: .critical, subject: target, value: Double(n), threshold: 0, unit: "clients", source: "load",
+                    message:
+                        "\(target): \(n) of \(perClient.count) simulated devices hung up on a protocol error (device \(first.client): \(first.error ?? "?"))"))
         }
         if dropped > 0 {
             f.append(

@@ -20,6 +20,7 @@ public final class LoadRunner {
         var received = 0
         var rtts: [Double] = []
         var droppedOut = false
+        var hungUp = false
         var connected = false
         var error: String?
         init(index: Int, order: SimplePush.ByteOrder, cap: Int, start: Double) {
@@ -172,7 +173,7 @@ public final class LoadRunner {
                     // The server broke the protocol on this connection: the device hangs up, as
                     // a device would, and says why.
                     d.conn = nil
-                    d.droppedOut = true
+                    d.hungUp = true
                     d.pendingID = nil
                     d.error = "\(target): \(error)"
                 }
@@ -187,10 +188,11 @@ public final class LoadRunner {
         let per = devices.map { d -> LoadClientReport in
             var planned = o.count
             if interrupted {
-                planned = d.droppedOut ? min(o.count, Int(((end - d.start) / max(o.intervalMs, 1)).rounded(.down)) + 1) : d.sent
+                planned = d.droppedOut || d.hungUp ? min(o.count, Int(((end - d.start) / max(o.intervalMs, 1)).rounded(.down)) + 1) : d.sent
             }
             return LoadClientReport(
-                client: d.index + 1, connected: d.connected, sent: d.sent, received: d.received, rtts: d.rtts, droppedOut: d.droppedOut, error: d.error,
+                client: d.index + 1, connected: d.connected, sent: d.sent, received: d.received, rtts: d.rtts, droppedOut: d.droppedOut, hungUp: d.hungUp,
+                error: d.error,
                 planned: planned)
         }
         return LoadReport(
