@@ -14,7 +14,7 @@ public final class Exporter: Sendable {
     let version: String
     struct Running {
         var settings: ExporterSettings
-        var sessions: [(options: HeartbeatOptions, keeper: SessionKeeper)] = []
+        var sessions: [SessionKeeper] = []
         var interfaces: [String: InterfaceFollower] = [:]
     }
     let running: Mutex<Running>
@@ -57,7 +57,7 @@ public final class Exporter: Sendable {
         running.withLock { r in
             let wanted = s.servers.map { s.sessionOptions($0) }
             for held in r.sessions where !wanted.contains(held.options) {
-                toStop.append(held.keeper)
+                toStop.append(held)
                 stoppedNames.append("push \(held.options.endpoint)")
             }
             r.sessions.removeAll { !wanted.contains($0.options) }
@@ -65,7 +65,7 @@ public final class Exporter: Sendable {
                 let keeper = SessionKeeper(
                     options: o, metrics: MetricSet(registry: registry, labels: [("target", o.endpoint.description), ("protocol", o.proto.rawValue)]),
                     log: log)
-                r.sessions.append((o, keeper))
+                r.sessions.append(keeper)
                 started.append("push \(o.endpoint)")
                 keeper.start()
             }
@@ -86,12 +86,10 @@ public final class Exporter: Sendable {
             if reload && r.settings.listen != s.listen {
                 log.line("reload: listen stays \(r.settings.listen) until a restart (asked: \(s.listen))")
             }
-            r.settings.servers = s.servers
-            r.settings.interfaces = s.interfaces
-            r.settings.heartbeatIntervalSeconds = s.heartbeatIntervalSeconds
-            r.settings.wifiIntervalSeconds = s.wifiIntervalSeconds
-            r.settings.roamLimits = s.roamLimits
-            r.settings.maxProbes = s.maxProbes
+            // Everything but the address, which a reload cannot change.
+            let listen = r.settings.listen
+            r.settings = s
+            r.settings.listen = listen
         }
         probes.setLimit(s.maxProbes)
         // Stopping waits for each thread's goodbye: outside the lock, all at once.
@@ -121,7 +119,7 @@ public final class Exporter: Sendable {
 
     /// Closes every session as its protocol says goodbye, stops the followers and the server.
     public func stop() {
-        let (keepers, followers) = running.withLock { r in (r.sessions.map(\.keeper), Array(r.interfaces.values)) }
+        let (keepers, followers) = running.withLock { r in (r.sessions, Array(r.interfaces.values)) }
         server.withLock { $0?.close() }
         for k in keepers { k.stop(waitSeconds: 0, remove: false) }
         for f in followers { f.stop(waitSeconds: 0, remove: false) }

@@ -67,6 +67,7 @@ public final class SessionKeeper: Sendable {
             }
             let session = HeartbeatSession(o, address: address) { self.isStopped }
             session.onEvent = { [self] e in event(e) }
+            session.keepsHistory = false  // held for days: the events are followed, not kept
             do throws(ConnectionFailure) {
                 try session.open()
             } catch {

@@ -43,7 +43,8 @@ public struct HeartbeatTextRenderer {
     }
 
     public func render(_ r: LoadReport) -> String {
-        var out = "\(r.target) (\(r.protocol)), \(r.clients) simulated devices over \(NumberText.format(r.durationSeconds)) s\n"
+        var out =
+            "\(r.target) (\(r.protocol)), \(r.clients) simulated devices over \(NumberText.format(r.durationSeconds)) s\(r.interrupted ? " (interrupted)" : "")\n"
         out +=
             "  connected \(r.connected), failed to connect \(r.failedConnects), dropped by the server \(r.dropOuts)"
             + (r.protocolFailures > 0 ? ", hung up on a protocol error \(r.protocolFailures)" : "") + "\n"

@@ -36,6 +36,9 @@ public final class HeartbeatSession {
     let stop: () -> Bool
     /// Called with each state change, reconnect attempt and server heartbeat as it happens.
     public var onEvent: ((SessionEvent) -> Void)?
+    /// Whether the timelines below are kept. A resident holder of the session (the exporter,
+    /// for days) turns this off and follows `onEvent` alone, so memory does not grow with time.
+    public var keepsHistory = true
 
     /// The Network-framework-like timeline: setup, preparing, ready, waiting, failed, cancelled.
     public private(set) var states: [ConnectionState] = []
@@ -78,7 +81,7 @@ public final class HeartbeatSession {
     /// Adds a state to the timeline.
     public func state(_ s: String, _ reason: String? = nil) {
         let c = ConnectionState(timeNs: WallClock.nanoseconds(), state: s, reason: reason)
-        states.append(c)
+        if keepsHistory { states.append(c) }
         onEvent?(.state(c))
     }
 
@@ -224,7 +227,7 @@ public final class HeartbeatSession {
     func serverRequest(_ m: SimplePush.Message) throws(ConnectionFailure) {
         if SimplePush.heartbeatCount(m) != nil {
             let now = Clock.ms()
-            serverArrivals.append(now)
+            if keepsHistory { serverArrivals.append(now) }
             onEvent?(.serverHeartbeat(atMs: now))
         }
         try send(SimplePush.frame(SimplePush.acknowledge(m), order: options.byteOrder))
@@ -352,7 +355,7 @@ public final class HeartbeatSession {
     }
 
     func record(_ a: ReconnectAttempt) {
-        reconnects.append(a)
+        if keepsHistory { reconnects.append(a) }
         onEvent?(.reconnect(a))
     }
 

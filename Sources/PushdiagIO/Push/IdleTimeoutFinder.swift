@@ -10,8 +10,6 @@ public final class IdleTimeoutFinder: @unchecked Sendable {
     let stop: @Sendable () -> Bool
     let lock = NSLock()
     var results: [Int: IdleTimeout.Rung] = [:]
-    /// Called when a rung is decided (for progress on a terminal).
-    public var onRung: (@Sendable (IdleTimeout.Rung) -> Void)?
 
     public init(_ o: HeartbeatOptions, rungs: [Double], stop: @escaping @Sendable () -> Bool) {
         self.o = o
@@ -31,7 +29,6 @@ public final class IdleTimeoutFinder: @unchecked Sendable {
                 Thread { [self] in
                     let r = probe(idle, address: address)
                     lock.withLock { results[i] = r }
-                    onRung?(r)
                     group.leave()
                 }.start()
             }

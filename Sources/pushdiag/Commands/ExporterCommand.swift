@@ -64,10 +64,7 @@ struct ExporterCommand: ParsableCommand {
         var f = ExporterFlags()
         f.survey.servers = servers
         f.survey.proto = proto
-        f.survey.tls = tlsFlags.tls
-        f.survey.insecure = tlsFlags.insecure
-        f.survey.pin = tlsFlags.pin
-        f.survey.caFile = tlsFlags.caFile
+        tlsFlags.copy(into: &f.survey)
         f.interfaces = interfaces
         f.listen = listen
         f.interval = interval

@@ -122,10 +122,7 @@ struct SurveyOptions: ParsableArguments {
         f.duration = duration
         f.servers = servers
         f.proto = proto
-        f.tls = tlsFlags.tls
-        f.insecure = tlsFlags.insecure
-        f.pin = tlsFlags.pin
-        f.caFile = tlsFlags.caFile
+        tlsFlags.copy(into: &f)
         let ranges: [(String, String?)] = [
             ("utilization_warning", utilizationWarning), ("utilization_critical", utilizationCritical),
             ("retransmission_warning", retransmissionWarning), ("retransmission_critical", retransmissionCritical),

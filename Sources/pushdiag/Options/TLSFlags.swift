@@ -19,6 +19,15 @@ struct TLSFlags: ParsableArguments {
         if !tls && (insecure || pin != nil || caFile != nil) { throw ValidationError("--insecure, --pin and --ca-file go with --tls") }
     }
 
+    /// The flags as typed into survey's (and the exporter's) settings, for the core to resolve
+    /// with the configuration file.
+    func copy(into f: inout SurveyFlags) {
+        f.tls = tls
+        f.insecure = insecure
+        f.pin = pin
+        f.caFile = caFile
+    }
+
     /// The TLS options for a server named `host`; nil without --tls.
     func options(serverName host: String) -> TLSOptions? {
         guard tls else { return nil }

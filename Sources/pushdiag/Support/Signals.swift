@@ -14,19 +14,8 @@ enum StopSignal {
         let handler: @convention(c) (Int32) -> Void = { sig in
             if StopSignal.requested.exchange(true, ordering: .sequentiallyConsistent) { _exit(128 + sig) }
         }
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = handler
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = 0  // no SA_RESTART: a blocked poll returns EINTR
-        sigaction(SIGINT, &action, nil)
-        sigaction(SIGTERM, &action, nil)
-        // A parent may have left them blocked (test runners, some supervisors): unblock them,
-        // or a stop request would wait forever.
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        // No SA_RESTART: a blocked poll returns EINTR.
+        installHandler(handler, for: [SIGINT, SIGTERM], restart: false)
     }
 
     static var isRequested: Bool { requested.load(ordering: .sequentiallyConsistent) }
@@ -45,17 +34,25 @@ enum ReloadSignal {
 
     static func install() {
         let handler: @convention(c) (Int32) -> Void = { _ in ReloadSignal.requested.store(true, ordering: .sequentiallyConsistent) }
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = handler
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        sigaction(SIGHUP, &action, nil)
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGHUP)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        installHandler(handler, for: [SIGHUP], restart: true)
     }
 
     /// True once per SIGHUP (or several that came together).
     static func take() -> Bool { requested.exchange(false, ordering: .sequentiallyConsistent) }
+}
+
+/// Installs `handler` for `signals` and unblocks them: a parent may have left them blocked (test
+/// runners, some supervisors), and a signal that stays blocked would never be seen.
+private func installHandler(_ handler: @convention(c) (Int32) -> Void, for signals: [Int32], restart: Bool) {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = handler
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = restart ? SA_RESTART : 0
+    var set = sigset_t()
+    sigemptyset(&set)
+    for sig in signals {
+        sigaction(sig, &action, nil)
+        sigaddset(&set, sig)
+    }
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
 }
