@@ -96,28 +96,21 @@ public final class SessionKeeper: Sendable {
 
     /// Heartbeats on the interval until a stop, or a loss the schedule could not mend.
     func hold(_ session: HeartbeatSession) {
-        let o = options
+        var cadence = HeartbeatCadence(options)
         var n = 0
-        var misses = 0
-        var next = Clock.ms()
         while !isStopped {
             n += 1
             metrics.counter(MetricFamily.sent).increment()
             var loss: String?
             do throws(ConnectionFailure) {
-                switch try session.heartbeat(n) {
-                case .answered(let ms):
+                let outcome = try session.heartbeat(n)
+                if case .answered(let ms) = outcome {
                     metrics.counter(MetricFamily.answered).increment()
                     metrics.histogram(MetricFamily.rtt).record(ms / 1000)
-                    misses = 0
-                case .unanswered:
+                } else {
                     metrics.counter(MetricFamily.lost).increment()
-                    misses += 1
-                    if o.proto != .tcp && misses >= o.missesBeforeReconnect { loss = "\(o.missesBeforeReconnect) heartbeats unanswered" }
-                case .connectionLost(let why):
-                    metrics.counter(MetricFamily.lost).increment()
-                    loss = why.description
                 }
+                loss = cadence.loss(after: outcome)
             } catch {
                 // Bytes that are not the protocol: a device would drop the connection.
                 if case .stopped = error { return }
@@ -125,14 +118,11 @@ public final class SessionKeeper: Sendable {
                 loss = error.description
             }
             if let loss {
-                misses = 0
                 guard reconnect(session, after: loss) else { return }
                 ready(session)
-                next = Clock.ms()
+                cadence.restart()
             }
-            next += o.intervalMs
-            if next < Clock.ms() { next = Clock.ms() }
-            do throws(ConnectionFailure) { try session.wait(until: next) } catch {
+            do throws(ConnectionFailure) { try session.wait(until: cadence.advance()) } catch {
                 if case .stopped = error { return }
             }
         }

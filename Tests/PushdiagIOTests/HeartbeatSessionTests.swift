@@ -145,4 +145,53 @@ struct HeartbeatSessionTests {
         #expect(!report.connectionLost && !report.findings.contains { $0.source == "reconnect_schedule" }, "\(report.findings)")
         #expect(report.states.last?.state == "cancelled", "\(report.states.map(\.state))")
     }
+
+    /// The cadence every loop shares: misses in a row make the session lost (never for tcp, where
+    /// each heartbeat is its own connection), an answer clears them, and the next heartbeat is an
+    /// interval after the last was due, never in the past, and an interval after a reconnect.
+    @Test func theCadenceCountsMissesAndPaces() {
+        var o = options(1)
+        o.intervalMs = 1000
+        o.missesBeforeReconnect = 2
+        var c = HeartbeatCadence(o, now: 0)
+        #expect(c.loss(after: .unanswered) == nil)
+        #expect(c.loss(after: .answered(ms: 3)) == nil)
+        #expect(c.loss(after: .unanswered) == nil)
+        #expect(c.loss(after: .unanswered) == "2 heartbeats unanswered")
+        #expect(c.loss(after: .unanswered) == nil, "the count starts again after a loss")
+        #expect(c.loss(after: .connectionLost(.closedByPeer("gone"))) == ConnectionFailure.closedByPeer("gone").description)
+        #expect(c.advance(now: 10) == 1000)
+        #expect(c.advance(now: 1500) == 2000)
+        #expect(c.advance(now: 5000) == 5000, "an answer that came late does not bring a burst")
+        c.restart(now: 9000)
+        #expect(c.advance(now: 9000) == 10_000)
+        o.proto = .tcp
+        var tcp = HeartbeatCadence(o, now: 0)
+        for _ in 1...5 { #expect(tcp.loss(after: .unanswered) == nil) }
+    }
+
+    /// After the server drops the connection, `heartbeat` reconnects on the schedule and sends the
+    /// next heartbeat an interval after the session is back, not at once to make up the time the
+    /// schedule took (it did, before the loops shared `HeartbeatCadence`).
+    @Test func theHeartbeatAfterAReconnectWaitsAnInterval() throws {
+        let port = freePort()
+        var ro = ResponderOptions(endpoint: Endpoint(host: "127.0.0.1", port: port), proto: .simplepush)
+        ro.closeAfter = 1
+        let server = try InProcessResponder(ro)
+        defer { server.stop() }
+        var o = options(port)
+        o.count = 3
+        o.intervalMs = 300
+        o.schedule = [0.6]
+        var seenAt: [Int: Double] = [:]
+        let probe = HeartbeatProbe(o)
+        probe.onHeartbeat = { n, _, _ in seenAt[n] = Clock.ms() }
+        let report = probe.run()
+        let states = report.states.map(\.state)
+        #expect(report.received == 2 && report.reconnects.count == 1, "\(states)")
+        let lost = try #require(seenAt[2], "\(states)")
+        let third = try #require(seenAt[3], "\(states)")
+        // The loss is seen at once; the schedule waits 600 ms; then an interval (300 ms).
+        #expect(third - lost >= 600 + 0.9 * o.intervalMs, "heartbeat 3 came \(third - lost) ms after heartbeat 2 was lost")
+    }
 }

@@ -55,8 +55,7 @@ public final class HeartbeatProbe {
             report.handshakeMs = session.handshakeMs.map { NumberText.rounded($0, places: 1000) }
             report.tls = session.tlsInfo
             session.state("ready")
-            var misses = 0
-            var next = Clock.ms()
+            var cadence = HeartbeatCadence(o)
             for n in 1...max(o.count, 1) {
                 if stop() { break }
                 sent += 1
@@ -68,24 +67,18 @@ public final class HeartbeatProbe {
                     throw error
                 }
                 if case .answered(let ms) = outcome { onHeartbeat?(n, received + 1, ms) } else { onHeartbeat?(n, received, nil) }
-                switch outcome {
-                case .answered(let ms):
+                if case .answered(let ms) = outcome {
                     received += 1
                     rtts.append(ms)
-                    misses = 0
-                case .unanswered:
-                    misses += 1
-                    if o.proto != .tcp && misses >= o.missesBeforeReconnect {
-                        misses = 0
-                        reconnected = session.reconnect(after: "\(o.missesBeforeReconnect) heartbeats unanswered")
-                    }
-                case .connectionLost(let why):
-                    reconnected = session.reconnect(after: why.description)
+                }
+                if let loss = cadence.loss(after: outcome) {
+                    reconnected = session.reconnect(after: loss)
+                    cadence.restart()
                 }
                 // Lost only when the schedule ran out; a stop while reconnecting is not a loss.
                 lost = reconnected == .exhausted
                 if reconnected != .connected { break }
-                next += o.intervalMs
+                let next = cadence.advance()
                 if n < o.count { try session.wait(until: next) }
             }
             if !lost {

@@ -15,6 +15,59 @@ public enum HeartbeatOutcome: Equatable, Sendable {
     case connectionLost(ConnectionFailure)
 }
 
+/// What a device makes of its heartbeats, for every loop that holds a session (`heartbeat`'s
+/// `HeartbeatProbe`, the walk, the exporter's sessions): the misses in a row that make the session
+/// lost, and when the next heartbeat is due — one interval after the last was due, never in the
+/// past (a slow answer or a long wait does not bring a burst), and one interval after the session
+/// is back from a loss (the schedule's time is not made up).
+///
+/// A heartbeat met by bytes that are not the protocol (`HeartbeatSession.heartbeat` throws
+/// `.protocolViolation`) is left to the loop: `heartbeat` and the walk end with it as their
+/// finding, the exporter drops the connection and reconnects, as a device would.
+public struct HeartbeatCadence: Sendable {
+    let interval: Double
+    let missesAllowed: Int?
+    var misses = 0
+    /// When the next heartbeat is due (monotonic ms).
+    public private(set) var next: Double
+
+    public init(_ o: HeartbeatOptions, now: Double = Clock.ms()) {
+        interval = o.intervalMs
+        // A tcp "heartbeat" is a fresh connection: an unanswered one loses nothing held.
+        missesAllowed = o.proto == .tcp ? nil : o.missesBeforeReconnect
+        next = now
+    }
+
+    /// Why the session is lost after this outcome, or nil while it holds.
+    public mutating func loss(after outcome: HeartbeatOutcome) -> String? {
+        switch outcome {
+        case .answered:
+            misses = 0
+            return nil
+        case .unanswered:
+            misses += 1
+            guard let allowed = missesAllowed, misses >= allowed else { return nil }
+            misses = 0
+            return "\(allowed) heartbeats unanswered"
+        case .connectionLost(let why):
+            misses = 0
+            return why.description
+        }
+    }
+
+    /// The session is back after a loss: the next heartbeat is an interval from now.
+    public mutating func restart(now: Double = Clock.ms()) {
+        misses = 0
+        next = now
+    }
+
+    /// Moves on to the next heartbeat and says when it is due.
+    public mutating func advance(now: Double = Clock.ms()) -> Double {
+        next = max(next + interval, now)
+        return next
+    }
+}
+
 /// Something a session did, reported as it happens (for a live view).
 public enum SessionEvent: Sendable {
     case state(ConnectionState)

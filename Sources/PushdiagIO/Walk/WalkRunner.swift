@@ -80,8 +80,7 @@ final class WalkPush: @unchecked Sendable {
             return
         }
         session.state("ready")
-        var misses = 0
-        var next = Clock.ms()
+        var cadence = HeartbeatCadence(o)
         var n = 0
         while !stop() {
             n += 1
@@ -92,21 +91,12 @@ final class WalkPush: @unchecked Sendable {
                 session.state("failed", error.description)
                 return
             }
-            var lossReason: String?
-            switch outcome {
-            case .answered(let ms):
+            if case .answered(let ms) = outcome {
                 log.add(.heartbeat(WalkHeartbeat(sentNs: sent, rttMs: ms)))
-                misses = 0
-            case .unanswered:
+            } else {
                 log.add(.heartbeat(WalkHeartbeat(sentNs: sent, rttMs: nil)))
-                misses += 1
-                if o.proto != .tcp && misses >= o.missesBeforeReconnect { lossReason = "\(misses) heartbeats unanswered" }
-            case .connectionLost(let why):
-                log.add(.heartbeat(WalkHeartbeat(sentNs: sent, rttMs: nil)))
-                lossReason = why.description
             }
-            if let lossReason {
-                misses = 0
+            if let lossReason = cadence.loss(after: outcome) {
                 let began = WallClock.nanoseconds()
                 let before = session.reconnects.count
                 let result = session.reconnect(after: lossReason)
@@ -118,10 +108,9 @@ final class WalkPush: @unchecked Sendable {
                                 timeNs: now, ms: Double(now - began) / 1e6, attempts: session.reconnects.count - before, succeeded: result == .connected)))
                 }
                 if result != .connected { return }
-                next = Clock.ms()
+                cadence.restart()
             }
-            next += o.intervalMs
-            do throws(ConnectionFailure) { try session.wait(until: next) } catch {}
+            do throws(ConnectionFailure) { try session.wait(until: cadence.advance()) } catch {}
         }
         session.close()
         session.state("cancelled")
