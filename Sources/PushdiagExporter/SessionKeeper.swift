@@ -132,6 +132,8 @@ public final class SessionKeeper: Sendable {
     /// interval) or a stop came.
     func reconnect(_ session: HeartbeatSession, after reason: String) -> Bool {
         metrics.gauge(MetricFamily.up).set(0.0)
+        // The server's heartbeats are paced per connection: a gap across the outage is not one.
+        lastServerHeartbeat.withLock { $0 = nil }
         metrics.counter(MetricFamily.losses).increment()
         let t0 = Clock.ms()
         switch session.reconnect(after: reason) {

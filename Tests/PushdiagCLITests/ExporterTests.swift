@@ -230,6 +230,54 @@ import Testing
         #expect(a.output.contains("served 1 connections"), "\(a.output)")
     }
 
+    /// The server's heartbeats are paced per connection: after the server went away and came back,
+    /// the gap histogram holds the gaps on each connection, not one across the outage (it did,
+    /// from the last heartbeat before the loss to the first after).
+    @Test func theServerHeartbeatGapStartsAgainAfterAReconnect() throws {
+        let pushPort = freePort()
+        var server = try responder(pushPort, ["--heartbeat-interval", "300ms"])
+        let dir = try TestPaths.temporaryDirectory()
+        let config = dir.appendingPathComponent("pushdiag.toml")
+        try """
+        [exporter]
+        interval = "200ms"
+        [[server]]
+        host = "127.0.0.1"
+        port = \(pushPort)
+        register = "ward-3"
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let port = freePort()
+        let e = try exporter(port, ["--config", config.path])
+        defer { e.stop() }
+        let target = ["target": "127.0.0.1:\(pushPort)"]
+        let gaps = "pushdiag_server_heartbeat_gap_seconds_count"
+        var m = ""
+        #expect(
+            try eventually(15) {
+                m = try http("http://127.0.0.1:\(port)/metrics").body
+                return (value(m, gaps, target) ?? 0) >= 2
+            }, "\(m)")
+        server.stop()
+        sleep(2)
+        server = try responder(pushPort, ["--heartbeat-interval", "300ms"])
+        defer { server.stop() }
+        #expect(
+            try eventually(20) {
+                m = try http("http://127.0.0.1:\(port)/metrics").body
+                return value(m, "pushdiag_session_up", target) == 1 && (value(m, "pushdiag_session_losses_total", target) ?? 0) >= 1
+            }, "\(e.output)")
+        let before = value(m, gaps, target) ?? 0
+        #expect(
+            try eventually(15) {
+                m = try http("http://127.0.0.1:\(port)/metrics").body
+                return (value(m, gaps, target) ?? 0) >= before + 2
+            }, "\(m)")
+        let underASecond = value(m, "pushdiag_server_heartbeat_gap_seconds_bucket", target.merging(["le": "1.0"]) { a, _ in a })
+        #expect(
+            underASecond != nil && underASecond == value(m, gaps, target),
+            "a gap across the outage was counted: \(m.split(separator: "\n").filter { $0.contains("server_heartbeat_gap") })")
+    }
+
     @Test func probesAreOneShotAndBounded() throws {
         let pushPort = freePort()
         let slow = try responder(pushPort, ["--delay", "1500ms"])
