@@ -29,7 +29,9 @@ public final class RoamWatcher {
         }
         self.only = only
         try client.subscribe()
-        for (ifindex, _) in names where only == nil || only == ifindex {
+        // In ifindex order: a replay asks what the recording asked, in the same order (a
+        // dictionary's order differs from one run to the next).
+        for ifindex in names.keys.sorted() where only == nil || only == ifindex {
             let bss = try client.scan(ifindex: ifindex).first(where: \.associated)
             let ssid = try client.interfaces().first { $0.ifindex == ifindex }?.ssid
             tracker.seed(ifindex: ifindex, bssid: bss?.bssid, ssid: ssid.map(SSIDText.render) ?? bss?.ssid.map(SSIDText.render))
