@@ -23,6 +23,9 @@ struct SmallPartsTests {
         #expect(Timestamp.rfc3339(nanoseconds: 1_767_225_600_123_456_789) == "2026-01-01T00:00:00.123456Z")
         #expect(Timestamp.rfc3339(nanoseconds: 951_782_400 * 1_000_000_000) == "2000-02-29T00:00:00.000000Z")
         #expect(Timestamp.rfc3339(nanoseconds: -1000) == "1969-12-31T23:59:59.999999Z")
+        // Beyond four-digit years (a certificate's seconds): written as they are, not cut.
+        #expect(Timestamp.rfc3339(seconds: 253_402_300_800) == "10000-01-01T00:00:00.000000Z")
+        #expect(Timestamp.rfc3339(seconds: 253_402_300_799, microseconds: 999_999) == "9999-12-31T23:59:59.999999Z")
     }
 
     /// Reading a timestamp back: the writer's own output round-trips (to the microsecond it

@@ -47,6 +47,34 @@ public enum Timestamp {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         if m <= 2 { y += 1 }
+        if (0...9999).contains(y), (0...999_999).contains(frac) {
+            // Written into the string's own 27 bytes: a line of `watch` spent a fifth of its
+            // time here when it built seven strings and joined them.
+            return String(unsafeUninitializedCapacity: 27) { b in
+                func put(_ v: Int, _ width: Int, at i: Int) {
+                    var v = v
+                    for k in stride(from: i + width - 1, through: i, by: -1) {
+                        b[k] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                        v /= 10
+                    }
+                }
+                put(y, 4, at: 0)
+                b[4] = UInt8(ascii: "-")
+                put(m, 2, at: 5)
+                b[7] = UInt8(ascii: "-")
+                put(d, 2, at: 8)
+                b[10] = UInt8(ascii: "T")
+                put(rem / 3600, 2, at: 11)
+                b[13] = UInt8(ascii: ":")
+                put(rem / 60 % 60, 2, at: 14)
+                b[16] = UInt8(ascii: ":")
+                put(rem % 60, 2, at: 17)
+                b[19] = UInt8(ascii: ".")
+                put(frac, 6, at: 20)
+                b[26] = UInt8(ascii: "Z")
+                return 27
+            }
+        }
         func pad(_ v: Int, _ w: Int) -> String {
             let s = String(v)
             return s.count >= w ? s : String(repeating: "0", count: w - s.count) + s
