@@ -44,11 +44,14 @@ struct WatchCommand: ParsableCommand {
         let limit = try duration.map { try parseDuration($0, option: "--duration") }
         let window = try parseDuration(roamWindow, option: "--roam-window")
         StopSignal.install()
+        // Read once: each read of an option goes through argument-parser's property wrapper.
+        let format = format
+        let live = netlink.replay == nil
         let summary = try unknownOnFailure(json: format == .jsonl ? .line : nil) {
             try netlink.with { transport in
                 let watcher = try RoamWatcher(
                     client: try NL80211Client(transport: transport), transport: transport, interface: interface, roamWindowSeconds: window)
-                return try watcher.run(limitSeconds: limit, stop: { StopSignal.isRequested }, emit: emit)
+                return try watcher.run(limitSeconds: limit, stop: { StopSignal.isRequested }) { Self.emit($0, format: format, live: live) }
             }
         }
         switch format {
@@ -57,11 +60,13 @@ struct WatchCommand: ParsableCommand {
         }
     }
 
-    func emit(_ w: WatchEvent) {
+    static func emit(_ w: WatchEvent, format: WatchFormat, live: Bool) {
         switch format {
         case .jsonl: if let line = try? JSONRenderer.line(w) { print(line) }
         case .text: print(WatchTextRenderer.line(w))
         }
-        fflush(nil)  // one line per event, even on a pipe
+        // Live, one line per event as it happens, even on a pipe; a replay writes as fast as it
+        // reads, through stdout's buffer (it made a write(2) per event).
+        if live { fflush(nil) }
     }
 }
