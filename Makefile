@@ -24,7 +24,7 @@ BIN = .build/$(CONFIG)/pushdiag
 # - relative relocations packed (RELR; glibc 2.36 or later): 18 KiB where there were 2.2 MB;
 # - every function in a section of its own, and the ones a resident exporter runs
 #   (bench/exporter.order, remade by `make orderfile`) laid side by side at the front;
-# - no dynamic symbol table for the whole program (1.2 MB; nothing looks pushdiag's symbols up).
+# - no dynamic symbol table for the whole program (1.3 MB; nothing looks pushdiag's symbols up).
 RELEASE_FLAGS := --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections \
   -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
   -Xlinker --symbol-ordering-file=$(abspath bench/exporter.order) -Xlinker --no-warn-symbol-ordering

@@ -4,7 +4,7 @@
 #
 # Why: the kernel maps a binary's code in whole windows around each page it faults on (64 KiB of
 # fault-around, and whole large folios where the file system makes them). The exporter at rest
-# runs a few hundred scattered functions of the standard library, Foundation, swift-nio and
+# runs a few thousand scattered functions of the standard library, Foundation, swift-nio and
 # pushdiag, and so held most of its 19 MB of code resident. With those functions together the
 # windows it touches are few (docs/PERFORMANCE.md, the exporter at rest).
 #
@@ -52,7 +52,7 @@ grep -q "listening on" "$OUT/orderfile-exporter.log" || { echo "orderfile: the e
 for round in 1 2 3; do
   sleep 8
   curl -s -o /dev/null --max-time 30 "127.0.0.1:$LISTEN/metrics" || true
-  [ "$round" != 2 ] || curl -s -o /dev/null --max-time 30 "127.0.0.1:$LISTEN/probe?target=127.0.0.1:$base&protocol=line" || true
+  [ "$round" != 2 ] || curl -s -o /dev/null --max-time 30 "127.0.0.1:$LISTEN/probe?target=127.0.0.1:$base&protocol=simplepush" || true
   [ "$round" != 2 ] || kill -HUP "$EXP"
 done
 kill -TERM "$EXP"
@@ -60,14 +60,14 @@ wait "$EXP" || true
 
 # callgrind's "ob=" names the object a function came from and "fn=" the function; its cost lines
 # follow ('2, '3: a recursion's deeper levels, one function). Keep the functions of the binary
-# with any cost, hottest first.
+# with any cost, hottest first (ties by name, so that a rerun gives the same list).
 awk -v me="$(basename "$plain")" '
   /^ob=/ { ob = substr($0, 4); next }
   /^fn=/ { fn = substr($0, 4); sub(/\047[0-9]+$/, "", fn); mine = (index(ob, me) > 0); next }
   /^(cob|cfn|cfi|cfl|calls|fl|fi|fe)=/ { if ($0 ~ /^calls=/) skipnext = 1; next }
   /^[0-9+-]/ { if (skipnext) { skipnext = 0; next } if (mine && fn != "") cost[fn] += $2; next }
   END { for (f in cost) if (cost[f] > 0) print cost[f] "\t" f }
-' "$cg" | sort -t$'\t' -k1,1nr | cut -f2 > "$ORDER.tmp"
+' "$cg" | LC_ALL=C sort -t$'\t' -k1,1nr -k2,2 | cut -f2 > "$ORDER.tmp"
 n=$(wc -l < "$ORDER.tmp")
 [ "$n" -gt 100 ] || { echo "orderfile: only $n functions seen; kept the old $ORDER" >&2; rm -f "$ORDER.tmp"; exit 1; }
 mv "$ORDER.tmp" "$ORDER"
