@@ -79,6 +79,7 @@ test: deps-test lab-deps lint
 	$(Q)LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp):print_suppressions=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter PushdiagCoreTests $(SWIFT_FLAGS) > .build/asan.log 2>&1 || { tail -40 .build/asan.log; exit 1; }
 	$(Q)echo "address sanitizer: $$(grep -E 'Test run with' .build/asan.log | tail -1)"
 	$(Q)$(MAKE) --no-print-directory demo CONFIG=release > .build/demo.log 2>&1 || { tail -40 .build/demo.log; exit 1; }
+	$(Q)grep -q '^exit status 2 ' .build/demo.log || { tail -40 .build/demo.log; echo "make demo: not the CRITICAL the bundled 57%-busy channel gives"; exit 1; }
 	$(Q)echo "release build, make demo: $$(tail -1 .build/demo.log)"
 	$(Q)$(SWIFT) test $(SWIFT_FLAGS)
 

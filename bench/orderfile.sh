@@ -66,7 +66,7 @@ awk -v me="$(basename "$plain")" '
   /^fn=/ { fn = substr($0, 4); sub(/\047[0-9]+$/, "", fn); mine = (index(ob, me) > 0); next }
   /^(cob|cfn|cfi|cfl|calls|fl|fi|fe)=/ { if ($0 ~ /^calls=/) skipnext = 1; next }
   /^[0-9+-]/ { if (skipnext) { skipnext = 0; next } if (mine && fn != "") cost[fn] += $2; next }
-  END { for (f in cost) if (cost[f] > 0) print cost[f] "\t" f }
+  END { for (f in cost) if (cost[f] > 0 && f !~ /^0x|^\(/) print cost[f] "\t" f }  # not the labels callgrind gives what it cannot name
 ' "$cg" | LC_ALL=C sort -t$'\t' -k1,1nr -k2,2 | cut -f2 > "$ORDER.tmp"
 n=$(wc -l < "$ORDER.tmp")
 [ "$n" -gt 100 ] || { echo "orderfile: only $n functions seen; kept the old $ORDER" >&2; rm -f "$ORDER.tmp"; exit 1; }
