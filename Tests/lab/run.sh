@@ -19,11 +19,13 @@ iw dev wlan2 survey dump > "$out/survey-before.txt"
 iw dev wlan2 station dump > "$out/station-before.txt"
 # Frames to the AP while it samples (echo requests to all nodes, from the link-local address),
 # so the window has retransmissions to count: otherwise the station may send none for seconds.
-ping -6 -n -I wlan2 -i 0.2 -w 5 ff02::1 > "$out/wifi-ping.txt" 2>&1 &
+# Until wifi is done, not for a fixed time: under a loaded host the debug binary can take seconds
+# to start, and a 5 s ping was once over before wifi's window began (retransmissions UNKNOWN).
+ping -6 -n -I wlan2 -i 0.2 ff02::1 > "$out/wifi-ping.txt" 2>&1 &
 ping_pid=$!
 $PD wifi --interface wlan2 --count 3 --interval 1s --format json --record "$out/wifi.pcap" > "$out/wifi.json" 2> "$out/wifi.err"
 echo $? > "$out/wifi.status"
-wait $ping_pid
+kill -INT $ping_pid; wait $ping_pid 2>/dev/null
 basename "$(readlink /sys/class/net/wlan2/device/driver)" > "$out/driver.txt"
 iw dev wlan2 survey dump > "$out/survey-after.txt"
 iw dev wlan2 station dump > "$out/station-after.txt"
