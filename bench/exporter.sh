@@ -13,18 +13,8 @@ SESSIONS=${SESSIONS:-10}
 SECONDS_AT_REST=${SECONDS_AT_REST:-60}
 mkdir -p "$OUT"
 doc=docs/PERFORMANCE.md
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
-
-base=$((20000 + RANDOM % 20000))
-servers=()
-for i in $(seq 0 $((SESSIONS - 1))); do
-  port=$((base + i))
-  "$BIN" responder --listen 127.0.0.1:$port 2> "$OUT/exp-responder-$i.log" &
-  pids+=($!)
-  servers+=(--server 127.0.0.1:$port)
-done
+source bench/responders.sh
+start_responders "$SESSIONS"
 sleep 1
 LISTEN=$((base + SESSIONS + 1))
 "$BIN" exporter --listen 127.0.0.1:$LISTEN "${servers[@]}" 2> "$OUT/exporter.log" &

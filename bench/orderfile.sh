@@ -28,16 +28,8 @@ command -v valgrind > /dev/null || { echo "orderfile: needs valgrind (apt-get in
 plain="$OUT/pushdiag-nodebug"
 objcopy --strip-debug "$BIN" "$plain"
 
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
-base=$((20000 + RANDOM % 20000))
-servers=()
-for i in $(seq 0 $((SESSIONS - 1))); do
-  "$BIN" responder --listen 127.0.0.1:$((base + i)) 2> /dev/null &
-  pids+=($!)
-  servers+=(--server 127.0.0.1:$((base + i)))
-done
+source bench/responders.sh
+start_responders "$SESSIONS"
 LISTEN=$((base + SESSIONS + 1))
 cg="$OUT/exporter.callgrind"
 rm -f "$cg"

@@ -104,7 +104,7 @@ public final class SessionKeeper: Sendable {
             var loss: String?
             do throws(ConnectionFailure) {
                 let outcome = try session.heartbeat(n)
-                if case .answered(let ms) = outcome {
+                if let ms = outcome.rttMs {
                     metrics.counter(MetricFamily.answered).increment()
                     metrics.histogram(MetricFamily.rtt).record(ms / 1000)
                 } else {

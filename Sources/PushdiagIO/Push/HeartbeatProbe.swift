@@ -66,11 +66,11 @@ public final class HeartbeatProbe {
                     if case .protocolViolation = error { sent -= 1 }
                     throw error
                 }
-                if case .answered(let ms) = outcome { onHeartbeat?(n, received + 1, ms) } else { onHeartbeat?(n, received, nil) }
-                if case .answered(let ms) = outcome {
+                if let ms = outcome.rttMs {
                     received += 1
                     rtts.append(ms)
                 }
+                onHeartbeat?(n, received, outcome.rttMs)
                 if let loss = cadence.loss(after: outcome) {
                     reconnected = session.reconnect(after: loss)
                     cadence.restart()

@@ -13,6 +13,11 @@ public enum HeartbeatOutcome: Equatable, Sendable {
     case unanswered
     /// The connection broke (closed, reset); a device would reconnect.
     case connectionLost(ConnectionFailure)
+
+    /// The round trip, when it was answered.
+    public var rttMs: Double? {
+        if case .answered(let ms) = self { ms } else { nil }
+    }
 }
 
 /// What a device makes of its heartbeats, for every loop that holds a session (`heartbeat`'s

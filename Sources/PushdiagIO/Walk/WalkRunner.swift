@@ -91,11 +91,7 @@ final class WalkPush: @unchecked Sendable {
                 session.state("failed", error.description)
                 return
             }
-            if case .answered(let ms) = outcome {
-                log.add(.heartbeat(WalkHeartbeat(sentNs: sent, rttMs: ms)))
-            } else {
-                log.add(.heartbeat(WalkHeartbeat(sentNs: sent, rttMs: nil)))
-            }
+            log.add(.heartbeat(WalkHeartbeat(sentNs: sent, rttMs: outcome.rttMs)))
             if let lossReason = cadence.loss(after: outcome) {
                 let began = WallClock.nanoseconds()
                 let before = session.reconnects.count
