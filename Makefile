@@ -74,6 +74,8 @@ test: deps-test lab-deps lint
 	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(Q)Tests/lab/virt-wifi-build.sh || true  # missing, the lab says so and LabTests fails
 	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS))
+	$(Q)python3 -m unittest discover -s Tests/lab/medium > .build/medium-tests.log 2>&1 || { cat .build/medium-tests.log; exit 1; }
+	$(Q)echo "lab radio medium: $$(grep -E '^Ran ' .build/medium-tests.log), $$(tail -1 .build/medium-tests.log)"
 	$(Q)FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || { tail -40 .build/fuzz-smoke.log; exit 1; }
 	$(Q)grep -E '^(==|Fuzz)' .build/fuzz-smoke.log
 	$(Q)LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp):print_suppressions=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter PushdiagCoreTests $(SWIFT_FLAGS) > .build/asan.log 2>&1 || { tail -40 .build/asan.log; exit 1; }

@@ -39,6 +39,7 @@ CONF
 lab_up() {
   modprobe mac80211_hwsim radios=3 || return 1
   for i in 1 2 3 4 5 6 7 8 9 10; do [ -e /sys/class/net/wlan2 ] && break; sleep 0.2; done
+  [ -z "${LAB_MEDIUM:-}" ] || lab_medium_start "$LAB_MEDIUM" || return 1
   ip link set lo up
   ip link add br0 type bridge && ip link set br0 up && ip addr add 10.40.0.1/24 dev br0
   lab_ap_conf wlan0 1 ap1.lab 020000000000
@@ -107,4 +108,19 @@ lab_roam() {
     sleep 1
   done
   lab_wait_connected 1 "$1"
+}
+
+# lab_medium_start SCENARIO: the radio medium (Tests/lab/medium) takes hwsim's air over before
+# any AP starts; its log (every link's signal) goes to $LAB_MEDIUM_LOG. Ready once registered:
+# Python starts slowly under emulation, so wait for its word, not a fixed time.
+lab_medium_start() {
+  local log=${LAB_MEDIUM_LOG:-$conf/medium.jsonl}
+  python3 Tests/lab/medium/medium.py "$1" --log "$log" > "$conf/medium.out" 2>&1 &
+  echo $! > "$conf/medium.pid"
+  for _ in $(seq 1 300); do
+    grep -q '^medium: registered' "$conf/medium.out" 2>/dev/null && return 0
+    kill -0 "$(cat "$conf/medium.pid")" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "lab: the medium did not register"; cat "$conf/medium.out"; return 1
 }
