@@ -53,6 +53,7 @@ network={
   psk="pushdiag-lab-passphrase"
   key_mgmt=FT-PSK WPA-PSK
   bgscan=""
+${LAB_STA_NETWORK_EXTRA:-}
 }
 CONF
   wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa.pid" -f "$conf/wpa.log" || return 1
