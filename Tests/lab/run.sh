@@ -250,7 +250,7 @@ else
   echo "lab: virt_wifi missing"
 fi
 
-# 8. pushdiag walk across the air (last: it moves the station into a namespace, stops an AP).
+# 8. pushdiag walk across the air (it moves the station into a namespace, stops an AP).
 . Tests/lab/walk.sh
 lab_walk "$out" || exit 1
 
@@ -266,5 +266,10 @@ if [ "$mode" = record ]; then
   echo "lab: fixtures refreshed"
 fi
 
-# 9. The assertions, inside the VM, with iw's outputs as the oracle.
+# 9. The air moves: the radio medium places the APs and walks the station (Tests/lab/medium.sh;
+#    last: it takes hwsim down and up again). A failure leaves files missing: LabTests says which.
+. Tests/lab/medium.sh
+lab_medium_walks "$out" || echo "lab: the medium's walks did not finish"
+
+# 10. The assertions, inside the VM, with iw's outputs as the oracle.
 PUSHDIAG_LAB_RESULTS="$out" .build/debug/pushdiagPackageTests.xctest --testing-library swift-testing --filter LabTests

@@ -111,12 +111,12 @@ lab_roam() {
   lab_wait_connected 1 "$1"
 }
 
-# lab_medium_start SCENARIO: the radio medium (Tests/lab/medium) takes hwsim's air over before
+# lab_medium_start SCENARIO: the radio medium (held at its start until SIGUSR1 with LAB_MEDIUM_HOLD=1) (Tests/lab/medium) takes hwsim's air over before
 # any AP starts; its log (every link's signal) goes to $LAB_MEDIUM_LOG. Ready once registered:
 # Python starts slowly under emulation, so wait for its word, not a fixed time.
 lab_medium_start() {
   local log=${LAB_MEDIUM_LOG:-$conf/medium.jsonl}
-  python3 Tests/lab/medium/medium.py "$1" --log "$log" > "$conf/medium.out" 2>&1 &
+  python3 Tests/lab/medium/medium.py "$1" --log "$log" ${LAB_MEDIUM_HOLD:+--hold} > "$conf/medium.out" 2>&1 &
   echo $! > "$conf/medium.pid"
   for _ in $(seq 1 300); do
     grep -q '^medium: registered' "$conf/medium.out" 2>/dev/null && return 0

@@ -11,7 +11,9 @@ station's tx retries and failures as it would a real card's, and the receivers s
 given here. The kernel drops deliveries for radios tuned to another channel, so frames reach
 only radios on the transmitter's frequency.
 
-Usage: medium.py SCENARIO.json [--log FILE] [--seconds N]
+Usage: medium.py SCENARIO.json [--log FILE] [--seconds N] [--hold]
+With --hold the scenario's clock stands at 0 (radios at their first positions) until SIGUSR1, so
+a test starts the walk when its tools are ready rather than when the medium started.
 The scenario format is documented in Tests/lab/medium/README.md. Every link's signal is logged
 (JSON lines) every `log_interval_s` so tests can compare pushdiag and iw with what the air was.
 Pure arithmetic (path loss, positions, loss probability, rate tables) is in the Model and Path
@@ -315,12 +317,31 @@ class Medium:
             self.names[name] = medium
             self.unicast[iface] = name
         self.start = time.monotonic()
+        self.held = False
+        self.cache_slot, self.cache = None, {}
         self.stats = {"frames": 0, "delivered": 0, "lost": 0, "attempts": 0, "unacked": 0, "unplaced": 0}
         self.busy = 0.0
         self.behind_reported = 0.0
 
     def now(self):
-        return time.monotonic() - self.start
+        return 0.0 if self.held else time.monotonic() - self.start
+
+    def release(self, *_):
+        if self.held:
+            self.held = False
+            self.start = time.monotonic()
+            self.write({"event": "released"})
+
+    def link_signal(self, a, b, t):
+        """The scenario's link signal, computed once per 50 ms of scenario time (the station
+        walks a few centimetres in that time): the per-frame cost under emulation matters."""
+        slot = int(t * 20)
+        if slot != self.cache_slot:
+            self.cache_slot, self.cache = slot, {}
+        key = (a, b)
+        if key not in self.cache:
+            self.cache[key] = self.s.link_signal(a, b, t)
+        return self.cache[key]
 
     def write(self, record):
         if self.log:
@@ -363,7 +384,7 @@ class Medium:
         rx_target = None if group else self.unicast.get(addr1)
 
         def p_loss(rx):
-            sig = None if tx is None else self.s.link_signal(tx, rx, t)
+            sig = None if tx is None else self.link_signal(tx, rx, t)
             if sig is None:
                 return lambda idx, f: 1.0
             snr = self.s.model.snr(sig)
@@ -394,7 +415,7 @@ class Medium:
         if not acked and not no_ack:
             self.stats["unacked"] += 1
         for rx, (idx, f) in receivers:
-            sig = self.s.link_signal(tx, rx, t)
+            sig = self.link_signal(tx, rx, t)
             rx_rate = idx if not (f & (HWSIM_TX_RC_MCS | HWSIM_TX_RC_VHT_MCS)) and 0 <= idx < 8 else 0
             payload = (nla(HWSIM_ATTR_ADDR_RECEIVER, self.names[rx]) + nla(HWSIM_ATTR_FRAME, frame)
                        + nla(HWSIM_ATTR_RX_RATE, struct.pack("=I", rx_rate))
@@ -412,7 +433,7 @@ class Medium:
         back = flags & ~HWSIM_TX_STAT_ACK
         if acked or (group and not (flags & HWSIM_TX_CTL_NO_ACK)):
             back |= HWSIM_TX_STAT_ACK
-        ack_sig = self.s.link_signal(rx_target, tx, t) if (rx_target and tx) else None
+        ack_sig = self.link_signal(rx_target, tx, t) if (rx_target and tx) else None
         payload = (nla(HWSIM_ATTR_ADDR_TRANSMITTER, tx_medium) + nla(HWSIM_ATTR_FLAGS, struct.pack("=I", back))
                    + nla(HWSIM_ATTR_SIGNAL, struct.pack("=i", int(round(ack_sig if ack_sig is not None else -95))))
                    + nla(HWSIM_ATTR_TX_INFO, rates) + nla(HWSIM_ATTR_COOKIE, cookie))
@@ -421,7 +442,9 @@ class Medium:
         except OSError:
             pass
 
-    def run(self, seconds=None):
+    def run(self, seconds=None, hold=False):
+        self.held = hold
+        signal.signal(signal.SIGUSR1, self.release)
         self.register()
         self.write({"event": "registered", "radios": {n: mac(m) for n, m in self.names.items()}})
         print("medium: registered", flush=True)
@@ -471,7 +494,8 @@ def main(argv):
     p = argparse.ArgumentParser(description="A radio medium for mac80211_hwsim (see README.md).")
     p.add_argument("scenario")
     p.add_argument("--log", help="JSON lines: every link's signal each log_interval_s, and the counts")
-    p.add_argument("--seconds", type=float, help="stop after this long")
+    p.add_argument("--seconds", type=float, help="stop after this long (scenario time)")
+    p.add_argument("--hold", action="store_true", help="the scenario's clock starts at SIGUSR1")
     args = p.parse_args(argv)
     try:
         with open(args.scenario) as f:
@@ -481,7 +505,7 @@ def main(argv):
         return 3
     log = open(args.log, "w") if args.log else None
     try:
-        Medium(scenario, log).run(args.seconds)
+        Medium(scenario, log).run(args.seconds, args.hold)
     except OSError as e:
         print(f"medium: {e}", file=sys.stderr)
         return 3

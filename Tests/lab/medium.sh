@@ -1,0 +1,118 @@
+# Sourced by run.sh inside the lab VM, last (it takes hwsim down and up again): the air moves.
+# The radio medium (Tests/lab/medium) places ap1 (channel 1, 2.4 GHz) and ap2 (channel 36,
+# 5 GHz) of one SSID 105 m apart and walks the station from ap1 towards ap2 (corridor.json), with
+# the walk holding a push connection through the air. Twice:
+#   sticky: no bgscan, so wpa_supplicant stays on ap1 as its signal falls from about -40 to
+#           -80 dBm while ap2 grows stronger (the scan cache refreshed by `iw scan`, as the
+#           system's own scans would); then the link to ap1 loses 10 dB more and wifi and survey
+#           measure its retransmissions;
+#   bgscan: wpa_supplicant's bgscan roams by itself to ap2 (no wpa_cli roam): a band change.
+# Oracles: iw station dump every second, iw event, and the medium's own log of every link.
+# The station runs without HT: see Tests/lab/medium/README.md (retries and aggregation).
+#   lab_medium_walks RESULTS_DIR
+
+# lab_down: everything the earlier sections started, and hwsim itself.
+lab_down() {
+  pkill -x wpa_supplicant; pkill -x hostapd; pkill -f 'pushdiag (responder|exporter|walk|watch)'
+  [ -f "$conf/medium.pid" ] && kill "$(cat "$conf/medium.pid")" 2> /dev/null
+  for _ in $(seq 1 50); do pgrep -x hostapd > /dev/null || pgrep -x wpa_supplicant > /dev/null || break; sleep 0.1; done
+  for ns in $(ip netns list | cut -d' ' -f1); do ip netns del "$ns"; done
+  for b in br0 br1; do ip link del "$b" 2> /dev/null; done
+  rmmod mac80211_hwsim 2> /dev/null
+  for _ in $(seq 1 50); do [ -e /sys/class/net/wlan0 ] || break; sleep 0.1; done
+  rm -f /run/hostapd/* /run/wpa_supplicant/* 2> /dev/null
+  return 0
+}
+
+# lab_medium_up SCENARIO BGSCAN LOG: hwsim under the medium (held at the scenario's start),
+# ap1 on channel 1 and ap2 on channel 36, and the station in its own namespace with
+# wpa_supplicant's bgscan set to BGSCAN ("" for none), scanning the two channels, first joining
+# ap1 (bssid_hint: a first scan under emulation can miss it). WPA-PSK without 802.11r: under TCG
+# an FT roam is sometimes refused by the simulated driver ("key not allowed"), and bgscan would
+# then wait out wpa_supplicant's ignore list instead of roaming.
+lab_medium_up() {
+  modprobe mac80211_hwsim radios=3 || return 1
+  for _ in $(seq 1 10); do [ -e /sys/class/net/wlan2 ] && break; sleep 0.2; done
+  LAB_MEDIUM_HOLD=1 LAB_MEDIUM_LOG=$3 lab_medium_start "$1" || return 1
+  ip link set lo up
+  ip link add br0 type bridge && ip link set br0 up && ip addr add 10.40.0.1/24 dev br0
+  lab_ap_conf wlan0 1 ap1.lab 020000000000
+  lab_ap_conf wlan1 36 ap2.lab 020000000100
+  sed -i -e 's/^hw_mode=g/hw_mode=a/' "$conf/hostapd-wlan1.conf"
+  echo "country_code=US" >> "$conf/hostapd-wlan1.conf"
+  hostapd -B -P "$conf/hostapd0.pid" "$conf/hostapd-wlan0.conf" > "$conf/hostapd0.log" 2>&1 || { cat "$conf/hostapd0.log"; return 1; }
+  hostapd -B -P "$conf/hostapd1.pid" "$conf/hostapd-wlan1.conf" > "$conf/hostapd1.log" 2>&1 || { cat "$conf/hostapd1.log"; return 1; }
+  cat > "$conf/wpa.conf" <<CONF
+ctrl_interface=/run/wpa_supplicant
+network={
+  ssid="$LAB_SSID"
+  psk="pushdiag-lab-passphrase"
+  key_mgmt=WPA-PSK
+  bssid_hint=$AP1
+  scan_freq=2412 5180
+  freq_list=2412 5180
+  disable_ht=1
+  bgscan="$2"
+}
+CONF
+  ip netns add sta || return 1
+  iw phy "$(cat /sys/class/net/wlan2/phy80211/name)" set netns name sta || return 1
+  ip -n sta link set lo up
+  ip netns exec sta wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa-sta.pid" -f "$conf/wpa-sta.log" || return 1
+  ip -n sta addr add 10.40.0.2/24 dev wlan2
+  lab_wait_connected 30 "$AP1"
+}
+
+# lab_medium_walk RESULTS_DIR NAME BGSCAN: one walk along corridor.json; files NAME-*.
+lab_medium_walk() {
+  local out=$1 name=$2 bgscan=$3 walk iw sampler scanner responder
+  lab_down
+  lab_medium_up Tests/lab/medium/corridor.json "$bgscan" "$out/$name-medium.jsonl" > "$out/$name-setup.log" 2>&1 || { cat "$out/$name-setup.log"; return 1; }
+  $PD responder --listen 10.40.0.1:3000 > "$out/$name-responder.log" 2>&1 &
+  responder=$!
+  ip netns exec sta iw event -t > "$out/$name-iw-event.txt" 2>&1 &
+  iw=$!
+  ip netns exec sta $PD walk 10.40.0.1:3000 --interface wlan2 --location corridor --duration 48s --format json \
+    --record "$out/$name-rec" > "$out/$name-walk.json" 2> "$out/$name-walk.err" &
+  walk=$!
+  lab_wait_file "$out/$name-rec/nl80211.pcap.tmp-*" 8000
+  # iw's view every second, stamped (Unix time) before and after each reading: under emulation
+  # starting iw takes a while, and the signal moves meanwhile.
+  (while :; do echo "@ $(date +%s.%N)"; ip netns exec sta iw dev wlan2 station dump; echo "@@ $(date +%s.%N)"; sleep 1; done) > "$out/$name-iw-station.txt" 2>&1 &
+  sampler=$!
+  if [ -z "$bgscan" ]; then
+    # No bgscan: nothing refreshes the scan cache but these scans (as the system's own would).
+    (while :; do sleep 6; ip netns exec sta iw dev wlan2 scan trigger freq 2412 5180 > /dev/null 2>&1; done) &
+    scanner=$!
+  fi
+  kill -USR1 "$(cat "$conf/medium.pid")"   # the scenario's clock starts: the station walks
+  wait $walk
+  echo $? > "$out/$name-walk.status"
+  [ -n "${scanner:-}" ] && kill $scanner
+  kill $sampler $iw $responder; wait $sampler $iw $responder 2> /dev/null
+  ip netns exec sta wpa_cli -i wlan2 status > "$out/$name-wpa-status.txt" 2>&1
+  echo "lab: medium walk $name done (exit $(cat "$out/$name-walk.status"), on $(sed -n 's/^bssid=//p' "$out/$name-wpa-status.txt"))"
+}
+
+lab_medium_walks() {
+  local out=$1 ping
+  lab_medium_walk "$out" sticky "" || return 1
+  # Retransmissions for real: the scenario adds 8 dB of loss on the station's link to ap1 from
+  # 52 s (about -88 dBm). wifi and survey sample it while the station pings its AP; iw's
+  # station dump before and after brackets their counters.
+  until python3 -c "import json,sys; l=[json.loads(x) for x in open('$out/sticky-medium.jsonl') if '\"links\"' in x]; sys.exit(0 if l[-1]['t'] > 54 else 1)"; do sleep 0.5; done
+  ip netns exec sta ping -6 -n -I wlan2 -i 0.1 ff02::1 > /dev/null 2>&1 &
+  ping=$!
+  ip netns exec sta iw dev wlan2 station dump > "$out/weak-station-before.txt"
+  ip netns exec sta $PD wifi --interface wlan2 --count 3 --interval 2s --format json > "$out/weak-wifi.json" 2> "$out/weak-wifi.err"
+  echo $? > "$out/weak-wifi.status"
+  ip netns exec sta $PD survey --interface wlan2 --duration 4s --format json > "$out/weak-survey.json" 2> "$out/weak-survey.err"
+  echo $? > "$out/weak-survey.status"
+  ip netns exec sta iw dev wlan2 station dump > "$out/weak-station-after.txt"
+  kill $ping; wait $ping 2> /dev/null
+  echo "lab: weak link done (wifi exit $(cat "$out/weak-wifi.status"), survey exit $(cat "$out/weak-survey.status"))"
+  lab_medium_walk "$out" bgscan "simple:4:-65:30" || return 1
+  lab_down
+  cp "$conf"/medium.out "$out/medium.out" 2> /dev/null
+  return 0
+}
