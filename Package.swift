@@ -68,7 +68,7 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Report model → text and JSON.
+        // Report models → text tables, JSON, Nagios, Prometheus and HTML (one renderer per command and format).
         .target(name: "PushdiagRender", dependencies: ["PushdiagCore"], swiftSettings: strict),
 
         // Thin command line.
