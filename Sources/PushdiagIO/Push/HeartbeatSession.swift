@@ -137,7 +137,7 @@ public final class HeartbeatSession {
     var sendTimeout: Int32 { Int32(min(options.timeoutMs, Double(Int32.max))) }
 
     /// Adds a state to the timeline.
-    public func state(_ s: String, _ reason: String? = nil) {
+    public func state(_ s: ConnectionPhase, _ reason: String? = nil) {
         let c = ConnectionState(timeNs: WallClock.nanoseconds(), state: s, reason: reason)
         if keepsHistory { states.append(c) }
         onEvent?(.state(c))
@@ -391,24 +391,24 @@ public final class HeartbeatSession {
     /// Reconnects on the schedule after a loss, recording each attempt.
     public func reconnect(after reason: String) -> ReconnectOutcome {
         connection = nil
-        state("waiting", reason)
+        state(.waiting, reason)
         for (i, delay) in options.schedule.enumerated() {
             sleep(ms: delay * 1000)
             if stop() { return .stopped }
-            state("preparing")
+            state(.preparing)
             let t0 = Clock.ms()
             do throws(ConnectionFailure) {
                 try open()
-                record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: "connected", ms: connectMs ?? Clock.ms() - t0))
-                state("ready")
+                record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: .connected, ms: connectMs ?? Clock.ms() - t0))
+                state(.ready)
                 return .connected
             } catch {
                 if case .stopped = error { return .stopped }
-                record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: error.description, ms: Clock.ms() - t0))
-                state("waiting", error.description)
+                record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: .failed(error.description), ms: Clock.ms() - t0))
+                state(.waiting, error.description)
             }
         }
-        state("failed", "connection lost: the reconnect schedule (\(options.schedule.count) attempts) ran out")
+        state(.failed, "connection lost: the reconnect schedule (\(options.schedule.count) attempts) ran out")
         return .exhausted
     }
 
