@@ -34,7 +34,7 @@ public final class Exporter: Sendable {
 
     /// Starts the sessions and followers, then listens. A port that cannot be had is one line
     /// (and nothing keeps running).
-    public func start() throws(SettingsError) -> Int {
+    public func start() throws(ListenFailure) -> Int {
         let s = running.withLock { $0.settings }
         MetricSet(registry: registry, labels: [("version", version)]).gauge(MetricFamily.buildInfo).set(1.0)
         let http = try HTTPServer(endpoint: s.listen) { [self] head, reply in answer(head, reply) }
