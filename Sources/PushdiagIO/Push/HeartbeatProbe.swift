@@ -101,7 +101,7 @@ public final class HeartbeatProbe {
         report.states = session.states
         report.reconnects = session.reconnects
         report.connectionLost = lost
-        if o.register != nil && o.proto == .simplepush {
+        if o.register != nil && o.proto.modes.contains(.register) {
             report.serverHeartbeats = ServerHeartbeats(
                 registered: session.registeredAt != nil, arrivals: session.serverArrivals,
                 registeredAt: session.registeredAt, acknowledged: session.serverAcknowledged,

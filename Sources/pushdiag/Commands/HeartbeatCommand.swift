@@ -13,10 +13,7 @@ struct HeartbeatCommand: ParsableCommand {
         commandName: "heartbeat",
         abstract: "Measure heartbeat round trips to a push server, and how the connection behaves when it breaks.",
         discussion: """
-            Protocols: simplepush (Apple's Local Push Connectivity sample: 4-byte length prefix \
-            and JSON, port 3000), websocket (RFC 6455 ping/pong, ws:// or wss:// with --tls), \
-            mqtt (3.1.1 CONNECT, then PINGREQ/PINGRESP), line (send a line, expect a reply \
-            matching a pattern), tcp (connect only: every heartbeat is a new connection). After a loss (the server closes, \
+            Protocols: \(HeartbeatProtocol.allCases.map(\.definition.summary).joined(separator: ", ")). After a loss (the server closes, \
             or --misses heartbeats go unanswered) it reconnects on --reconnect-schedule, like a \
             client SDK, and reports each attempt. Exit status: 0 OK, 1 WARNING, 2 CRITICAL (also a \
             server that refuses the connection, does not answer it, fails TLS or breaks its protocol: \
@@ -45,7 +42,9 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Critical when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
     var rttCritical: Double = HeartbeatThresholds().rttCriticalMs
 
-    @Option(help: ArgumentHelp("simplepush: register as user NAME and watch the server's own heartbeats.", valueName: "NAME"))
+    @Option(
+        help: ArgumentHelp(
+            "\(HeartbeatProtocol.names(HeartbeatProtocol.with(.register))): register as user NAME and watch the server's own heartbeats.", valueName: "NAME"))
     var register: String?
 
     @Option(
@@ -61,7 +60,9 @@ struct HeartbeatCommand: ParsableCommand {
     var idleTimeout: String?
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("Load mode: simulate N devices at once, each with its own connection (simplepush or line).", valueName: "N")
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Load mode: simulate N devices at once, each with its own connection (\(HeartbeatProtocol.names(HeartbeatProtocol.with(.load)))).", valueName: "N")
     )
     var clients: Int?
 

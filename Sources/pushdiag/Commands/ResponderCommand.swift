@@ -3,16 +3,25 @@ import Foundation
 import PushdiagCore
 import PushdiagIO
 
-/// The protocols the responder serves (its --help lists these, not every client protocol).
-enum ResponderProtocol: String, ExpressibleByArgument, CaseIterable {
-    case simplepush, websocket, line
+/// A protocol the responder serves (its --help and completions list these, not every client
+/// protocol).
+struct ServedProtocol: ExpressibleByArgument {
+    let served: HeartbeatProtocol
 
-    var served: HeartbeatProtocol { HeartbeatProtocol(rawValue: rawValue)! }
+    init?(argument: String) {
+        guard let p = HeartbeatProtocol(rawValue: argument), p.modes.contains(.serve) else { return nil }
+        served = p
+    }
+
+    static var allValueStrings: [String] { HeartbeatProtocol.with(.serve).map(\.rawValue) }
+    var defaultValueDescription: String { served.rawValue }
 }
+
 struct ResponderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "responder",
-        abstract: "A small reference push server (simplepush, websocket or line) with fault injection, for end-to-end checks and tests.",
+        abstract:
+            "A small reference push server (\(HeartbeatProtocol.names(HeartbeatProtocol.with(.serve)))) with fault injection, for end-to-end checks and tests.",
         discussion: """
             simplepush answers every request with an acknowledge and sends its own heartbeats to \
             clients that registered; websocket answers the upgrade and every ping with a pong; \
@@ -25,8 +34,8 @@ struct ResponderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "ADDR:PORT"))
     var listen: String
 
-    @Option(name: .customLong("protocol"), help: "simplepush, websocket or line.")
-    var proto: ResponderProtocol = .simplepush
+    @Option(name: .customLong("protocol"), help: "\(HeartbeatProtocol.names(HeartbeatProtocol.with(.serve))).")
+    var proto = ServedProtocol(argument: HeartbeatProtocol.simplepush.rawValue)!
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Delay before each answer.", valueName: "D"))
     var delay: String = "0s"
@@ -84,7 +93,7 @@ struct ResponderCommand: ParsableCommand {
             diagnose(error.description)
             throw ExitCode(3)
         }
-        FileHandle.standardError.write(Data("pushdiag: responder (\(proto.rawValue)\(tlsCert != nil ? " over TLS" : "")) listening on \(o.endpoint)\n".utf8))
+        FileHandle.standardError.write(Data("pushdiag: responder (\(proto.served)\(tlsCert != nil ? " over TLS" : "")) listening on \(o.endpoint)\n".utf8))
         server.run { StopSignal.isRequested }
         print("served \(server.connections) connections, \(server.requests) requests, dropped \(server.dropped)")
         if tlsCert != nil { print("TLS sessions resumed: \(server.resumed) of \(server.connections) connections") }
