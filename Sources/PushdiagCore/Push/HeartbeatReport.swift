@@ -171,6 +171,14 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
     public var findings: [Finding]
     public var status: Severity
     @Nullable public var error: String?
+    /// Every answered heartbeat's round trip, ms, in order: for the textfile's histogram. Not in
+    /// the JSON (`rttMs` summarises them there), so a report read back has none.
+    public var rttsMsMeasured: [Double] = []
+
+    enum CodingKeys: String, CodingKey {
+        case target, `protocol`, address, resolveMs, connectMs, tlsMs, handshakeMs, tls, sent, received, lossPercent, rttMs, jitterMs, states,
+            reconnects, serverHeartbeats, connectionLost, findings, status, error
+    }
 
     public init(target: String, protocol proto: String) {
         self.target = target

@@ -97,6 +97,7 @@ public final class HeartbeatProbe {
         report.sent = sent
         report.received = received
         report.rttMs = RTTSummary.of(rtts)
+        report.rttsMsMeasured = rtts
         report.jitterMs = RTTSummary.jitter(rtts)
         report.states = session.states
         report.reconnects = session.reconnects
