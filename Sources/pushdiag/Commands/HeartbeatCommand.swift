@@ -89,25 +89,6 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
-    /// --find-idle-timeout's rungs, seconds; nil without it.
-    func idleRungs() throws -> [Double]? {
-        guard findIdleTimeout else {
-            if ladder != nil || max != nil { throw ValidationError("--max and --ladder go with --find-idle-timeout") }
-            return nil
-        }
-        if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
-        var ladder = IdleTimeout.defaultRungs
-        if let text = self.ladder {
-            ladder = try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
-                try parseDuration(part.trimmingCharacters(in: .whitespaces), option: "--ladder", atLeast: 0.1)
-            }
-            guard ladder.count <= 64 else { throw ValidationError("--ladder: at most 64 idle times (one connection each)") }
-        }
-        // A ladder of one's own ends where it ends, unless --max says otherwise.
-        let most = try max.map { try parseDuration($0, option: "--max", atLeast: 0.1) } ?? (self.ladder == nil ? 3600 : ladder.max()!)
-        return IdleTimeout.rungs(upTo: most, from: ladder)
-    }
-
     /// The options as the session takes them; every rule on them is the core's
     /// (`HeartbeatOptions.validate`), durations are bounded by `parseDuration`.
     func options() throws -> HeartbeatOptions {
@@ -138,23 +119,9 @@ struct HeartbeatCommand: ParsableCommand {
     func run() throws {
         StopSignal.install()
         let o = try options()
-        if let rungs = try idleRungs() {
-            let finder = IdleTimeoutFinder(o, rungs: rungs, stop: { StopSignal.isRequested })
-            let progress = Progress()
-            progress.update("\(rungs.count) connections held idle; the answer comes after \(DurationText.format(rungs.last ?? 0))")
-            let report = finder.run()
-            progress.clear()
-            let output = format == .json ? try JSONRenderer.render(report) : HeartbeatTextRenderer().render(report)
-            print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-            throw ExitCode(report.status.exitCode)
-        }
+        if let rungs = try idleRungs() { return try runIdleTimeout(o, rungs: rungs) }
         if let clients, storm.storm { return try runStorm(o, clients: clients) }
-        if let clients {
-            let load = LoadRunner(o, clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp")).run { StopSignal.isRequested }
-            let output = format == .json ? try JSONRenderer.render(load) : HeartbeatTextRenderer().render(load)
-            print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-            throw ExitCode(load.status.exitCode)
-        }
+        if let clients { return try runLoad(o, clients: clients) }
         let probe = HeartbeatProbe(o, stop: { StopSignal.isRequested })
         // On a terminal, a line that says how far it got (nothing on a pipe or in cron).
         let progress = Progress()
@@ -164,8 +131,6 @@ struct HeartbeatCommand: ParsableCommand {
         let report = probe.run()
         progress.clear()
         if let e = report.error { diagnose(e) }
-        let output = format == .json ? try JSONRenderer.render(report) : HeartbeatTextRenderer().render(report)
-        print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-        throw ExitCode(report.status.exitCode)
+        try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)
     }
 }
