@@ -34,7 +34,7 @@ public final class Exporter: Sendable {
 
     /// Starts the sessions and followers, then listens. A port that cannot be had is one line
     /// (and nothing keeps running).
-    public func start() throws(SettingsError) -> Int {
+    public func start() throws(ListenFailure) -> Int {
         let s = running.withLock { $0.settings }
         MetricSet(registry: registry, labels: [("version", version)]).gauge(MetricFamily.buildInfo).set(1.0)
         let http = try HTTPServer(endpoint: s.listen) { [self] head, reply in answer(head, reply) }
@@ -157,7 +157,7 @@ public final class Exporter: Sendable {
         <html lang="en"><head><meta charset="utf-8"><title>pushdiag exporter</title></head>
         <body><h1>pushdiag exporter \(version)</h1>
         <p><a href="/metrics">/metrics</a>: the held push sessions and the followed Wi-Fi interfaces.</p>
-        <p>/probe?target=HOST:PORT&amp;protocol=simplepush: a one-shot heartbeat check (protocol: simplepush, websocket, mqtt, line or tcp; tls=1, count=N).</p>
+        <p>/probe?target=HOST:PORT&amp;protocol=simplepush: a one-shot heartbeat check (protocol: \(HeartbeatProtocol.names(HeartbeatProtocol.allCases)); tls=1, count=N).</p>
         <p>See pushdiag(1).</p></body></html>
 
         """

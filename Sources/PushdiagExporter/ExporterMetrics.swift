@@ -1,4 +1,5 @@
 import Prometheus
+import PushdiagCore
 import Synchronization
 
 /// A metric family: its name (Prometheus conventions: base units, `_total` for counters,
@@ -20,7 +21,7 @@ public struct MetricFamily: Sendable {
         name: "pushdiag_heartbeats_lost_total", help: "Heartbeats not answered within the timeout, or lost with the connection.", kind: .counter)
     static let rtt = MetricFamily(
         name: "pushdiag_heartbeat_rtt_seconds", help: "Heartbeat round trips on the held session.",
-        kind: .histogram([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]))
+        kind: .histogram(RTTHistogram.bucketsSeconds))
     static let up = MetricFamily(
         name: "pushdiag_session_up", help: "1 while the held session is connected (ready), else 0.", kind: .gauge)
     static let losses = MetricFamily(
@@ -88,6 +89,20 @@ public struct MetricFamily: Sendable {
     static let probesRefused = MetricFamily(
         name: "pushdiag_exporter_probes_refused_total", help: "/probe requests refused because max_probes were already running.", kind: .counter)
     static let buildInfo = MetricFamily(name: "pushdiag_exporter_build_info", help: "pushdiag's version, as a label.", kind: .gauge)
+
+    // A /probe's answer (its own registry, blackbox_exporter's names): no labels unless given.
+    static let probeSuccess = MetricFamily(name: "probe_success", help: "1 when heartbeats were answered and no threshold was critical.", kind: .gauge)
+    static let probeDuration = MetricFamily(name: "probe_duration_seconds", help: "How long the probe took.", kind: .gauge)
+    static let probeStatus = MetricFamily(
+        name: "probe_status", help: "The check's status as the Monitoring Plugins say it (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", kind: .gauge)
+    static let probeSent = MetricFamily(name: "probe_heartbeats_sent", help: "Heartbeats this probe sent.", kind: .gauge)
+    static let probeAnswered = MetricFamily(name: "probe_heartbeats_answered", help: "Heartbeats answered within the timeout.", kind: .gauge)
+    /// Label stat: min, median, p95, max.
+    static let probeRTT = MetricFamily(name: "probe_heartbeat_rtt_seconds", help: "Round trips of this probe's heartbeats.", kind: .gauge)
+    /// Label phase: connect, tls, handshake.
+    static let probePhase = MetricFamily(name: "probe_connect_phase_seconds", help: "Time of each phase of connecting.", kind: .gauge)
+    static let probeCertExpiry = MetricFamily(
+        name: "probe_ssl_earliest_cert_expiry", help: "When the server's certificate expires (Unix time).", kind: .gauge)
 }
 
 /// The metrics one owner (a session, an interface) made, so they can be removed together when

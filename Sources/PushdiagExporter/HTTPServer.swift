@@ -3,6 +3,15 @@ import NIOHTTP1
 import NIOPosix
 import PushdiagCore
 
+/// The exporter could not have its port: the address is taken, not this machine's, or not
+/// allowed. One line, exit 3, as a usage error.
+public struct ListenFailure: Error, Equatable, CustomStringConvertible {
+    public let endpoint: Endpoint
+    /// strerror's text with the C name, or swift-nio's words when it gave no errno.
+    public let reason: String
+    public var description: String { "--listen: cannot listen on \(endpoint): \(reason)" }
+}
+
 /// The exporter's HTTP side on swift-nio (HTTP/1.1 with keep-alive and pipelining from
 /// NIOHTTP1; malformed requests are answered 400 by its error handler): one event-loop thread.
 /// Routes go to `answer`, which may reply from any thread.
@@ -11,7 +20,7 @@ final class HTTPServer: Sendable {
     let channel: Channel
 
     /// Listens on `endpoint`; `answer(method, uri, headers, reply)`.
-    init(endpoint: Endpoint, answer: @escaping @Sendable (HTTPRequestHead, @escaping @Sendable (HTTPAnswer) -> Void) -> Void) throws(SettingsError) {
+    init(endpoint: Endpoint, answer: @escaping @Sendable (HTTPRequestHead, @escaping @Sendable (HTTPAnswer) -> Void) -> Void) throws(ListenFailure) {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
@@ -28,7 +37,7 @@ final class HTTPServer: Sendable {
         } catch {
             try? group.syncShutdownGracefully()
             let why = (error as? IOError).map { Errno($0.errnoCode).description } ?? "\(error)"
-            throw .usage("--listen: cannot listen on \(endpoint): \(why)")
+            throw ListenFailure(endpoint: endpoint, reason: why)
         }
         self.group = group
     }

@@ -53,27 +53,22 @@ public final class ProbeService: Sendable {
         let deadline = t0 + request.budgetSeconds * 1000
         let report = HeartbeatProbe(request.options) { Clock.ms() >= deadline }.run()
         let registry = PrometheusCollectorRegistry()
-        func gauge(_ name: String, _ help: String, _ labels: [(String, String)] = [], _ v: Double) {
-            registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help), labels: labels).set(v)
-        }
+        let m = MetricSet(registry: registry, labels: [])
         let success = report.received > 0 && report.status <= .warning
-        gauge("probe_success", "1 when heartbeats were answered and no threshold was critical.", [], success ? 1 : 0)
-        gauge("probe_duration_seconds", "How long the probe took.", [], (Clock.ms() - t0) / 1000)
-        gauge(
-            "probe_status", "The check's status as the Monitoring Plugins say it (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", [], Double(report.status.exitCode))
-        gauge("probe_heartbeats_sent", "Heartbeats this probe sent.", [], Double(report.sent))
-        gauge("probe_heartbeats_answered", "Heartbeats answered within the timeout.", [], Double(report.received))
+        m.gauge(MetricFamily.probeSuccess).set(success ? 1.0 : 0.0)
+        m.gauge(MetricFamily.probeDuration).set((Clock.ms() - t0) / 1000)
+        m.gauge(MetricFamily.probeStatus).set(Double(report.status.exitCode))
+        m.gauge(MetricFamily.probeSent).set(Double(report.sent))
+        m.gauge(MetricFamily.probeAnswered).set(Double(report.received))
         if let r = report.rttMs {
             for (stat, v) in [("min", r.min), ("median", r.median), ("p95", r.p95), ("max", r.max)] {
-                gauge("probe_heartbeat_rtt_seconds", "Round trips of this probe's heartbeats.", [("stat", stat)], v / 1000)
+                m.gauge(MetricFamily.probeRTT, [("stat", stat)]).set(v / 1000)
             }
         }
         for (phase, ms) in [("connect", report.connectMs), ("tls", report.tlsMs), ("handshake", report.handshakeMs)] {
-            if let ms { gauge("probe_connect_phase_seconds", "Time of each phase of connecting.", [("phase", phase)], ms / 1000) }
+            if let ms { m.gauge(MetricFamily.probePhase, [("phase", phase)]).set(ms / 1000) }
         }
-        if let tls = report.tls {
-            gauge("probe_ssl_earliest_cert_expiry", "When the server's certificate expires (Unix time).", [], Double(tls.notAfterSeconds))
-        }
+        if let tls = report.tls { m.gauge(MetricFamily.probeCertExpiry).set(Double(tls.notAfterSeconds)) }
         return registry.emitToBuffer()
     }
 }

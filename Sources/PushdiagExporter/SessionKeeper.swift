@@ -153,9 +153,9 @@ public final class SessionKeeper: Sendable {
         switch e {
         case .state(let s):
             // "preparing" is every attempt's start; the attempt's end says what came of it.
-            if s.state == "waiting" { log.change(subject, "waiting" + (s.reason.map { " (\($0))" } ?? "")) }
+            if s.state == .waiting { log.change(subject, "waiting" + (s.reason.map { " (\($0))" } ?? "")) }
         case .reconnect(let a):
-            metrics.counter(MetricFamily.attempts, [("result", a.outcome == "connected" ? "connected" : "failed")]).increment()
+            metrics.counter(MetricFamily.attempts, [("result", a.outcome == .connected ? "connected" : "failed")]).increment()
         case .serverHeartbeat(let atMs):
             metrics.gauge(MetricFamily.serverLast).set(Double(WallClock.nanoseconds()) / 1e9)
             let previous = lastServerHeartbeat.withLock { l -> Double? in

@@ -27,7 +27,7 @@ public struct HeartbeatTextRenderer {
         if !r.reconnects.isEmpty {
             out += "  reconnects:\n"
             for a in r.reconnects {
-                out += "    #\(a.attempt) after \(NumberText.format(a.delayS)) s: \(a.outcome) (\(NumberText.format(a.ms)) ms)\n"
+                out += "    #\(a.attempt) after \(NumberText.format(a.delayS)) s: \(a.outcome.rawValue) (\(NumberText.format(a.ms)) ms)\n"
             }
         }
         if let sh = r.serverHeartbeats {
@@ -37,7 +37,7 @@ public struct HeartbeatTextRenderer {
             out += sh.registered ? "\n" : " (registration not acknowledged)\n"
         }
         if r.connectionLost { out += "  connection lost: the reconnect schedule ran out\n" }
-        out += "  states: " + r.states.map { $0.state + ($0.reason.map { " (\($0))" } ?? "") }.joined(separator: " → ") + "\n"
+        out += "  states: " + r.states.map { $0.state.rawValue + ($0.reason.map { " (\($0))" } ?? "") }.joined(separator: " → ") + "\n"
         if let e = r.error { out += "  error: \(e)\n" }
         return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
     }

@@ -109,8 +109,8 @@ public struct SurveyPrometheusRenderer {
     public func render(_ r: SurveyReport, timestampMs: Int64? = nil) -> String {
         var families: [Family] = []
         func add(_ name: String, _ help: String, type: String = "gauge", _ labels: [(String, String)], _ value: Double) {
-            // A summary's _sum and _count samples belong to its family.
-            let family = type == "summary" ? String(name.replacing(/_(sum|count)$/, with: "")) : name
+            // A histogram's _bucket, _sum and _count samples belong to its family.
+            let family = type == "histogram" ? String(name.replacing(/_(bucket|sum|count)$/, with: "")) : name
             if let i = families.firstIndex(where: { $0.name == family }) {
                 // A series twice makes node_exporter refuse the whole textfile: the first stands.
                 guard !families[i].samples.contains(where: { $0.name == name && $0.labels.elementsEqual(labels, by: ==) }) else { return }
@@ -183,13 +183,17 @@ public struct SurveyPrometheusRenderer {
             add("pushdiag_capture_roam_events", "Roams seen in this survey's capture (a count per run, not a counter).", [], Double(c.roamingEvents.count))
         }
         for h in r.heartbeats {
-            if let rtt = h.rttMs {
-                let help = "Heartbeat round trip to the push server (quantiles of this survey's heartbeats)."
-                for (q, v) in [("0.5", rtt.median), ("0.95", rtt.p95), ("0.99", rtt.p99)] {
-                    add("pushdiag_heartbeat_rtt_seconds", help, type: "summary", [("target", h.target), ("quantile", q)], (v * 1000).rounded() / 1e6)
+            // A histogram, as the exporter's: from the round trips measured in this run (a report
+            // read back from JSON has only their summary, and writes none).
+            if h.rttMs != nil, !h.rttsMsMeasured.isEmpty {
+                let help = "Heartbeat round trips to the push server (this survey's heartbeats)."
+                for (le, n) in RTTHistogram.cumulative(h.rttsMsMeasured) {
+                    let bound = le.map { "\($0)" } ?? "+Inf"  // as swift-prometheus writes the exporter's
+                    add("pushdiag_heartbeat_rtt_seconds_bucket", help, type: "histogram", [("target", h.target), ("le", bound)], Double(n))
                 }
-                add("pushdiag_heartbeat_rtt_seconds_sum", help, type: "summary", [("target", h.target)], (rtt.avg * Double(h.received) * 1000).rounded() / 1e6)
-                add("pushdiag_heartbeat_rtt_seconds_count", help, type: "summary", [("target", h.target)], Double(h.received))
+                let sum = h.rttsMsMeasured.reduce(0, +)
+                add("pushdiag_heartbeat_rtt_seconds_sum", help, type: "histogram", [("target", h.target)], (sum * 1000).rounded() / 1e6)
+                add("pushdiag_heartbeat_rtt_seconds_count", help, type: "histogram", [("target", h.target)], Double(h.rttsMsMeasured.count))
             }
             // Nothing sent is not 0% lost: without a heartbeat sent there is no ratio (the
             // success series above says the server is down).

@@ -178,11 +178,11 @@ public struct WalkHTMLRenderer {
             svg +=
                 "<line class=\"interface \(c.change)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(h - bottom - 10)\" y2=\"\(h - bottom)\" stroke=\"#555\" stroke-width=\"2\"><title>\(HTML.escape(c.change.replacingOccurrences(of: "_", with: " ") + (c.address.map { " \($0)" } ?? "")))</title></line>"
         }
-        for s in r.connection.states where s.state == "waiting" || s.state == "failed" {
+        for s in r.connection.states where s.state == .waiting || s.state == .failed {
             guard let t = axis.seconds(s.time) else { continue }
             let x = axis.x(t)
             svg +=
-                "<line class=\"push-state \(s.state)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(h - bottom)\" stroke=\"#7f3fbf\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"><title>push connection \(s.state)\(HTML.escape(s.reason.map { ": \($0)" } ?? ""))</title></line>"
+                "<line class=\"push-state \(s.state.rawValue)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(h - bottom)\" stroke=\"#7f3fbf\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"><title>push connection \(s.state.rawValue)\(HTML.escape(s.reason.map { ": \($0)" } ?? ""))</title></line>"
         }
         return "<figure>\(svg)</figure>"
     }

@@ -509,7 +509,7 @@ struct StormModeTests {
             (["--clients", "5", "--storm", "--jitter", "nan"], "--jitter"),
             (["--clients", "5", "--storm", "--settle", "garbage"], "--settle"),
             (["--clients", "5", "--jitter", "0.5"], "--jitter and --settle go with --storm"),
-            (["--clients", "5", "--storm", "--protocol", "websocket"], "--clients --storm works with simplepush, line and mqtt"),
+            (["--clients", "5", "--storm", "--protocol", "websocket"], "--clients --storm works with simplepush, mqtt and line"),
             (["--clients", "5", "--tls"], "--clients does TLS only with --storm"),
         ] {
             let r = try pushdiag(["heartbeat", port] + args)

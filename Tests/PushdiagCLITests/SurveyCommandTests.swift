@@ -108,6 +108,21 @@ struct SurveyTests {
         }
     }
 
+    /// The heartbeats' round trips are a histogram with the exporter's buckets (one name, one
+    /// type): the +Inf bucket is the _count, one line per bucket.
+    @Test func heartbeatRoundTripsAreAHistogramAsInTheExporter() throws {
+        let (p, responder) = try survey(["--format", "prometheus"])
+        defer { responder?.stop() }
+        let lines = p.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("# TYPE pushdiag_heartbeat_rtt_seconds histogram"), "\(p.stdout)")
+        #expect(!p.stdout.contains("quantile="))
+        let count = lines.first { $0.hasPrefix("pushdiag_heartbeat_rtt_seconds_count{") }?.split(separator: " ").last.flatMap { Double($0) }
+        let inf = lines.first { $0.hasPrefix("pushdiag_heartbeat_rtt_seconds_bucket{") && $0.contains("le=\"+Inf\"") }?.split(separator: " ").last
+        #expect(count != nil && count! >= 1 && inf.flatMap { Double($0) } == count, "\(p.stdout)")
+        let buckets = lines.filter { $0.hasPrefix("pushdiag_heartbeat_rtt_seconds_bucket{") }
+        #expect(buckets.count == RTTHistogram.bucketsSeconds.count + 1)
+    }
+
     @Test func skippedChecksDoNotSetTheExitCode() throws {
         let r = try pushdiag(
             "survey", "--interface", "wlan2", "--replay", fixture("wifi-retries-20pct.pcap"), "--duration", "1s", "--retransmission-critical", "25",

@@ -17,7 +17,7 @@ struct HeartbeatOptionsTests {
         try x.validate(clients: 10, storm: true)
         #expect(throws: SettingsError.usage("--storm goes with --clients N")) { try o.validate(storm: true) }
         x.proto = .websocket
-        #expect(throws: SettingsError.usage("--clients --storm works with simplepush, line and mqtt")) { try x.validate(clients: 10, storm: true) }
+        #expect(throws: SettingsError.usage("--clients --storm works with simplepush, mqtt and line")) { try x.validate(clients: 10, storm: true) }
     }
 
     @Test func eachRuleNamesItsOption() {

@@ -48,9 +48,9 @@ struct HeartbeatSessionTests {
         defer { server.stop() }
         let session = HeartbeatSession(options(port, proto), address: IPAddress("127.0.0.1")!)
         var events: [String] = []
-        session.onEvent = { if case .state(let s) = $0 { events.append(s.state) } }
+        session.onEvent = { if case .state(let s) = $0 { events.append(s.state.rawValue) } }
         try session.open()
-        session.state("ready")
+        session.state(.ready)
         for n in 1...5 {
             guard case .answered(let ms) = try session.heartbeat(n) else {
                 Issue.record("heartbeat \(n) not answered")
@@ -121,7 +121,7 @@ struct HeartbeatSessionTests {
         let second = try InProcessResponder(ResponderOptions(endpoint: Endpoint(host: "127.0.0.1", port: port), proto: .simplepush))
         defer { second.stop() }
         #expect(session.reconnect(after: "closed") == .connected)
-        #expect(session.reconnects.last?.outcome == "connected" && session.states.last?.state == "ready")
+        #expect(session.reconnects.last?.outcome == .connected && session.states.last?.state == .ready)
         guard case .answered = try session.heartbeat(3) else {
             Issue.record("no answer after reconnecting")
             return
@@ -143,7 +143,7 @@ struct HeartbeatSessionTests {
         let report = HeartbeatProbe(o, stop: { Date().timeIntervalSince(started) > 1.5 }).run()
         server.stop()
         #expect(!report.connectionLost && !report.findings.contains { $0.source == "reconnect_schedule" }, "\(report.findings)")
-        #expect(report.states.last?.state == "cancelled", "\(report.states.map(\.state))")
+        #expect(report.states.last?.state == .cancelled, "\(report.states.map(\.state))")
     }
 
     /// The cadence every loop shares: misses in a row make the session lost (never for tcp, where

@@ -1,6 +1,8 @@
 // libFuzzer target: bytes from a push server through every framing pushdiag reads — SimplePush
 // (both byte orders, JSON bodies), MQTT packets, WebSocket frames and upgrade responses — with
-// small caps so the refusals are exercised too; plus threshold ranges and durations as typed.
+// small caps so the refusals are exercised too; every protocol's client and server machine
+// (HeartbeatProtocol.allCases) after its hello and a heartbeat, in two pieces; plus threshold
+// ranges and durations as typed.
 #if !FUZZ_WITH_CORE_SOURCES
     import PushdiagCore
 #endif
@@ -22,6 +24,21 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var ws = WebSocket.Decoder(cap: 4096)
     ws.feed(bytes[...])
     for _ in 0..<64 { guard (try? ws.next()) != nil else { break } }
+    let half = bytes.count / 2
+    for proto in HeartbeatProtocol.allCases {
+        var o = HeartbeatOptions(endpoint: Endpoint(host: "h", port: 7), proto: proto)
+        o.frameCap = 4096
+        var client = proto.definition.client(o, clientID: "fuzz")
+        _ = client.hello()
+        _ = client.register("u")
+        _ = client.heartbeat(1)
+        if (try? client.receive(bytes[..<half])) != nil { _ = try? client.receive(bytes[half...]) }
+        var settings = PushServerSettings()
+        settings.frameCap = 4096
+        if var server = proto.definition.server(settings) {
+            if (try? server.receive(bytes[..<half])) != nil { _ = try? server.receive(bytes[half...]) }
+        }
+    }
     let text = String(decoding: bytes, as: UTF8.self)
     _ = WebSocket.checkResponse(text, key: "dGhlIHNhbXBsZSBub25jZQ==")
     _ = WebSocket.upgradeResponse(text)

@@ -1,7 +1,5 @@
 /// TOML text → `PushdiagConfig`: every problem named by file, line and key, as one line.
 public enum ConfigParser {
-    public static let protocols = ["simplepush", "websocket", "mqtt", "line", "tcp"]
-
     public static func parse(_ text: String, file: String) throws(ConfigError) -> PushdiagConfig {
         try parse(Array(text.utf8), file: file)
     }
@@ -60,8 +58,8 @@ public enum ConfigParser {
                             guard let p = t[k]?.int, (1...65_535).contains(p) else { throw fail(t, k, "server", "expected a port number from 1 to 65535") }
                             s.port = UInt16(p)
                         case "protocol":
-                            guard let p = try string(t, k, "server"), protocols.contains(p) else {
-                                throw fail(t, k, "server", "expected simplepush, websocket, mqtt, line or tcp")
+                            guard let p = try string(t, k, "server"), HeartbeatProtocol(rawValue: p) != nil else {
+                                throw fail(t, k, "server", "expected \(HeartbeatProtocol.names(HeartbeatProtocol.allCases))")
                             }
                             s.proto = p
                         case "tls":
@@ -77,8 +75,9 @@ public enum ConfigParser {
                         default: throw fail(t, k, "server", "unknown key (host, port, protocol, tls, pin, ca_file, path, register, idle_timeout)")
                         }
                     }
-                    if s.register != nil, s.proto != "simplepush" {
-                        throw fail(t, "register", "server", "goes with protocol = \"simplepush\" (server \(host))")
+                    if s.register != nil, HeartbeatProtocol(rawValue: s.proto)?.modes.contains(.register) != true {
+                        let with = HeartbeatProtocol.with(.register).map { "protocol = \"\($0)\"" }
+                        throw fail(t, "register", "server", "goes with \(with.joined(separator: " or ")) (server \(host))")
                     }
                     if s.idleTimeoutS != nil, s.register == nil {
                         throw fail(t, "idle_timeout", "server", "goes with register (the server's heartbeats are judged against it; server \(host))")

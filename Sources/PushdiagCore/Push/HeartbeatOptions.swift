@@ -2,19 +2,6 @@ import FoundationEssentials
 
 /// What a heartbeat session is asked to do: the server, its protocol and the timing and
 /// reconnect behaviour of a client SDK. Values only; IO's `HeartbeatSession` acts on them.
-public enum HeartbeatProtocol: String, Sendable, CaseIterable {
-    case simplepush, websocket, mqtt, line, tcp
-
-    public func defaultPort(tls: Bool) -> UInt16? {
-        switch self {
-        case .simplepush: return 3000
-        case .websocket: return tls ? 443 : 80
-        case .mqtt: return tls ? 8883 : 1883
-        case .line, .tcp: return nil
-        }
-    }
-}
-
 public struct HeartbeatOptions: Sendable, Equatable {
     public var endpoint: Endpoint
     public var proto: HeartbeatProtocol
@@ -65,13 +52,17 @@ extension HeartbeatOptions {
         if let clients {
             guard clients >= 1 else { throw usage("--clients must be at least 1") }
             if storm {
-                guard [.simplepush, .line, .mqtt].contains(proto) else { throw usage("--clients --storm works with simplepush, line and mqtt") }
+                guard proto.modes.contains(.storm) else {
+                    throw usage("--clients --storm works with \(HeartbeatProtocol.names(HeartbeatProtocol.with(.storm), "and"))")
+                }
             } else {
-                guard proto == .simplepush || proto == .line else { throw usage("--clients works with simplepush and line") }
+                guard proto.modes.contains(.load) else { throw usage("--clients works with \(HeartbeatProtocol.names(HeartbeatProtocol.with(.load), "and"))") }
                 guard tls == nil else { throw usage("--clients does TLS only with --storm") }
             }
         }
-        if register != nil && proto != .simplepush { throw usage("--register goes with --protocol simplepush") }
+        if register != nil && !proto.modes.contains(.register) {
+            throw usage("--register goes with --protocol \(HeartbeatProtocol.names(HeartbeatProtocol.with(.register)))")
+        }
         if pathIdleTimeoutS != nil && register == nil { throw usage("--idle-timeout goes with --register (the server's heartbeats are judged against it)") }
         guard count >= 1 else { throw usage("--count must be at least 1") }
         guard missesBeforeReconnect >= 1 else { throw usage("--misses must be at least 1") }

@@ -101,12 +101,16 @@ public struct RTTSummary: Codable, Sendable, Equatable {
     }
 }
 
+/// The states of Apple's Network framework a push connection goes through.
+public enum ConnectionPhase: String, Codable, Sendable, CaseIterable {
+    case setup, preparing, ready, waiting, failed, cancelled
+}
+
 public struct ConnectionState: Codable, Sendable, Equatable {
     public var time: String
-    /// setup, preparing, ready, waiting, failed, cancelled (the states of Apple's Network framework).
-    public var state: String
+    public var state: ConnectionPhase
     @Nullable public var reason: String?
-    public init(timeNs: Int64, state: String, reason: String? = nil) {
+    public init(timeNs: Int64, state: ConnectionPhase, reason: String? = nil) {
         time = Timestamp.rfc3339(nanoseconds: timeNs)
         self.state = state
         self.reason = reason
@@ -116,12 +120,25 @@ public struct ConnectionState: Codable, Sendable, Equatable {
 public struct ReconnectAttempt: Codable, Sendable, Equatable {
     public var attempt: Int
     public var delayS: Double
-    /// `connected` or the failure ("connection refused (ECONNREFUSED)").
-    public var outcome: String
+    public var outcome: Outcome
     /// Time to connect (success) or to fail.
     public var ms: Double
 
-    public init(attempt: Int, delayS: Double, outcome: String, ms: Double) {
+    /// `connected`, or the failure as people read it ("connection refused (ECONNREFUSED)"); in
+    /// JSON the one string either way.
+    public enum Outcome: RawRepresentable, Codable, Sendable, Equatable {
+        case connected
+        case failed(String)
+        public init(rawValue: String) { self = rawValue == "connected" ? .connected : .failed(rawValue) }
+        public var rawValue: String {
+            switch self {
+            case .connected: "connected"
+            case .failed(let why): why
+            }
+        }
+    }
+
+    public init(attempt: Int, delayS: Double, outcome: Outcome, ms: Double) {
         self.attempt = attempt
         self.delayS = delayS
         self.outcome = outcome
@@ -154,6 +171,14 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
     public var findings: [Finding]
     public var status: Severity
     @Nullable public var error: String?
+    /// Every answered heartbeat's round trip, ms, in order: for the textfile's histogram. Not in
+    /// the JSON (`rttMs` summarises them there), so a report read back has none.
+    public var rttsMsMeasured: [Double] = []
+
+    enum CodingKeys: String, CodingKey {
+        case target, `protocol`, address, resolveMs, connectMs, tlsMs, handshakeMs, tls, sent, received, lossPercent, rttMs, jitterMs, states,
+            reconnects, serverHeartbeats, connectionLost, findings, status, error
+    }
 
     public init(target: String, protocol proto: String) {
         self.target = target

@@ -76,7 +76,7 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
 
     public static func state(_ s: ConnectionState, atNs t: Int64) -> WalkLogLine {
         var l = WalkLogLine(kind: "state", timeNs: t)
-        l.state = s.state
+        l.state = s.state.rawValue
         l.reason = s.reason
         return l
     }
@@ -97,7 +97,9 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
             if let proto { t.proto = proto }
         case "heartbeat": t.heartbeats.append(WalkHeartbeat(sentNs: timeNs, rttMs: rttMs))
         case "reconnect": t.reconnects.append(WalkReconnect(timeNs: timeNs, ms: ms ?? 0, attempts: attempts ?? 0, succeeded: succeeded ?? false))
-        case "state": t.states.append(ConnectionState(timeNs: timeNs, state: state ?? "?", reason: reason))
+        case "state":
+            // A state not of ConnectionPhase is not one this tool wrote: left out.
+            if let s = state.flatMap(ConnectionPhase.init) { t.states.append(ConnectionState(timeNs: timeNs, state: s, reason: reason)) }
         case "place": t.marks.append(WalkPlaceMark(timeNs: timeNs, name: name ?? ""))
         case "failure": t.failure = reason
         case "end":

@@ -23,16 +23,16 @@ public final class HeartbeatProbe {
         case .success(let a): address = a
         case .failure(let f):
             report.states = [
-                ConnectionState(timeNs: WallClock.nanoseconds(), state: "setup"),
-                ConnectionState(timeNs: WallClock.nanoseconds(), state: "preparing"),
-                ConnectionState(timeNs: WallClock.nanoseconds(), state: "failed", reason: f.description),
+                ConnectionState(timeNs: WallClock.nanoseconds(), state: .setup),
+                ConnectionState(timeNs: WallClock.nanoseconds(), state: .preparing),
+                ConnectionState(timeNs: WallClock.nanoseconds(), state: .failed, reason: f.description),
             ]
             HeartbeatAnalysis.conclude(&report, failure: f, options: o)
             return report
         }
         let session = HeartbeatSession(o, address: address, stop: stop)
-        session.state("setup")
-        session.state("preparing")
+        session.state(.setup)
+        session.state(.preparing)
         report.address = address.description
         report.resolveMs = NumberText.rounded(Clock.ms() - r0, places: 1000)
         var sent = 0
@@ -54,7 +54,7 @@ public final class HeartbeatProbe {
             report.tlsMs = session.tlsMs.map { NumberText.rounded($0, places: 1000) }
             report.handshakeMs = session.handshakeMs.map { NumberText.rounded($0, places: 1000) }
             report.tls = session.tlsInfo
-            session.state("ready")
+            session.state(.ready)
             var cadence = HeartbeatCadence(o)
             for n in 1...max(o.count, 1) {
                 if stop() { break }
@@ -83,25 +83,26 @@ public final class HeartbeatProbe {
             }
             if !lost {
                 session.close()
-                session.state("cancelled")
+                session.state(.cancelled)
             }
         } catch {
             // Stopped while connecting (Ctrl-C during start-up): cancelled, not failed.
             if case .stopped = error {
-                session.state("cancelled", error.description)
+                session.state(.cancelled, error.description)
             } else {
                 failure = error
-                session.state("failed", error.description)
+                session.state(.failed, error.description)
             }
         }
         report.sent = sent
         report.received = received
         report.rttMs = RTTSummary.of(rtts)
+        report.rttsMsMeasured = rtts
         report.jitterMs = RTTSummary.jitter(rtts)
         report.states = session.states
         report.reconnects = session.reconnects
         report.connectionLost = lost
-        if o.register != nil && o.proto == .simplepush {
+        if o.register != nil && o.proto.modes.contains(.register) {
             report.serverHeartbeats = ServerHeartbeats(
                 registered: session.registeredAt != nil, arrivals: session.serverArrivals,
                 registeredAt: session.registeredAt, acknowledged: session.serverAcknowledged,

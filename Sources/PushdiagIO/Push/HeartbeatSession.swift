@@ -39,7 +39,7 @@ public struct HeartbeatCadence: Sendable {
     public init(_ o: HeartbeatOptions, now: Double = Clock.ms()) {
         interval = o.intervalMs
         // A tcp "heartbeat" is a fresh connection: an unanswered one loses nothing held.
-        missesAllowed = o.proto == .tcp ? nil : o.missesBeforeReconnect
+        missesAllowed = o.proto.modes.contains(.holdsConnection) ? o.missesBeforeReconnect : nil
         next = now
     }
 
@@ -113,23 +113,16 @@ public final class HeartbeatSession {
     public private(set) var handshakeMs: Double?
 
     var connection: ByteStream?
-    var simplePush: SimplePush.Decoder
-    var mqtt: MQTT.Decoder
-    var webSocket: WebSocket.Decoder
-    var lines: LineDecoder
-    var nextID: UInt32 = 1
-    /// The line protocol's reply check (nil for the other protocols).
-    let expect: LineReplyMatcher?
+    /// The protocol's side of the connection, new with each connection.
+    var client: any PushClient
+    /// Connections opened, to name each (MQTT's client identifier).
+    var opened = 0
 
     public init(_ o: HeartbeatOptions, address: IPAddress, stop: @escaping () -> Bool = { false }) {
         options = o
         self.address = address
         self.stop = stop
-        simplePush = SimplePush.Decoder(order: o.byteOrder, cap: o.frameCap)
-        mqtt = MQTT.Decoder(cap: o.frameCap)
-        webSocket = WebSocket.Decoder(cap: o.frameCap)
-        lines = LineDecoder(cap: o.frameCap)
-        expect = o.proto == .line ? LineReplyMatcher(o.expect) : nil
+        client = o.proto.definition.client(o, clientID: "pushdiag-\(getpid())-0")
     }
 
     public var isConnected: Bool { connection != nil }
@@ -137,7 +130,7 @@ public final class HeartbeatSession {
     var sendTimeout: Int32 { Int32(min(options.timeoutMs, Double(Int32.max))) }
 
     /// Adds a state to the timeline.
-    public func state(_ s: String, _ reason: String? = nil) {
+    public func state(_ s: ConnectionPhase, _ reason: String? = nil) {
         let c = ConnectionState(timeNs: WallClock.nanoseconds(), state: s, reason: reason)
         if keepsHistory { states.append(c) }
         onEvent?(.state(c))
@@ -168,75 +161,31 @@ public final class HeartbeatSession {
             stream = t
         }
         connection = stream
-        simplePush = SimplePush.Decoder(order: options.byteOrder, cap: options.frameCap)
-        mqtt = MQTT.Decoder(cap: options.frameCap)
-        webSocket = WebSocket.Decoder(cap: options.frameCap)
-        lines = LineDecoder(cap: options.frameCap)
+        opened += 1
+        client = options.proto.definition.client(options, clientID: "pushdiag-\(getpid())-\(opened)")
         do throws(ConnectionFailure) {
-            if options.proto == .mqtt || options.proto == .websocket {
+            let deadline = Clock.ms() + options.connectTimeoutMs
+            if let hello = client.hello() {
                 let t2 = Clock.ms()
-                try handshake()
+                try send(hello)
+                try handshakeReceive(until: deadline, what: client.helloName, awaiting: .opened)
                 handshakeMs = Clock.ms() - t2
             }
-            if let name = options.register, options.proto == .simplepush { try register(name) }
+            if let name = options.register, options.proto.modes.contains(.register), let bytes = client.register(name) {
+                try send(bytes)
+                try handshakeReceive(until: Clock.ms() + options.connectTimeoutMs, what: "the registration", awaiting: .registered)
+                registeredAt = Clock.ms()
+            }
         } catch {
             connection = nil
             throw error
         }
     }
 
-    /// The protocol's own handshake: MQTT CONNECT/CONNACK, the WebSocket upgrade.
-    func handshake() throws(ConnectionFailure) {
-        let deadline = Clock.ms() + options.connectTimeoutMs
-        switch options.proto {
-        case .mqtt:
-            try send(MQTT.connect(clientID: "pushdiag-\(getpid())-\(nextID)", keepAlive: options.keepAlive))
-            let code = try handshakeReceive(&mqtt, until: deadline, what: "the MQTT CONNECT") { p -> UInt8? in
-                p.type == MQTT.connack && p.body.count >= 2 ? p.body[1] : nil
-            }
-            if code != 0 { throw .protocolViolation("\(peer): MQTT connection refused: \(MQTT.connackReason(code))") }
-        case .websocket:
-            var rng = SystemRandomNumberGenerator()
-            let key = Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }).base64EncodedString()
-            let host = options.endpoint.port == options.proto.defaultPort(tls: options.tls != nil) ? options.endpoint.host : peer
-            try send(WebSocket.upgradeRequest(host: host, path: options.path, key: key))
-            var head = HTTPHeadDecoder(cap: options.frameCap)
-            let response = try handshakeReceive(
-                &head, until: deadline, what: "the WebSocket upgrade",
-                check: { (d: HTTPHeadDecoder) throws(ConnectionFailure) in
-                    if !d.looksLikeHTTPResponse {
-                        throw .protocolViolation("\(self.peer): WebSocket upgrade failed: the server answered \"\(d.firstLine)\", not HTTP")
-                    }
-                }, { $0 })
-            webSocket.feed(head.remainder())
-            if let why = WebSocket.checkResponse(response, key: key) { throw .protocolViolation("\(peer): WebSocket upgrade failed: \(why)") }
-        default:
-            break
-        }
-    }
-
-    /// Registers (SimplePush, `register`) and waits for the acknowledge.
-    func register(_ name: String) throws(ConnectionFailure) {
-        let id = takeID()
-        try send(SimplePush.frame(SimplePush.registration(id: id, name: name), order: options.byteOrder))
-        let deadline = Clock.ms() + options.connectTimeoutMs
-        _ = try handshakeReceive(&simplePush, until: deadline, what: "the registration") { m throws(ConnectionFailure) -> Bool? in
-            if m.isAcknowledge && m.requestIdentifier == id { return true }
-            if m.isRequest { try self.serverRequest(m) }
-            return nil
-        }
-        registeredAt = Clock.ms()
-    }
-
     /// `receive` for a handshake: a timeout or the end of the stream there is a failure.
-    func handshakeReceive<D: FrameDecoder, R>(
-        _ decoder: inout D, until deadline: Double, what: String,
-        check: (D) throws(ConnectionFailure) -> Void = { _ in },
-        _ handle: (D.Frame) throws(ConnectionFailure) -> R?
-    ) throws(ConnectionFailure) -> R {
+    func handshakeReceive(until deadline: Double, what: String, awaiting: PushClientEvent) throws(ConnectionFailure) {
         do throws(ConnectionFailure) {
-            guard let r = try receive(&decoder, until: deadline, check: check, handle) else { throw .timeout(what) }
-            return r
+            guard try receive(until: deadline, awaiting: awaiting) else { throw .timeout(what) }
         } catch {
             if case .closedByPeer = error { throw .protocolViolation("\(peer): the server closed the connection during \(what)") }
             throw error
@@ -245,29 +194,32 @@ public final class HeartbeatSession {
 
     // MARK: The one receive loop
 
-    /// Waits for bytes until `deadline` (monotonic ms), feeds them to `decoder` and hands each
-    /// whole frame to `handle` until it returns a value. Nil when the deadline passes first;
-    /// throws `.closedByPeer` at the end of the stream and `.protocolViolation` for bytes that
-    /// are not the protocol. `check` looks at the decoder after each read (to refuse early).
-    func receive<D: FrameDecoder, R>(
-        _ decoder: inout D, until deadline: Double,
-        check: (D) throws(ConnectionFailure) -> Void = { _ in },
-        _ handle: (D.Frame) throws(ConnectionFailure) -> R?
-    ) throws(ConnectionFailure) -> R? {
+    /// Waits for bytes until `deadline` (monotonic ms) and hands them to the protocol's client,
+    /// sending what it answers and noting the server's heartbeats, until `awaiting` comes (true)
+    /// or the deadline passes (false). Throws `.closedByPeer` at the end of the stream and
+    /// `.protocolViolation` for bytes that are not the protocol.
+    func receive(until deadline: Double, awaiting: PushClientEvent?) throws(ConnectionFailure) -> Bool {
         guard let c = connection else { throw .closedByPeer("not connected") }
         while true {
-            while true {
-                let frame: D.Frame?
-                do throws(FramingError) { frame = try decoder.next() } catch { throw .protocolViolation("\(peer): \(error)") }
-                guard let frame else { break }
-                if let r = try handle(frame) { return r }
-            }
             let left = deadline - Clock.ms()
-            if left <= 0 { return nil }
+            if left <= 0 { return false }
             guard let bytes = try c.receive(max: 65_536, timeoutMs: Int32(min(left.rounded(.up), Double(Int32.max)))) else { continue }
             if bytes.isEmpty { throw .closedByPeer("the server closed the connection") }
-            decoder.feed(bytes[...])
-            try check(decoder)
+            var came = false
+            for e in try client.receive(bytes[...]) {
+                switch e {
+                case .reply(let answer):
+                    try send(answer)
+                    serverAcknowledged += 1
+                case .serverHeartbeat:
+                    let now = Clock.ms()
+                    if keepsHistory { serverArrivals.append(now) }
+                    onEvent?(.serverHeartbeat(atMs: now))
+                default:
+                    if e == awaiting { came = true }
+                }
+            }
+            if came { return true }
         }
     }
 
@@ -276,28 +228,12 @@ public final class HeartbeatSession {
         try c.send(bytes, timeoutMs: sendTimeout)
     }
 
-    func takeID() -> UInt32 {
-        defer { nextID &+= 1 }
-        return nextID
-    }
-
-    /// A request from the server (its heartbeat): acknowledge it, note when it came.
-    func serverRequest(_ m: SimplePush.Message) throws(ConnectionFailure) {
-        if SimplePush.heartbeatCount(m) != nil {
-            let now = Clock.ms()
-            if keepsHistory { serverArrivals.append(now) }
-            onEvent?(.serverHeartbeat(atMs: now))
-        }
-        try send(SimplePush.frame(SimplePush.acknowledge(m), order: options.byteOrder))
-        serverAcknowledged += 1
-    }
-
     // MARK: Heartbeats
 
     /// Heartbeat number `n` on the open connection, and its answer within the timeout. Throws
     /// `.protocolViolation` when the server answers with something else.
     public func heartbeat(_ n: Int) throws(ConnectionFailure) -> HeartbeatOutcome {
-        if options.proto == .tcp {
+        if !options.proto.modes.contains(.holdsConnection) {
             // Every heartbeat is a fresh connection; its connect time is the round trip.
             let t0 = Clock.ms()
             do throws(ConnectionFailure) {
@@ -310,42 +246,9 @@ public final class HeartbeatSession {
         }
         guard connection != nil else { return .connectionLost(.closedByPeer("not connected")) }
         let t0 = Clock.ms()
-        let deadline = t0 + options.timeoutMs
         do throws(ConnectionFailure) {
-            let answered: Bool?
-            switch options.proto {
-            case .simplepush:
-                let id = takeID()
-                try send(SimplePush.frame(SimplePush.heartbeat(id: id, count: Int64(n)), order: options.byteOrder))
-                answered = try receive(&simplePush, until: deadline) { m throws(ConnectionFailure) -> Bool? in
-                    if m.isAcknowledge && m.requestIdentifier == id { return true }
-                    if m.isRequest { try self.serverRequest(m) }
-                    return nil
-                }
-            case .line:
-                try send(Array((options.send + "\n").utf8))
-                answered = try receive(&lines, until: deadline) { line throws(ConnectionFailure) -> Bool? in
-                    if let m = self.expect, !m.matches(line) { throw .protocolViolation(m.mismatch(line, peer: self.peer)) }
-                    return true
-                }
-            case .mqtt:
-                try send(MQTT.pingRequest)
-                answered = try receive(&mqtt, until: deadline) { $0.type == MQTT.pingresp ? true : nil }
-            case .websocket:
-                var rng = SystemRandomNumberGenerator()
-                let mask = (0..<4).map { _ in UInt8.random(in: 0...255, using: &rng) }
-                let payload = Array("pushdiag-\(n)".utf8)
-                try send(WebSocket.frame(opcode: WebSocket.opPing, payload: payload, mask: mask))
-                answered = try receive(&webSocket, until: deadline) { f throws(ConnectionFailure) -> Bool? in
-                    if f.opcode == WebSocket.opPong && f.payload == payload { return true }
-                    if f.opcode == WebSocket.opClose { throw .closedByPeer("the server closed the WebSocket") }
-                    if f.opcode == WebSocket.opPing { try self.send(WebSocket.frame(opcode: WebSocket.opPong, payload: f.payload, mask: mask)) }
-                    return nil
-                }
-            case .tcp:
-                answered = nil
-            }
-            return answered == true ? .answered(ms: Clock.ms() - t0) : .unanswered
+            try send(client.heartbeat(n))
+            return try receive(until: t0 + options.timeoutMs, awaiting: .answered) ? .answered(ms: Clock.ms() - t0) : .unanswered
         } catch {
             switch error {
             case .closedByPeer, .io: return .connectionLost(error)
@@ -358,7 +261,7 @@ public final class HeartbeatSession {
     /// SimplePush heartbeats after registering); returns early on a stop request or when the
     /// server closes (the next heartbeat finds the connection closed).
     public func wait(until: Double) throws(ConnectionFailure) {
-        guard options.register != nil, options.proto == .simplepush, connection != nil else {
+        guard options.register != nil, options.proto.modes.contains(.register), connection != nil else {
             sleep(ms: max(0, until - Clock.ms()))
             return
         }
@@ -366,10 +269,7 @@ public final class HeartbeatSession {
             let now = Clock.ms()
             if now >= until { return }
             do throws(ConnectionFailure) {
-                _ = try receive(&simplePush, until: min(until, now + 100)) { m throws(ConnectionFailure) -> Bool? in
-                    if m.isRequest { try self.serverRequest(m) }
-                    return nil
-                }
+                _ = try receive(until: min(until, now + 100), awaiting: nil)
             } catch {
                 if case .closedByPeer = error { return }
                 throw error
@@ -391,24 +291,24 @@ public final class HeartbeatSession {
     /// Reconnects on the schedule after a loss, recording each attempt.
     public func reconnect(after reason: String) -> ReconnectOutcome {
         connection = nil
-        state("waiting", reason)
+        state(.waiting, reason)
         for (i, delay) in options.schedule.enumerated() {
             sleep(ms: delay * 1000)
             if stop() { return .stopped }
-            state("preparing")
+            state(.preparing)
             let t0 = Clock.ms()
             do throws(ConnectionFailure) {
                 try open()
-                record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: "connected", ms: connectMs ?? Clock.ms() - t0))
-                state("ready")
+                record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: .connected, ms: connectMs ?? Clock.ms() - t0))
+                state(.ready)
                 return .connected
             } catch {
                 if case .stopped = error { return .stopped }
-                record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: error.description, ms: Clock.ms() - t0))
-                state("waiting", error.description)
+                record(ReconnectAttempt(attempt: i + 1, delayS: delay, outcome: .failed(error.description), ms: Clock.ms() - t0))
+                state(.waiting, error.description)
             }
         }
-        state("failed", "connection lost: the reconnect schedule (\(options.schedule.count) attempts) ran out")
+        state(.failed, "connection lost: the reconnect schedule (\(options.schedule.count) attempts) ran out")
         return .exhausted
     }
 
@@ -419,10 +319,7 @@ public final class HeartbeatSession {
 
     /// Says goodbye as the protocol does (MQTT DISCONNECT, a WebSocket close) and closes.
     public func close() {
-        if options.proto == .mqtt { try? connection?.send(MQTT.disconnect, timeoutMs: 200) }
-        if options.proto == .websocket {
-            try? connection?.send(WebSocket.frame(opcode: WebSocket.opClose, payload: [0x03, 0xE8], mask: [1, 2, 3, 4]), timeoutMs: 200)
-        }
+        if let bye = client.goodbye() { try? connection?.send(bye, timeoutMs: 200) }
         connection = nil
     }
 }

@@ -10,11 +10,11 @@ public final class LoadRunner {
     final class Device {
         let index: Int
         var conn: TCPConnection?
-        var decoder: SimplePush.Decoder
-        var lines: LineDecoder
+        var client: any PushClient
         let start: Double
         var nextSend: Double
-        var pendingID: UInt32?
+        /// A heartbeat is out, within its timeout.
+        var pending = false
         var sentAt: Double = 0
         var sent = 0
         var received = 0
@@ -23,10 +23,9 @@ public final class LoadRunner {
         var hungUp = false
         var connected = false
         var error: String?
-        init(index: Int, order: SimplePush.ByteOrder, cap: Int, start: Double) {
+        init(index: Int, client: any PushClient, start: Double) {
             self.index = index
-            decoder = SimplePush.Decoder(order: order, cap: cap)
-            lines = LineDecoder(cap: cap)
+            self.client = client
             self.start = start
             nextSend = start
         }
@@ -74,7 +73,6 @@ public final class LoadRunner {
     public func run(stop: () -> Bool) -> LoadReport {
         LoadRunner.raiseFileLimit()
         let target = o.endpoint.description
-        let lineReply = o.proto == .line ? LineReplyMatcher(o.expect) : nil
         guard case .success(let address) = Resolver.resolve(o.endpoint.host) else {
             let d = (0..<clients).map {
                 LoadClientReport(
@@ -85,10 +83,9 @@ public final class LoadRunner {
         let t0 = Clock.ms()
         var devices: [Device] = []
         var all: [Double] = []
-        var nextID: UInt32 = 1
         func openNext() {
             let i = devices.count
-            let d = Device(index: i, order: o.byteOrder, cap: o.frameCap, start: Clock.ms())
+            let d = Device(index: i, client: o.proto.definition.client(o, clientID: "pushdiag-\(getpid())-\(i + 1)"), start: Clock.ms())
             do {
                 d.conn = try TCPConnection.connect(address, port: o.endpoint.port, name: target, timeoutMs: Int32(o.connectTimeoutMs))
                 d.connected = true
@@ -105,16 +102,11 @@ public final class LoadRunner {
             var wake = now + 100
             for d in devices {
                 guard let c = d.conn else { continue }
-                if d.pendingID != nil, now - d.sentAt > o.timeoutMs { d.pendingID = nil }  // lost
-                if d.pendingID == nil && d.sent < o.count && now >= d.nextSend {
-                    let id = nextID
-                    nextID &+= 1
-                    let bytes =
-                        o.proto == .line
-                        ? Array((o.send + "\n").utf8) : SimplePush.frame(SimplePush.heartbeat(id: id, count: Int64(d.sent + 1)), order: o.byteOrder)
+                if d.pending, now - d.sentAt > o.timeoutMs { d.pending = false }  // lost
+                if !d.pending && d.sent < o.count && now >= d.nextSend {
                     do {
-                        try c.send(bytes, timeoutMs: 1000)
-                        d.pendingID = id
+                        try c.send(d.client.heartbeat(d.sent + 1), timeoutMs: 1000)
+                        d.pending = true
                         d.sentAt = now
                         d.sent += 1
                         d.nextSend += o.intervalMs
@@ -124,8 +116,8 @@ public final class LoadRunner {
                         continue
                     }
                 }
-                if d.sent < o.count || d.pendingID != nil { done = false }
-                if d.pendingID != nil { wake = min(wake, d.sentAt + o.timeoutMs) }
+                if d.sent < o.count || d.pending { done = false }
+                if d.pending { wake = min(wake, d.sentAt + o.timeoutMs) }
                 if d.sent < o.count { wake = min(wake, d.nextSend) }
             }
             if done { break }
@@ -141,32 +133,20 @@ public final class LoadRunner {
                 guard let bytes else { continue }
                 if bytes.isEmpty {
                     d.conn = nil
-                    if d.sent < o.count || d.pendingID != nil { d.droppedOut = true }
-                    d.pendingID = nil
+                    if d.sent < o.count || d.pending { d.droppedOut = true }
+                    d.pending = false
                     continue
                 }
-                func answered() {
-                    guard d.pendingID != nil else { return }
-                    d.received += 1
-                    d.rtts.append(t - d.sentAt)
-                    all.append(t - d.sentAt)
-                    d.pendingID = nil
-                }
-                do throws(FramingError) {
-                    if o.proto == .line {
-                        d.lines.feed(bytes[...])
-                        while let line = try d.lines.next() {
-                            if let m = lineReply, !m.matches(line) { throw .malformed(m.mismatch(line)) }
-                            answered()
-                        }
-                    } else {
-                        d.decoder.feed(bytes[...])
-                        while let m = try d.decoder.next() {
-                            if m.isAcknowledge, m.requestIdentifier == d.pendingID {
-                                answered()
-                            } else if m.isRequest {
-                                try? c.send(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder), timeoutMs: 1000)
-                            }
+                do throws(ConnectionFailure) {
+                    for e in try d.client.receive(bytes[...]) {
+                        switch e {
+                        case .answered where d.pending:
+                            d.received += 1
+                            d.rtts.append(t - d.sentAt)
+                            all.append(t - d.sentAt)
+                            d.pending = false
+                        case .reply(let answer): try? c.send(answer, timeoutMs: 1000)
+                        default: break
                         }
                     }
                 } catch {
@@ -174,8 +154,8 @@ public final class LoadRunner {
                     // a device would, and says why.
                     d.conn = nil
                     d.hungUp = true
-                    d.pendingID = nil
-                    d.error = "\(target): \(error)"
+                    d.pending = false
+                    d.error = error.description
                 }
             }
         }
@@ -184,7 +164,7 @@ public final class LoadRunner {
         // lost what it would have sent up to the stop.
         let interrupted = stop()
         let end = Clock.ms()
-        for d in devices where interrupted && d.pendingID != nil && end - d.sentAt < o.timeoutMs { d.sent -= 1 }
+        for d in devices where interrupted && d.pending && end - d.sentAt < o.timeoutMs { d.sent -= 1 }
         let per = devices.map { d -> LoadClientReport in
             var planned = o.count
             if interrupted {

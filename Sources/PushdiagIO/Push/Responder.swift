@@ -39,27 +39,22 @@ public final class Responder {
         /// TLS over `conn`, when the responder serves TLS; otherwise `conn` itself.
         var tls: TLSServerConnection?
         var stream: ByteStream { tls ?? conn }
-        var decoder: SimplePush.Decoder
-        var lines: LineDecoder
-        var head: HTTPHeadDecoder
+        /// The protocol's side of the connection.
+        var server: any PushServer
         var answered = 0
         var registered = false
         var nextHeartbeat: Double = .infinity
         var heartbeatCount: Int64 = 0
         var outgoing: [(due: Double, bytes: [UInt8], closeAfter: Bool)] = []
         var closed = false
-        var upgraded = false
         /// Identifies the client in the deadline heap (a descriptor number is reused).
         let serial: Int
         /// The deadline this client has in the heap (infinity: none).
         var timerAt = Double.infinity
-        var wsDecoder = WebSocket.Decoder()
-        init(_ c: TCPConnection, order: SimplePush.ByteOrder, cap: Int, serial: Int) {
+        init(_ c: TCPConnection, server: any PushServer, serial: Int) {
             conn = c
             self.serial = serial
-            decoder = SimplePush.Decoder(order: order, cap: cap)
-            lines = LineDecoder(cap: cap)
-            head = HTTPHeadDecoder(cap: cap)
+            self.server = server
         }
     }
 
@@ -73,8 +68,18 @@ public final class Responder {
     /// TLS handshakes that resumed an earlier session (a ticket or a cached session ID).
     public private(set) var resumed = 0
 
+    let settings: PushServerSettings
+
     public init(_ o: ResponderOptions) throws(ConnectionFailure) {
         self.o = o
+        var settings = PushServerSettings()
+        settings.byteOrder = o.byteOrder
+        settings.reply = o.reply
+        settings.frameCap = o.frameCap
+        self.settings = settings
+        guard o.proto.definition.server(settings) != nil else {
+            throw .protocolViolation("the responder serves \(HeartbeatProtocol.names(HeartbeatProtocol.with(.serve))), not \(o.proto)")
+        }
         if let cert = o.tlsCertificate, let key = o.tlsKey {
             tlsContext = try TLSServerContext(certificate: cert, key: key)
         } else {
@@ -84,68 +89,29 @@ public final class Responder {
         rng = SeededRandom(seed: o.seed)
     }
 
-    func handle(_ c: Client, now: Double) {
-        func answer(_ bytes: [UInt8]) {
-            requests += 1
-            if o.dropRatio > 0 && rng.next() < o.dropRatio {
-                dropped += 1
-                return
-            }
-            c.answered += 1
-            let last = o.closeAfter.map { c.answered >= $0 } ?? false
-            c.outgoing.append((now + o.delayMs, bytes, last))
+    /// Bytes from a client: its protocol's answers, counted and faulted as asked.
+    func handle(_ c: Client, _ bytes: [UInt8], now: Double) {
+        let actions: [PushServerAction]
+        do throws(FramingError) { actions = try c.server.receive(bytes[...]) } catch {
+            c.closed = true  // a client speaking something else: hang up
+            return
         }
-        switch o.proto {
-        case .simplepush:
-            while true {
-                let m: SimplePush.Message?
-                do throws(FramingError) { m = try c.decoder.next() } catch {
-                    c.closed = true  // a client speaking something else: hang up
-                    return
+        for a in actions {
+            switch a {
+            case .answer(let bytes):
+                requests += 1
+                if o.dropRatio > 0 && rng.next() < o.dropRatio {
+                    dropped += 1
+                    continue
                 }
-                guard let m else { return }
-                guard m.isRequest else { continue }
-                if m.payload?.codingKey == SimplePush.codingKeyRegistration, !c.registered {
-                    c.registered = true
-                    c.nextHeartbeat = now + o.heartbeatIntervalMs
-                }
-                answer(SimplePush.frame(SimplePush.acknowledge(m), order: o.byteOrder))
-            }
-        case .websocket:
-            if !c.upgraded {
-                let head: String?
-                do throws(FramingError) { head = try c.head.next() } catch {
-                    c.closed = true
-                    return
-                }
-                guard let head else { return }
-                c.wsDecoder.feed(c.head.remainder())
-                guard let response = WebSocket.upgradeResponse(head) else {
-                    c.outgoing.append((now, Array("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n".utf8), true))
-                    return
-                }
-                c.upgraded = true
-                c.outgoing.append((now, response, false))
-            }
-            while true {
-                let frame: WebSocket.Frame?
-                do throws(FramingError) { frame = try c.wsDecoder.next() } catch {
-                    c.closed = true
-                    return
-                }
-                guard let f = frame else { return }
-                switch f.opcode {
-                case WebSocket.opPing: answer(WebSocket.serverFrame(opcode: WebSocket.opPong, payload: f.payload))
-                case WebSocket.opClose:
-                    c.outgoing.append((now, WebSocket.serverFrame(opcode: WebSocket.opClose, payload: Array(f.payload.prefix(2))), true))
-                default: break
-                }
-            }
-        case .line, .tcp, .mqtt:
-            do throws(FramingError) {
-                while try c.lines.next() != nil { answer(Array((o.reply + "\n").utf8)) }
-            } catch {
-                c.closed = true
+                c.answered += 1
+                let last = o.closeAfter.map { c.answered >= $0 } ?? false
+                c.outgoing.append((now + o.delayMs, bytes, last))
+            case .send(let bytes, let close): c.outgoing.append((now, bytes, close))
+            case .registered:
+                guard !c.registered else { continue }
+                c.registered = true
+                c.nextHeartbeat = now + o.heartbeatIntervalMs
             }
         }
     }
@@ -174,7 +140,7 @@ public final class Responder {
             if c.registered, t >= c.nextHeartbeat {
                 c.heartbeatCount += 1
                 nextID &+= 1
-                c.outgoing.append((t, SimplePush.frame(SimplePush.heartbeat(id: nextID, count: c.heartbeatCount), order: o.byteOrder), false))
+                if let beat = c.server.serverHeartbeat(id: nextID, count: c.heartbeatCount) { c.outgoing.append((t, beat, false)) }
                 c.nextHeartbeat = t + o.heartbeatIntervalMs
             }
             while let first = c.outgoing.first, first.due <= t {
@@ -218,7 +184,8 @@ public final class Responder {
                             break
                         }
                         serial += 1
-                        let client = Client(c, order: o.byteOrder, cap: o.frameCap, serial: serial)
+                        guard let server = o.proto.definition.server(settings) else { continue }
+                        let client = Client(c, server: server, serial: serial)
                         if let ctx = tlsContext {
                             guard let tls = try? TLSServerConnection(over: c, context: ctx) else { continue }
                             client.tls = tls
@@ -254,12 +221,7 @@ public final class Responder {
                     closing.append(c)
                     return
                 }
-                switch o.proto {
-                case .simplepush: c.decoder.feed(bytes[...])
-                case .websocket: if c.upgraded { c.wsDecoder.feed(bytes[...]) } else { c.head.feed(bytes[...]) }
-                default: c.lines.feed(bytes[...])
-                }
-                handle(c, now: t)
+                handle(c, bytes, now: t)
                 if c.closed {
                     closing.append(c)
                     return

@@ -50,18 +50,14 @@ public final class StormRunner {
         /// The schedule's next step.
         var step = 0
         var watching: EventPoll.Events = []
-        var pendingID: UInt32 = 0
         /// When the attempt under way must be done (connected, handshakes, first answer).
         var attemptDeadline = 0.0
-        var simplePush: SimplePush.Decoder
-        var lines: LineDecoder
-        var mqtt: MQTT.Decoder
+        /// The protocol's side of the connection, new with each attempt.
+        var client: any PushClient
         var record = StormDevice()
-        init(index: Int, order: SimplePush.ByteOrder, cap: Int) {
+        init(index: Int, client: any PushClient) {
             self.index = index
-            simplePush = SimplePush.Decoder(order: order, cap: cap)
-            lines = LineDecoder(cap: cap)
-            mqtt = MQTT.Decoder(cap: cap)
+            self.client = client
         }
     }
 
@@ -80,7 +76,6 @@ public final class StormRunner {
     public func run(stop: () -> Bool) -> StormMeasurement {
         LoadRunner.raiseFileLimit()
         let target = o.endpoint.description
-        let lineReply = o.proto == .line ? LineReplyMatcher(o.expect) : nil
         var m = StormMeasurement(
             target: target, protocol: o.proto.rawValue, tls: o.tls != nil, schedule: o.schedule, jitter: s.jitter, settleSeconds: s.settleSeconds,
             devices: [])
@@ -99,7 +94,9 @@ public final class StormRunner {
             m.failure = error
             return m
         }
-        let devices = (0..<s.clients).map { Device(index: $0, order: o.byteOrder, cap: o.frameCap) }
+        let pid = getpid()
+        func client(_ index: Int) -> any PushClient { o.proto.definition.client(o, clientID: "pushdiag-\(pid)-\(index + 1)") }
+        let devices = (0..<s.clients).map { Device(index: $0, client: client($0)) }
         var byFD: [Int32: Device] = [:]
         var timers = DeadlineHeap()
         var stage = Stage.connecting
@@ -107,9 +104,7 @@ public final class StormRunner {
         var dropAt = 0.0
         var settleUntil = Double.infinity
         let t0 = Clock.ms()
-        var nextID: UInt32 = 1
         var buffer = [UInt8](repeating: 0, count: 16_384)
-        let pid = getpid()
 
         func setPhase(_ d: Device, _ p: Phase) {
             let wasBusy = !(d.phase == .up || d.phase == .gaveUp || d.phase == .out)
@@ -172,24 +167,15 @@ public final class StormRunner {
             }
         }
         func heartbeat(_ d: Device, _ now: Double) {
-            let bytes: [UInt8]
-            switch o.proto {
-            case .mqtt: bytes = MQTT.pingRequest
-            case .line: bytes = Array((o.send + "\n").utf8)
-            default:
-                d.pendingID = nextID
-                nextID &+= 1
-                bytes = SimplePush.frame(SimplePush.heartbeat(id: d.pendingID, count: 1), order: o.byteOrder)
-            }
-            guard send(d, bytes, now) else { return }
+            guard send(d, d.client.heartbeat(1), now) else { return }
             setPhase(d, .awaitingAnswer)
             deadline(d, d.attemptDeadline)
             watch(d, .readable)
         }
         /// TCP (and TLS) are up: the protocol's own handshake, or the first heartbeat.
         func beginProtocol(_ d: Device, _ now: Double) {
-            if o.proto == .mqtt {
-                guard send(d, MQTT.connect(clientID: "pushdiag-\(pid)-\(d.index + 1)", keepAlive: o.keepAlive), now) else { return }
+            if let hello = d.client.hello() {
+                guard send(d, hello, now) else { return }
                 d.phase = .protocolHandshake  // the connect deadline still holds
                 watch(d, .readable)
             } else {
@@ -233,9 +219,7 @@ public final class StormRunner {
         func attempt(_ d: Device, _ now: Double) {
             if stage == .storm { d.record.attempts += 1 }
             setPhase(d, .connecting)
-            d.simplePush = SimplePush.Decoder(order: o.byteOrder, cap: o.frameCap)
-            d.lines = LineDecoder(cap: o.frameCap)
-            d.mqtt = MQTT.Decoder(cap: o.frameCap)
+            d.client = client(d.index)
             let sock: Descriptor
             switch TCPConnection.socket(family: address.family) {
             case .success(let x): sock = x
@@ -295,40 +279,16 @@ public final class StormRunner {
             fail(d, f, now)
         }
         func process(_ d: Device, _ bytes: [UInt8], _ now: Double) {
-            do throws(FramingError) {
-                switch o.proto {
-                case .mqtt:
-                    d.mqtt.feed(bytes[...])
-                    while let p = try d.mqtt.next() {
-                        if p.type == MQTT.connack, d.phase == .protocolHandshake {
-                            let code = p.body.count >= 2 ? p.body[1] : 255
-                            guard code == 0 else {
-                                return fail(d, .protocolViolation("MQTT connection refused: \(MQTT.connackReason(code))"), now)
-                            }
-                            heartbeat(d, now)
-                        } else if p.type == MQTT.pingresp, d.phase == .awaitingAnswer {
-                            back(d, now)
-                        }
-                    }
-                case .line:
-                    d.lines.feed(bytes[...])
-                    while let line = try d.lines.next() {
-                        guard d.phase == .awaitingAnswer else { continue }
-                        if let m = lineReply, !m.matches(line) { return fail(d, .protocolViolation(m.mismatch(line, peer: target)), now) }
-                        back(d, now)
-                    }
-                default:
-                    d.simplePush.feed(bytes[...])
-                    while let msg = try d.simplePush.next() {
-                        if msg.isAcknowledge, msg.requestIdentifier == d.pendingID, d.phase == .awaitingAnswer {
-                            back(d, now)
-                        } else if msg.isRequest {
-                            _ = send(d, SimplePush.frame(SimplePush.acknowledge(msg), order: o.byteOrder), now)
-                        }
-                    }
+            let events: [PushClientEvent]
+            do throws(ConnectionFailure) { events = try d.client.receive(bytes[...]) } catch { return fail(d, error, now) }
+            for e in events {
+                switch e {
+                case .opened where d.phase == .protocolHandshake: heartbeat(d, now)
+                case .answered where d.phase == .awaitingAnswer: back(d, now)
+                case .reply(let answer): _ = send(d, answer, now)
+                default: break
                 }
-            } catch {
-                fail(d, .protocolViolation("\(target): \(error)"), now)
+                guard d.socket != nil else { return }
             }
         }
         func drop(_ now: Double) {

@@ -63,23 +63,23 @@ final class WalkPush: @unchecked Sendable {
         session.onEvent = { [log] e in
             switch e {
             case .state(let s): log.add(.state(s, atNs: WallClock.nanoseconds()))
-            case .reconnect(let a): log.note("reconnect attempt \(a.attempt) after \(NumberText.format(a.delayS)) s: \(a.outcome)")
+            case .reconnect(let a): log.note("reconnect attempt \(a.attempt) after \(NumberText.format(a.delayS)) s: \(a.outcome.rawValue)")
             case .serverHeartbeat: break
             }
         }
-        session.state("setup")
-        session.state("preparing")
+        session.state(.setup)
+        session.state(.preparing)
         do throws(ConnectionFailure) { try session.open() } catch {
             // Stopped before the connection was made: cancelled, not failed.
             if case .stopped = error {
-                session.state("cancelled", error.description)
+                session.state(.cancelled, error.description)
                 return
             }
             log.fail(error.description)
-            session.state("failed", error.description)
+            session.state(.failed, error.description)
             return
         }
-        session.state("ready")
+        session.state(.ready)
         var cadence = HeartbeatCadence(o)
         var n = 0
         while !stop() {
@@ -88,7 +88,7 @@ final class WalkPush: @unchecked Sendable {
             let outcome: HeartbeatOutcome
             do throws(ConnectionFailure) { outcome = try session.heartbeat(n) } catch {
                 log.fail(error.description)
-                session.state("failed", error.description)
+                session.state(.failed, error.description)
                 return
             }
             log.add(.heartbeat(WalkHeartbeat(sentNs: sent, rttMs: outcome.rttMs)))
@@ -109,7 +109,7 @@ final class WalkPush: @unchecked Sendable {
             do throws(ConnectionFailure) { try session.wait(until: cadence.advance()) } catch {}
         }
         session.close()
-        session.state("cancelled")
+        session.state(.cancelled)
     }
 }
 

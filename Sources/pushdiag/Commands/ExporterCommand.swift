@@ -35,7 +35,7 @@ struct ExporterCommand: ParsableCommand {
         help: ArgumentHelp("Push server to hold a session to, HOST[:PORT]; repeat for several (replaces the configured ones).", valueName: "HOST[:PORT]"))
     var servers: [String] = []
 
-    @Option(name: .customLong("protocol"), help: "The --server protocol: simplepush (default), websocket, mqtt, line or tcp.")
+    @Option(name: .customLong("protocol"), help: "The --server protocol: \(HeartbeatProtocol.names(HeartbeatProtocol.allCases)) (default simplepush).")
     var proto: HeartbeatProtocol?
 
     @OptionGroup var tlsFlags: TLSFlags

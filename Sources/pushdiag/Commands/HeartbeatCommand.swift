@@ -6,12 +6,6 @@ import PushdiagRender
 
 extension HeartbeatProtocol: ExpressibleByArgument {}
 
-/// The protocols the responder serves (its --help lists these, not every client protocol).
-enum ResponderProtocol: String, ExpressibleByArgument, CaseIterable {
-    case simplepush, websocket, line
-
-    var served: HeartbeatProtocol { HeartbeatProtocol(rawValue: rawValue)! }
-}
 extension SimplePush.ByteOrder: ExpressibleByArgument {}
 
 struct HeartbeatCommand: ParsableCommand {
@@ -19,10 +13,7 @@ struct HeartbeatCommand: ParsableCommand {
         commandName: "heartbeat",
         abstract: "Measure heartbeat round trips to a push server, and how the connection behaves when it breaks.",
         discussion: """
-            Protocols: simplepush (Apple's Local Push Connectivity sample: 4-byte length prefix \
-            and JSON, port 3000), websocket (RFC 6455 ping/pong, ws:// or wss:// with --tls), \
-            mqtt (3.1.1 CONNECT, then PINGREQ/PINGRESP), line (send a line, expect a reply \
-            matching a pattern), tcp (connect only: every heartbeat is a new connection). After a loss (the server closes, \
+            Protocols: \(HeartbeatProtocol.allCases.map(\.definition.summary).joined(separator: ", ")). After a loss (the server closes, \
             or --misses heartbeats go unanswered) it reconnects on --reconnect-schedule, like a \
             client SDK, and reports each attempt. Exit status: 0 OK, 1 WARNING, 2 CRITICAL (also a \
             server that refuses the connection, does not answer it, fails TLS or breaks its protocol: \
@@ -51,7 +42,9 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Critical when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
     var rttCritical: Double = HeartbeatThresholds().rttCriticalMs
 
-    @Option(help: ArgumentHelp("simplepush: register as user NAME and watch the server's own heartbeats.", valueName: "NAME"))
+    @Option(
+        help: ArgumentHelp(
+            "\(HeartbeatProtocol.names(HeartbeatProtocol.with(.register))): register as user NAME and watch the server's own heartbeats.", valueName: "NAME"))
     var register: String?
 
     @Option(
@@ -67,7 +60,9 @@ struct HeartbeatCommand: ParsableCommand {
     var idleTimeout: String?
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("Load mode: simulate N devices at once, each with its own connection (simplepush or line).", valueName: "N")
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Load mode: simulate N devices at once, each with its own connection (\(HeartbeatProtocol.names(HeartbeatProtocol.with(.load)))).", valueName: "N")
     )
     var clients: Int?
 
@@ -93,25 +88,6 @@ struct HeartbeatCommand: ParsableCommand {
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
-
-    /// --find-idle-timeout's rungs, seconds; nil without it.
-    func idleRungs() throws -> [Double]? {
-        guard findIdleTimeout else {
-            if ladder != nil || max != nil { throw ValidationError("--max and --ladder go with --find-idle-timeout") }
-            return nil
-        }
-        if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
-        var ladder = IdleTimeout.defaultRungs
-        if let text = self.ladder {
-            ladder = try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
-                try parseDuration(part.trimmingCharacters(in: .whitespaces), option: "--ladder", atLeast: 0.1)
-            }
-            guard ladder.count <= 64 else { throw ValidationError("--ladder: at most 64 idle times (one connection each)") }
-        }
-        // A ladder of one's own ends where it ends, unless --max says otherwise.
-        let most = try max.map { try parseDuration($0, option: "--max", atLeast: 0.1) } ?? (self.ladder == nil ? 3600 : ladder.max()!)
-        return IdleTimeout.rungs(upTo: most, from: ladder)
-    }
 
     /// The options as the session takes them; every rule on them is the core's
     /// (`HeartbeatOptions.validate`), durations are bounded by `parseDuration`.
@@ -143,23 +119,9 @@ struct HeartbeatCommand: ParsableCommand {
     func run() throws {
         StopSignal.install()
         let o = try options()
-        if let rungs = try idleRungs() {
-            let finder = IdleTimeoutFinder(o, rungs: rungs, stop: { StopSignal.isRequested })
-            let progress = Progress()
-            progress.update("\(rungs.count) connections held idle; the answer comes after \(DurationText.format(rungs.last ?? 0))")
-            let report = finder.run()
-            progress.clear()
-            let output = format == .json ? try JSONRenderer.render(report) : HeartbeatTextRenderer().render(report)
-            print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-            throw ExitCode(report.status.exitCode)
-        }
+        if let rungs = try idleRungs() { return try runIdleTimeout(o, rungs: rungs) }
         if let clients, storm.storm { return try runStorm(o, clients: clients) }
-        if let clients {
-            let load = LoadRunner(o, clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp")).run { StopSignal.isRequested }
-            let output = format == .json ? try JSONRenderer.render(load) : HeartbeatTextRenderer().render(load)
-            print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-            throw ExitCode(load.status.exitCode)
-        }
+        if let clients { return try runLoad(o, clients: clients) }
         let probe = HeartbeatProbe(o, stop: { StopSignal.isRequested })
         // On a terminal, a line that says how far it got (nothing on a pipe or in cron).
         let progress = Progress()
@@ -169,90 +131,6 @@ struct HeartbeatCommand: ParsableCommand {
         let report = probe.run()
         progress.clear()
         if let e = report.error { diagnose(e) }
-        let output = format == .json ? try JSONRenderer.render(report) : HeartbeatTextRenderer().render(report)
-        print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-        throw ExitCode(report.status.exitCode)
-    }
-}
-
-struct ResponderCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "responder",
-        abstract: "A small reference push server (simplepush, websocket or line) with fault injection, for end-to-end checks and tests.",
-        discussion: """
-            simplepush answers every request with an acknowledge and sends its own heartbeats to \
-            clients that registered; websocket answers the upgrade and every ping with a pong; \
-            line answers every line with --reply. Faults: --delay before \
-            each answer, --drop a share of answers, --close-after N answers. Runs until SIGINT or \
-            SIGTERM, then prints what it served.
-            """
-    )
-
-    @Option(help: ArgumentHelp("Address and port to listen on.", valueName: "ADDR:PORT"))
-    var listen: String
-
-    @Option(name: .customLong("protocol"), help: "simplepush, websocket or line.")
-    var proto: ResponderProtocol = .simplepush
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Delay before each answer.", valueName: "D"))
-    var delay: String = "0s"
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Share of answers to drop, 0 to 1.", valueName: "RATIO"))
-    var drop: Double = 0
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Close a connection after answering N requests.", valueName: "N"))
-    var closeAfter: Int?
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("simplepush: interval of the server's heartbeats to registered clients.", valueName: "D"))
-    var heartbeatInterval: String = "30s"
-
-    @Option(help: "simplepush: byte order of the length prefix.")
-    var byteOrder: SimplePush.ByteOrder = .little
-
-    @Option(help: ArgumentHelp("line: the reply to every line.", valueName: "TEXT"))
-    var reply: String = "PONG"
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seed of the generator that picks dropped answers.", valueName: "N"))
-    var seed: UInt64 = 1
-
-    @Option(help: ArgumentHelp("Serve TLS with this certificate chain (PEM).", valueName: "FILE"), completion: .file())
-    var tlsCert: String?
-
-    @Option(help: ArgumentHelp("The TLS private key (PEM).", valueName: "FILE"), completion: .file())
-    var tlsKey: String?
-
-    func validate() throws {
-        guard Endpoint(listen, defaultPort: proto.served.defaultPort(tls: false)) != nil else {
-            throw ValidationError("--listen: '\(listen)' is not ADDR:PORT")
-        }
-        guard (0...1).contains(drop) else { throw ValidationError("--drop must be between 0 and 1") }
-        if let closeAfter, closeAfter < 1 { throw ValidationError("--close-after must be at least 1") }
-        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-        _ = try parseDuration(delay, option: "--delay")
-        _ = try parseDuration(heartbeatInterval, option: "--heartbeat-interval")
-    }
-
-    func run() throws {
-        StopSignal.install()
-        LoadRunner.raiseFileLimit()
-        var o = ResponderOptions(endpoint: Endpoint(listen, defaultPort: proto.served.defaultPort(tls: false))!, proto: proto.served)
-        o.delayMs = try parseDuration(delay, option: "--delay") * 1000
-        o.dropRatio = drop
-        o.closeAfter = closeAfter
-        o.heartbeatIntervalMs = max(10, try parseDuration(heartbeatInterval, option: "--heartbeat-interval") * 1000)
-        o.byteOrder = byteOrder
-        o.reply = reply
-        o.seed = seed
-        o.tlsCertificate = tlsCert
-        o.tlsKey = tlsKey
-        let server: Responder
-        do { server = try Responder(o) } catch {
-            diagnose(error.description)
-            throw ExitCode(3)
-        }
-        FileHandle.standardError.write(Data("pushdiag: responder (\(proto.rawValue)\(tlsCert != nil ? " over TLS" : "")) listening on \(o.endpoint)\n".utf8))
-        server.run { StopSignal.isRequested }
-        print("served \(server.connections) connections, \(server.requests) requests, dropped \(server.dropped)")
-        if tlsCert != nil { print("TLS sessions resumed: \(server.resumed) of \(server.connections) connections") }
+        try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)
     }
 }

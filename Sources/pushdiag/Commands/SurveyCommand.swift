@@ -58,7 +58,7 @@ struct SurveyOptions: ParsableArguments {
         help: ArgumentHelp("Push server, HOST[:PORT]; repeat for several (replaces the configured ones).", valueName: "HOST[:PORT]"))
     var servers: [String] = []
 
-    @Option(name: .customLong("protocol"), help: "The --server protocol: simplepush (default), websocket, mqtt, line or tcp.")
+    @Option(name: .customLong("protocol"), help: "The --server protocol: \(HeartbeatProtocol.names(HeartbeatProtocol.allCases)) (default simplepush).")
     var proto: HeartbeatProtocol?
 
     /// TLS for the --server push servers (configured servers have their own keys).

@@ -4,7 +4,7 @@ import PushdiagCore
 /// How a push connection is held: protocol, timeouts, the reconnect schedule, the protocol's
 /// own settings and TLS. Shared by `heartbeat` and `walk`, which hold it with the same session.
 struct PushConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("protocol"), help: "simplepush, websocket, mqtt, line or tcp.")
+    @Option(name: .customLong("protocol"), help: "\(HeartbeatProtocol.names(HeartbeatProtocol.allCases)).")
     var proto: HeartbeatProtocol = .simplepush
 
     @Option(parsing: .unconditional, help: ArgumentHelp("How long to wait for the answer to a heartbeat.", valueName: "D"))

@@ -6,7 +6,7 @@ import PushdiagIO
 struct StormFlags: ParsableArguments {
     @Flag(
         help:
-            "Load mode: connect the --clients devices, hold them for --settle, drop every connection at once and time their reconnects on --reconnect-schedule (simplepush, line or mqtt; --tls too)."
+            "Load mode: connect the --clients devices, hold them for --settle, drop every connection at once and time their reconnects on --reconnect-schedule (\(HeartbeatProtocol.names(HeartbeatProtocol.with(.storm))); --tls too)."
     )
     var storm = false
 

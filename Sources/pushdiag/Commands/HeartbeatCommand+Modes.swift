@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import PushdiagRender
+
+/// heartbeat's other modes: --find-idle-timeout, --clients (load) and --clients --storm.
+extension HeartbeatCommand {
+    /// --find-idle-timeout's rungs, seconds; nil without it.
+    func idleRungs() throws -> [Double]? {
+        guard findIdleTimeout else {
+            if ladder != nil || max != nil { throw ValidationError("--max and --ladder go with --find-idle-timeout") }
+            return nil
+        }
+        if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
+        var ladder = IdleTimeout.defaultRungs
+        if let text = self.ladder {
+            ladder = try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
+                try parseDuration(part.trimmingCharacters(in: .whitespaces), option: "--ladder", atLeast: 0.1)
+            }
+            guard ladder.count <= 64 else { throw ValidationError("--ladder: at most 64 idle times (one connection each)") }
+        }
+        // A ladder of one's own ends where it ends, unless --max says otherwise.
+        let most = try max.map { try parseDuration($0, option: "--max", atLeast: 0.1) } ?? (self.ladder == nil ? 3600 : ladder.max()!)
+        return IdleTimeout.rungs(upTo: most, from: ladder)
+    }
+
+    /// `--find-idle-timeout`: one connection per rung, left idle, then a heartbeat.
+    func runIdleTimeout(_ o: HeartbeatOptions, rungs: [Double]) throws {
+        let finder = IdleTimeoutFinder(o, rungs: rungs, stop: { StopSignal.isRequested })
+        let progress = Progress()
+        progress.update("\(rungs.count) connections held idle; the answer comes after \(DurationText.format(rungs.last ?? 0))")
+        let report = finder.run()
+        progress.clear()
+        try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)
+    }
+
+    /// `--clients N`: many devices with heartbeats from one poll loop.
+    func runLoad(_ o: HeartbeatOptions, clients: Int) throws {
+        let load = LoadRunner(o, clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp")).run { StopSignal.isRequested }
+        try finish(try JSONRenderer.render(load), HeartbeatTextRenderer().render(load), exitCode: load.status.exitCode)
+    }
+
+    /// `--clients N --storm`: the storm's measurement, the core's report and verdict, rendered.
+    func runStorm(_ o: HeartbeatOptions, clients: Int) throws {
+        let settings = try storm.settings(clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp"))
+        let measured = StormRunner(o, settings: settings).run { StopSignal.isRequested }
+        let report = StormReport.assemble(measured)
+        if let e = report.error { diagnose(e) }
+        try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)
+    }
+
+    /// Prints a report as --format asks, and exits with its status.
+    func finish(_ json: @autoclosure () throws -> String, _ text: @autoclosure () -> String, exitCode: Int32) throws -> Never {
+        let output = format == .json ? try json() : text()
+        print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+        throw ExitCode(exitCode)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import TestSupport
+import Testing
+
+/// Every protocol of `HeartbeatProtocol.allCases` goes through every place that takes one: the
+/// configuration file, `--protocol`, /probe, help, the modes' validation and the responder. A
+/// protocol added to the list that one of them does not take fails here.
+@Suite(.serialized)
+struct ProtocolListTests {
+    @Test(arguments: HeartbeatProtocol.allCases)
+    func everyPlaceTakesTheProtocol(proto: HeartbeatProtocol) throws {
+        let name = proto.rawValue
+        #expect(HeartbeatProtocol(rawValue: name) == proto && HeartbeatProtocol.allCases.filter { $0.rawValue == name }.count == 1, "one name, once")
+
+        // The configuration file, and its register key only where the protocol registers.
+        let config = try ConfigParser.parse("[[server]]\nhost = \"h\"\nport = 7\nprotocol = \"\(name)\"\n", file: "p.toml")
+        #expect(config.servers.first?.proto == name)
+        let registering = "[[server]]\nhost = \"h\"\nport = 7\nprotocol = \"\(name)\"\nregister = \"u\"\n"
+        if proto.modes.contains(.register) {
+            #expect(try ConfigParser.parse(registering, file: "p.toml").servers.first?.register == "u")
+        } else {
+            #expect(throws: ConfigError.self) { try ConfigParser.parse(registering, file: "p.toml") }
+        }
+
+        // /probe.
+        let probe = try ProbeRequest.parse(query: "target=127.0.0.1:7&protocol=\(name)")
+        #expect(probe.options.proto == proto)
+
+        // The modes' rules.
+        var o = HeartbeatOptions(endpoint: Endpoint(host: "h", port: 7), proto: proto)
+        #expect(((try? o.validate(clients: 2)) != nil) == proto.modes.contains(.load))
+        #expect(((try? o.validate(clients: 2, storm: true)) != nil) == proto.modes.contains(.storm))
+        o.register = "u"
+        #expect(((try? o.validate()) != nil) == proto.modes.contains(.register))
+
+        // Help names it, with its own line.
+        let help = try pushdiag("heartbeat", "--help")
+        #expect(help.stdout.replacingOccurrences(of: "\n", with: " ").contains(name), "\(help.stdout)")
+
+        // The responder serves it (and `heartbeat --protocol` holds a connection to it), or
+        // refuses it at once; a protocol that holds no connection is checked against any port
+        // that accepts.
+        let port = freePort()
+        let served = proto.modes.contains(.serve) ? name : HeartbeatProtocol.simplepush.rawValue
+        let responder = try pushdiag("responder", "--help")
+        #expect(responder.stdout.contains(name) == proto.modes.contains(.serve), "\(responder.stdout)")
+        let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--protocol", served])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"), "responder did not start: \(server.output)")
+        let r = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--protocol", name, "--count", "2", "--interval", "20ms", "--format", "json")
+        let j = try json(r.stdout)
+        #expect(j["protocol"] as? String == name)
+        if proto.modes.contains(.serve) || !proto.modes.contains(.holdsConnection) {
+            #expect(r.status == 0 && j["received"] as? Int == 2, "\(r.stdout) \(r.stderr)")
+        } else {
+            let refused = try pushdiag("responder", "--listen", "127.0.0.1:\(freePort())", "--protocol", name)
+            #expect(refused.status == 3, "\(refused.stderr)")
+            #expect(r.status == 2, "a simplepush server does not answer \(name): \(r.stdout)")
+        }
+    }
+
+    /// The client and server machines of each served protocol agree on bytes alone.
+    @Test(arguments: HeartbeatProtocol.with(.serve))
+    func clientAndServerAgree(proto: HeartbeatProtocol) throws {
+        var o = HeartbeatOptions(endpoint: Endpoint(host: "h", port: 7), proto: proto)
+        o.register = proto.modes.contains(.register) ? "u" : nil
+        var client = proto.definition.client(o, clientID: "c")
+        var server = try #require(proto.definition.server(PushServerSettings()))
+        func exchange(_ bytes: [UInt8]) throws -> [PushClientEvent] {
+            var events: [PushClientEvent] = []
+            for action in try server.receive(bytes[...]) {
+                switch action {
+                case .answer(let b), .send(let b, _): events += try client.receive(b[...])
+                case .registered: break
+                }
+            }
+            return events
+        }
+        if let hello = client.hello() { #expect(try exchange(hello).contains(.opened)) }
+        if let name = o.register, let bytes = client.register(name) { #expect(try exchange(bytes).contains(.registered)) }
+        for n in 1...3 { #expect(try exchange(client.heartbeat(n)) == [.answered], "heartbeat \(n)") }
+    }
+}
