@@ -49,7 +49,7 @@ struct NL80211OracleTests {
             ["-n", "-r", path, "-Y", "nl80211.cmd == 37", "-T", "fields", "-e", "frame.number", "-e", "wlan.bssid", "-e", "wlan.fixed.auth.alg"])
         let theirs = oracle.stdout.split(separator: "\n").map { $0.split(separator: "\t").joined(separator: " ") }
         let ours = try messages("lab-watch-roams.pcap").compactMap { m -> String? in
-            guard case .authenticate(_, let bssid, let alg) = m.event else { return nil }
+            guard case .authenticate(_, let bssid, let alg, _) = m.event else { return nil }
             return "\(m.frame) \(bssid?.description ?? "-") \(alg.map(String.init) ?? "-")"
         }
         #expect(theirs.count == 2 && ours == theirs)

@@ -200,7 +200,7 @@ struct WalkCommand: ParsableCommand {
             }
         }
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-        throw ExitCode(failed ? max(report.severity, .unknown).exitCode : report.severity.exitCode)
+        throw ExitCode(failed ? max(report.status, .unknown).exitCode : report.status.exitCode)
     }
 }
 
