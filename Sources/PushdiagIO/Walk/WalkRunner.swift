@@ -198,6 +198,13 @@ public final class WalkRunner {
         self.stop = stop
     }
 
+    /// The directory `--record DIR` writes into, made when missing.
+    public static func createRecordDirectory(_ path: String) throws {
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw WalkError("--record: cannot create \(path): \(Errno.current)")
+        }
+    }
+
     /// A new place from now on (thread-safe: the input reader and the main loop call it).
     public func mark(_ name: String) {
         log.add(.place(WalkPlaceMark(timeNs: WallClock.nanoseconds(), name: name)))
