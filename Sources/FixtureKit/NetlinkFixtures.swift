@@ -287,6 +287,9 @@ public enum NetlinkFixtures {
         ("wifi-counter-wrap.pcap", source, { stationCounters($0, packets: wrapPackets, retries: wrapRetries) }),
         ("wifi-reassociation.pcap", source, { stationCounters($0, packets: reassocPackets, retries: reassocRetries, connected: reassocConnected) }),
         ("watch-cmd-roam.pcap", sourceWatch, commandRoam),
+        // Issue 32's sequences as walk recordings (the push log and rtnetlink part copied).
+        ("walk-ft-deauth/nl80211.pcap", sourceWalk, walkSampleBeforeEvents),
+        ("walk-ft-failed-keys/nl80211.pcap", sourceWalk, walkFailedFastTransition),
         ("wifi-weak-signal.pcap", source, { stationSignal($0, dbm: weakSignal) }),
         // iwlwifi: a radio-wide entry with on-air time but no busy time; the AP advertises 55%.
         ("driver-iwlwifi.pcap", source, { bssLoad(survey($0, entry: iwlwifiSurvey), utilization: bssLoadAdvertised) }),

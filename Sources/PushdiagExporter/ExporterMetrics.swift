@@ -70,7 +70,9 @@ public struct MetricFamily: Sendable {
         help: "1 for a Wi-Fi value the driver does not measure or could not give (value: utilization, retransmission, signal), with the reason.",
         kind: .gauge)
     static let roams = MetricFamily(
-        name: "pushdiag_roams_total", help: "Roams of the interface by grade (ok, warning, critical: link gap, 802.11r, SSID change).",
+        name: "pushdiag_roams_total",
+        help:
+            "Roams of the interface by grade (ok, warning, critical: link gap, 802.11r, SSID change) and result (fast_transition: completed by 802.11r; fast_transition_failed: 802.11r failed and the station joined again; other).",
         kind: .counter)
     static let roamGap = MetricFamily(
         name: "pushdiag_roam_gap_seconds", help: "Link gaps of roams, disconnect to connect (0 for a roam without a gap).",

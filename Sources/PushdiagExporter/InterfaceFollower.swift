@@ -34,7 +34,9 @@ public final class InterfaceFollower: Sendable {
     public func start() {
         metrics.gauge(MetricFamily.wifiUp).set(0.0)
         _ = metrics.counter(MetricFamily.disconnects)
-        for g in ["ok", "warning", "critical"] { _ = metrics.counter(MetricFamily.roams, [("grade", g)]) }
+        for g in [Severity.ok, .warning, .critical] {
+            for r in RoamResult.allCases { _ = metrics.counter(MetricFamily.roams, [("grade", g.rawValue), ("result", r.rawValue)]) }
+        }
         _ = metrics.histogram(MetricFamily.roamGap)
         for (label, body) in [("samples", sampleLoop), ("events", eventLoop)] as [(String, @Sendable () -> Void)] {
             running.add(1, ordering: .relaxed)
@@ -157,20 +159,20 @@ public final class InterfaceFollower: Sendable {
 
     func event(_ e: WatchEvent) {
         switch e.event {
-        case "disconnect":
+        case .disconnect:
             metrics.counter(MetricFamily.disconnects).increment()
-        case "roam":
+        case .roam:
             let change = WalkLinkChange(
                 timeNs: e.timeNs, fromBssid: e.fromBssid, toBssid: e.bssid, fromSsid: e.previousSsid, toSsid: e.ssid, fastTransition: e.fastTransition,
-                linkGapMs: e.gapMs)
+                linkGapMs: e.gapMs, fastTransitionAttempt: e.fastTransitionAttempt, fastTransitionFailure: e.fastTransitionFailure)
             // The held sessions may not cross this interface: graded on the link alone.
             let (grade, why) = WalkAnalysis.grade(change, connection: "kept", bandChanged: false, t: limits)
-            metrics.counter(MetricFamily.roams, [("grade", grade.rawValue)]).increment()
+            metrics.counter(MetricFamily.roams, [("grade", grade.rawValue), ("result", RoamResult(change).rawValue)]).increment()
             metrics.histogram(MetricFamily.roamGap).record((e.gapMs ?? 0) / 1000)
             log.line(
                 "wifi \(name): roam \(e.fromBssid?.description ?? "?") → \(e.bssid?.description ?? "?")"
                     + "\(e.gapMs.map { ", gap \(NumberText.format(NumberText.rounded($0, places: 10))) ms" } ?? ""), \(grade.rawValue): \(why)")
-        default:
+        case .connect:
             break
         }
     }

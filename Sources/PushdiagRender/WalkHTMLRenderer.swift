@@ -80,7 +80,7 @@ public struct WalkHTMLRenderer {
         var body = "<h1>pushdiag walk on \(HTML.escape(r.interface)) to \(HTML.escape(r.server)) (\(HTML.escape(r.protocol)))</h1>"
         let c = r.connection
         body +=
-            "<p class=\"meta\"><span id=\"status\" class=\"status \(r.severity.rawValue)\">\(r.status)</span> · \(HTML.escape(r.started)) · \(NumberText.format(r.durationSeconds)) s\(r.interrupted ? " (interrupted)" : "") · "
+            "<p class=\"meta\"><span id=\"status\" class=\"status \(r.status.rawValue)\">\(r.status.nagiosName)</span> · \(HTML.escape(r.started)) · \(NumberText.format(r.durationSeconds)) s\(r.interrupted ? " (interrupted)" : "") · "
             + "\(c.heartbeatsAnswered)/\(c.heartbeatsSent) heartbeats answered, \(c.heartbeatsLost) lost, \(c.reconnects) reconnects"
             + (c.rttMs.map { ", round trip median \(NumberText.format($0.median)) ms, p95 \(NumberText.format($0.p95)) ms" } ?? "")
             + (c.lost ? ", <strong>connection lost</strong>" : "") + "</p>"
@@ -196,7 +196,7 @@ public struct WalkHTMLRenderer {
             let ssid = m.fromSsid != m.toSsid ? " (\(m.fromSsid ?? "?") → \(m.toSsid ?? "?"))" : ""
             let cells: [String] = [
                 String(m.time.dropFirst(11).prefix(12)), m.location, m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
-                "\(m.fromFreqMhz.map(String.init) ?? "?") → \(m.toFreqMhz.map(String.init) ?? "?")", m.fastTransition.map { $0 ? "yes" : "no" } ?? "?",
+                "\(m.fromFreqMhz.map(String.init) ?? "?") → \(m.toFreqMhz.map(String.init) ?? "?")", WalkTextRenderer.fastTransition(m),
                 Self.ms(m.linkGapMs), Self.ms(m.pushGapMs), String(m.heartbeatsLost),
                 m.connection + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""),
             ]

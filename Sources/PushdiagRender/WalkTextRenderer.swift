@@ -24,7 +24,7 @@ public enum WalkTextRenderer {
                 t.add([
                     String(m.time.dropFirst(11).prefix(12)), m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
                     "\(m.fromFreqMhz.map(String.init) ?? "?")→\(m.toFreqMhz.map(String.init) ?? "?")",
-                    m.fastTransition.map { $0 ? "yes" : "no" } ?? "?", m.linkGapMs.map { "\(NumberText.format($0)) ms" } ?? "-",
+                    Self.fastTransition(m), m.linkGapMs.map { "\(NumberText.format($0)) ms" } ?? "-",
                     m.pushGapMs.map { "\(NumberText.format($0)) ms" } ?? "-", String(m.heartbeatsLost),
                     m.connection + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""), m.grade.rawValue.uppercased(), m.location,
                 ])
@@ -55,7 +55,7 @@ public enum WalkTextRenderer {
             out += "\n  interface changes:\n" + t.render(indent: "    ")
         }
         for n in r.notes { out += "  note: \(n)\n" }
-        return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.severity)
+        return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
     }
 
     /// The live view's line: place, AP, channel, signal, retries, last round trip, state.
@@ -66,5 +66,11 @@ public enum WalkTextRenderer {
             "rtt " + (lastRTT.map { "\(NumberText.format($0)) ms" } ?? "-"), state,
         ]
         return parts.joined(separator: "  ")
+    }
+
+    /// The 802.11r column: yes (completed), no, ? (not known), or FAILED at its stage.
+    public static func fastTransition(_ m: WalkRoamReport) -> String {
+        if let f = m.fastTransitionFailure { return "FAILED (\(f.stage.rawValue))" }
+        return m.fastTransition.map { $0 ? "yes" : "no" } ?? "?"
     }
 }

@@ -5,15 +5,19 @@ public enum WatchTextRenderer {
     public static func line(_ w: WatchEvent) -> String {
         var line = "\(w.time)  \(w.interface)  \(w.event)"
         switch w.event {
-        case "roam": line += "  \(w.fromBssid?.description ?? "?") → \(w.bssid?.description ?? "?")"
+        case .roam: line += "  \(w.fromBssid?.description ?? "?") → \(w.bssid?.description ?? "?")"
         default: if let b = w.bssid { line += "  \(b)" }
         }
         if let s = w.ssid { line += "  (\(s))" }
         if let p = w.previousSsid { line += "  previously \(p)" }
         if let r = w.reasonCode { line += "  reason \(r)" + (w.byAp == true ? " by AP" : " local") }
         if let s = w.statusCode, s != 0 { line += "  status \(s)" }
-        if let g = w.gapMs, w.event == "roam" { line += "  gap \(NumberText.format(g)) ms" }
-        if w.event == "roam", let ft = w.fastTransition { line += ft ? "  802.11r" : "  no 802.11r" }
+        if let g = w.gapMs, w.event == .roam { line += "  gap \(NumberText.format(g)) ms" }
+        if w.event == .roam, let f = w.fastTransitionFailure {
+            line += "  802.11r FAILED: \(WalkAnalysis.describe(f)); then \(f.fallback.map(WalkAnalysis.describe) ?? "an association not reported")"
+        } else if w.event == .roam, let ft = w.fastTransition {
+            line += ft ? "  802.11r" : "  no 802.11r"
+        }
         return line
     }
 

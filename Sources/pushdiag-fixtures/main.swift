@@ -29,6 +29,16 @@ do {
         }
         let out = f.transform(records)
         let path = dir + "/" + f.name
+        if let slash = f.name.lastIndex(of: "/"), let from = f.source.lastIndex(of: "/") {
+            // A derived recording in a directory (a walk's): the rest of its source's directory.
+            let target = dir + "/" + f.name[..<slash]
+            let origin = dir + "/" + f.source[..<from]
+            try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+            for other in try FileManager.default.contentsOfDirectory(atPath: origin) where other != f.source[f.source.index(after: from)...] {
+                try? FileManager.default.removeItem(atPath: target + "/" + other)
+                try FileManager.default.copyItem(atPath: origin + "/" + other, toPath: target + "/" + other)
+            }
+        }
         let w = try PcapWriter(path: path, linkType: source.linkType)
         for r in out { w.write(timestampNs: r.time, bytes: r.bytes) }
         try w.close()

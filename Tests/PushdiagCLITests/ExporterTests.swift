@@ -361,7 +361,11 @@ import Testing
         defer { e.stop() }
         #expect(e.wait(for: "no more events"), "\(e.output)")
         let m = try http("http://127.0.0.1:\(port)/metrics").body
-        let graded = ["ok", "warning", "critical"].map { value(m, "pushdiag_roams_total", ["grade": $0]) ?? 0 }.reduce(0, +)
+        let graded = Exposition.series(m, "pushdiag_roams_total").map(\.value).reduce(0, +)
+        // Every series is labelled with its grade and result (the recording's roams are 802.11r).
+        #expect(Exposition.series(m, "pushdiag_roams_total").allSatisfy { $0.labels.contains("grade=\"") && $0.labels.contains("result=\"") })
+        let fast = Exposition.series(m, "pushdiag_roams_total", ["result": "fast_transition"]).map(\.value).reduce(0, +)
+        #expect(Int(fast) == expectedRoams, "\(m)")
         #expect(Int(graded) == expectedRoams, "\(m)")
         #expect(value(m, "pushdiag_roam_gap_seconds_count") == Double(expectedRoams))
     }

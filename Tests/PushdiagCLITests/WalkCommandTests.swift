@@ -27,6 +27,52 @@ struct WalkCommandTests {
         #expect(report["status"] as? String == "CRITICAL")
     }
 
+    /// Issue 32's two sequences, as recordings derived from the lab's walk (make fixtures;
+    /// FixtureKit's NetlinkFixtures+Walk): the first roam crosses from 2412 to 5180 MHz.
+    /// walk-ft-deauth: a deauthentication, an FT authentication and the reassociation, with a
+    /// sample answered before the events were read (it says the new AP's channel): the "from"
+    /// side is what the station had before the move. walk-ft-failed-keys: the FT reassociation,
+    /// a drop (reason 2, local) and an open-system association to the same AP: one move from the
+    /// AP before, a failed fast transition at its keys, fallen back to open system.
+    @Test func failedAndRacedFastTransitionsReplayToOneMoveAcrossBands() throws {
+        func firstRoam(_ name: String) throws -> [String: Any] {
+            let r = try pushdiag("walk", "--replay", fixture(name), "--format", "json")
+            #expect(r.status == 2 && r.stderr.isEmpty, "\(name): \(r.stderr)")
+            let report = try json(r.stdout)
+            #expect((report["findings"] as? [[String: Any]] ?? []).allSatisfy { $0["check"] as? String != "link" }, "\(name): the replay ran to its end")
+            let roams = report["roams"] as? [[String: Any]] ?? []
+            #expect(roams.count == 4, "\(name): \(roams.count) moves")
+            return roams.first ?? [:]
+        }
+        for name in ["walk-ft-deauth", "walk-ft-failed-keys"] {
+            let m = try firstRoam(name)
+            #expect(m["from_bssid"] as? String == "02:00:00:00:01:00" && m["to_bssid"] as? String == "02:00:00:00:00:00", "\(name): \(m)")
+            #expect(m["from_freq_mhz"] as? Int == 2412 && m["to_freq_mhz"] as? Int == 5180 && m["band_changed"] as? Bool == true, "\(name): \(m)")
+            #expect(m["fast_transition_attempt"] as? Bool == true && m["grade"] as? String == "warning", "\(name): \(m)")
+            #expect((m["reason"] as? String ?? "").contains("the band changed"), "\(name): \(m)")
+        }
+        let deauth = try firstRoam("walk-ft-deauth")
+        #expect(deauth["fast_transition"] as? Bool == true && deauth["fast_transition_failure"] is NSNull)
+        let failed = try firstRoam("walk-ft-failed-keys")
+        #expect(failed["fast_transition"] as? Bool == false, "a fast transition that ended in a full authentication is not one")
+        let failure = failed["fast_transition_failure"] as? [String: Any] ?? [:]
+        #expect(failure["stage"] as? String == "keys" && failure["reason_code"] as? Int == 2 && failure["by_ap"] as? Bool == false)
+        #expect(failure["fallback"] as? String == "open" && failure["status_code"] is NSNull, "\(failure)")
+        #expect((failed["reason"] as? String ?? "").contains("a fast transition that failed"), "\(failed)")
+        // The link gap runs from leaving the old AP (the FT authentication) to the fresh
+        // association, not from the drop.
+        #expect((failed["link_gap_ms"] as? Double ?? 0) > 50, "\(failed)")
+        // The same move in the text and the HTML reports.
+        let text = try pushdiag("walk", "--replay", fixture("walk-ft-failed-keys")).stdout
+        #expect(text.contains("FAILED (keys)") && text.contains("2412→5180"), "\(text)")
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let page = dir.appendingPathComponent("walk.html").path
+        _ = try pushdiag("walk", "--replay", fixture("walk-ft-failed-keys"), "--html", page)
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.contains("<td>FAILED (keys)</td>") && html.contains("fell back to a full authentication (open system)"))
+    }
+
     /// A walk recorded on a driver whose retries are 0 whatever happens (rtw88) shows none: its
     /// samples' retries are UNKNOWN (absent), the notes say why; the same recording taken at its
     /// word has them.

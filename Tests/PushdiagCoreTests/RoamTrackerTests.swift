@@ -14,9 +14,9 @@ struct RoamTrackerTests {
         var t = RoamTracker(windowSeconds: 10)
         t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
         let d = feed(&t, .disconnect(ifindex: 3, reason: 1, byAP: false), at: 1000, ssid: nil)
-        #expect(d.map(\.event) == ["disconnect"] && d[0].reasonCode == 1 && d[0].byAp == false && d[0].bssid == a)
+        #expect(d.map(\.event) == [.disconnect] && d[0].reasonCode == 1 && d[0].byAp == false && d[0].bssid == a)
         let r = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: nil), at: 1045, ssid: "ward-3")
-        #expect(r.map(\.event) == ["roam"] && r[0].fromBssid == a && r[0].bssid == b && r[0].gapMs == 45)
+        #expect(r.map(\.event) == [.roam] && r[0].fromBssid == a && r[0].bssid == b && r[0].gapMs == 45)
         #expect(t.summary(start: 0, end: 3_600_000_000_000).roamsPerHour == 1)
     }
 
@@ -25,10 +25,10 @@ struct RoamTrackerTests {
         t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
         _ = feed(&t, .disconnect(ifindex: 3, reason: 3, byAP: true), at: 0, ssid: nil)
         let other = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: nil), at: 100, ssid: "guest")
-        #expect(other.map(\.event) == ["connect"] && other[0].previousSsid == "ward-3")
+        #expect(other.map(\.event) == [.connect] && other[0].previousSsid == "ward-3")
         _ = feed(&t, .disconnect(ifindex: 3, reason: 3, byAP: true), at: 200, ssid: nil)
         let late = feed(&t, .connect(ifindex: 3, bssid: a, status: 0, timedOut: false, fastTransition: nil), at: 20_200, ssid: "guest")
-        #expect(late.map(\.event) == ["connect"])
+        #expect(late.map(\.event) == [.connect])
         #expect(t.roams == 0 && t.disconnects == 2)
     }
 
@@ -36,7 +36,7 @@ struct RoamTrackerTests {
         var t = RoamTracker()
         t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
         let r = feed(&t, .roam(ifindex: 3, bssid: b, fastTransition: true), at: 5, ssid: "ward-3")
-        #expect(r.first?.event == "roam" && r.first?.fromBssid == a && r.first?.gapMs == 0)
+        #expect(r.first?.event == .roam && r.first?.fromBssid == a && r.first?.gapMs == 0)
     }
 
     /// 802.11r from the authentication with the new AP (algorithm 2); without one, from the
@@ -48,7 +48,7 @@ struct RoamTrackerTests {
             _ = feed(&t, .disconnect(ifindex: 3, reason: 3, byAP: false), at: 0, ssid: nil)
             if let auth { _ = feed(&t, .authenticate(ifindex: 3, bssid: auth.0, algorithm: auth.1), at: 10, ssid: nil) }
             let r = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: element), at: 40, ssid: "ward-3")
-            return r.first?.event == "roam" ? .some(r[0].fastTransition) : .none
+            return r.first?.event == .roam ? .some(r[0].fastTransition) : .none
         }
         #expect(roam(auth: (b, 2), element: nil) == .some(true))
         #expect(roam(auth: (b, 0), element: true) == .some(false))
@@ -57,5 +57,73 @@ struct RoamTrackerTests {
         #expect(roam(auth: nil, element: nil) == .some(nil))
         // An authentication with another AP (an attempt that went elsewhere) does not count.
         #expect(roam(auth: (a, 2), element: false) == .some(false))
+    }
+
+    let c = MACAddress("02:00:00:00:02:00")!
+
+    /// Issue 32's first sequence: a fast transition reassociates to b, the station drops it
+    /// (reason 2, local) and joins b again with an open-system authentication: one move from a to
+    /// b, a failed fast transition at the keys, its gap from leaving a to the fresh association.
+    @Test func fastTransitionWhoseKeysFailedIsOneFailedMove() {
+        var t = RoamTracker(windowSeconds: 10)
+        t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+        #expect(feed(&t, .authenticate(ifindex: 3, bssid: b, algorithm: 2, status: 0), at: 1000, ssid: nil).isEmpty)
+        // Held: the keys have not been seen to hold yet.
+        #expect(feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: true), at: 1010, ssid: "ward-3").isEmpty)
+        let d = feed(&t, .disconnect(ifindex: 3, reason: 2, byAP: false), at: 1030, ssid: nil)
+        #expect(d.map(\.event) == [.disconnect] && d[0].bssid == b && d[0].reasonCode == 2)
+        #expect(feed(&t, .authenticate(ifindex: 3, bssid: b, algorithm: 0, status: 0), at: 1100, ssid: nil).isEmpty)
+        let r = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: nil), at: 1152, ssid: "ward-3")
+        #expect(r.map(\.event) == [.roam] && r[0].fromBssid == a && r[0].bssid == b && r[0].gapMs == 152, "\(r)")
+        #expect(r.first?.fastTransition == false && r.first?.fastTransitionAttempt == true)
+        #expect(r.first?.fastTransitionFailure == FastTransitionFailure(stage: .keys, reasonCode: 2, byAp: false, fallback: .open))
+        #expect(t.roams == 1 && t.connects == 0 && t.flush(now: .max, name: { _ in "wlan0" }).isEmpty)
+    }
+
+    /// Issue 32's second sequence: a deauthentication (reason 1, local), an FT authentication
+    /// and the reassociation: a completed fast transition from a.
+    @Test func fastTransitionThatBeganWithADeauthentication() {
+        var t = RoamTracker(windowSeconds: 10)
+        t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+        _ = feed(&t, .disconnect(ifindex: 3, reason: 1, byAP: false), at: 0, ssid: nil)
+        _ = feed(&t, .authenticate(ifindex: 3, bssid: b, algorithm: 2, status: 0), at: 60, ssid: nil)
+        let r = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: true), at: 110, ssid: "ward-3")
+        #expect(r.map(\.event) == [.roam] && r[0].fromBssid == a && r[0].gapMs == 110)
+        #expect(r.first?.fastTransition == true && r.first?.fastTransitionAttempt == true && r.first?.fastTransitionFailure == nil)
+    }
+
+    /// A reassociation by fast transition that holds is reported once it has settled (at the
+    /// next event after the settle time, or at the end), as a completed fast transition.
+    @Test func aHeldFastTransitionSettles() {
+        var t = RoamTracker(windowSeconds: 10, settleSeconds: 2)
+        t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+        _ = feed(&t, .authenticate(ifindex: 3, bssid: b, algorithm: 2, status: 0), at: 1000, ssid: nil)
+        #expect(feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: true), at: 1040, ssid: "ward-3").isEmpty)
+        #expect(t.flush(now: 2_500_000_000, name: { _ in "wlan0" }).isEmpty)
+        let later = feed(&t, .disconnect(ifindex: 3, reason: 3, byAP: true), at: 9000, ssid: nil)
+        #expect(later.map(\.event) == [.roam, .disconnect], "\(later)")
+        #expect(later.first?.fromBssid == a && later.first?.bssid == b && later.first?.gapMs == 40 && later.first?.fastTransition == true)
+        #expect(later.first?.timeNs == 1_040_000_000 && later.first?.fastTransitionFailure == nil)
+    }
+
+    /// The AP refused the FT authentication (status 53, invalid PMKID... any code) or the
+    /// reassociation; the station joined with a full authentication: one failed move each.
+    @Test func refusedAuthenticationOrReassociation() {
+        for refusedAt in [FastTransitionFailure.Stage.authentication, .reassociation] {
+            var t = RoamTracker(windowSeconds: 10)
+            t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+            _ = feed(&t, .disconnect(ifindex: 3, reason: 1, byAP: false), at: 0, ssid: nil)
+            _ = feed(&t, .authenticate(ifindex: 3, bssid: c, algorithm: 2, status: refusedAt == .authentication ? 53 : 0), at: 20, ssid: nil)
+            if refusedAt == .reassociation {
+                let refused = feed(&t, .connect(ifindex: 3, bssid: c, status: 17, timedOut: false, fastTransition: true), at: 30, ssid: nil)
+                #expect(refused.map(\.event) == [.connect] && refused[0].statusCode == 17)
+            }
+            _ = feed(&t, .authenticate(ifindex: 3, bssid: c, algorithm: 3, status: 0), at: 200, ssid: nil)
+            let r = feed(&t, .connect(ifindex: 3, bssid: c, status: 0, timedOut: false, fastTransition: nil), at: 250, ssid: "ward-3")
+            let code = refusedAt == .authentication ? 53 : 17
+            #expect(r.map(\.event) == [.roam] && r[0].fromBssid == a && r[0].gapMs == 250, "\(r)")
+            #expect(r.first?.fastTransitionFailure == FastTransitionFailure(stage: refusedAt, statusCode: code, fallback: .sae))
+            #expect(r.first?.fastTransition == false)
+        }
     }
 }

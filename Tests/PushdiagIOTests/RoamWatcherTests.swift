@@ -16,7 +16,7 @@ struct RoamWatcherTests {
         var events: [WatchEvent] = []
         let summary = try watcher.run(limitSeconds: nil, stop: { false }, emit: { events.append($0) })
         let expected = live.filter { $0["event"] as? String != "summary" }
-        #expect(events.map(\.event) == expected.map { $0["event"] as? String ?? "?" })
+        #expect(events.map(\.event.rawValue) == expected.map { $0["event"] as? String ?? "?" })
         #expect(events.map { $0.bssid?.description } == expected.map { $0["bssid"] as? String })
         #expect(summary.roams == live.last?["roams"] as? Int && summary.roams == 2)
         // Another interface than the recorded one is named, not silently empty.

@@ -271,8 +271,9 @@ public enum NL80211 {
         case connect(ifindex: UInt32?, bssid: MACAddress?, status: UInt16?, timedOut: Bool, fastTransition: Bool?)
         case roam(ifindex: UInt32?, bssid: MACAddress?, fastTransition: Bool?)
         /// An authentication frame exchanged with `bssid` (SME in wpa_supplicant, mac80211
-        /// drivers): its algorithm (0 open, 1 shared key, 2 fast transition, 3 SAE).
-        case authenticate(ifindex: UInt32?, bssid: MACAddress?, algorithm: UInt16?)
+        /// drivers): its algorithm (0 open, 1 shared key, 2 fast transition, 3 SAE) and, when the
+        /// frame holds it, its status code (0 success; anything else the AP refused).
+        case authenticate(ifindex: UInt32?, bssid: MACAddress?, algorithm: UInt16?, status: UInt16? = nil)
         case disconnect(ifindex: UInt32?, reason: UInt16?, byAP: Bool)
         case newScanResults(ifindex: UInt32?)
         case other(command: UInt8, ifindex: UInt32?)
@@ -366,20 +367,22 @@ public enum NL80211 {
         case .authenticate:
             var bssid: MACAddress?
             var algorithm: UInt16?
+            var status: UInt16?
             Netlink.forEachAttribute(attrs) { t, v in
                 switch t {
                 case Attr.ifindex: ifindex = v.nlU32
                 case Attr.frame:
                     // An Authentication frame: a 24-byte management header (address 3 is the
-                    // BSSID), then the algorithm number.
+                    // BSSID), then the algorithm number, the transaction sequence and the status.
                     if v.count >= 26, v[0] & 0xFC == 0xB0 {
                         bssid = v.mac(at: 16)
                         algorithm = v.u16le(at: 24)
+                        if v.count >= 30 { status = v.u16le(at: 28) }
                     }
                 default: break
                 }
             }
-            return .authenticate(ifindex: ifindex, bssid: bssid, algorithm: algorithm)
+            return .authenticate(ifindex: ifindex, bssid: bssid, algorithm: algorithm, status: status)
         case .disconnect:
             var reason: UInt16?
             var byAP = false

@@ -53,15 +53,24 @@ public struct WalkLinkChange: Sendable, Equatable {
     public var toSsid: String?
     public var fromFreqMhz: Int?
     public var toFreqMhz: Int?
-    /// 802.11r, from the authentication algorithm or the event; nil when not known.
+    /// A completed 802.11r fast transition, from the authentication algorithm or the event; nil
+    /// when not known.
     public var fastTransition: Bool?
-    /// Disconnect to connect, from nl80211 (0 for a roam event without a gap).
+    /// Disconnect to connect, from nl80211 (0 for a roam event without a gap); for a failed fast
+    /// transition, leaving the old AP to the fresh association.
     public var linkGapMs: Double?
+    /// The move began as a fast transition; nil when not known.
+    public var fastTransitionAttempt: Bool?
+    /// Why the fast transition failed and what followed.
+    public var fastTransitionFailure: FastTransitionFailure?
 
     public init(
         timeNs: Int64, fromBssid: MACAddress?, toBssid: MACAddress?, fromSsid: String?, toSsid: String?, fromFreqMhz: Int? = nil,
-        toFreqMhz: Int? = nil, fastTransition: Bool? = nil, linkGapMs: Double? = nil
+        toFreqMhz: Int? = nil, fastTransition: Bool? = nil, linkGapMs: Double? = nil, fastTransitionAttempt: Bool? = nil,
+        fastTransitionFailure: FastTransitionFailure? = nil
     ) {
+        self.fastTransitionAttempt = fastTransitionAttempt
+        self.fastTransitionFailure = fastTransitionFailure
         self.timeNs = timeNs
         self.fromBssid = fromBssid
         self.toBssid = toBssid
@@ -71,6 +80,18 @@ public struct WalkLinkChange: Sendable, Equatable {
         self.toFreqMhz = toFreqMhz
         self.fastTransition = fastTransition
         self.linkGapMs = linkGapMs
+    }
+}
+
+/// How a move went, as the exporter's `result` label says it: completed by 802.11r, an 802.11r
+/// attempt that failed and fell back, or any other roam.
+public enum RoamResult: String, CaseIterable, Sendable {
+    case fastTransition = "fast_transition"
+    case fastTransitionFailed = "fast_transition_failed"
+    case other
+
+    public init(_ c: WalkLinkChange) {
+        self = c.fastTransitionFailure != nil ? .fastTransitionFailed : c.fastTransition == true ? .fastTransition : .other
     }
 }
 
@@ -180,7 +201,12 @@ public struct WalkRoamReport: Codable, Sendable, Equatable {
     @Nullable public var fromFreqMhz: Int?
     @Nullable public var toFreqMhz: Int?
     public var bandChanged: Bool
+    /// A completed fast transition (802.11r).
     @Nullable public var fastTransition: Bool?
+    /// The move began as a fast transition, completed or not.
+    @Nullable public var fastTransitionAttempt: Bool?
+    /// Why the fast transition failed (stage, status or reason code) and the fallback.
+    @Nullable public var fastTransitionFailure: FastTransitionFailure?
     @Nullable public var linkGapMs: Double?
     /// Last answered heartbeat before to first answered after.
     @Nullable public var pushGapMs: Double?
@@ -285,6 +311,7 @@ public enum WalkAnalysis {
             return WalkRoamReport(
                 time: Timestamp.rfc3339(nanoseconds: c.timeNs), fromBssid: c.fromBssid, toBssid: c.toBssid, fromSsid: c.fromSsid, toSsid: c.toSsid,
                 fromFreqMhz: c.fromFreqMhz, toFreqMhz: c.toFreqMhz, bandChanged: bandChanged, fastTransition: c.fastTransition,
+                fastTransitionAttempt: c.fastTransitionAttempt, fastTransitionFailure: c.fastTransitionFailure,
                 linkGapMs: c.linkGapMs.map { NumberText.rounded($0, places: 1000) }, pushGapMs: pushGap.map { NumberText.rounded($0, places: 1000) },
                 heartbeatsLost: lost, heartbeatsLate: late, connection: connection,
                 reconnectMs: reconnect.map { NumberText.rounded($0.ms, places: 1000) }, reconnectAttempts: reconnect?.attempts,
@@ -304,7 +331,9 @@ public enum WalkAnalysis {
         let kind =
             c.fromBssid != nil && c.fromBssid == c.toBssid
             ? "a drop and return to the same AP"
-            : ft ? "a fast transition" : c.fastTransition == false ? "a roam without 802.11r" : "a roam not known to be 802.11r"
+            : c.fastTransitionFailure != nil
+                ? "a failed fast transition"
+                : ft ? "a fast transition" : c.fastTransition == false ? "a roam without 802.11r" : "a roam not known to be 802.11r"
         if let gap = c.linkGapMs {
             if gap > crit {
                 grade = .critical
@@ -321,11 +350,36 @@ public enum WalkAnalysis {
             grade = max(grade, .warning)
             why.append("the band changed on one SSID (\(band(c.fromFreqMhz)!) → \(band(c.toFreqMhz)!)): iOS has stopped push providers there")
         }
+        if let f = c.fastTransitionFailure {
+            grade = max(grade, .warning)
+            why.append("a fast transition that failed (\(Self.describe(f))) and fell back to \(f.fallback.map(Self.describe) ?? "an association not reported")")
+        }
         if connection != "kept" {
             grade = .critical
             why.append(connection == "lost" ? "the push connection was lost" : "the push connection had to reconnect")
         }
         return (grade, why.isEmpty ? "within the limits" : why.joined(separator: "; "))
+    }
+
+    /// A fast transition's failure in words: the stage and its code.
+    public static func describe(_ f: FastTransitionFailure) -> String {
+        switch f.stage {
+        case .authentication: return "FT authentication refused" + (f.statusCode.map { ", status \($0)" } ?? "")
+        case .reassociation: return "reassociation refused" + (f.statusCode.map { ", status \($0)" } ?? "")
+        case .keys:
+            return "the keys never held: dropped" + (f.reasonCode.map { ", reason \($0)" } ?? "") + (f.byAp.map { $0 ? " by the AP" : " by the station" } ?? "")
+        }
+    }
+
+    /// How the station joined again, in words.
+    public static func describe(_ f: FastTransitionFailure.Fallback) -> String {
+        switch f {
+        case .open: return "a full authentication (open system)"
+        case .sharedKey: return "a full authentication (shared key)"
+        case .fastTransition: return "another fast transition"
+        case .sae: return "a full SAE authentication"
+        case .fils: return "a FILS authentication"
+        }
     }
 
     /// One row per place, in the order the places were first seen.

@@ -7,8 +7,8 @@ public struct WalkReport: Codable, Sendable, Equatable {
     public var `protocol`: String
     public var started: String
     public var durationSeconds: Double
-    /// OK, WARNING, CRITICAL or UNKNOWN.
-    public var status: String
+    /// The worst finding; OK, WARNING, CRITICAL or UNKNOWN in the JSON.
+    @NagiosSeverity public var status: Severity
     /// Ended by a signal before --duration.
     public var interrupted: Bool
     public var connection: WalkConnectionReport
@@ -20,14 +20,27 @@ public struct WalkReport: Codable, Sendable, Equatable {
     public var findings: [Finding]
     /// What could not be measured, and why.
     public var notes: [String]
+}
 
-    public var severity: Severity {
-        switch status {
-        case "OK": return .ok
-        case "WARNING": return .warning
-        case "CRITICAL": return .critical
-        default: return .unknown
+/// A severity that encodes as the Monitoring Plugins spell it (OK, WARNING, CRITICAL, UNKNOWN),
+/// where a report's JSON has always said it so.
+@propertyWrapper
+public struct NagiosSeverity: Codable, Sendable, Equatable {
+    public var wrappedValue: Severity
+    public init(wrappedValue: Severity) { self.wrappedValue = wrappedValue }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let text = try c.decode(String.self)
+        guard let s = Severity(rawValue: text.lowercased()), s.nagiosName == text else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "not OK, WARNING, CRITICAL or UNKNOWN: \(text)")
         }
+        wrappedValue = s
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(wrappedValue.nagiosName)
     }
 }
 
@@ -125,7 +138,7 @@ extension WalkReport {
         let answered = t.heartbeats.filter { $0.rttMs != nil }
         return WalkReport(
             interface: t.interface, server: t.server, protocol: t.proto, started: Timestamp.rfc3339(nanoseconds: t.startNs),
-            durationSeconds: NumberText.rounded(Double(t.endNs - t.startNs) / 1e9, places: 1000), status: worst.nagiosName,
+            durationSeconds: NumberText.rounded(Double(t.endNs - t.startNs) / 1e9, places: 1000), status: worst,
             interrupted: t.interrupted,
             connection: WalkConnectionReport(
                 heartbeatsSent: t.heartbeats.count, heartbeatsAnswered: answered.count, heartbeatsLost: t.heartbeats.count - answered.count,

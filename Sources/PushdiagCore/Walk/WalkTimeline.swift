@@ -35,11 +35,51 @@ public struct WalkTimeline: Sendable {
     }
 }
 
+/// What the push connection and the engineer did during a walk, as it happened: the walk's
+/// live path keeps these typed from the push thread to the timeline; the push log
+/// (`push.jsonl`) is their encoding (`WalkLogLine`).
+public enum WalkLogEvent: Sendable, Equatable {
+    /// The walk began: the interface, the push server and protocol, the Wi-Fi driver's sysfs
+    /// name when known (a replay judges the counters by it).
+    case start(timeNs: Int64, interface: String, server: String?, proto: String?, driver: String?)
+    case heartbeat(WalkHeartbeat)
+    case reconnect(WalkReconnect)
+    case state(timeNs: Int64, ConnectionState)
+    case place(WalkPlaceMark)
+    /// The push connection could not be opened or failed for good.
+    case failure(timeNs: Int64, reason: String)
+    case end(timeNs: Int64, interrupted: Bool)
+}
+
+extension WalkTimeline {
+    /// Applies one event (live or read back from a push log).
+    public mutating func apply(_ e: WalkLogEvent) {
+        switch e {
+        case .start(let time, let interface, let server, let proto, _):
+            startNs = time
+            self.interface = interface
+            if let server { self.server = server }
+            if let proto { self.proto = proto }
+        case .heartbeat(let h): heartbeats.append(h)
+        case .reconnect(let r): reconnects.append(r)
+        case .state(_, let s): states.append(s)
+        case .place(let p): marks.append(p)
+        case .failure(_, let reason): failure = reason
+        case .end(let time, let interrupted):
+            endNs = time
+            self.interrupted = interrupted
+        }
+    }
+}
+
 /// One line of a walk's heartbeat log (`--record DIR` writes `DIR/push.jsonl`; `--replay DIR`
-/// reads it back): what the push connection and the engineer did, as JSON Lines.
+/// reads it back): a `WalkLogEvent` as JSON Lines.
 public struct WalkLogLine: Codable, Sendable, Equatable {
-    /// start, heartbeat, reconnect, state, place, failure or end.
-    public var kind: String
+    public enum Kind: String, Codable, Sendable {
+        case start, heartbeat, reconnect, state, place, failure, end
+    }
+
+    public var kind: Kind
     public var timeNs: Int64
     public var rttMs: Double?
     public var ms: Double?
@@ -47,65 +87,66 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
     public var succeeded: Bool?
     public var state: String?
     public var reason: String?
-    /// start: the interface, server and protocol; place: the place's name.
+    /// start: the interface; place: the place's name.
     public var name: String?
     public var server: String?
     public var proto: String?
     public var interrupted: Bool?
-    /// start: the Wi-Fi driver's sysfs name, when known (a replay judges the counters by it).
+    /// start: the Wi-Fi driver's sysfs name, when known.
     public var driver: String?
 
-    public init(kind: String, timeNs: Int64) {
+    public init(kind: Kind, timeNs: Int64) {
         self.kind = kind
         self.timeNs = timeNs
     }
 
-    public static func heartbeat(_ h: WalkHeartbeat) -> WalkLogLine {
-        var l = WalkLogLine(kind: "heartbeat", timeNs: h.sentNs)
-        l.rttMs = h.rttMs
-        return l
+    /// The line that encodes `e`.
+    public init(_ e: WalkLogEvent) {
+        switch e {
+        case .start(let time, let interface, let server, let proto, let driver):
+            self.init(kind: .start, timeNs: time)
+            name = interface
+            self.server = server
+            self.proto = proto
+            self.driver = driver
+        case .heartbeat(let h):
+            self.init(kind: .heartbeat, timeNs: h.sentNs)
+            rttMs = h.rttMs
+        case .reconnect(let r):
+            self.init(kind: .reconnect, timeNs: r.timeNs)
+            ms = r.ms
+            attempts = r.attempts
+            succeeded = r.succeeded
+        case .state(let time, let s):
+            self.init(kind: .state, timeNs: time)
+            state = s.state.rawValue
+            reason = s.reason
+        case .place(let p):
+            self.init(kind: .place, timeNs: p.timeNs)
+            name = p.name
+        case .failure(let time, let why):
+            self.init(kind: .failure, timeNs: time)
+            reason = why
+        case .end(let time, let interrupted):
+            self.init(kind: .end, timeNs: time)
+            self.interrupted = interrupted
+        }
     }
 
-    public static func reconnect(_ r: WalkReconnect) -> WalkLogLine {
-        var l = WalkLogLine(kind: "reconnect", timeNs: r.timeNs)
-        l.ms = r.ms
-        l.attempts = r.attempts
-        l.succeeded = r.succeeded
-        return l
-    }
-
-    public static func state(_ s: ConnectionState, atNs t: Int64) -> WalkLogLine {
-        var l = WalkLogLine(kind: "state", timeNs: t)
-        l.state = s.state.rawValue
-        l.reason = s.reason
-        return l
-    }
-
-    public static func place(_ p: WalkPlaceMark) -> WalkLogLine {
-        var l = WalkLogLine(kind: "place", timeNs: p.timeNs)
-        l.name = p.name
-        return l
-    }
-
-    /// Applies this line to a timeline (the replay's way back from the log).
-    public func apply(to t: inout WalkTimeline) {
+    /// The event this line encodes (fields a line leaves out take their neutral value, as a log
+    /// written before they existed has it); nil for a state that is not a `ConnectionPhase`,
+    /// which this tool never wrote.
+    public var event: WalkLogEvent? {
         switch kind {
-        case "start":
-            t.startNs = timeNs
-            if let name { t.interface = name }
-            if let server { t.server = server }
-            if let proto { t.proto = proto }
-        case "heartbeat": t.heartbeats.append(WalkHeartbeat(sentNs: timeNs, rttMs: rttMs))
-        case "reconnect": t.reconnects.append(WalkReconnect(timeNs: timeNs, ms: ms ?? 0, attempts: attempts ?? 0, succeeded: succeeded ?? false))
-        case "state":
-            // A state not of ConnectionPhase is not one this tool wrote: left out.
-            if let s = state.flatMap(ConnectionPhase.init) { t.states.append(ConnectionState(timeNs: timeNs, state: s, reason: reason)) }
-        case "place": t.marks.append(WalkPlaceMark(timeNs: timeNs, name: name ?? ""))
-        case "failure": t.failure = reason
-        case "end":
-            t.endNs = timeNs
-            t.interrupted = interrupted ?? false
-        default: break
+        case .start: return .start(timeNs: timeNs, interface: name ?? "", server: server, proto: proto, driver: driver)
+        case .heartbeat: return .heartbeat(WalkHeartbeat(sentNs: timeNs, rttMs: rttMs))
+        case .reconnect: return .reconnect(WalkReconnect(timeNs: timeNs, ms: ms ?? 0, attempts: attempts ?? 0, succeeded: succeeded ?? false))
+        case .state:
+            guard let phase = state.flatMap(ConnectionPhase.init(rawValue:)) else { return nil }
+            return .state(timeNs: timeNs, ConnectionState(timeNs: timeNs, state: phase, reason: reason))
+        case .place: return .place(WalkPlaceMark(timeNs: timeNs, name: name ?? ""))
+        case .failure: return .failure(timeNs: timeNs, reason: reason ?? "")
+        case .end: return .end(timeNs: timeNs, interrupted: interrupted ?? false)
         }
     }
 }

@@ -7,9 +7,13 @@
 /// disconnecting, authenticating and associating again). A connect to another SSID is reported
 /// as a connect with `previous_ssid`.
 public struct WatchEvent: Codable, Sendable, Equatable {
+    /// What happened: the JSON's `event`.
+    public enum Kind: String, Codable, Sendable {
+        case connect, disconnect, roam
+    }
+
     public var time: String
-    /// `connect`, `disconnect` or `roam`.
-    public var event: String
+    public var event: Kind
     public var interface: String
     @Nullable public var ssid: String?
     @Nullable public var bssid: MACAddress?
@@ -19,22 +23,29 @@ public struct WatchEvent: Codable, Sendable, Equatable {
     @Nullable public var statusCode: Int?
     @Nullable public var byAp: Bool?
     @Nullable public var gapMs: Double?
-    /// A roam by 802.11r fast transition: from the authentication algorithm (FT, 2) when the
-    /// kernel reports the authentication, else from a Fast BSS Transition element in the
-    /// reassociation request; null when neither is known.
+    /// A roam completed by 802.11r fast transition: from the authentication algorithm (FT, 2)
+    /// when the kernel reports the authentication, else from a Fast BSS Transition element in the
+    /// reassociation request; null when neither is known. False for a fast transition that
+    /// failed and fell back (see `fastTransitionFailure`).
     @Nullable public var fastTransition: Bool?
+    /// The move began as a fast transition (an FT authentication or reassociation), whether or
+    /// not it completed; null when not known.
+    @Nullable public var fastTransitionAttempt: Bool?
+    /// Why a fast transition did not complete, and what followed; null when none failed.
+    @Nullable public var fastTransitionFailure: FastTransitionFailure?
     /// Nanoseconds since the epoch (not in the JSON).
     public var timeNs: Int64 { _timeNs }
     private var _timeNs: Int64 = 0
 
     enum CodingKeys: String, CodingKey {
         case time, event, interface, ssid, bssid, fromBssid, previousSsid, reasonCode, statusCode, byAp, gapMs, fastTransition
+        case fastTransitionAttempt, fastTransitionFailure
     }
 
     public init(
-        timeNs: Int64, event: String, interface: String, ssid: String? = nil, bssid: MACAddress? = nil, fromBssid: MACAddress? = nil,
+        timeNs: Int64, event: Kind, interface: String, ssid: String? = nil, bssid: MACAddress? = nil, fromBssid: MACAddress? = nil,
         previousSsid: String? = nil, reasonCode: Int? = nil, statusCode: Int? = nil, byAp: Bool? = nil, gapMs: Double? = nil,
-        fastTransition: Bool? = nil
+        fastTransition: Bool? = nil, fastTransitionAttempt: Bool? = nil, fastTransitionFailure: FastTransitionFailure? = nil
     ) {
         time = Timestamp.rfc3339(nanoseconds: timeNs)
         self.event = event
@@ -48,7 +59,55 @@ public struct WatchEvent: Codable, Sendable, Equatable {
         self.byAp = byAp
         self.gapMs = gapMs
         self.fastTransition = fastTransition
+        self.fastTransitionAttempt = fastTransitionAttempt
+        self.fastTransitionFailure = fastTransitionFailure
         _timeNs = timeNs
+    }
+}
+
+/// A fast transition (802.11r) that did not complete: the stage it failed at, the code the AP
+/// or the station gave, and what the station did instead.
+public struct FastTransitionFailure: Codable, Sendable, Equatable {
+    public enum Stage: String, Codable, Sendable {
+        /// The target AP refused the FT authentication (`status_code`).
+        case authentication
+        /// The target AP refused the reassociation (`status_code`).
+        case reassociation
+        /// Reassociated, but the keys never held: the link was dropped (`reason_code`, `by_ap`)
+        /// before the port was usable.
+        case keys
+    }
+
+    /// How the station joined after it (IEEE 802.11 authentication algorithm numbers).
+    public enum Fallback: String, Codable, Sendable {
+        case open, sharedKey = "shared_key", fastTransition = "fast_transition", sae, fils
+
+        public init?(algorithm: UInt16) {
+            switch algorithm {
+            case 0: self = .open
+            case 1: self = .sharedKey
+            case 2: self = .fastTransition
+            case 3: self = .sae
+            case 4, 5, 6: self = .fils
+            default: return nil
+            }
+        }
+    }
+
+    public var stage: Stage
+    @Nullable public var statusCode: Int?
+    @Nullable public var reasonCode: Int?
+    @Nullable public var byAp: Bool?
+    /// The authentication of the fresh association that followed; null when the kernel did not
+    /// report one.
+    @Nullable public var fallback: Fallback?
+
+    public init(stage: Stage, statusCode: Int? = nil, reasonCode: Int? = nil, byAp: Bool? = nil, fallback: Fallback? = nil) {
+        self.stage = stage
+        self.statusCode = statusCode
+        self.reasonCode = reasonCode
+        self.byAp = byAp
+        self.fallback = fallback
     }
 }
 
@@ -66,6 +125,10 @@ public struct WatchSummary: Codable, Sendable, Equatable {
 
 public struct RoamTracker {
     public var windowNs: Int64
+    /// A fast transition that reassociated without a disconnect is held this long (at most the
+    /// window) before it is reported: a drop within it means its keys never held, and the move
+    /// is reported once, as a failed fast transition, when the station has joined again.
+    public var settleNs: Int64
     /// Interface name, BSSID and SSID as last known, per ifindex.
     struct State {
         var bssid: MACAddress?
@@ -75,6 +138,20 @@ public struct RoamTracker {
         var disconnectedSSID: String?
         /// The algorithm of the last authentication, and with whom.
         var authentication: (bssid: MACAddress?, algorithm: UInt16)?
+        /// A fast transition under way, or reassociated and held until it settles.
+        var attempt: Attempt?
+    }
+
+    /// A move that began as a fast transition: where from (what the station had before it
+    /// began), when it left, and what went wrong so far.
+    struct Attempt {
+        var startNs: Int64
+        var fromBssid: MACAddress?
+        var fromSSID: String?
+        /// When the reassociation completed, and with whom (a held move).
+        var reassociatedNs: Int64?
+        var toBssid: MACAddress?
+        var failure: FastTransitionFailure?
     }
 
     var states: [UInt32: State] = [:]
@@ -87,78 +164,161 @@ public struct RoamTracker {
     public private(set) var first: Int64?
     public private(set) var last: Int64?
 
-    public init(windowSeconds: Double = 10) { windowNs = Int64(windowSeconds * 1e9) }
+    public init(windowSeconds: Double = 10, settleSeconds: Double = 2) {
+        windowNs = Int64(windowSeconds * 1e9)
+        settleNs = min(windowNs, Int64(settleSeconds * 1e9))
+    }
 
     /// Feeds one nl80211 event. `name(ifindex)` and `ssid(ifindex, bssid)` look up what the
     /// event does not carry (from GET_INTERFACE / the scan cache, live or recorded).
     public mutating func handle(_ e: NL80211.Event, time: Int64, name: (UInt32) -> String, ssid: (UInt32, MACAddress?) -> String?) -> [WatchEvent] {
         if first == nil { first = time }
         last = time
+        var out = flush(now: time, name: name)
         switch e {
-        case .authenticate(let ifindex?, let bssid, let algorithm?):
-            states[ifindex, default: State()].authentication = (bssid, algorithm)
-            return []
+        case .authenticate(let ifindex?, let bssid, let algorithm?, let status):
+            var st = states[ifindex] ?? State()
+            if algorithm == 2 {
+                if st.attempt == nil || st.attempt?.reassociatedNs != nil && st.attempt?.failure == nil {
+                    // Leaving the AP the station is on, or the one it just left to come here.
+                    let recent = st.bssid == nil ? st.disconnectedAt.flatMap { time - $0 <= windowNs ? $0 : nil } : nil
+                    st.attempt = Attempt(
+                        startNs: recent ?? time, fromBssid: st.bssid ?? (recent != nil ? st.disconnectedFrom : nil),
+                        fromSSID: st.bssid != nil ? st.ssid : st.disconnectedSSID)
+                }
+                if let status, status != 0, st.attempt?.failure == nil {
+                    st.attempt?.failure = FastTransitionFailure(stage: .authentication, statusCode: Int(status))
+                }
+            }
+            st.authentication = (bssid, algorithm)
+            states[ifindex] = st
         case .connect(let ifindex?, let bssid, let status, _, let ftElement):
             var st = states[ifindex] ?? State()
             let ft = Self.fastTransition(st.authentication, bssid: bssid, element: ftElement)
             guard status == 0 || status == nil else {
-                // A failed connection attempt: nothing changes, but say so.
-                return [WatchEvent(timeNs: time, event: "connect", interface: name(ifindex), bssid: bssid, statusCode: status.map(Int.init))]
+                // A failed connection attempt: nothing changes, but say so (and a refused
+                // reassociation is where a fast transition failed).
+                if st.attempt != nil, st.attempt?.failure == nil, st.authentication?.algorithm == 2 {
+                    st.attempt?.failure = FastTransitionFailure(stage: .reassociation, statusCode: status.map(Int.init))
+                    states[ifindex] = st
+                }
+                out.append(WatchEvent(timeNs: time, event: .connect, interface: name(ifindex), bssid: bssid, statusCode: status.map(Int.init)))
+                return out
             }
             let newSSID = ssid(ifindex, bssid)
             defer {
                 st.bssid = bssid
-                st.ssid = newSSID ?? st.disconnectedSSID
+                st.ssid = newSSID ?? st.disconnectedSSID ?? st.ssid
                 st.disconnectedAt = nil
                 st.authentication = nil
                 states[ifindex] = st
             }
+            if let a = st.attempt, a.failure != nil, time - a.startNs <= windowNs, a.fromBssid != nil,
+                newSSID == a.fromSSID || newSSID == nil || a.fromSSID == nil
+            {
+                // The fresh association after a fast transition that failed: one move, from the
+                // AP before the attempt.
+                var failure = a.failure!
+                failure.fallback = st.authentication.flatMap { auth in auth.bssid == nil || auth.bssid == bssid ? .init(algorithm: auth.algorithm) : nil }
+                st.attempt = nil
+                let gap = time - a.startNs
+                noteRoam(gap)
+                out.append(
+                    WatchEvent(
+                        timeNs: time, event: .roam, interface: name(ifindex), ssid: newSSID ?? a.fromSSID, bssid: bssid, fromBssid: a.fromBssid,
+                        statusCode: 0, gapMs: Double(gap) / 1e6, fastTransition: ft == true, fastTransitionAttempt: true, fastTransitionFailure: failure))
+                return out
+            }
+            if ft == true, st.disconnectedAt == nil, let from = st.bssid, from != bssid {
+                // A reassociation by fast transition without a disconnect: held until it settles.
+                var a = st.attempt ?? Attempt(startNs: time, fromBssid: from, fromSSID: st.ssid)
+                a.reassociatedNs = time
+                a.toBssid = bssid
+                st.attempt = a
+                return out
+            }
+            let attempted = st.attempt != nil || ft == true ? true : ft
+            st.attempt = nil
             if let at = st.disconnectedAt, time - at <= windowNs, let from = st.disconnectedFrom, from != bssid,
                 newSSID == st.disconnectedSSID || newSSID == nil || st.disconnectedSSID == nil
             {
                 let gap = time - at
                 noteRoam(gap)
-                return [
+                out.append(
                     WatchEvent(
-                        timeNs: time, event: "roam", interface: name(ifindex), ssid: newSSID ?? st.disconnectedSSID, bssid: bssid, fromBssid: from,
-                        statusCode: 0, gapMs: Double(gap) / 1e6, fastTransition: ft)
-                ]
+                        timeNs: time, event: .roam, interface: name(ifindex), ssid: newSSID ?? st.disconnectedSSID, bssid: bssid, fromBssid: from,
+                        statusCode: 0, gapMs: Double(gap) / 1e6, fastTransition: ft, fastTransitionAttempt: attempted))
+                return out
             }
             connects += 1
             let previous = st.disconnectedSSID.flatMap { $0 != newSSID ? $0 : nil }
-            return [
+            out.append(
                 WatchEvent(
-                    timeNs: time, event: "connect", interface: name(ifindex), ssid: newSSID, bssid: bssid, previousSsid: previous, statusCode: 0,
-                    gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 }, fastTransition: ft)
-            ]
+                    timeNs: time, event: .connect, interface: name(ifindex), ssid: newSSID, bssid: bssid, previousSsid: previous, statusCode: 0,
+                    gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 }, fastTransition: ft))
         case .roam(let ifindex?, let bssid, let ftElement):
             var st = states[ifindex] ?? State()
             let from = st.bssid
             let ft = Self.fastTransition(st.authentication, bssid: bssid, element: ftElement)
             st.authentication = nil
+            st.attempt = nil
             let newSSID = ssid(ifindex, bssid)
             st.bssid = bssid
             st.ssid = newSSID ?? st.ssid
             states[ifindex] = st
             noteRoam(0)
-            return [
-                WatchEvent(timeNs: time, event: "roam", interface: name(ifindex), ssid: st.ssid, bssid: bssid, fromBssid: from, gapMs: 0, fastTransition: ft)
-            ]
+            out.append(
+                WatchEvent(
+                    timeNs: time, event: .roam, interface: name(ifindex), ssid: st.ssid, bssid: bssid, fromBssid: from, gapMs: 0, fastTransition: ft,
+                    fastTransitionAttempt: ft))
         case .disconnect(let ifindex?, let reason, let byAP):
             var st = states[ifindex] ?? State()
             disconnects += 1
-            let ev = WatchEvent(
-                timeNs: time, event: "disconnect", interface: name(ifindex), ssid: st.ssid, bssid: st.bssid,
-                reasonCode: reason.map(Int.init), byAp: byAP)
+            if let a = st.attempt, let r = a.reassociatedNs, a.failure == nil, time - r <= settleNs {
+                // Reassociated, then dropped: the keys never held.
+                st.attempt?.failure = FastTransitionFailure(stage: .keys, reasonCode: reason.map(Int.init), byAp: byAP)
+            }
+            out.append(
+                WatchEvent(
+                    timeNs: time, event: .disconnect, interface: name(ifindex), ssid: st.ssid, bssid: st.bssid, reasonCode: reason.map(Int.init), byAp: byAP))
             st.disconnectedAt = time
             st.disconnectedFrom = st.bssid
             st.disconnectedSSID = st.ssid
             st.bssid = nil
             states[ifindex] = st
-            return [ev]
         default:
-            return []
+            break
         }
+        return out
+    }
+
+    /// The moves that have settled by `now`: a fast transition held past `settleNs` without a
+    /// drop is a completed one; an attempt with no fresh association within the window is
+    /// forgotten (its disconnect was reported) or, when it had reassociated, reported as the
+    /// failed move it was. `now` = `Int64.max` at the end.
+    public mutating func flush(now: Int64, name: (UInt32) -> String) -> [WatchEvent] {
+        var out: [WatchEvent] = []
+        for ifindex in states.keys.sorted() {
+            guard let a = states[ifindex]?.attempt else { continue }
+            if let r = a.reassociatedNs, a.failure == nil, now - r > settleNs {
+                states[ifindex]?.attempt = nil
+                noteRoam(r - a.startNs)
+                out.append(
+                    WatchEvent(
+                        timeNs: r, event: .roam, interface: name(ifindex), ssid: states[ifindex]?.ssid ?? a.fromSSID, bssid: a.toBssid,
+                        fromBssid: a.fromBssid, statusCode: 0, gapMs: Double(r - a.startNs) / 1e6, fastTransition: true, fastTransitionAttempt: true))
+            } else if now - a.startNs > windowNs {
+                states[ifindex]?.attempt = nil
+                if let r = a.reassociatedNs, let failure = a.failure {
+                    noteRoam(r - a.startNs)
+                    out.append(
+                        WatchEvent(
+                            timeNs: r, event: .roam, interface: name(ifindex), ssid: a.fromSSID, bssid: a.toBssid, fromBssid: a.fromBssid, statusCode: 0,
+                            gapMs: nil, fastTransition: false, fastTransitionAttempt: true, fastTransitionFailure: failure))
+                }
+            }
+        }
+        return out
     }
 
     /// 802.11r or not: the authentication with the new AP says it (algorithm 2 is FT); without

@@ -42,20 +42,31 @@ public final class RoamWatcher {
 
     /// The events of the next `timeoutMs`: empty when none came; nil when a replay has ended.
     public func next(timeoutMs: Int32) throws -> [WatchEvent]? {
-        guard let (time, events) = try client.nextEvent(timeoutMs: timeoutMs) else { return transport.isReplay ? nil : [] }
+        let names = self.names
+        let name = { (i: UInt32) in names[i] ?? "ifindex \(i)" }
+        guard let (time, events) = try client.nextEvent(timeoutMs: timeoutMs) else {
+            // Nothing came: the moves held to settle may have settled (a replay's end settles all).
+            let settled = tracker.flush(now: transport.isReplay ? .max : transport.now, name: name)
+            return transport.isReplay && settled.isEmpty ? nil : settled
+        }
         end = time
         var out: [WatchEvent] = []
         for e in events {
             let ifindex: UInt32?
             switch e {
-            case .connect(let i, _, _, _, _), .roam(let i, _, _), .disconnect(let i, _, _), .authenticate(let i, _, _): ifindex = i
+            case .connect(let i, _, _, _, _), .roam(let i, _, _), .disconnect(let i, _, _), .authenticate(let i, _, _, _): ifindex = i
             default: ifindex = nil
             }
             guard let ifindex, only == nil || only == ifindex else { continue }
-            let names = self.names
-            out += tracker.handle(e, time: time, name: { names[$0] ?? "ifindex \($0)" }, ssid: ssid)
+            out += tracker.handle(e, time: time, name: name, ssid: ssid)
         }
         return out
+    }
+
+    /// The moves still held to settle, at the end of a run.
+    public func finish() -> [WatchEvent] {
+        let names = self.names
+        return tracker.flush(now: .max) { names[$0] ?? "ifindex \($0)" }
     }
 
     /// The SSID after a connect: the interface says it, or the scan cache's entry for the BSS.
@@ -77,6 +88,7 @@ public final class RoamWatcher {
             guard let events = try next(timeoutMs: 250) else { break }
             events.forEach(emit)
         }
+        finish().forEach(emit)
         // The state at the end (also what ends a replay at the same moment as the run).
         _ = try? client.interfaces()
         end = max(end, transport.lastReceived)

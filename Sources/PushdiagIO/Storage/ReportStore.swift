@@ -121,7 +121,7 @@ public final class HistoryStore {
                   connection_lost, interrupted, report) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    .text(r.started), .text(r.status), .real(r.durationSeconds), .text(r.interface), .text(r.server), int(c.heartbeatsSent),
+                    .text(r.started), .text(r.status.nagiosName), .real(r.durationSeconds), .text(r.interface), .text(r.server), int(c.heartbeatsSent),
                     int(c.heartbeatsLost), int(c.reconnects), .int(c.lost ? 1 : 0), .int(r.interrupted ? 1 : 0), .text(json),
                 ])
             for m in r.roams {

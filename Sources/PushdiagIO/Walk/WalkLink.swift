@@ -32,6 +32,10 @@ public final class WalkLink {
     /// driver whose station dump is empty for it by name).
     var apBssid: MACAddress?
     var pendingFreq: Int?
+    /// The frequency each AP was last sampled on: the "from" side of a move is what the station
+    /// had before it began, whatever a sample taken while the move's events were still queued
+    /// says.
+    var frequencies: [MACAddress: Int] = [:]
 
     public private(set) var samples: [WalkSample] = []
     public private(set) var changes: [WalkLinkChange] = []
@@ -86,6 +90,7 @@ public final class WalkLink {
 
     /// The moves still open at the end: a disconnect never followed by a connect.
     public func finish() {
+        for e in watcher.finish() { try? handle(e) }
         if let d = pendingDisconnect {
             changes.append(
                 WalkLinkChange(timeNs: d.timeNs, fromBssid: d.bssid, toBssid: nil, fromSsid: d.ssid, toSsid: nil, fromFreqMhz: pendingFreq, toFreqMhz: nil))
@@ -101,30 +106,30 @@ public final class WalkLink {
     func handle(_ e: WatchEvent) throws {
         onEvent?(e)
         switch e.event {
-        case "disconnect":
+        case .disconnect:
             pendingDisconnect = e
-            pendingFreq = live.freqMhz
+            pendingFreq = e.bssid.flatMap { frequencies[$0] } ?? live.freqMhz
             apBssid = nil
             previous = nil
-        case "roam", "connect":
+        case .roam, .connect:
             guard e.statusCode ?? 0 == 0 else { return }  // a refused attempt: nothing moved
             if let b = e.bssid, let s = e.ssid { ssids[b] = s }
             apBssid = e.bssid
             let from = pendingDisconnect
-            let fromFreq = from != nil ? pendingFreq : live.freqMhz
-            let fromSsid = from?.ssid ?? live.ssid
             let fromBssid = e.fromBssid ?? from?.bssid
+            // What the station had before the move began, not what a sample says after it.
+            let fromFreq = fromBssid.flatMap { frequencies[$0] } ?? (from != nil ? pendingFreq : live.freqMhz)
+            let fromSsid = from?.ssid ?? fromBssid.flatMap { ssids[$0] } ?? live.ssid
             pendingDisconnect = nil
             // Where it went: the interface and the AP right after the move.
             try sample()
-            if e.event == "roam" || from != nil {
+            if e.event == .roam || from != nil {
                 changes.append(
                     WalkLinkChange(
                         timeNs: e.timeNs, fromBssid: fromBssid, toBssid: e.bssid, fromSsid: fromSsid, toSsid: e.ssid ?? live.ssid, fromFreqMhz: fromFreq,
-                        toFreqMhz: live.freqMhz, fastTransition: e.fastTransition, linkGapMs: e.gapMs))
+                        toFreqMhz: e.bssid.flatMap { frequencies[$0] } ?? live.freqMhz, fastTransition: e.fastTransition, linkGapMs: e.gapMs,
+                        fastTransitionAttempt: e.fastTransitionAttempt, fastTransitionFailure: e.fastTransitionFailure))
             }
-        default:
-            break
         }
     }
 
@@ -155,6 +160,7 @@ public final class WalkLink {
         sampleCount += 1
         let ssid = iface.ssid.map(SSIDText.render) ?? station.flatMap { ssids[$0.mac] }
         var s = WalkSample(timeNs: time, bssid: station?.mac, ssid: ssid, freqMhz: iface.frequency.map(Int.init))
+        if let b = s.bssid, let f = s.freqMhz { frequencies[b] = f }
         if let st = station {
             // Counters the driver fills wrongly are not counters (DriverProfiles).
             let believed = profile?.believed(st) ?? st

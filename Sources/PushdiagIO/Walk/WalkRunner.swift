@@ -62,7 +62,9 @@ final class WalkPush: @unchecked Sendable {
         let session = HeartbeatSession(o, address: address, stop: stop)
         session.onEvent = { [log] e in
             switch e {
-            case .state(let s): log.add(.state(s, atNs: WallClock.nanoseconds()))
+            case .state(let s):
+                let now = WallClock.nanoseconds()
+                log.add(.state(timeNs: now, ConnectionState(timeNs: now, state: s.state, reason: s.reason)))
             case .reconnect(let a): log.note("reconnect attempt \(a.attempt) after \(NumberText.format(a.delayS)) s: \(a.outcome.rawValue)")
             case .serverHeartbeat: break
             }
@@ -113,10 +115,11 @@ final class WalkPush: @unchecked Sendable {
     }
 }
 
-/// A walk's push log, shared by the push thread, the place input and the main loop.
+/// A walk's push log, shared by the push thread, the place input and the main loop: the
+/// events as they happened, typed (`--record` writes their encoding).
 final class WalkLog: @unchecked Sendable {
     let lock = NSLock()
-    private(set) var lines: [WalkLogLine] = []
+    private(set) var events: [WalkLogEvent] = []
     /// Live-view messages not yet shown.
     var messages: [String] = []
     private(set) var lastRTT: Double?
@@ -128,23 +131,23 @@ final class WalkLog: @unchecked Sendable {
     func end() { lock.withLock { ended = true } }
     var isEnded: Bool { lock.withLock { ended || failed != nil } }
 
-    func add(_ l: WalkLogLine) {
+    func add(_ e: WalkLogEvent) {
         lock.withLock {
-            lines.append(l)
-            switch l.kind {
-            case "heartbeat": if let r = l.rttMs { lastRTT = r }
-            case "state":
-                state = l.state ?? state
-                if l.state != "setup" && l.state != "preparing" {
-                    messages.append("push connection \(l.state ?? "?")" + (l.reason.map { ": \($0)" } ?? ""))
+            events.append(e)
+            switch e {
+            case .heartbeat(let h): if let r = h.rttMs { lastRTT = r }
+            case .state(_, let s):
+                state = s.state
+                if s.state != "setup" && s.state != "preparing" {
+                    messages.append("push connection \(s.state)" + (s.reason.map { ": \($0)" } ?? ""))
                 }
-            case "reconnect":
+            case .reconnect(let r):
                 messages.append(
-                    l.succeeded == true
-                        ? "push reconnected after \(NumberText.format(l.ms ?? 0)) ms (\(l.attempts ?? 0) attempts)"
+                    r.succeeded
+                        ? "push reconnected after \(NumberText.format(r.ms)) ms (\(r.attempts) attempts)"
                         : "push connection lost: the reconnect schedule ran out")
-            case "place": messages.append("place: \(l.name ?? "")")
-            default: break
+            case .place(let p): messages.append("place: \(p.name)")
+            case .start, .failure, .end: break
             }
         }
     }
@@ -152,14 +155,12 @@ final class WalkLog: @unchecked Sendable {
     func note(_ m: String) { lock.withLock { messages.append(m) } }
 
     func fail(_ why: String) {
-        var l = WalkLogLine(kind: "failure", timeNs: WallClock.nanoseconds())
-        l.reason = why
-        add(l)
+        add(.failure(timeNs: WallClock.nanoseconds(), reason: why))
         lock.withLock { failed = why }
     }
 
-    var snapshot: (lines: [WalkLogLine], lastRTT: Double?, state: String, failed: String?) {
-        lock.withLock { (lines, lastRTT, state, failed) }
+    var snapshot: (events: [WalkLogEvent], lastRTT: Double?, state: String, failed: String?) {
+        lock.withLock { (events, lastRTT, state, failed) }
     }
 
     func takeMessages() -> [String] {
@@ -197,6 +198,13 @@ public final class WalkRunner {
         self.stop = stop
     }
 
+    /// The directory `--record DIR` writes into, made when missing.
+    public static func createRecordDirectory(_ path: String) throws {
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw WalkError("--record: cannot create \(path): \(Errno.current)")
+        }
+    }
+
     /// A new place from now on (thread-safe: the input reader and the main loop call it).
     public func mark(_ name: String) {
         log.add(.place(WalkPlaceMark(timeNs: WallClock.nanoseconds(), name: name)))
@@ -220,12 +228,10 @@ public final class WalkRunner {
         }
         interface?.start()
         let start = WallClock.nanoseconds()
-        var first = WalkLogLine(kind: "start", timeNs: start)
-        first.name = settings.interface
-        first.server = settings.heartbeat.endpoint.description
-        first.proto = settings.heartbeat.proto.rawValue
-        first.driver = driver
-        log.add(first)
+        log.add(
+            .start(
+                timeNs: start, interface: settings.interface, server: settings.heartbeat.endpoint.description, proto: settings.heartbeat.proto.rawValue,
+                driver: driver))
         if let l = settings.location { log.add(.place(WalkPlaceMark(timeNs: start, name: l))) }
         let t0 = Clock.ms()
         let limit = settings.durationSeconds.map { $0 * 1000 }
@@ -255,10 +261,8 @@ public final class WalkRunner {
         interface?.done.wait()
         link.finish()
         for m in log.takeMessages() { onMessage?(m) }
-        var end = WalkLogLine(kind: "end", timeNs: max(endLink, WallClock.nanoseconds()))
-        end.interrupted = stop()
-        log.add(end)
-        var t = timeline(link: link, lines: log.snapshot.lines)
+        log.add(.end(timeNs: max(endLink, WallClock.nanoseconds()), interrupted: stop()))
+        var t = timeline(link: link, events: log.snapshot.events)
         t.linkFailure = linkFailure
         t.interfaceChanges = interface?.changes
         if let f = interface?.failure { t.notes.append("carrier and address changes followed only until: \(f)") }
@@ -266,7 +270,8 @@ public final class WalkRunner {
             let encoder = JSONEncoder()
             encoder.keyEncodingStrategy = .convertToSnakeCase
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let text = log.snapshot.lines.compactMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) + "\n" }.joined()
+            let text = log.snapshot.events.map(WalkLogLine.init).compactMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) + "\n" }
+                .joined()
             try AtomicFile.write(text, to: dir + "/push.jsonl")
         }
         return t
@@ -285,7 +290,7 @@ public final class WalkRunner {
                 throw WalkError("\(logPath): line \(i + 1) is not a walk log line")
             }
         }
-        guard let start = lines.first, start.kind == "start", let recorded = start.name else {
+        guard let start = lines.first, start.kind == .start, let recorded = start.name else {
             throw WalkError("\(logPath): not a walk log (its first line is not the walk's start)")
         }
         var settings = settings
@@ -298,7 +303,7 @@ public final class WalkRunner {
         var linkFailure: String?
         do { try link.run { false } } catch { linkFailure = "\(error)" }
         link.finish()
-        var t = WalkRunner(settings, stop: { false }).timeline(link: link, lines: lines)
+        var t = WalkRunner(settings, stop: { false }).timeline(link: link, events: lines.compactMap(\.event))
         t.linkFailure = linkFailure
         // The interface's part, when the recording has one (recordings before it do not).
         let routePath = directory + "/rtnetlink.pcap"
@@ -318,10 +323,10 @@ public final class WalkRunner {
         return t
     }
 
-    func timeline(link: WalkLink, lines: [WalkLogLine]) -> WalkTimeline {
+    func timeline(link: WalkLink, events: [WalkLogEvent]) -> WalkTimeline {
         var t = WalkTimeline(
             interface: settings.interface, server: settings.heartbeat.endpoint.description, proto: settings.heartbeat.proto.rawValue, startNs: 0)
-        for l in lines { l.apply(to: &t) }
+        for e in events { t.apply(e) }
         t.samples = link.samples
         t.changes = link.changes
         t.notes = link.notes.sorted()
@@ -330,7 +335,7 @@ public final class WalkRunner {
 
     func tick(_ link: WalkLink) {
         let s = log.snapshot
-        let placeNow = s.lines.last { $0.kind == "place" }?.name ?? ""
+        let placeNow = s.events.lazy.reversed().compactMap { e -> String? in if case .place(let p) = e { return p.name } else { return nil } }.first ?? ""
         onTick?(LiveLine(location: placeNow, link: link.live, lastRTT: s.lastRTT, state: s.state))
     }
 

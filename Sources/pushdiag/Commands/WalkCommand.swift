@@ -3,7 +3,6 @@ import Foundation
 import PushdiagCore
 import PushdiagIO
 import PushdiagRender
-import Synchronization
 
 struct WalkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -55,24 +54,7 @@ struct WalkCommand: ParsableCommand {
 
     @OptionGroup var connection: PushConnectionOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when an 802.11r roam's link gap is above MS (default 80).", valueName: "MS"))
-    var ftGapWarning: Double?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Critical when an 802.11r roam's link gap is above MS (default 150).", valueName: "MS"))
-    var ftGapCritical: Double?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when another roam's link gap is above MS (default 100).", valueName: "MS"))
-    var roamGapWarning: Double?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Critical when another roam's link gap is above MS (default 300).", valueName: "MS"))
-    var roamGapCritical: Double?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Warn for samples weaker than DBM (default -67).", valueName: "DBM"))
-    var signalWarning: Int?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Critical for samples weaker than DBM (default -70).", valueName: "DBM"))
-    var signalCritical: Int?
-
-    @Option(
-        help: ArgumentHelp(
-            "Configuration file for the [walk] limits (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.", valueName: "FILE"),
-        completion: .file())
-    var config: String?
+    @OptionGroup var limits: WalkThresholdOptions
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -95,33 +77,6 @@ struct WalkCommand: ParsableCommand {
     )
     var history: String?
 
-    /// The limits: flags, then the configuration's [walk] table, then the defaults.
-    func thresholds() throws -> WalkThresholds {
-        var values: [String: Double] = [:]
-        let path = config ?? (access(ConfigLoader.defaultPath, R_OK) == 0 ? ConfigLoader.defaultPath : nil)
-        if let path {
-            do throws(ConfigError) { values = try ConfigLoader.load(path: path).walk } catch { throw ValidationError(error.description) }
-        }
-        let flags: [(String, Double?)] = [
-            ("ft_gap_warning", ftGapWarning), ("ft_gap_critical", ftGapCritical), ("roam_gap_warning", roamGapWarning),
-            ("roam_gap_critical", roamGapCritical), ("signal_warning", signalWarning.map(Double.init)), ("signal_critical", signalCritical.map(Double.init)),
-        ]
-        for (key, value) in flags {
-            guard let value else { continue }
-            guard value.isFinite, WalkThresholds.configKeys[key]!.contains(value) else {
-                let range = WalkThresholds.configKeys[key]!
-                throw ValidationError(
-                    "--\(key.replacingOccurrences(of: "_", with: "-")): '\(NumberText.format(value))' is outside \(NumberText.format(range.lowerBound))…\(NumberText.format(range.upperBound))"
-                )
-            }
-            values[key] = value
-        }
-        switch WalkThresholds.resolve(values) {
-        case .success(let t): return t
-        case .failure(let e): throw ValidationError(e.description)
-        }
-    }
-
     func settings() throws -> WalkSettings {
         if replay == nil {
             guard target != nil else { throw ValidationError("a walk needs the push server: pushdiag walk --interface IF HOST[:PORT]") }
@@ -141,7 +96,7 @@ struct WalkCommand: ParsableCommand {
 
     func validate() throws {
         _ = try settings()
-        _ = try thresholds()
+        _ = try limits.thresholds()
         if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
         if let html, html.isEmpty { throw ValidationError("--html needs a file name") }
         if let history, history.isEmpty { throw ValidationError("--history needs a file name") }
@@ -151,25 +106,13 @@ struct WalkCommand: ParsableCommand {
         StopSignal.install()
         BrokenPipe.ignore()
         let s = try settings()
-        let limits = try thresholds()
+        let limits = try self.limits.thresholds()
         let timeline: WalkTimeline = try unknownOnFailure(json: format == .json ? .object : nil) {
             if let replay { return try WalkRunner.replay(directory: replay, settings: s) }
-            if let record {
-                do { try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) } catch {
-                    throw WalkError("--record: cannot create \(record): \(Errno.current)")
-                }
-            }
+            if let record { try WalkRunner.createRecordDirectory(record) }
             let runner = WalkRunner(s, stop: { StopSignal.isRequested })
-            let view = LiveView()
-            runner.onTick = { l in
-                view.line(
-                    WalkTextRenderer.live(
-                        place: l.location, bssid: l.link.bssid, freqMhz: l.link.freqMhz, signalDbm: l.link.signalDbm, retriesPct: l.link.retriesPct,
-                        lastRTT: l.lastRTT, state: l.state))
-            }
-            runner.onMessage = { view.event($0) }
-            runner.onLinkEvent = { view.event(WatchTextRenderer.line($0)) }
-            PlaceInput.start(runner)
+            LiveView().follow(runner)
+            runner.followPlaces()
             return try NetlinkSource.with(protocol: Netlink.protocolGeneric, record: record.map { $0 + "/nl80211.pcap" }, replay: nil) { transport in
                 try NetlinkSource.with(protocol: Netlink.protocolRoute, record: record.map { $0 + "/rtnetlink.pcap" }, replay: nil) { route in
                     try runner.run(transport: transport, route: route)
@@ -200,69 +143,6 @@ struct WalkCommand: ParsableCommand {
             }
         }
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-        throw ExitCode(failed ? max(report.severity, .unknown).exitCode : report.severity.exitCode)
+        throw ExitCode(failed ? max(report.status, .unknown).exitCode : report.status.exitCode)
     }
-}
-
-/// The walk's live view on stderr: on a terminal a line per second and events as they happen
-/// (events marked in colour); elsewhere the events only, as plain lines.
-final class LiveView: @unchecked Sendable {
-    let terminal = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
-    let lock = NSLock()
-
-    func line(_ text: String) {
-        guard terminal else { return }
-        write(String(Timestamp.rfc3339(nanoseconds: WallClock.nanoseconds()).dropFirst(11).prefix(8)) + "  " + text)
-    }
-
-    func event(_ text: String) {
-        let stamp = String(Timestamp.rfc3339(nanoseconds: WallClock.nanoseconds()).dropFirst(11).prefix(8))
-        write(terminal ? "\u{1B}[1m\(stamp)  \(text)\u{1B}[0m" : "pushdiag: walk: \(stamp) \(text)")
-    }
-
-    func write(_ s: String) {
-        lock.withLock { FileHandle.standardError.write(Data((s + "\n").utf8)) }
-    }
-}
-
-/// Places while walking: a line on standard input names the place from then on (read only when
-/// it will not stop a background job: a pipe, a file, or the terminal's foreground); SIGUSR1
-/// adds an unnamed mark.
-enum PlaceInput {
-    static let marks = Atomic<Int>(0)
-
-    static func start(_ runner: WalkRunner) {
-        let handler: @convention(c) (Int32) -> Void = { _ in PlaceInput.marks.add(1, ordering: .sequentiallyConsistent) }
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = handler
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        sigaction(SIGUSR1, &action, nil)
-        let box = UncheckedBox(runner)
-        Thread {
-            var seen = 0
-            while true {
-                let n = PlaceInput.marks.load(ordering: .sequentiallyConsistent)
-                while seen < n {
-                    seen += 1
-                    box.value.mark("mark \(seen)")
-                }
-                usleep(100_000)
-            }
-        }.start()
-        let foreground = isatty(STDIN_FILENO) == 0 || tcgetpgrp(STDIN_FILENO) == getpgrp()
-        guard foreground else { return }
-        Thread {
-            while let line = readLine() {
-                let name = line.trimmingCharacters(in: .whitespaces)
-                if !name.isEmpty { box.value.mark(name) }
-            }
-        }.start()
-    }
-}
-
-/// Hands a value to another thread that only calls its thread-safe methods.
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ v: T) { value = v }
 }
