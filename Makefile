@@ -73,10 +73,10 @@ debug: deps
 # The lab's VM keeps one core busy for about ten minutes; beside it, at the lowest CPU and I/O
 # priority (SCHED_IDLE: the VM's threads always come first, the lab's roams are timing-sensitive;
 # not nice 19, which swift-frontend does not keep: measured at nice 0 under a nice 19 swiftc), the
-# release binary, the fuzz targets and the core's tests under ASan are built and the last two
-# run (test-beside, logs in .build/). Their results are printed after the lab's; a failure of
-# either side fails make test once both are done. docs/PERFORMANCE.md, "make test", has the
-# phases and their times.
+# release binary, the fuzz targets and the core's tests under ASan are built and the ASan tests
+# run (test-beside, logs in .build/); a failure of either side fails make test once both are
+# done. The fuzz targets' 10 s runs come after the lab, at normal priority: beside a busy VM they
+# barely read their seeds. docs/PERFORMANCE.md, "make test", has the phases and their times.
 # (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even under make -n, and this one
 # starts the VM.)
 BESIDE := chrt --idle 0 ionice -c 3
@@ -87,9 +87,10 @@ test: deps-test lab-deps lint
 	$(Q)$(BESIDE) $(SUBMAKE) --no-print-directory test-beside > .build/beside.log 2>&1 & beside=$$!; \
 	  Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS)); lab=$$?; \
 	  wait $$beside; besides=$$?; \
-	  grep -E '^(==|Fuzz)' .build/fuzz-smoke.log 2>/dev/null; \
 	  [ $$besides -eq 0 ] || { tail -40 .build/beside.log; echo "make test: beside the lab: $$(grep -E '^beside:' .build/beside.log | tail -1)"; }; \
 	  [ $$lab -eq 0 ] && [ $$besides -eq 0 ]
+	$(Q)FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || { tail -40 .build/fuzz-smoke.log; exit 1; }
+	$(Q)grep -E '^(==|Fuzz)' .build/fuzz-smoke.log
 	$(Q)echo "address sanitizer: $$(grep -E 'Test run with' .build/asan.log | tail -1)"
 	$(Q)$(MAKE) --no-print-directory demo CONFIG=release > .build/demo.log 2>&1 || { tail -40 .build/demo.log; exit 1; }
 	$(Q)grep -q '^exit status 2 ' .build/demo.log || { tail -40 .build/demo.log; echo "make demo: not the CRITICAL the bundled 57%-busy channel gives"; exit 1; }
@@ -102,7 +103,7 @@ test: deps-test lab-deps lint
 ASAN_ENV := LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp):print_suppressions=0
 test-beside:
 	$(Q)$(MAKE) --no-print-directory build CONFIG=release > .build/release-build.log 2>&1 || { tail -40 .build/release-build.log; echo "beside: the release build failed"; exit 1; }
-	$(Q)FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || { tail -40 .build/fuzz-smoke.log; echo "beside: fuzz smoke failed"; exit 1; }
+	$(Q)FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1 || { tail -40 .build/fuzz-build.log; echo "beside: the fuzz targets' build failed"; exit 1; }
 	$(Q){ $(SWIFT) build --sanitize=address --scratch-path .build-asan --product pushdiagPackageTests $(SWIFT_FLAGS) && \
 	  $(ASAN_ENV) $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter PushdiagCoreTests $(SWIFT_FLAGS); } > .build/asan.log 2>&1 || \
 	  { tail -40 .build/asan.log; echo "beside: the core's tests under ASan failed"; exit 1; }

@@ -22,6 +22,8 @@ if [ ! -f "$lib" ] || [ -n "$(find Sources/PushdiagCore Tests/fuzz/run.sh -newer
     $(find Sources/PushdiagCore -name '*.swift' | sort)
 fi
 for t in $TARGETS; do
+  bin=$OUT/fuzz-$t
+  [ -f "$bin" ] && [ "$bin" -nt "$lib" ] && [ "$bin" -nt "Tests/fuzz/Fuzz$t.swift" ] && continue
   # The ASan runtime's symbols make gold warn once each ("cannot export local symbol"): noise.
   swiftc "${FLAGS[@]}" -module-name "Fuzz$t" -I "$OUT/core" -Xfrontend -disable-access-control \
     "Tests/fuzz/Fuzz$t.swift" "$lib" -o "$OUT/fuzz-$t" 2> "$OUT/fuzz-$t.build.log" || { cat "$OUT/fuzz-$t.build.log"; exit 1; }
