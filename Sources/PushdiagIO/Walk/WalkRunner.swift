@@ -137,9 +137,9 @@ final class WalkLog: @unchecked Sendable {
             switch e {
             case .heartbeat(let h): if let r = h.rttMs { lastRTT = r }
             case .state(_, let s):
-                state = s.state
-                if s.state != "setup" && s.state != "preparing" {
-                    messages.append("push connection \(s.state)" + (s.reason.map { ": \($0)" } ?? ""))
+                state = s.state.rawValue
+                if s.state != .setup && s.state != .preparing {
+                    messages.append("push connection \(s.state.rawValue)" + (s.reason.map { ": \($0)" } ?? ""))
                 }
             case .reconnect(let r):
                 messages.append(
