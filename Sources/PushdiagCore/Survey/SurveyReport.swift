@@ -56,30 +56,52 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
     }
 }
 
+/// A survey's limits: every survey row of `ThresholdRow`, its default ranges until flags or the
+/// configuration set others.
 public struct SurveyThresholds: Sendable, Equatable {
-    // The same limits as capture, wifi and heartbeat, as ranges.
-    public var utilizationWarning = ThresholdRange(upTo: Thresholds().utilizationWarning)
-    public var utilizationCritical = ThresholdRange(upTo: Thresholds().utilizationCritical)
-    public var retransmissionWarning = ThresholdRange(upTo: Thresholds().retryWarning)
-    public var retransmissionCritical = ThresholdRange(upTo: Thresholds().retryCritical)
-    public var lossWarning = ThresholdRange(upTo: HeartbeatThresholds().lossWarning)
-    public var lossCritical = ThresholdRange(upTo: HeartbeatThresholds().lossCritical)
-    public var rttWarning = ThresholdRange(upTo: HeartbeatThresholds().rttWarningMs)
-    public var rttCritical = ThresholdRange(upTo: HeartbeatThresholds().rttCriticalMs)
-    /// The current BSS's signal, dBm: alerts below −67 (warning) and −70 (critical, where iOS
-    /// looks for another BSS); SNR, dB: a warning below 25, no critical unless set.
-    public var signalWarning = ThresholdRange("-67:")!
-    public var signalCritical = ThresholdRange("-70:")!
-    public var snrWarning = ThresholdRange("25:")!
-    public var snrCritical = ThresholdRange("~:")!
-    /// Days left on a push server's certificate: a warning below 30, critical below 7.
-    public var certificateWarning = ThresholdRange("30:")!
-    public var certificateCritical = ThresholdRange("7:")!
-    public init() {}
+    /// The ranges by configuration key (`utilization_warning`, …).
+    var ranges: [String: ThresholdRange] = [:]
 
-    func grade(_ v: Double, _ w: ThresholdRange, _ c: ThresholdRange) -> CheckStatus {
-        c.alerts(v) ? .critical : w.alerts(v) ? .warning : .ok
+    public init() {
+        for row in ThresholdRow.rows(.survey) {
+            for level in ThresholdRow.Level.allCases { ranges[row.key(level)] = row.defaultRange(level) }
+        }
     }
+
+    /// The range of a configuration key; setting a key no survey row has does nothing.
+    public subscript(key: String) -> ThresholdRange? {
+        get { ranges[key] }
+        set { if let newValue, ranges[key] != nil { ranges[key] = newValue } }
+    }
+
+    /// A row's warning and critical ranges.
+    public subscript(row: ThresholdRow) -> (warning: ThresholdRange, critical: ThresholdRange) {
+        (ranges[row.key(.warning)] ?? row.defaultRange(.warning), ranges[row.key(.critical)] ?? row.defaultRange(.critical))
+    }
+
+    /// The one place a survey grades a value: critical if the critical range alerts, else warning
+    /// if the warning range does.
+    public func grade(_ v: Double, _ row: ThresholdRow) -> CheckStatus {
+        let (w, c) = self[row]
+        return c.alerts(v) ? .critical : w.alerts(v) ? .warning : .ok
+    }
+
+    /// The plain limits the wifi part's own findings are graded with, as far as a plain limit can
+    /// say a range (the survey's rows grade the ranges themselves).
+    public var plain: Thresholds {
+        var p = Thresholds()
+        p.utilizationWarning = self[.utilization].warning.end ?? 100
+        p.utilizationCritical = self[.utilization].critical.end ?? 100
+        p.retryWarning = self[.retransmission].warning.end ?? 100
+        p.retryCritical = self[.retransmission].critical.end ?? 100
+        p.signalWarningDbm = self[.signal].warning.start ?? -200
+        p.signalCriticalDbm = self[.signal].critical.start ?? -200
+        p.snrWarningDb = self[.snr].warning.start ?? -200
+        return p
+    }
+
+    /// "32 / 40": the ranges as the JSON's `threshold` writes them.
+    func text(_ row: ThresholdRow) -> String { "\(self[row].warning) / \(self[row].critical)" }
 }
 
 public struct SurveyReport: Codable, Sendable, Equatable {
@@ -154,7 +176,7 @@ public enum SurveyVerdicts {
         let onChannel = channel.map { "\(r.interface) \($0)" } ?? r.interface
         let band = r.frequencyMhz.map { $0 < 3000 ? "2.4 GHz" : "5 GHz" }
         if let u = r.channelUtilizationPercent {
-            let s = t.grade(u, t.utilizationWarning, t.utilizationCritical)
+            let s = t.grade(u, .utilization)
             // Which source decided, in words.
             let from =
                 switch r.channelUtilizationSource {
@@ -165,12 +187,12 @@ public enum SurveyVerdicts {
             out.append(
                 SurveyCheck(
                     check: "channel_utilization", status: s, subject: onChannel, value: u, unit: "percent",
-                    threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
+                    threshold: t.text(.utilization),
                     hint: (s == .ok
-                        ? limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).within
+                        ? limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).within
                         : "\(channel ?? r.interface) is \(pct(u)) busy: move the SSID to a less used channel"
                             + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "")
-                            + " (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))") + from,
+                            + " (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))") + from,
                     source: r.channelUtilizationSource))
         } else {
             out.append(
@@ -179,12 +201,12 @@ public enum SurveyVerdicts {
                     hint: r.utilizationUnknown ?? "not derivable from this interface"))
         }
         if let x = r.retransmissionPercent {
-            var s = t.grade(x, t.retransmissionWarning, t.retransmissionCritical)
+            var s = t.grade(x, .retransmission)
             let lowerBound = r.retransmissionTrust == "lower_bound"
             var hint =
                 s == .ok
-                ? limit(t.retransmissionCritical, apple: Thresholds().retryCritical).within
-                : "\(pct(x))\(lowerBound ? " at least" : "") of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (\(limit(t.retransmissionCritical, apple: Thresholds().retryCritical).note))"
+                ? limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).within
+                : "\(pct(x))\(lowerBound ? " at least" : "") of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
             // A lower bound within the limits proves nothing: the retransmissions are not known.
             if lowerBound && s == .ok {
                 s = .unknown
@@ -199,7 +221,7 @@ public enum SurveyVerdicts {
             out.append(
                 SurveyCheck(
                     check: "retransmissions", status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: "percent",
-                    threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)", hint: hint, source: r.retransmissionSource))
+                    threshold: t.text(.retransmission), hint: hint, source: r.retransmissionSource))
         } else {
             out.append(
                 SurveyCheck(
@@ -209,13 +231,13 @@ public enum SurveyVerdicts {
         let link = r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface
         if let sig = r.signalDbm {
             let v = Double(sig)
-            let s = t.grade(v, t.signalWarning, t.signalCritical)
+            let s = t.grade(v, .signal)
             out.append(
                 SurveyCheck(
-                    check: "signal", status: s, subject: link, value: v, unit: "dBm", threshold: "\(t.signalWarning) / \(t.signalCritical)",
+                    check: "signal", status: s, subject: link, value: v, unit: "dBm", threshold: t.text(.signal),
                     hint: s == .ok
-                        ? "\(sig) dBm: at or above \(Self.floor(t.signalWarning, "dBm")) (iOS looks for another BSS below -70 dBm)"
-                        : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t.signalWarning, "dBm")) or better where they are used",
+                        ? "\(sig) dBm: at or above \(Self.floor(t[.signal].warning, "dBm")) (iOS looks for another BSS below \(NumberText.format(ThresholdRow.signal.critical!)) dBm)"
+                        : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used",
                     source: "station"))
         } else if r.bssid != nil {
             out.append(
@@ -226,13 +248,13 @@ public enum SurveyVerdicts {
         }
         if let snr = r.snrDb, let noise = r.noiseDbm {
             let v = Double(snr)
-            let s = t.grade(v, t.snrWarning, t.snrCritical)
+            let s = t.grade(v, .snr)
             out.append(
                 SurveyCheck(
-                    check: "snr", status: s, subject: link, value: v, unit: "dB", threshold: "\(t.snrWarning) / \(t.snrCritical)",
+                    check: "snr", status: s, subject: link, value: v, unit: "dB", threshold: t.text(.snr),
                     hint: s == .ok
                         ? "\(snr) dB over the noise floor (\(noise) dBm)"
-                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t.snrWarning, "dB")): look for interference on the channel, or a stronger signal",
+                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t[.snr].warning, "dB")): look for interference on the channel, or a stronger signal",
                     source: "station_and_survey"))
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
@@ -246,12 +268,14 @@ public enum SurveyVerdicts {
     /// A BSS whose BSS Load element advertises its channel above the utilisation limits (nil
     /// when it does not: an AP's own figure within the limits adds nothing to the table).
     static func bssLoad(_ bssid: MACAddress, _ percent: Double, t: SurveyThresholds, advice: String) -> SurveyCheck? {
-        let s = t.grade(percent, t.utilizationWarning, t.utilizationCritical)
+        let s = t.grade(percent, .utilization)
         guard s != .ok else { return nil }
         return SurveyCheck(
             check: "channel_utilization", status: s, subject: "\(bssid) (BSS Load)", value: percent, unit: "percent",
-            threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
-            hint: "the AP advertises its channel \(pct(percent)) busy\(advice) (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))")
+            threshold: t.text(.utilization),
+            hint:
+                "the AP advertises its channel \(pct(percent)) busy\(advice) (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))"
+        )
     }
 
     /// 802.11r/k/v on every BSS of the SSID, as the scan cache or a capture (`source`) saw them.
@@ -274,29 +298,29 @@ public enum SurveyVerdicts {
         var out: [SurveyCheck] = []
         let subject = r.file ?? "capture"
         if let x = r.retryPercent, r.dot11Frames >= 50 {
-            let s = t.grade(x, t.retransmissionWarning, t.retransmissionCritical)
+            let s = t.grade(x, .retransmission)
             out.append(
                 SurveyCheck(
                     check: "frame_retries", status: s, subject: subject, value: x, unit: "percent",
-                    threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)",
+                    threshold: t.text(.retransmission),
                     hint: s == .ok
                         ? "retry bit on \(pct(x)) of \(r.dot11Frames) frames"
-                        : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t.retransmissionCritical, apple: Thresholds().retryCritical).note))"
+                        : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
                 ))
         } else {
             out.append(SurveyCheck(check: "frame_retries", status: .unknown, subject: subject, hint: r.error ?? "fewer than 50 802.11 frames captured"))
         }
         for c in r.channels {
             guard let u = c.utilizationPercent else { continue }
-            let s = t.grade(u, t.utilizationWarning, t.utilizationCritical)
+            let s = t.grade(u, .utilization)
             out.append(
                 SurveyCheck(
                     check: "channel_utilization", status: s, subject: "\(c.channel.map { "channel \($0)" } ?? "\(c.frequencyMhz) MHz") (airtime)", value: u,
                     unit: "percent",
-                    threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
+                    threshold: t.text(.utilization),
                     hint: s == .ok
                         ? "airtime of the frames captured; a lower bound"
-                        : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))"
+                        : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))"
                 )
             )
         }
@@ -330,12 +354,12 @@ public enum SurveyVerdicts {
                 hint: f.check == "tls" ? "\(f.message): devices will refuse this server's certificate too" : f.message)
         }
         let loss = r.lossPercent
-        var s = t.grade(loss, t.lossWarning, t.lossCritical)
-        if let p95 = r.rttMs?.p95 { s = max(s, t.grade(p95, t.rttWarning, t.rttCritical)) }
+        var s = t.grade(loss, .loss)
+        if let p95 = r.rttMs?.p95 { s = max(s, t.grade(p95, .rtt)) }
         if r.connectionLost { s = .critical }
         let rtt = r.rttMs.map { "p95 \(NumberText.format($0.p95)) ms" } ?? "no answer"
         return SurveyCheck(
-            check: "heartbeat", status: s, subject: r.target, value: loss, unit: "percent", threshold: "\(t.lossWarning) / \(t.lossCritical)",
+            check: "heartbeat", status: s, subject: r.target, value: loss, unit: "percent", threshold: t.text(.loss),
             hint: s == .ok
                 ? "\(NumberText.format(loss))% lost: \(r.received)/\(r.sent) answered, \(rtt)"
                 : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; check the push server's load and the path to it")
@@ -366,10 +390,10 @@ public enum SurveyVerdicts {
     public static func certificate(_ r: HeartbeatReport, t: SurveyThresholds) -> SurveyCheck? {
         guard let tls = r.tls else { return nil }
         let days = Double(tls.daysLeft)
-        let s = t.grade(days, t.certificateWarning, t.certificateCritical)
+        let s = t.grade(days, .certificate)
         return SurveyCheck(
             check: "tls_certificate", status: s, subject: r.target, value: days, unit: "days",
-            threshold: "\(t.certificateWarning) / \(t.certificateCritical)",
+            threshold: t.text(.certificate),
             hint: tls.daysLeft < 0
                 ? "the certificate expired on \(tls.notAfter): devices refuse this server; renew it"
                 : s == .ok ? "expires \(tls.notAfter)" : "the certificate expires in \(tls.daysLeft) days (\(tls.notAfter)): renew it before devices refuse it")

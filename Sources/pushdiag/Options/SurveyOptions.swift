@@ -36,42 +36,21 @@ struct SurveyOptions: ParsableArguments {
     @OptionGroup var netlink: NetlinkOptions
     @OptionGroup var driver: DriverOption
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("Channel utilisation warning range (Monitoring Plugins syntax; default 32: alerts above 32%).", valueName: "RANGE"))
-    var utilizationWarning: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Channel utilisation critical range (default 40, Apple's limit).", valueName: "RANGE"))
-    var utilizationCritical: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Retransmission warning range, percent (default 12).", valueName: "RANGE"))
-    var retransmissionWarning: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Retransmission critical range, percent (default 15, Apple's limit).", valueName: "RANGE"))
-    var retransmissionCritical: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Heartbeat loss warning range, percent (default 1).", valueName: "RANGE"))
-    var lossWarning: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Heartbeat loss critical range, percent (default 5).", valueName: "RANGE"))
-    var lossCritical: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Heartbeat p95 round-trip warning range, ms (default 200).", valueName: "RANGE"))
-    var rttWarning: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Heartbeat p95 round-trip critical range, ms (default 1000).", valueName: "RANGE"))
-    var rttCritical: String?
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("The current AP's signal, dBm, warning range (default -67: alerts below -67 dBm).", valueName: "RANGE"))
-    var signalWarning: String?
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("The current AP's signal, dBm, critical range (default -70:, where iOS looks for another AP).", valueName: "RANGE"))
-    var signalCritical: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Signal over noise, dB, warning range (default 25:).", valueName: "RANGE"))
-    var snrWarning: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Signal over noise, dB, critical range (default ~:, never).", valueName: "RANGE"))
-    var snrCritical: String?
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("Days left on a TLS push server's certificate, warning range (default 30: alerts below 30 days).", valueName: "RANGE"))
-    var certificateWarning: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Days left on a TLS push server's certificate, critical range (default 7:).", valueName: "RANGE"))
-    var certificateCritical: String?
+    // The thresholds: help, defaults and validation come from the core's table (`ThresholdRow`).
+    @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.warning)) var utilizationWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.critical)) var utilizationCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.retransmission.argumentHelp(.warning)) var retransmissionWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.retransmission.argumentHelp(.critical)) var retransmissionCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.loss.argumentHelp(.warning)) var lossWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.loss.argumentHelp(.critical)) var lossCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.rtt.argumentHelp(.warning)) var rttWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.rtt.argumentHelp(.critical)) var rttCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.warning)) var signalWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.critical)) var signalCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.snr.argumentHelp(.warning)) var snrWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.snr.argumentHelp(.critical)) var snrCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.certificate.argumentHelp(.warning)) var certificateWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.certificate.argumentHelp(.critical)) var certificateCritical: String?
 
     /// The flags as typed, for the core to resolve.
     var flags: SurveyFlags {
@@ -83,14 +62,15 @@ struct SurveyOptions: ParsableArguments {
         f.servers = servers
         f.proto = proto
         tlsFlags.copy(into: &f)
-        let ranges: [(String, String?)] = [
-            ("utilization_warning", utilizationWarning), ("utilization_critical", utilizationCritical),
-            ("retransmission_warning", retransmissionWarning), ("retransmission_critical", retransmissionCritical),
-            ("loss_warning", lossWarning), ("loss_critical", lossCritical), ("rtt_warning", rttWarning), ("rtt_critical", rttCritical),
-            ("signal_warning", signalWarning), ("signal_critical", signalCritical), ("snr_warning", snrWarning), ("snr_critical", snrCritical),
-            ("certificate_warning", certificateWarning), ("certificate_critical", certificateCritical),
+        let typed: [(ThresholdRow, String?, String?)] = [
+            (.utilization, utilizationWarning, utilizationCritical), (.retransmission, retransmissionWarning, retransmissionCritical),
+            (.loss, lossWarning, lossCritical), (.rtt, rttWarning, rttCritical), (.signal, signalWarning, signalCritical),
+            (.snr, snrWarning, snrCritical), (.certificate, certificateWarning, certificateCritical),
         ]
-        for (key, value) in ranges { f.thresholds[key] = value }
+        for (row, warning, critical) in typed {
+            f.thresholds[row.key(.warning)] = warning
+            f.thresholds[row.key(.critical)] = critical
+        }
         return f
     }
 
