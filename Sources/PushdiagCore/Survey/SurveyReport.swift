@@ -33,8 +33,9 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
     public var subject: String
     @Nullable public var value: Double?
     @Nullable public var unit: String?
-    /// The warning and critical ranges, "32 / 40" (Monitoring Plugins syntax).
-    @Nullable public var threshold: String?
+    /// The warning and critical ranges the value was graded against; the JSON writes them
+    /// "32 / 40" (Monitoring Plugins syntax).
+    @Nullable public var threshold: SurveyLimits?
     /// What to do, or why the check could not run.
     public var hint: String
     /// Where the value comes from (survey, radio_survey, bss_load, station_retries, tx_failed,
@@ -42,7 +43,7 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
     @Nullable public var source: String?
 
     public init(
-        check: String, status: CheckStatus, subject: String, value: Double? = nil, unit: String? = nil, threshold: String? = nil, hint: String,
+        check: String, status: CheckStatus, subject: String, value: Double? = nil, unit: String? = nil, threshold: SurveyLimits? = nil, hint: String,
         source: String? = nil
     ) {
         self.check = check
@@ -58,6 +59,35 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
 
 /// A survey's limits: every survey row of `ThresholdRow`, its default ranges until flags or the
 /// configuration set others.
+/// A check's warning and critical ranges: ranges until a renderer formats them; the JSON writes
+/// them as one string, "32 / 40" (its contract since the first survey).
+public struct SurveyLimits: Codable, Sendable, Equatable, CustomStringConvertible {
+    public var warning: ThresholdRange
+    public var critical: ThresholdRange
+
+    public init(warning: ThresholdRange, critical: ThresholdRange) {
+        self.warning = warning
+        self.critical = critical
+    }
+
+    public var description: String { "\(warning) / \(critical)" }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let text = try c.decode(String.self)
+        let parts = text.split(separator: " / ", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = ThresholdRange(String(parts[0])), let cr = ThresholdRange(String(parts[1])) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "threshold '\(text)' is not two ranges, 'WARN / CRIT'")
+        }
+        self.init(warning: w, critical: cr)
+    }
+}
+
 public struct SurveyThresholds: Sendable, Equatable {
     /// The ranges by configuration key (`utilization_warning`, …).
     var ranges: [String: ThresholdRange] = [:]
@@ -100,8 +130,8 @@ public struct SurveyThresholds: Sendable, Equatable {
         return p
     }
 
-    /// "32 / 40": the ranges as the JSON's `threshold` writes them.
-    func text(_ row: ThresholdRow) -> String { "\(self[row].warning) / \(self[row].critical)" }
+    /// The ranges a check of `row` was graded against, carried with it to the renderers.
+    func limits(_ row: ThresholdRow) -> SurveyLimits { SurveyLimits(warning: self[row].warning, critical: self[row].critical) }
 }
 
 public struct SurveyReport: Codable, Sendable, Equatable {
@@ -180,20 +210,20 @@ public enum SurveyVerdicts {
             // Which source decided, in words.
             let from =
                 switch r.channelUtilizationSource {
-                case "bss_load": "; from the AP's BSS Load (its own figure: the driver measures no busy time)"
-                case "radio_survey": "; from the radio-wide survey (no entry for the channel)"
+                case .bssLoad: "; from the AP's BSS Load (its own figure: the driver measures no busy time)"
+                case .radioSurvey: "; from the radio-wide survey (no entry for the channel)"
                 default: "; from the channel's survey"
                 }
             out.append(
                 SurveyCheck(
                     check: "channel_utilization", status: s, subject: onChannel, value: u, unit: "percent",
-                    threshold: t.text(.utilization),
+                    threshold: t.limits(.utilization),
                     hint: (s == .ok
                         ? limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).within
                         : "\(channel ?? r.interface) is \(pct(u)) busy: move the SSID to a less used channel"
                             + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "")
                             + " (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))") + from,
-                    source: r.channelUtilizationSource))
+                    source: r.channelUtilizationSource?.rawValue))
         } else {
             out.append(
                 SurveyCheck(
@@ -202,7 +232,7 @@ public enum SurveyVerdicts {
         }
         if let x = r.retransmissionPercent {
             var s = t.grade(x, .retransmission)
-            let lowerBound = r.retransmissionTrust == "lower_bound"
+            let lowerBound = r.retransmissionTrust == .lowerBound
             var hint =
                 s == .ok
                 ? limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).within
@@ -215,13 +245,13 @@ public enum SurveyVerdicts {
                     + " (at least \(pct(x))): not enough to call it within the limits"
             } else {
                 hint +=
-                    r.retransmissionSource == "tx_failed"
+                    r.retransmissionSource == .txFailed
                     ? "; from frames given up (a lower bound)" : "; from the station's retry counters" + (lowerBound ? " (an undercount)" : "")
             }
             out.append(
                 SurveyCheck(
                     check: "retransmissions", status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: "percent",
-                    threshold: t.text(.retransmission), hint: hint, source: r.retransmissionSource))
+                    threshold: t.limits(.retransmission), hint: hint, source: r.retransmissionSource?.rawValue))
         } else {
             out.append(
                 SurveyCheck(
@@ -234,7 +264,7 @@ public enum SurveyVerdicts {
             let s = t.grade(v, .signal)
             out.append(
                 SurveyCheck(
-                    check: "signal", status: s, subject: link, value: v, unit: "dBm", threshold: t.text(.signal),
+                    check: "signal", status: s, subject: link, value: v, unit: "dBm", threshold: t.limits(.signal),
                     hint: s == .ok
                         ? "\(sig) dBm: at or above \(Self.floor(t[.signal].warning, "dBm")) (iOS looks for another BSS below \(NumberText.format(ThresholdRow.signal.critical!)) dBm)"
                         : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used",
@@ -251,7 +281,7 @@ public enum SurveyVerdicts {
             let s = t.grade(v, .snr)
             out.append(
                 SurveyCheck(
-                    check: "snr", status: s, subject: link, value: v, unit: "dB", threshold: t.text(.snr),
+                    check: "snr", status: s, subject: link, value: v, unit: "dB", threshold: t.limits(.snr),
                     hint: s == .ok
                         ? "\(snr) dB over the noise floor (\(noise) dBm)"
                         : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t[.snr].warning, "dB")): look for interference on the channel, or a stronger signal",
@@ -259,7 +289,7 @@ public enum SurveyVerdicts {
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
         // (The current AP's figure is already the utilisation check when it stood in for the survey.)
-        out += r.bss.filter { !($0.current && r.channelUtilizationSource == "bss_load") }.compactMap { b in
+        out += r.bss.filter { !($0.current && r.channelUtilizationSource == .bssLoad) }.compactMap { b in
             b.bssLoad.flatMap { bssLoad(b.bssid, $0.channelUtilizationPercent, t: t, advice: ": move it to a less used channel") }
         }
         return out
@@ -272,7 +302,7 @@ public enum SurveyVerdicts {
         guard s != .ok else { return nil }
         return SurveyCheck(
             check: "channel_utilization", status: s, subject: "\(bssid) (BSS Load)", value: percent, unit: "percent",
-            threshold: t.text(.utilization),
+            threshold: t.limits(.utilization),
             hint:
                 "the AP advertises its channel \(pct(percent)) busy\(advice) (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))"
         )
@@ -302,7 +332,7 @@ public enum SurveyVerdicts {
             out.append(
                 SurveyCheck(
                     check: "frame_retries", status: s, subject: subject, value: x, unit: "percent",
-                    threshold: t.text(.retransmission),
+                    threshold: t.limits(.retransmission),
                     hint: s == .ok
                         ? "retry bit on \(pct(x)) of \(r.dot11Frames) frames"
                         : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
@@ -317,7 +347,7 @@ public enum SurveyVerdicts {
                 SurveyCheck(
                     check: "channel_utilization", status: s, subject: "\(c.channel.map { "channel \($0)" } ?? "\(c.frequencyMhz) MHz") (airtime)", value: u,
                     unit: "percent",
-                    threshold: t.text(.utilization),
+                    threshold: t.limits(.utilization),
                     hint: s == .ok
                         ? "airtime of the frames captured; a lower bound"
                         : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))"
@@ -359,7 +389,7 @@ public enum SurveyVerdicts {
         if r.connectionLost { s = .critical }
         let rtt = r.rttMs.map { "p95 \(NumberText.format($0.p95)) ms" } ?? "no answer"
         return SurveyCheck(
-            check: "heartbeat", status: s, subject: r.target, value: loss, unit: "percent", threshold: t.text(.loss),
+            check: "heartbeat", status: s, subject: r.target, value: loss, unit: "percent", threshold: t.limits(.loss),
             hint: s == .ok
                 ? "\(NumberText.format(loss))% lost: \(r.received)/\(r.sent) answered, \(rtt)"
                 : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; check the push server's load and the path to it")
@@ -369,7 +399,7 @@ public enum SurveyVerdicts {
     /// gives one (`idle_timeout`); UNKNOWN until two of the server's heartbeats were seen.
     public static func idleTimeout(_ r: HeartbeatReport) -> SurveyCheck? {
         guard let sh = r.serverHeartbeats, let idle = sh.pathIdleTimeoutS else { return nil }
-        let threshold = "\(NumberText.format(idle / 2)) / \(NumberText.format(idle))"
+        let threshold = SurveyLimits(warning: ThresholdRange(upTo: idle / 2), critical: ThresholdRange(upTo: idle))
         guard let m = IdleTimeout.margin(sh, pathTimeoutS: idle) else {
             return SurveyCheck(
                 check: "idle_timeout", status: .unknown, subject: r.target, unit: "seconds", threshold: threshold,
@@ -393,7 +423,7 @@ public enum SurveyVerdicts {
         let s = t.grade(days, .certificate)
         return SurveyCheck(
             check: "tls_certificate", status: s, subject: r.target, value: days, unit: "days",
-            threshold: t.text(.certificate),
+            threshold: t.limits(.certificate),
             hint: tls.daysLeft < 0
                 ? "the certificate expired on \(tls.notAfter): devices refuse this server; renew it"
                 : s == .ok ? "expires \(tls.notAfter)" : "the certificate expires in \(tls.daysLeft) days (\(tls.notAfter)): renew it before devices refuse it")
