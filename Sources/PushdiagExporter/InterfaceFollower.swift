@@ -124,12 +124,12 @@ public final class InterfaceFollower: Sendable {
         value(
             "utilization", r.utilizationUnknown, MetricFamily.utilization,
             [
-                ("frequency_mhz", r.frequencyMhz.map(String.init) ?? ""), ("source", r.channelUtilizationSource ?? ""),
-                ("trust", r.channelUtilizationTrust ?? ""),
+                ("frequency_mhz", r.frequencyMhz.map(String.init) ?? ""), ("source", r.channelUtilizationSource?.rawValue ?? ""),
+                ("trust", r.channelUtilizationTrust?.rawValue ?? ""),
             ], r.channelUtilizationPercent.map { $0 / 100 })
         value(
             "retransmission", r.retransmissionsUnknown, MetricFamily.retransmission,
-            [("source", r.retransmissionSource ?? ""), ("trust", r.retransmissionTrust ?? "")], r.retransmissionPercent.map { $0 / 100 })
+            [("source", r.retransmissionSource?.rawValue ?? ""), ("trust", r.retransmissionTrust?.rawValue ?? "")], r.retransmissionPercent.map { $0 / 100 })
         value("signal", r.signalUnknown, MetricFamily.signal, [("bssid", r.bssid?.description ?? "")], r.signalDbm.map(Double.init))
         metrics.only(MetricFamily.snr, [], r.snrDb.map(Double.init))
     }

@@ -9,7 +9,7 @@ public struct SurveyTextRenderer {
         var t = TextTable([("CHECK", .left), ("SUBJECT", .left), ("VALUE", .right), ("WARN / CRIT", .left), ("STATUS", .left), ("WHAT TO DO", .left)])
         for c in r.checks {
             let value = c.value.map { NumberText.format($0) + (c.unit.map { u in u == "percent" ? "%" : " " + u } ?? "") } ?? "-"
-            t.add([c.check, c.subject, value, c.threshold ?? "-", c.status.rawValue.uppercased(), c.hint])
+            t.add([c.check, c.subject, value, c.threshold?.description ?? "-", c.status.rawValue.uppercased(), c.hint])
         }
         let counts = [CheckStatus.critical, .warning, .unknown, .ok, .skipped].compactMap { s -> String? in
             let n = r.checks.filter { $0.status == s }.count
@@ -56,20 +56,10 @@ public struct SurveyNagiosRenderer {
                 label = "\(base)_\(n)"
             }
             let uom = c.unit == "percent" ? "%" : ""
-            let parts = c.threshold?.split(separator: "/").map { $0.trimmingCharacters(in: " ") } ?? []
-            let (w, cr) = parts.count == 2 ? (parts[0], parts[1]) : ("", "")
+            let (w, cr) = c.threshold.map { ($0.warning.description, $0.critical.description) } ?? ("", "")
             perf.append("'\(label)'=\(NumberText.format(v))\(uom);\(w);\(cr);\(uom == "%" ? "0;100" : ";")")
         }
         return "PUSHDIAG \(r.status.rawValue.uppercased()) - \(summary)" + (perf.isEmpty ? "" : " | " + perf.joined(separator: " ")) + "\n"
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: Character) -> String {
-        var s = self
-        while s.first == set { s = s.dropFirst() }
-        while s.last == set { s = s.dropLast() }
-        return String(s)
     }
 }
 
@@ -148,8 +138,9 @@ public struct SurveyPrometheusRenderer {
                     "pushdiag_channel_utilization_ratio",
                     "Busy time over active time of the channel in use; source: survey (the channel's), radio_survey (the radio's), bss_load (the AP's own figure); trust: measured, measured_period, measured_radio_wide, advertised.",
                     [
-                        ("interface", w.interface), ("frequency_mhz", w.frequencyMhz.map(String.init) ?? ""), ("source", w.channelUtilizationSource ?? ""),
-                        ("trust", w.channelUtilizationTrust ?? ""),
+                        ("interface", w.interface), ("frequency_mhz", w.frequencyMhz.map(String.init) ?? ""),
+                        ("source", w.channelUtilizationSource?.rawValue ?? ""),
+                        ("trust", w.channelUtilizationTrust?.rawValue ?? ""),
                     ],
                     u / 100)
             }
@@ -157,7 +148,7 @@ public struct SurveyPrometheusRenderer {
                 add(
                     "pushdiag_retransmission_ratio",
                     "Retries over frames sent to the access point; source: station_retries, or tx_failed (frames given up); trust: measured, or lower_bound.",
-                    [("interface", w.interface), ("source", w.retransmissionSource ?? ""), ("trust", w.retransmissionTrust ?? "")], x / 100)
+                    [("interface", w.interface), ("source", w.retransmissionSource?.rawValue ?? ""), ("trust", w.retransmissionTrust?.rawValue ?? "")], x / 100)
             }
             if let sig = w.signalDbm {
                 add(

@@ -36,11 +36,11 @@ public struct WiFiTextRenderer {
         out += "\n  \(r.samples) sample\(r.samples == 1 ? "" : "s") over \(NumberText.format(r.windowSeconds)) s"
         out +=
             "; channel utilisation "
-            + (r.channelUtilizationPercent.map { NumberText.format($0) + "% (\(Self.source(r.channelUtilizationSource)))" } ?? "UNKNOWN")
+            + (r.channelUtilizationPercent.map { NumberText.format($0) + "% (\(Self.source(r.channelUtilizationSource?.rawValue)))" } ?? "UNKNOWN")
         out +=
             "; retransmissions "
             + (r.retransmissionPercent.map {
-                (r.retransmissionTrust == "lower_bound" ? "at least " : "") + NumberText.format($0) + "% (\(Self.source(r.retransmissionSource)))"
+                (r.retransmissionTrust == .lowerBound ? "at least " : "") + NumberText.format($0) + "% (\(Self.source(r.retransmissionSource?.rawValue)))"
             } ?? "UNKNOWN")
         if let f = r.txFailed { out += "; tx failed \(f)" }
         out += "\n"

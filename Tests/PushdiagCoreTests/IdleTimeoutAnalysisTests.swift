@@ -56,7 +56,7 @@ import Testing
         var r = HeartbeatReport(target: "push:5223", protocol: "simplepush")
         r.serverHeartbeats = server([10_000, 50_000])
         let check = try #require(SurveyVerdicts.idleTimeout(r))
-        #expect(check.status == .critical && check.value == 40 && check.threshold == "20 / 40" && check.source == "server_heartbeats")
+        #expect(check.status == .critical && check.value == 40 && check.threshold?.description == "20 / 40" && check.source == "server_heartbeats")
         r.serverHeartbeats = server([])
         #expect(SurveyVerdicts.idleTimeout(r)?.status == .unknown)
         r.serverHeartbeats = server([10_000], idle: nil)

@@ -26,11 +26,9 @@ import Testing
     @Test func defaultRangesAreTheOtherCommandsLimits() {
         let t = SurveyThresholds()
         #expect(
-            [
-                t.utilizationWarning, t.utilizationCritical, t.retransmissionWarning, t.retransmissionCritical,
-                t.lossWarning, t.lossCritical, t.rttWarning, t.rttCritical,
-            ].map(\.text) == ["32", "40", "12", "15", "1", "5", "200", "1000"])
-        #expect(t.utilizationCritical.alerts(40.5) && !t.utilizationCritical.alerts(40) && t.rttCritical == ThresholdRange("1000"))
+            [ThresholdRow.utilization, .retransmission, .loss, .rtt].flatMap { [t[$0].warning, t[$0].critical] }.map(\.text)
+                == ["32", "40", "12", "15", "1", "5", "200", "1000"])
+        #expect(t[.utilization].critical.alerts(40.5) && !t[.utilization].critical.alerts(40) && t[.rtt].critical == ThresholdRange("1000"))
     }
 
     @Test func prometheusAndNagiosNameEachCheckOnce() {

@@ -29,8 +29,8 @@ struct SurveySettingsTests {
         f.thresholds["loss_warning"] = "3"
         let s = try SurveySettings.resolve(f, config: c, file: "site.toml")
         #expect(s.interface == "wlan1" && s.seconds == 5)
-        #expect(s.thresholds.utilizationCritical == ThresholdRange("50") && s.thresholds.lossWarning == ThresholdRange("3"))
-        #expect(s.thresholds.rttCritical == SurveyThresholds().rttCritical, "untouched keys keep their defaults")
+        #expect(s.thresholds[.utilization].critical == ThresholdRange("50") && s.thresholds[.loss].warning == ThresholdRange("3"))
+        #expect(s.thresholds[.rtt].critical == SurveyThresholds()[.rtt].critical, "untouched keys keep their defaults")
         let server = try #require(s.servers.first)
         #expect(server.endpoint == Endpoint(host: "push.example", port: 5223) && server.tls?.pin?.count == 44 && server.proto == .simplepush)
         // Servers on the command line replace the configured ones, and one named twice is checked once.
@@ -43,7 +43,9 @@ struct SurveySettingsTests {
     @Test func badFlagsNameTheFlag() {
         var f = SurveyFlags()
         f.thresholds["rtt_critical"] = "fast"
-        #expect(throws: SettingsError.usage("--rtt-critical: 'fast' is not a range (examples: 40, 10:40, ~:40, @10:20)")) { try SurveySettings.validate(f) }
+        #expect(throws: SettingsError.usage("--rtt-critical: 'fast' is not a range or a number (examples: 200 alerts above 200; 10:200, ~:200, @10:20)")) {
+            try SurveySettings.validate(f)
+        }
         f = SurveyFlags()
         f.duration = "0.5s"
         #expect(throws: SettingsError.usage("--duration: '0.5s' is shorter than the smallest allowed, 1s")) { try SurveySettings.validate(f) }

@@ -47,7 +47,7 @@ struct WiFiAnalysisTests {
         // The reason travels with the value, for the survey's UNKNOWN row (it picked it out of the
         // notes by their first words).
         #expect(missing.utilizationUnknown?.hasPrefix("channel utilisation: active/busy time not reported by driver; run with --capture") == true)
-        #expect(r.utilizationUnknown == nil && r.channelUtilizationSource == "survey" && r.channelUtilizationTrust == "measured")
+        #expect(r.utilizationUnknown == nil && r.channelUtilizationSource == .survey && r.channelUtilizationTrust == .measured)
         let row = SurveyVerdicts.wifi(missing, t: SurveyThresholds()).first { $0.check == "channel_utilization" }
         #expect(row?.status == .unknown && row?.hint == missing.utilizationUnknown)
     }

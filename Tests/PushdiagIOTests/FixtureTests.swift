@@ -71,8 +71,8 @@ struct FixtureTests {
         #expect(row.status == .critical && row.value == 54.9 && row.subject == "\(Fixtures.ap1) (BSS Load)")
         #expect(row.hint == "the AP advertises its channel 54.9% busy (Apple: 40% or less)")
         var loose = SurveyThresholds()
-        loose.utilizationWarning = ThresholdRange("60")!
-        loose.utilizationCritical = ThresholdRange("70")!
+        loose["utilization_warning"] = ThresholdRange("60")!
+        loose["utilization_critical"] = ThresholdRange("70")!
         #expect(!SurveyVerdicts.capture(r, t: loose).contains { $0.subject.hasSuffix("(BSS Load)") }, "within the limits: no row")
     }
 

@@ -18,10 +18,10 @@ struct SurveyHintTests {
         #expect(row(SurveyThresholds(), "retransmissions")?.hint == "within Apple's guidance (15% or less); from the station's retry counters")
         #expect(row(SurveyThresholds(), "channel_utilization")?.hint.hasSuffix("(Apple: 40% or less); from the channel's survey") == true)
         var mine = SurveyThresholds()
-        mine.retransmissionCritical = ThresholdRange("10")!
-        mine.retransmissionWarning = ThresholdRange("8")!
-        mine.utilizationWarning = ThresholdRange("50")!
-        mine.utilizationCritical = ThresholdRange("55")!
+        mine["retransmission_critical"] = ThresholdRange("10")!
+        mine["retransmission_warning"] = ThresholdRange("8")!
+        mine["utilization_warning"] = ThresholdRange("50")!
+        mine["utilization_critical"] = ThresholdRange("55")!
         #expect(row(mine, "retransmissions")?.hint == "within your limit of 10%; from the station's retry counters")
         let busy = try #require(row(mine, "channel_utilization"))
         #expect(busy.status == .critical && busy.hint.hasSuffix("(your limit: 55%; Apple's: 40% or less); from the channel's survey"), "\(busy.hint)")

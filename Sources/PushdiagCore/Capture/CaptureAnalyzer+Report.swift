@@ -105,7 +105,7 @@ extension CaptureAnalyzer {
             findings.append(
                 Finding(
                     check: "channel_utilization", severity: sev, subject: label(b), value: load.channelUtilizationMeanPercent, threshold: limit,
-                    unit: "percent", source: "bss_load",
+                    unit: "percent", source: UtilizationSource.bssLoad.rawValue,
                     message:
                         "\(label(b)) advertises \(place) as \(NumberText.format(load.channelUtilizationMeanPercent))% busy (mean of \(load.samples) BSS Load elements), above \(NumberText.format(limit))%"
                 ))

@@ -1,62 +1,6 @@
 /// The report model of `pushdiag capture`: plain values between the analysis and every renderer.
 /// JSON field names are these names in snake_case (the renderer converts them).
 
-public enum Severity: String, Codable, Sendable, Comparable {
-    case ok, warning, critical, unknown
-
-    /// Monitoring Plugins exit code: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
-    public var exitCode: Int32 {
-        switch self {
-        case .ok: return 0
-        case .warning: return 1
-        case .critical: return 2
-        case .unknown: return 3
-        }
-    }
-
-    /// OK, WARNING, CRITICAL or UNKNOWN, as the Monitoring Plugins print it.
-    public var nagiosName: String { rawValue.uppercased() }
-
-    private var rank: Int {
-        switch self {
-        case .ok: return 0
-        case .warning: return 1
-        case .unknown: return 2
-        case .critical: return 3
-        }
-    }
-
-    /// Ordered OK < WARNING < UNKNOWN < CRITICAL: a critical finding is never hidden by a file
-    /// that could not be read completely.
-    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
-}
-
-public struct Finding: Codable, Sendable, Equatable {
-    /// `frame_retries` or `channel_utilization`.
-    public var check: String
-    public var severity: Severity
-    /// What was measured: "overall", a BSS ("aa:bb:cc:dd:ee:ff (ward-3)") or a channel ("channel 6 (2437 MHz)").
-    public var subject: String
-    public var value: Double
-    /// The threshold that was exceeded (the warning or the critical one).
-    public var threshold: Double
-    public var unit: String
-    /// Where the value comes from: `retry_bit`, `bss_load` (advertised by the AP) or `airtime_estimate`.
-    public var source: String
-    public var message: String
-
-    public init(check: String, severity: Severity, subject: String, value: Double, threshold: Double, unit: String, source: String, message: String) {
-        self.check = check
-        self.severity = severity
-        self.subject = subject
-        self.value = value
-        self.threshold = threshold
-        self.unit = unit
-        self.source = source
-        self.message = message
-    }
-}
-
 public struct ManagementCounts: Codable, Sendable, Equatable {
     public var associationRequest = 0
     public var associationResponse = 0

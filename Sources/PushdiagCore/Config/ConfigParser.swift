@@ -90,7 +90,7 @@ public enum ConfigParser {
             case "thresholds":
                 let t = try table(key, named: "[thresholds]")
                 for k in t.keys {
-                    guard PushdiagConfig.thresholdKeys.contains(k) else {
+                    guard let (row, _) = ThresholdRow.row(key: k, in: .survey) else {
                         throw fail(t, k, "thresholds", "unknown threshold (\(PushdiagConfig.thresholdKeys.joined(separator: ", ")))")
                     }
                     let v: String
@@ -98,18 +98,17 @@ public enum ConfigParser {
                     case .string(let s)?: v = s
                     case .integer(let i)?: v = String(i)
                     case .float(let d)? where d.isFinite: v = String(d)
-                    default: throw fail(t, k, "thresholds", "expected a range such as \"40\" or \"~:40\"")
+                    default: throw fail(t, k, "thresholds", "expected a number or a range such as \"40\" or \"~:40\"")
                     }
-                    guard ThresholdRange(v) != nil else {
-                        throw fail(t, k, "thresholds", "'\(v)' is not a range (examples: \(PushdiagConfig.rangeExamples(k)))")
-                    }
+                    if case .failure(let why) = row.parse(v) { throw fail(t, k, "thresholds", "'\(v)' is \(why)") }
                     c.thresholds[k] = v
                 }
             case "walk":
                 let t = try table(key, named: "[walk]")
                 for k in t.keys {
-                    guard let range = WalkThresholds.configKeys[k] else {
-                        throw fail(t, k, "walk", "unknown key (\(WalkThresholds.configKeys.keys.sorted().joined(separator: ", ")))")
+                    guard let (row, _) = ThresholdRow.row(key: k, in: .walk) else {
+                        let keys = ThresholdRow.rows(.walk).flatMap { r in ThresholdRow.Level.allCases.map { r.key($0) } }
+                        throw fail(t, k, "walk", "unknown key (\(keys.sorted().joined(separator: ", ")))")
                     }
                     let v: Double
                     switch t[k] {
@@ -117,9 +116,8 @@ public enum ConfigParser {
                     case .float(let d)?: v = d
                     default: throw fail(t, k, "walk", "expected a number")
                     }
-                    guard range.contains(v) else {
-                        throw fail(
-                            t, k, "walk", "\(NumberText.format(v)) is outside \(NumberText.format(range.lowerBound))…\(NumberText.format(range.upperBound))")
+                    guard row.valid.contains(v) else {
+                        throw fail(t, k, "walk", "\(NumberText.format(v)) is \(ThresholdProblem.outside(valid: row.valid, unit: row.unit))")
                     }
                     c.walk[k] = v
                 }

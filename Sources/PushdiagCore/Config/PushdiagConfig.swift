@@ -23,11 +23,11 @@ public struct PushdiagConfig: Sendable, Equatable {
     public var monitor: String?
     public var duration: String?
     public var servers: [Server] = []
-    /// Threshold ranges by name (utilization_warning, …, rtt_critical).
+    /// [thresholds]: ranges as written, by key (`thresholdKeys`: utilization_warning, …, certificate_critical).
     public var thresholds: [String: String] = [:]
     public var history: String?
     public var textfile: String?
-    /// [walk]: the walk's limits by key (`WalkThresholds.configKeys`).
+    /// [walk]: the walk's limits by key (the walk's rows of `ThresholdRow`: ft_gap_warning, …, signal_critical).
     public var walk: [String: Double] = [:]
     /// [exporter]: the resident process's own settings.
     public var exporter = Exporter()
@@ -48,19 +48,8 @@ public struct PushdiagConfig: Sendable, Equatable {
 
     public init() {}
 
-    public static let thresholdKeys = [
-        "utilization_warning", "utilization_critical", "retransmission_warning", "retransmission_critical",
-        "loss_warning", "loss_critical", "rtt_warning", "rtt_critical", "signal_warning", "signal_critical", "snr_warning", "snr_critical",
-        "certificate_warning", "certificate_critical",
-    ]
-
-    /// Examples of ranges for a threshold key, for the message that refuses one: a low-is-bad
-    /// value (signal, SNR, certificate days) alerts below N written `N:`.
-    public static func rangeExamples(_ key: String) -> String {
-        if key.hasPrefix("signal") { return "-67: alerts below -67 dBm; -80:-30, @-90:-75" }
-        if key.hasPrefix("snr") || key.hasPrefix("certificate") { return "25: alerts below 25; ~: never" }
-        return "40, 10:40, ~:40, @10:20"
-    }
+    /// The [thresholds] keys: each survey row's warning and critical (`ThresholdRow`).
+    public static let thresholdKeys = ThresholdRow.rows(.survey).flatMap { r in ThresholdRow.Level.allCases.map { r.key($0) } }
 }
 
 /// A configuration problem, named by file, line and key.

@@ -194,15 +194,13 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
     }
 }
 
-/// Thresholds for heartbeats. Loss: an iOS push provider checks every 60 s that its last
-/// heartbeat arrived; one lost heartbeat is one missed check, so any sustained loss shows on the
-/// devices — warn above 1%, critical above 5%. RTT (95th percentile): a push over a local
-/// network should arrive in well under a second; warn above 200 ms, critical above 1 s.
+/// Thresholds for heartbeats, as plain numbers: loss in percent and the p95 round trip in ms,
+/// the defaults of the `ThresholdRow` table's `loss` and `rtt` rows.
 public struct HeartbeatThresholds: Sendable, Equatable {
-    public var lossWarning: Double = 1
-    public var lossCritical: Double = 5
-    public var rttWarningMs: Double = 200
-    public var rttCriticalMs: Double = 1000
+    public var lossWarning = ThresholdRow.loss.warning
+    public var lossCritical = ThresholdRow.loss.critical!
+    public var rttWarningMs = ThresholdRow.rtt.warning
+    public var rttCriticalMs = ThresholdRow.rtt.critical!
     public init() {}
 }
 

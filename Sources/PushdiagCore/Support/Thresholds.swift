@@ -1,21 +1,20 @@
-/// Limits pushdiag checks against, after Apple's guidance for Local Push Connectivity networks:
-/// channel utilisation 40% or less, retransmissions no more than 15% of traffic. Warnings start
-/// at 80% of each limit. A value *above* a threshold raises the finding.
+/// The limits capture, wifi and doctor grade with, as plain numbers: the defaults of the
+/// `ThresholdRow` table (where they come from is written there). A value *above* a threshold
+/// raises the finding; for the signal and SNR, a value below.
 public struct Thresholds: Sendable, Equatable {
-    public var retryWarning: Double = 12
-    public var retryCritical: Double = 15
-    public var utilizationWarning: Double = 32
-    public var utilizationCritical: Double = 40
+    public var retryWarning = ThresholdRow.retransmission.warning
+    public var retryCritical = ThresholdRow.retransmission.critical!
+    public var utilizationWarning = ThresholdRow.utilization.warning
+    public var utilizationCritical = ThresholdRow.utilization.critical!
     /// Retry rates over fewer frames than this are not judged (one retry in three frames is noise).
     public var minimumFrames: Int = 50
     /// Airtime utilisation over a shorter observation is not judged.
     public var minimumSpanSeconds: Double = 1
-    /// The current BSS's signal: a warning below −67 dBm (the cell edge voice-grade designs ask
-    /// for), critical below −70 dBm (where iOS starts to look for another BSS).
-    public var signalWarningDbm: Double = -67
-    public var signalCriticalDbm: Double = -70
-    /// Signal over the channel's noise floor: a warning below 25 dB, where the driver reports noise.
-    public var snrWarningDb: Double = 25
+    /// The current BSS's signal: below these, a warning and a critical finding.
+    public var signalWarningDbm = ThresholdRow.signal.warning
+    public var signalCriticalDbm = ThresholdRow.signal.critical!
+    /// Signal over the channel's noise floor: a warning below this, where the driver reports noise.
+    public var snrWarningDb = ThresholdRow.snr.warning
 
     public init() {}
 

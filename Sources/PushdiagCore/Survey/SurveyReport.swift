@@ -33,8 +33,9 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
     public var subject: String
     @Nullable public var value: Double?
     @Nullable public var unit: String?
-    /// The warning and critical ranges, "32 / 40" (Monitoring Plugins syntax).
-    @Nullable public var threshold: String?
+    /// The warning and critical ranges the value was graded against; the JSON writes them
+    /// "32 / 40" (Monitoring Plugins syntax).
+    @Nullable public var threshold: SurveyLimits?
     /// What to do, or why the check could not run.
     public var hint: String
     /// Where the value comes from (survey, radio_survey, bss_load, station_retries, tx_failed,
@@ -42,7 +43,7 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
     @Nullable public var source: String?
 
     public init(
-        check: String, status: CheckStatus, subject: String, value: Double? = nil, unit: String? = nil, threshold: String? = nil, hint: String,
+        check: String, status: CheckStatus, subject: String, value: Double? = nil, unit: String? = nil, threshold: SurveyLimits? = nil, hint: String,
         source: String? = nil
     ) {
         self.check = check
@@ -56,30 +57,81 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
     }
 }
 
-public struct SurveyThresholds: Sendable, Equatable {
-    // The same limits as capture, wifi and heartbeat, as ranges.
-    public var utilizationWarning = ThresholdRange(upTo: Thresholds().utilizationWarning)
-    public var utilizationCritical = ThresholdRange(upTo: Thresholds().utilizationCritical)
-    public var retransmissionWarning = ThresholdRange(upTo: Thresholds().retryWarning)
-    public var retransmissionCritical = ThresholdRange(upTo: Thresholds().retryCritical)
-    public var lossWarning = ThresholdRange(upTo: HeartbeatThresholds().lossWarning)
-    public var lossCritical = ThresholdRange(upTo: HeartbeatThresholds().lossCritical)
-    public var rttWarning = ThresholdRange(upTo: HeartbeatThresholds().rttWarningMs)
-    public var rttCritical = ThresholdRange(upTo: HeartbeatThresholds().rttCriticalMs)
-    /// The current BSS's signal, dBm: alerts below −67 (warning) and −70 (critical, where iOS
-    /// looks for another BSS); SNR, dB: a warning below 25, no critical unless set.
-    public var signalWarning = ThresholdRange("-67:")!
-    public var signalCritical = ThresholdRange("-70:")!
-    public var snrWarning = ThresholdRange("25:")!
-    public var snrCritical = ThresholdRange("~:")!
-    /// Days left on a push server's certificate: a warning below 30, critical below 7.
-    public var certificateWarning = ThresholdRange("30:")!
-    public var certificateCritical = ThresholdRange("7:")!
-    public init() {}
+/// A survey's limits: every survey row of `ThresholdRow`, its default ranges until flags or the
+/// configuration set others.
+/// A check's warning and critical ranges: ranges until a renderer formats them; the JSON writes
+/// them as one string, "32 / 40" (its contract since the first survey).
+public struct SurveyLimits: Codable, Sendable, Equatable, CustomStringConvertible {
+    public var warning: ThresholdRange
+    public var critical: ThresholdRange
 
-    func grade(_ v: Double, _ w: ThresholdRange, _ c: ThresholdRange) -> CheckStatus {
-        c.alerts(v) ? .critical : w.alerts(v) ? .warning : .ok
+    public init(warning: ThresholdRange, critical: ThresholdRange) {
+        self.warning = warning
+        self.critical = critical
     }
+
+    public var description: String { "\(warning) / \(critical)" }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let text = try c.decode(String.self)
+        let parts = text.split(separator: " / ", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = ThresholdRange(String(parts[0])), let cr = ThresholdRange(String(parts[1])) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "threshold '\(text)' is not two ranges, 'WARN / CRIT'")
+        }
+        self.init(warning: w, critical: cr)
+    }
+}
+
+public struct SurveyThresholds: Sendable, Equatable {
+    /// The ranges by configuration key (`utilization_warning`, …).
+    var ranges: [String: ThresholdRange] = [:]
+
+    public init() {
+        for row in ThresholdRow.rows(.survey) {
+            for level in ThresholdRow.Level.allCases { ranges[row.key(level)] = row.defaultRange(level) }
+        }
+    }
+
+    /// The range of a configuration key; setting a key no survey row has does nothing.
+    public subscript(key: String) -> ThresholdRange? {
+        get { ranges[key] }
+        set { if let newValue, ranges[key] != nil { ranges[key] = newValue } }
+    }
+
+    /// A row's warning and critical ranges.
+    public subscript(row: ThresholdRow) -> (warning: ThresholdRange, critical: ThresholdRange) {
+        (ranges[row.key(.warning)] ?? row.defaultRange(.warning), ranges[row.key(.critical)] ?? row.defaultRange(.critical))
+    }
+
+    /// The one place a survey grades a value: critical if the critical range alerts, else warning
+    /// if the warning range does.
+    public func grade(_ v: Double, _ row: ThresholdRow) -> CheckStatus {
+        let (w, c) = self[row]
+        return c.alerts(v) ? .critical : w.alerts(v) ? .warning : .ok
+    }
+
+    /// The plain limits the wifi part's own findings are graded with, as far as a plain limit can
+    /// say a range (the survey's rows grade the ranges themselves).
+    public var plain: Thresholds {
+        var p = Thresholds()
+        p.utilizationWarning = self[.utilization].warning.end ?? 100
+        p.utilizationCritical = self[.utilization].critical.end ?? 100
+        p.retryWarning = self[.retransmission].warning.end ?? 100
+        p.retryCritical = self[.retransmission].critical.end ?? 100
+        p.signalWarningDbm = self[.signal].warning.start ?? -200
+        p.signalCriticalDbm = self[.signal].critical.start ?? -200
+        p.snrWarningDb = self[.snr].warning.start ?? -200
+        return p
+    }
+
+    /// The ranges a check of `row` was graded against, carried with it to the renderers.
+    func limits(_ row: ThresholdRow) -> SurveyLimits { SurveyLimits(warning: self[row].warning, critical: self[row].critical) }
 }
 
 public struct SurveyReport: Codable, Sendable, Equatable {
@@ -154,24 +206,24 @@ public enum SurveyVerdicts {
         let onChannel = channel.map { "\(r.interface) \($0)" } ?? r.interface
         let band = r.frequencyMhz.map { $0 < 3000 ? "2.4 GHz" : "5 GHz" }
         if let u = r.channelUtilizationPercent {
-            let s = t.grade(u, t.utilizationWarning, t.utilizationCritical)
+            let s = t.grade(u, .utilization)
             // Which source decided, in words.
             let from =
                 switch r.channelUtilizationSource {
-                case "bss_load": "; from the AP's BSS Load (its own figure: the driver measures no busy time)"
-                case "radio_survey": "; from the radio-wide survey (no entry for the channel)"
+                case .bssLoad: "; from the AP's BSS Load (its own figure: the driver measures no busy time)"
+                case .radioSurvey: "; from the radio-wide survey (no entry for the channel)"
                 default: "; from the channel's survey"
                 }
             out.append(
                 SurveyCheck(
                     check: "channel_utilization", status: s, subject: onChannel, value: u, unit: "percent",
-                    threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
+                    threshold: t.limits(.utilization),
                     hint: (s == .ok
-                        ? limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).within
+                        ? limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).within
                         : "\(channel ?? r.interface) is \(pct(u)) busy: move the SSID to a less used channel"
                             + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "")
-                            + " (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))") + from,
-                    source: r.channelUtilizationSource))
+                            + " (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))") + from,
+                    source: r.channelUtilizationSource?.rawValue))
         } else {
             out.append(
                 SurveyCheck(
@@ -179,12 +231,12 @@ public enum SurveyVerdicts {
                     hint: r.utilizationUnknown ?? "not derivable from this interface"))
         }
         if let x = r.retransmissionPercent {
-            var s = t.grade(x, t.retransmissionWarning, t.retransmissionCritical)
-            let lowerBound = r.retransmissionTrust == "lower_bound"
+            var s = t.grade(x, .retransmission)
+            let lowerBound = r.retransmissionTrust == .lowerBound
             var hint =
                 s == .ok
-                ? limit(t.retransmissionCritical, apple: Thresholds().retryCritical).within
-                : "\(pct(x))\(lowerBound ? " at least" : "") of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (\(limit(t.retransmissionCritical, apple: Thresholds().retryCritical).note))"
+                ? limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).within
+                : "\(pct(x))\(lowerBound ? " at least" : "") of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
             // A lower bound within the limits proves nothing: the retransmissions are not known.
             if lowerBound && s == .ok {
                 s = .unknown
@@ -193,13 +245,13 @@ public enum SurveyVerdicts {
                     + " (at least \(pct(x))): not enough to call it within the limits"
             } else {
                 hint +=
-                    r.retransmissionSource == "tx_failed"
+                    r.retransmissionSource == .txFailed
                     ? "; from frames given up (a lower bound)" : "; from the station's retry counters" + (lowerBound ? " (an undercount)" : "")
             }
             out.append(
                 SurveyCheck(
                     check: "retransmissions", status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: "percent",
-                    threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)", hint: hint, source: r.retransmissionSource))
+                    threshold: t.limits(.retransmission), hint: hint, source: r.retransmissionSource?.rawValue))
         } else {
             out.append(
                 SurveyCheck(
@@ -209,13 +261,13 @@ public enum SurveyVerdicts {
         let link = r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface
         if let sig = r.signalDbm {
             let v = Double(sig)
-            let s = t.grade(v, t.signalWarning, t.signalCritical)
+            let s = t.grade(v, .signal)
             out.append(
                 SurveyCheck(
-                    check: "signal", status: s, subject: link, value: v, unit: "dBm", threshold: "\(t.signalWarning) / \(t.signalCritical)",
+                    check: "signal", status: s, subject: link, value: v, unit: "dBm", threshold: t.limits(.signal),
                     hint: s == .ok
-                        ? "\(sig) dBm: at or above \(Self.floor(t.signalWarning, "dBm")) (iOS looks for another BSS below -70 dBm)"
-                        : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t.signalWarning, "dBm")) or better where they are used",
+                        ? "\(sig) dBm: at or above \(Self.floor(t[.signal].warning, "dBm")) (iOS looks for another BSS below \(NumberText.format(ThresholdRow.signal.critical!)) dBm)"
+                        : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used",
                     source: "station"))
         } else if r.bssid != nil {
             out.append(
@@ -226,18 +278,18 @@ public enum SurveyVerdicts {
         }
         if let snr = r.snrDb, let noise = r.noiseDbm {
             let v = Double(snr)
-            let s = t.grade(v, t.snrWarning, t.snrCritical)
+            let s = t.grade(v, .snr)
             out.append(
                 SurveyCheck(
-                    check: "snr", status: s, subject: link, value: v, unit: "dB", threshold: "\(t.snrWarning) / \(t.snrCritical)",
+                    check: "snr", status: s, subject: link, value: v, unit: "dB", threshold: t.limits(.snr),
                     hint: s == .ok
                         ? "\(snr) dB over the noise floor (\(noise) dBm)"
-                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t.snrWarning, "dB")): look for interference on the channel, or a stronger signal",
+                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t[.snr].warning, "dB")): look for interference on the channel, or a stronger signal",
                     source: "station_and_survey"))
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
         // (The current AP's figure is already the utilisation check when it stood in for the survey.)
-        out += r.bss.filter { !($0.current && r.channelUtilizationSource == "bss_load") }.compactMap { b in
+        out += r.bss.filter { !($0.current && r.channelUtilizationSource == .bssLoad) }.compactMap { b in
             b.bssLoad.flatMap { bssLoad(b.bssid, $0.channelUtilizationPercent, t: t, advice: ": move it to a less used channel") }
         }
         return out
@@ -246,12 +298,14 @@ public enum SurveyVerdicts {
     /// A BSS whose BSS Load element advertises its channel above the utilisation limits (nil
     /// when it does not: an AP's own figure within the limits adds nothing to the table).
     static func bssLoad(_ bssid: MACAddress, _ percent: Double, t: SurveyThresholds, advice: String) -> SurveyCheck? {
-        let s = t.grade(percent, t.utilizationWarning, t.utilizationCritical)
+        let s = t.grade(percent, .utilization)
         guard s != .ok else { return nil }
         return SurveyCheck(
             check: "channel_utilization", status: s, subject: "\(bssid) (BSS Load)", value: percent, unit: "percent",
-            threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
-            hint: "the AP advertises its channel \(pct(percent)) busy\(advice) (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))")
+            threshold: t.limits(.utilization),
+            hint:
+                "the AP advertises its channel \(pct(percent)) busy\(advice) (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))"
+        )
     }
 
     /// 802.11r/k/v on every BSS of the SSID, as the scan cache or a capture (`source`) saw them.
@@ -274,29 +328,29 @@ public enum SurveyVerdicts {
         var out: [SurveyCheck] = []
         let subject = r.file ?? "capture"
         if let x = r.retryPercent, r.dot11Frames >= 50 {
-            let s = t.grade(x, t.retransmissionWarning, t.retransmissionCritical)
+            let s = t.grade(x, .retransmission)
             out.append(
                 SurveyCheck(
                     check: "frame_retries", status: s, subject: subject, value: x, unit: "percent",
-                    threshold: "\(t.retransmissionWarning) / \(t.retransmissionCritical)",
+                    threshold: t.limits(.retransmission),
                     hint: s == .ok
                         ? "retry bit on \(pct(x)) of \(r.dot11Frames) frames"
-                        : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t.retransmissionCritical, apple: Thresholds().retryCritical).note))"
+                        : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
                 ))
         } else {
             out.append(SurveyCheck(check: "frame_retries", status: .unknown, subject: subject, hint: r.error ?? "fewer than 50 802.11 frames captured"))
         }
         for c in r.channels {
             guard let u = c.utilizationPercent else { continue }
-            let s = t.grade(u, t.utilizationWarning, t.utilizationCritical)
+            let s = t.grade(u, .utilization)
             out.append(
                 SurveyCheck(
                     check: "channel_utilization", status: s, subject: "\(c.channel.map { "channel \($0)" } ?? "\(c.frequencyMhz) MHz") (airtime)", value: u,
                     unit: "percent",
-                    threshold: "\(t.utilizationWarning) / \(t.utilizationCritical)",
+                    threshold: t.limits(.utilization),
                     hint: s == .ok
                         ? "airtime of the frames captured; a lower bound"
-                        : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (\(limit(t.utilizationCritical, apple: Thresholds().utilizationCritical).note))"
+                        : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))"
                 )
             )
         }
@@ -330,12 +384,12 @@ public enum SurveyVerdicts {
                 hint: f.check == "tls" ? "\(f.message): devices will refuse this server's certificate too" : f.message)
         }
         let loss = r.lossPercent
-        var s = t.grade(loss, t.lossWarning, t.lossCritical)
-        if let p95 = r.rttMs?.p95 { s = max(s, t.grade(p95, t.rttWarning, t.rttCritical)) }
+        var s = t.grade(loss, .loss)
+        if let p95 = r.rttMs?.p95 { s = max(s, t.grade(p95, .rtt)) }
         if r.connectionLost { s = .critical }
         let rtt = r.rttMs.map { "p95 \(NumberText.format($0.p95)) ms" } ?? "no answer"
         return SurveyCheck(
-            check: "heartbeat", status: s, subject: r.target, value: loss, unit: "percent", threshold: "\(t.lossWarning) / \(t.lossCritical)",
+            check: "heartbeat", status: s, subject: r.target, value: loss, unit: "percent", threshold: t.limits(.loss),
             hint: s == .ok
                 ? "\(NumberText.format(loss))% lost: \(r.received)/\(r.sent) answered, \(rtt)"
                 : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; check the push server's load and the path to it")
@@ -345,7 +399,7 @@ public enum SurveyVerdicts {
     /// gives one (`idle_timeout`); UNKNOWN until two of the server's heartbeats were seen.
     public static func idleTimeout(_ r: HeartbeatReport) -> SurveyCheck? {
         guard let sh = r.serverHeartbeats, let idle = sh.pathIdleTimeoutS else { return nil }
-        let threshold = "\(NumberText.format(idle / 2)) / \(NumberText.format(idle))"
+        let threshold = SurveyLimits(warning: ThresholdRange(upTo: idle / 2), critical: ThresholdRange(upTo: idle))
         guard let m = IdleTimeout.margin(sh, pathTimeoutS: idle) else {
             return SurveyCheck(
                 check: "idle_timeout", status: .unknown, subject: r.target, unit: "seconds", threshold: threshold,
@@ -366,10 +420,10 @@ public enum SurveyVerdicts {
     public static func certificate(_ r: HeartbeatReport, t: SurveyThresholds) -> SurveyCheck? {
         guard let tls = r.tls else { return nil }
         let days = Double(tls.daysLeft)
-        let s = t.grade(days, t.certificateWarning, t.certificateCritical)
+        let s = t.grade(days, .certificate)
         return SurveyCheck(
             check: "tls_certificate", status: s, subject: r.target, value: days, unit: "days",
-            threshold: "\(t.certificateWarning) / \(t.certificateCritical)",
+            threshold: t.limits(.certificate),
             hint: tls.daysLeft < 0
                 ? "the certificate expired on \(tls.notAfter): devices refuse this server; renew it"
                 : s == .ok ? "expires \(tls.notAfter)" : "the certificate expires in \(tls.daysLeft) days (\(tls.notAfter)): renew it before devices refuse it")

@@ -12,13 +12,10 @@ public struct SurveyFlags: Sendable, Equatable {
     public var insecure = false
     public var pin: String?
     public var caFile: String?
-    /// Threshold ranges by the configuration's key (`utilization_warning`, …, `rtt_critical`).
+    /// Thresholds as typed, by configuration key (`ThresholdRow.key`: `utilization_warning`, …).
     public var thresholds: [String: String] = [:]
 
     public init() {}
-
-    /// The flag that sets a threshold key: `utilization_warning` → `--utilization-warning`.
-    public static func flag(forThreshold key: String) -> String { "--" + key.replacingUnderscores() }
 }
 
 /// A push server a survey checks, from a flag or the configuration.
@@ -86,9 +83,10 @@ public struct SurveySettings: Sendable, Equatable {
 
     /// Flag problems alone, before any file is read (`ParsableArguments.validate`).
     public static func validate(_ flags: SurveyFlags) throws(SettingsError) {
-        for key in PushdiagConfig.thresholdKeys {
-            if let v = flags.thresholds[key], ThresholdRange(v) == nil {
-                throw .usage("\(SurveyFlags.flag(forThreshold: key)): '\(v)' is not a range (examples: \(PushdiagConfig.rangeExamples(key)))")
+        for row in ThresholdRow.rows(.survey) {
+            for level in ThresholdRow.Level.allCases {
+                guard let v = flags.thresholds[row.key(level)], case .failure(let why) = row.parse(v) else { continue }
+                throw .usage("\(row.flag(level)): '\(v)' is \(why)")
             }
         }
         if let d = flags.duration, case .failure(let e) = DurationText.parse(d, option: "--duration", atLeast: 1) { throw .usage(e.description) }
@@ -128,8 +126,12 @@ public struct SurveySettings: Sendable, Equatable {
     public static func resolve(_ flags: SurveyFlags, config c: PushdiagConfig, file: String?) throws(SettingsError) -> SurveySettings {
         try validate(flags)
         var t = SurveyThresholds()
-        for key in PushdiagConfig.thresholdKeys {
-            if let text = flags.thresholds[key] ?? c.thresholds[key], let r = ThresholdRange(text) { t[key] = r }
+        for row in ThresholdRow.rows(.survey) {
+            for level in ThresholdRow.Level.allCases {
+                if let text = flags.thresholds[row.key(level)] ?? c.thresholds[row.key(level)], case .success(let r) = row.parse(text) {
+                    t[row.key(level)] = r
+                }
+            }
         }
         var servers: [SurveyServer]
         if !flags.servers.isEmpty {
@@ -157,53 +159,4 @@ public struct SurveySettings: Sendable, Equatable {
             seconds: DurationText.seconds(flags.duration ?? c.duration ?? defaultDuration) ?? 30,
             servers: servers, thresholds: t, history: c.history, textfile: c.textfile)
     }
-}
-
-extension SurveyThresholds {
-    /// The range of a configuration key (`utilization_warning`, …).
-    public subscript(key: String) -> ThresholdRange? {
-        get {
-            switch key {
-            case "utilization_warning": return utilizationWarning
-            case "utilization_critical": return utilizationCritical
-            case "retransmission_warning": return retransmissionWarning
-            case "retransmission_critical": return retransmissionCritical
-            case "loss_warning": return lossWarning
-            case "loss_critical": return lossCritical
-            case "rtt_warning": return rttWarning
-            case "rtt_critical": return rttCritical
-            case "signal_warning": return signalWarning
-            case "signal_critical": return signalCritical
-            case "snr_warning": return snrWarning
-            case "snr_critical": return snrCritical
-            case "certificate_warning": return certificateWarning
-            case "certificate_critical": return certificateCritical
-            default: return nil
-            }
-        }
-        set {
-            guard let r = newValue else { return }
-            switch key {
-            case "utilization_warning": utilizationWarning = r
-            case "utilization_critical": utilizationCritical = r
-            case "retransmission_warning": retransmissionWarning = r
-            case "retransmission_critical": retransmissionCritical = r
-            case "loss_warning": lossWarning = r
-            case "loss_critical": lossCritical = r
-            case "rtt_warning": rttWarning = r
-            case "rtt_critical": rttCritical = r
-            case "signal_warning": signalWarning = r
-            case "signal_critical": signalCritical = r
-            case "snr_warning": snrWarning = r
-            case "snr_critical": snrCritical = r
-            case "certificate_warning": certificateWarning = r
-            case "certificate_critical": certificateCritical = r
-            default: break
-            }
-        }
-    }
-}
-
-extension String {
-    func replacingUnderscores() -> String { String(map { $0 == "_" ? "-" : $0 }) }
 }

@@ -132,17 +132,15 @@ public struct WalkPlaceMark: Sendable, Equatable {
     }
 }
 
-/// Limits for roams and signal; configurable like the other thresholds.
+/// Limits for roams and signal, the walk's rows of `ThresholdRow` as plain numbers.
 public struct WalkThresholds: Sendable, Equatable {
-    /// Link gap of a fast transition (802.11r): ok up to 80 ms, a warning up to 150 ms.
-    public var fastTransitionWarningMs: Double = 80
-    public var fastTransitionCriticalMs: Double = 150
-    /// Any other roam: ok up to 100 ms, a warning up to 300 ms.
-    public var roamWarningMs: Double = 100
-    public var roamCriticalMs: Double = 300
-    /// Voice-grade designs ask for −67 dBm at the cell edge; iOS looks for another BSS below −70.
-    public var signalWarningDbm = -67
-    public var signalCriticalDbm = -70
+    /// Link gap of a fast transition (802.11r) and of any other roam: ok up to the warning.
+    public var fastTransitionWarningMs = ThresholdRow.ftGap.warning
+    public var fastTransitionCriticalMs = ThresholdRow.ftGap.critical!
+    public var roamWarningMs = ThresholdRow.roamGap.warning
+    public var roamCriticalMs = ThresholdRow.roamGap.critical!
+    public var signalWarningDbm = Int(ThresholdRow.signal.warning)
+    public var signalCriticalDbm = Int(ThresholdRow.signal.critical!)
     /// Sticky client: this long below the critical signal while a BSS of the same SSID is this
     /// much stronger.
     public var stickySeconds: Double = 5
@@ -151,22 +149,14 @@ public struct WalkThresholds: Sendable, Equatable {
     public var lateMs: Double = 1000
     public init() {}
 
-    /// The [walk] keys of the configuration file and the values each may take.
-    public static let configKeys: [String: ClosedRange<Double>] = [
-        "ft_gap_warning": 0...86_400_000, "ft_gap_critical": 0...86_400_000, "roam_gap_warning": 0...86_400_000,
-        "roam_gap_critical": 0...86_400_000, "signal_warning": -120...0, "signal_critical": -120...0,
-    ]
-
     /// Limits from `values` (flags over the configuration, by config key) over the defaults; the
     /// problem in words when they contradict each other.
     public static func resolve(_ values: [String: Double]) -> Result<WalkThresholds, SettingsError> {
         var t = WalkThresholds()
         for (k, v) in values {
-            guard let range = configKeys[k], range.contains(v), v.isFinite else {
-                return .failure(
-                    .usage(
-                        "walk threshold \(k): '\(v)' is outside \(NumberText.format(configKeys[k]?.lowerBound ?? 0))…\(NumberText.format(configKeys[k]?.upperBound ?? 0))"
-                    ))
+            guard let (row, _) = ThresholdRow.row(key: k, in: .walk) else { return .failure(.usage("walk threshold \(k): no such limit")) }
+            guard row.valid.contains(v), v.isFinite else {
+                return .failure(.usage("walk threshold \(k): '\(NumberText.format(v))' is \(ThresholdProblem.outside(valid: row.valid, unit: row.unit))"))
             }
         }
         t.fastTransitionWarningMs = values["ft_gap_warning"] ?? t.fastTransitionWarningMs
@@ -424,7 +414,7 @@ public enum WalkAnalysis {
                     check: "signal", severity: severity, subject: worst.location.isEmpty ? "walk" : worst.location, value: Double(worst.signalDbm!),
                     threshold: Double(limit), unit: "dBm", source: "station",
                     message:
-                        "\(weak.count) of \(samples.count) samples below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm, where iOS looks for another BSS); weakest \(worst.signalDbm!) dBm"
+                        "\(weak.count) of \(samples.count) samples below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm\(Double(t.signalCriticalDbm) == ThresholdRow.signal.critical ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
                         + (worst.location.isEmpty ? "" : " at \(worst.location)")))
         }
         // Sticky: a run of samples below the critical level with a stronger BSS on offer.

@@ -125,7 +125,9 @@ extension WalkReport {
                 Finding(
                     check: "retries", severity: severity, subject: p.name.isEmpty ? "walk" : p.name, value: pct, threshold: limit, unit: "%",
                     source: "station",
-                    message: "\(NumberText.format(pct))% of \(frames) frames to the AP were retransmitted (Apple's guidance: no more than 15%)"))
+                    message:
+                        "\(NumberText.format(pct))% of \(frames) frames to the AP were retransmitted (the limit: \(NumberText.format(limit))%; Apple's guidance: no more than \(NumberText.format(ThresholdRow.retransmission.critical!))%)"
+                ))
         }
         if let why = t.linkFailure {
             // What was measured stands; the walk is incomplete (critical still outranks it).

@@ -159,10 +159,10 @@ public enum DoctorAnalysis {
         }
         return [
             DoctorCheck(
-                check: "channel_utilization", source: r.channelUtilizationSource, trust: r.channelUtilizationTrust,
+                check: "channel_utilization", source: r.channelUtilizationSource?.rawValue, trust: r.channelUtilizationTrust?.rawValue,
                 unknownBecause: r.channelUtilizationPercent == nil ? why(r.utilizationUnknown, "channel utilisation: ") : nil),
             DoctorCheck(
-                check: "retransmissions", source: r.retransmissionSource, trust: r.retransmissionTrust,
+                check: "retransmissions", source: r.retransmissionSource?.rawValue, trust: r.retransmissionTrust?.rawValue,
                 unknownBecause: r.retransmissionPercent == nil ? why(r.retransmissionsUnknown, "retransmissions: ") : nil),
             DoctorCheck(
                 check: "signal", source: r.signalDbm == nil ? nil : "station", trust: r.signalDbm == nil ? nil : "measured",

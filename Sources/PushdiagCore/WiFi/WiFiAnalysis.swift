@@ -134,9 +134,9 @@ public enum WiFiAnalysis {
 
         let w = window(samples, bssid: bssid, surveyTotals: profile?.survey != .perPeriod)
         var utilization: Double?
-        var utilizationSource: (String, String)?
+        var utilizationSource: (UtilizationSource, UtilizationTrust)?
         var retrans: Double?
-        var retransSource: (String, String)?
+        var retransSource: (RetransmissionSource, RetransmissionTrust)?
         var failed: UInt64?
         // Why a ratio is missing, kept with the value it explains as well as among the notes.
         var utilizationWhy: String?
@@ -165,14 +165,14 @@ public enum WiFiAnalysis {
         if samples.count >= 2 {
             if surveyMode == .perPeriod, period.active > 0 {
                 utilization = NumberText.rounded(Double(period.busy) * 100 / Double(period.active))
-                utilizationSource = ("survey", "measured_period")
+                utilizationSource = (.survey, .measuredPeriod)
                 notes.append("channel utilisation: \(profile?.surveyWhy ?? "the survey holds the last period"): each sample's own busy/active time")
             } else if surveyMode != .perPeriod, surveyTrusted, w.surveyPairs > 0, w.activeMs > 0 {
                 utilization = NumberText.rounded(Double(w.busyMs) * 100 / Double(w.activeMs))
-                utilizationSource = ("survey", "measured")
+                utilizationSource = (.survey, .measured)
             } else if surveyMode != .perPeriod, surveyTrusted, w.radioPairs > 0, w.radioActiveMs > 0 {
                 utilization = NumberText.rounded(Double(w.radioBusyMs) * 100 / Double(w.radioActiveMs))
-                utilizationSource = ("radio_survey", "measured_radio_wide")
+                utilizationSource = (.radioSurvey, .measuredRadioWide)
                 notes.append("channel utilisation: from the radio-wide survey (the driver has no entry for the channel in use)")
             } else {
                 var why: String
@@ -188,7 +188,7 @@ public enum WiFiAnalysis {
                 if let p = profile, p.survey != .kept, let pw = p.surveyWhy { why = "channel utilisation: \(pw)" }
                 if let a = advertised {
                     utilization = a
-                    utilizationSource = ("bss_load", "advertised")
+                    utilizationSource = (.bssLoad, .advertised)
                     notes.append("\(why); using the AP's BSS Load (its own figure)")
                 } else {
                     note(&utilizationWhy, why + "; run with --capture on a monitor interface, or join an AP that advertises BSS Load")
@@ -204,10 +204,10 @@ public enum WiFiAnalysis {
                 } else if retriesUsable {
                     retrans = NumberText.rounded(Double(w.retries) * 100 / Double(w.packets))
                     if profile?.txRetries == .undercounted {
-                        retransSource = ("station_retries", "lower_bound")
+                        retransSource = (.stationRetries, .lowerBound)
                         note(&retransWhy, "retransmissions: \(profile?.retriesWhy ?? "the driver counts the retries of some frames only")")
                     } else {
-                        retransSource = ("station_retries", "measured")
+                        retransSource = (.stationRetries, .measured)
                     }
                 } else {
                     var why = "retransmissions: tx retries not reported by driver"
@@ -215,7 +215,7 @@ public enum WiFiAnalysis {
                     if failedKept {
                         // Frames given up after every retry: fewer than the retransmissions, so a lower bound.
                         retrans = NumberText.rounded(Double(w.failed) * 100 / Double(w.packets))
-                        retransSource = ("tx_failed", "lower_bound")
+                        retransSource = (.txFailed, .lowerBound)
                         note(&retransWhy, "\(why); frames given up (tx failed) give a lower bound")
                     } else {
                         if let fw = profile?.failedWhy { why += "; \(fw)" }
@@ -291,14 +291,14 @@ public enum WiFiAnalysis {
         let freq = (iface.frequency ?? scan.first(where: \.associated)?.frequency).map(Int.init)
         let chan = freq.flatMap { ChannelPlan.channel(forFrequency: $0) }
         // The AP's own BSS Load already has its finding below (one per BSS).
-        if let u = utilization, let (source, _) = utilizationSource, source != "bss_load",
+        if let u = utilization, let (source, _) = utilizationSource, source != .bssLoad,
             let (sev, limit) = Thresholds.grade(u, warning: thresholds.utilizationWarning, critical: thresholds.utilizationCritical)
         {
             let subject = chan.map { "\(name) channel \($0)" } ?? name
-            let how = source == "survey" ? "survey busy/active time" : "the radio's busy/active time"
+            let how = source == .survey ? "survey busy/active time" : "the radio's busy/active time"
             findings.append(
                 Finding(
-                    check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: source,
+                    check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: source.rawValue,
                     message: "\(subject) is \(NumberText.format(u))% busy (\(how)), above \(NumberText.format(limit))%"))
         }
         if let r = retrans, let (source, _) = retransSource,
@@ -306,13 +306,13 @@ public enum WiFiAnalysis {
         {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             let how =
-                source == "tx_failed"
+                source == .txFailed
                 ? "at least: \(w.failed) frames given up of \(w.packets) sent"
-                : "\(w.retries) retries for \(w.packets) frames sent" + (retransSource?.1 == "lower_bound" ? "; an undercount" : "")
+                : "\(w.retries) retries for \(w.packets) frames sent" + (retransSource?.1 == .lowerBound ? "; an undercount" : "")
             findings.append(
                 Finding(
                     check: "retransmissions", severity: sev, subject: subject, value: r, threshold: limit, unit: "percent",
-                    source: source == "station_retries" ? "station_counters" : source,
+                    source: source == .stationRetries ? "station_counters" : source.rawValue,
                     message: "\(subject): \(NumberText.format(r))% retransmissions (\(how)), above \(NumberText.format(limit))%"))
         }
         if let s = signal {
@@ -343,7 +343,7 @@ public enum WiFiAnalysis {
             findings.append(
                 Finding(
                     check: "channel_utilization", severity: sev, subject: subject, value: l.channelUtilizationPercent, threshold: limit, unit: "percent",
-                    source: "bss_load",
+                    source: UtilizationSource.bssLoad.rawValue,
                     message:
                         "\(subject) advertises \(b.channel.map { "channel \($0)" } ?? "its channel") as \(NumberText.format(l.channelUtilizationPercent))% busy, above \(NumberText.format(limit))%"
                 ))
@@ -354,7 +354,7 @@ public enum WiFiAnalysis {
         // or a lower bound within the limits, leaves the check undecided: UNKNOWN, which only a
         // critical finding outranks.
         var status = findings.map(\.severity).max() ?? .ok
-        let retransUndecided = retrans == nil || (retransSource?.1 == "lower_bound" && !findings.contains { $0.check == "retransmissions" })
+        let retransUndecided = retrans == nil || (retransSource?.1 == .lowerBound && !findings.contains { $0.check == "retransmissions" })
         if utilization == nil || retransUndecided || (bssid != nil && signal == nil) { status = max(status, .unknown) }
         return WiFiReport(
             interface: name, ssid: ssidBytes.map(SSIDText.render), bssid: bssid, frequencyMhz: freq, channel: chan,

@@ -56,17 +56,17 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     /// advertised BSS Load (see the source).
     @Nullable public var channelUtilizationPercent: Double?
     /// `survey` (the channel in use), `radio_survey` (radio-wide), `bss_load` (the AP's figure).
-    @Nullable public var channelUtilizationSource: String?
+    @Nullable public var channelUtilizationSource: UtilizationSource?
     /// `measured`, `measured_period` (each sample's own times: a driver whose survey holds its
     /// last period), `measured_radio_wide` or `advertised`.
-    @Nullable public var channelUtilizationTrust: String?
+    @Nullable public var channelUtilizationTrust: UtilizationTrust?
     /// Δtx_retries / Δtx_packets to the associated peer over the window; where the driver keeps
     /// no (believable) retries, Δtx_failed / Δtx_packets, a lower bound.
     @Nullable public var retransmissionPercent: Double?
     /// `station_retries` or `tx_failed`.
-    @Nullable public var retransmissionSource: String?
+    @Nullable public var retransmissionSource: RetransmissionSource?
     /// `measured` or `lower_bound` (frames given up, or retries a driver undercounts).
-    @Nullable public var retransmissionTrust: String?
+    @Nullable public var retransmissionTrust: RetransmissionTrust?
     /// Δtx_failed over the window (frames given up after all retries).
     @Nullable public var txFailed: UInt64?
     /// The BSSes of the connected SSID in the scan cache.

@@ -79,17 +79,8 @@ public final class SurveyRunner: @unchecked Sendable {
         do {
             let report = try NetlinkSource.with(protocol: Netlink.protocolGeneric, record: record, replay: replay) { transport in
                 let client = try NL80211Client(transport: transport)
-                var wt = Thresholds()
-                wt.utilizationWarning = t.utilizationWarning.end ?? 100
-                wt.utilizationCritical = t.utilizationCritical.end ?? 100
-                // The rest as far as a plain limit can say a range (the rows grade the ranges).
-                wt.retryWarning = t.retransmissionWarning.end ?? 100
-                wt.retryCritical = t.retransmissionCritical.end ?? 100
-                wt.signalWarningDbm = t.signalWarning.start ?? -200
-                wt.signalCriticalDbm = t.signalCritical.start ?? -200
-                wt.snrWarningDb = t.snrWarning.start ?? -200
                 return try WiFiSampler.run(
-                    client, interfaceName: settings.interface, count: nil, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: wt,
+                    client, interfaceName: settings.interface, count: nil, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: t.plain,
                     driver: driver, stop: stop)
             }
             update { $0.wifi = report }

@@ -3,20 +3,15 @@ import Foundation
 import PushdiagCore
 import PushdiagIO
 
-/// `walk`'s limits: the flags, then the configuration file's [walk] table, then the defaults.
+/// `walk`'s limits: the flags, then the configuration file's [walk] table, then the defaults;
+/// their help, bounds and meaning come from the threshold table (`ThresholdRow`).
 struct WalkThresholdOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when an 802.11r roam's link gap is above MS (default 80).", valueName: "MS"))
-    var ftGapWarning: Double?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Critical when an 802.11r roam's link gap is above MS (default 150).", valueName: "MS"))
-    var ftGapCritical: Double?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when another roam's link gap is above MS (default 100).", valueName: "MS"))
-    var roamGapWarning: Double?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Critical when another roam's link gap is above MS (default 300).", valueName: "MS"))
-    var roamGapCritical: Double?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Warn for samples weaker than DBM (default -67).", valueName: "DBM"))
-    var signalWarning: Int?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Critical for samples weaker than DBM (default -70).", valueName: "DBM"))
-    var signalCritical: Int?
+    @Option(parsing: .unconditional, help: ThresholdRow.ftGap.argumentHelp(.warning)) var ftGapWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.ftGap.argumentHelp(.critical)) var ftGapCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.roamGap.argumentHelp(.warning)) var roamGapWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.roamGap.argumentHelp(.critical)) var roamGapCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.warning)) var signalWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.critical)) var signalCritical: String?
 
     @Option(
         help: ArgumentHelp(
@@ -31,19 +26,15 @@ struct WalkThresholdOptions: ParsableArguments {
         if let path {
             do throws(ConfigError) { values = try ConfigLoader.load(path: path).walk } catch { throw ValidationError(error.description) }
         }
-        let flags: [(String, Double?)] = [
-            ("ft_gap_warning", ftGapWarning), ("ft_gap_critical", ftGapCritical), ("roam_gap_warning", roamGapWarning),
-            ("roam_gap_critical", roamGapCritical), ("signal_warning", signalWarning.map(Double.init)), ("signal_critical", signalCritical.map(Double.init)),
+        let typed: [(ThresholdRow, ThresholdRow.Level, String?)] = [
+            (.ftGap, .warning, ftGapWarning), (.ftGap, .critical, ftGapCritical), (.roamGap, .warning, roamGapWarning),
+            (.roamGap, .critical, roamGapCritical), (.signal, .warning, signalWarning), (.signal, .critical, signalCritical),
         ]
-        for (key, value) in flags {
-            guard let value else { continue }
-            guard value.isFinite, WalkThresholds.configKeys[key]!.contains(value) else {
-                let range = WalkThresholds.configKeys[key]!
-                throw ValidationError(
-                    "--\(key.replacingOccurrences(of: "_", with: "-")): '\(NumberText.format(value))' is outside \(NumberText.format(range.lowerBound))…\(NumberText.format(range.upperBound))"
-                )
+        for case (let row, let level, let text?) in typed {
+            switch row.parseLimit(text) {
+            case .failure(let why): throw ValidationError("\(row.flag(level)): '\(text)' is \(why)")
+            case .success(let limit): values[row.key(level)] = limit
             }
-            values[key] = value
         }
         switch WalkThresholds.resolve(values) {
         case .success(let t): return t

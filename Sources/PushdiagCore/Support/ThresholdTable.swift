@@ -1,0 +1,169 @@
+/// Every limit pushdiag grades against is one row here: its name (the configuration keys
+/// `NAME_warning` and `NAME_critical`, the flags `--name-warning` and `--name-critical`), its unit,
+/// which side of it is bad, the default warning and critical limits, the values it may take, where
+/// the defaults come from, and what to do when a value passes them. Flags, configuration keys,
+/// validation, help text, verdicts, Nagios perfdata and the defaults of every command read it.
+public struct ThresholdRow: Sendable, Equatable, CustomStringConvertible {
+    /// Which side of the limit is bad.
+    public enum Bad: Sendable, Equatable { case above, below }
+    /// `warning` or `critical`: the two limits of every row.
+    public enum Level: String, Sendable, CaseIterable { case warning, critical }
+    /// Where the row may be set: survey and report (`[thresholds]`), walk (`[walk]`).
+    public enum Scope: Sendable, Equatable { case survey, walk }
+
+    /// `utilization`, …: the stem of its keys and flags.
+    public let name: String
+    public let unit: ValueUnit
+    public let bad: Bad
+    /// The default limits; a nil critical never alerts unless one is set.
+    public let warning: Double
+    public let critical: Double?
+    /// Every finite end of a range, and every plain number, must lie here.
+    public let valid: ClosedRange<Double>
+    /// What is measured, for help text ("Channel utilisation").
+    public let what: String
+    /// Where the defaults come from.
+    public let reference: String
+    /// What to do when a value passes the limits.
+    public let hint: String
+    public let scopes: [Scope]
+
+    public var description: String { name }
+
+    /// `utilization_warning`: the configuration key of a level.
+    public func key(_ level: Level) -> String { "\(name)_\(level.rawValue)" }
+    /// `--utilization-warning`: the flag of a level.
+    public func flag(_ level: Level) -> String { "--" + key(level).replacingUnderscores() }
+
+    /// The default limit of `level` as a range: a plain number N alerts above N (`N`, outside
+    /// 0…N) where high values are bad and below N (`N:`) where low values are.
+    public func defaultRange(_ level: Level) -> ThresholdRange {
+        guard let v = level == .warning ? warning : critical else { return ThresholdRange("~:")! }
+        return bad == .above ? ThresholdRange(upTo: v) : ThresholdRange(NumberText.format(v) + ":")!
+    }
+
+    /// What a flag or a configuration value means: a plain number is the limit on the bad side
+    /// (the same in every command), anything else a Monitoring Plugins range; nil with the
+    /// reason in words.
+    public func parse(_ text: String) -> Result<ThresholdRange, ThresholdProblem> {
+        let range: ThresholdRange?
+        if let v = Double(text), v.isFinite, !text.hasPrefix("@") {
+            range = bad == .above ? ThresholdRange(text) : ThresholdRange(text + ":")
+        } else {
+            range = ThresholdRange(text)
+        }
+        guard let range else { return .failure(.notARange(examples: examples)) }
+        for end in [range.start, range.end].compactMap({ $0 }) where !valid.contains(end) {
+            return .failure(.outside(valid: valid, unit: unit))
+        }
+        return .success(range)
+    }
+
+    /// What a command that grades against one limit (walk) takes: the same input as `parse`, as
+    /// long as it says one limit (a number, or a range open on the good side).
+    public func parseLimit(_ text: String) -> Result<Double, ThresholdProblem> {
+        switch parse(text) {
+        case .failure(let why): return .failure(why)
+        case .success(let r):
+            guard let v = limit(of: r) else {
+                let w = NumberText.format(warning)
+                return .failure(.notOneLimit(examples: bad == .above ? "\(w) or ~:\(w)" : "\(w) or \(w):"))
+            }
+            return .success(v)
+        }
+    }
+
+    /// Examples of the input `parse` takes, for the message that refuses one.
+    public var examples: String {
+        let w = NumberText.format(warning)
+        return bad == .above ? "\(w) alerts above \(w); 10:\(w), ~:\(w), @10:20" : "\(w) or \(w): alerts below \(w); ~: never"
+    }
+
+    /// The help text of a flag, from the row.
+    public func help(_ level: Level) -> String {
+        let d = level == .warning ? warning : critical
+        return "\(what) \(level.rawValue) limit, \(unit.rawValue): a number alerts \(bad == .above ? "above" : "below") it, or a Monitoring Plugins range "
+            + "(default \(d.map { NumberText.format($0) } ?? "none")\(level == .critical ? "; \(reference)" : ""))."
+    }
+
+    /// The one-sided limit a range sets (`80` for `80` or `0:80` above, `-67` for `-67:` below);
+    /// nil for a range with two ends or an inside range.
+    public func limit(of r: ThresholdRange) -> Double? {
+        guard !r.inside else { return nil }
+        switch bad {
+        case .above: return r.start == 0 || r.start == nil ? r.end : nil
+        case .below: return r.end == nil ? r.start : nil
+        }
+    }
+}
+
+/// Why a threshold's text was refused.
+public enum ThresholdProblem: Error, Equatable, CustomStringConvertible {
+    case notARange(examples: String)
+    case outside(valid: ClosedRange<Double>, unit: ValueUnit)
+    case notOneLimit(examples: String)
+
+    public var description: String {
+        switch self {
+        case .notARange(let e): return "not a range or a number (examples: \(e))"
+        case .notOneLimit(let e): return "not one limit (a number, or a range open on the good side: \(e))"
+        case .outside(let v, let u): return "outside \(NumberText.format(v.lowerBound))…\(NumberText.format(v.upperBound)) \(u.rawValue)"
+        }
+    }
+}
+
+extension ThresholdRow {
+    static let anyMs: ClosedRange<Double> = 0...86_400_000
+
+    public static let utilization = ThresholdRow(
+        name: "utilization", unit: .percent, bad: .above, warning: 32, critical: 40, valid: 0...100, what: "Channel utilisation",
+        reference: "Apple's limit for Local Push Connectivity networks, 40% or less (warning at 80% of it)",
+        hint: "move the SSID to a less used channel", scopes: [.survey])
+    public static let retransmission = ThresholdRow(
+        name: "retransmission", unit: .percent, bad: .above, warning: 12, critical: 15, valid: 0...100, what: "Retransmissions",
+        reference: "Apple's limit, no more than 15% of traffic (warning at 80% of it)",
+        hint: "look for interference and weak coverage, lower the AP transmit power steps, remove low data rates", scopes: [.survey])
+    public static let loss = ThresholdRow(
+        name: "loss", unit: .percent, bad: .above, warning: 1, critical: 5, valid: 0...100, what: "Heartbeat loss",
+        reference: "a push provider checks its heartbeat every 60 s: sustained loss shows on the devices",
+        hint: "check the push server's load and the path to it", scopes: [.survey])
+    public static let rtt = ThresholdRow(
+        name: "rtt", unit: .ms, bad: .above, warning: 200, critical: 1000, valid: anyMs, what: "Heartbeat p95 round trip",
+        reference: "a push over a local network arrives in well under a second", hint: "check the push server's load and the path to it",
+        scopes: [.survey])
+    public static let signal = ThresholdRow(
+        name: "signal", unit: .dBm, bad: .below, warning: -67, critical: -70, valid: -120...0, what: "The current AP's signal",
+        reference: "iOS looks for another BSS below -70 dBm; voice-grade cells end at -67 dBm",
+        hint: "add or move an AP, or raise its power", scopes: [.survey, .walk])
+    public static let snr = ThresholdRow(
+        name: "snr", unit: .dB, bad: .below, warning: 25, critical: nil, valid: -50...120, what: "Signal over noise",
+        reference: "none unless set", hint: "look for interference on the channel, or a stronger signal", scopes: [.survey])
+    public static let certificate = ThresholdRow(
+        name: "certificate", unit: .days, bad: .below, warning: 30, critical: 7, valid: -36_500...36_500, what: "Days left on a TLS push server's certificate",
+        reference: "devices refuse an expired certificate", hint: "renew it before devices refuse it", scopes: [.survey])
+    public static let ftGap = ThresholdRow(
+        name: "ft_gap", unit: .ms, bad: .above, warning: 80, critical: 150, valid: anyMs, what: "An 802.11r roam's link gap",
+        reference: "pushdiag's walk default", hint: "check 802.11r on every AP of the SSID", scopes: [.walk])
+    public static let roamGap = ThresholdRow(
+        name: "roam_gap", unit: .ms, bad: .above, warning: 100, critical: 300, valid: anyMs, what: "Another roam's link gap",
+        reference: "pushdiag's walk default", hint: "enable 802.11r on every AP of the SSID",
+        scopes: [.walk])
+
+    /// The table, in the order help and the configuration list it.
+    public static let all: [ThresholdRow] = [.utilization, .retransmission, .loss, .rtt, .signal, .snr, .certificate, .ftGap, .roamGap]
+
+    /// The rows a scope sets.
+    public static func rows(_ scope: Scope) -> [ThresholdRow] { all.filter { $0.scopes.contains(scope) } }
+
+    /// The row and level of a configuration key (`utilization_warning`) within a scope.
+    public static func row(key: String, in scope: Scope) -> (ThresholdRow, Level)? {
+        for r in rows(scope) {
+            for l in Level.allCases where r.key(l) == key { return (r, l) }
+        }
+        return nil
+    }
+}
+
+extension String {
+    func replacingUnderscores() -> String { String(map { $0 == "_" ? "-" : $0 }) }
+}

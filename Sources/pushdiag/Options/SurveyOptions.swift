@@ -1,0 +1,101 @@
+import ArgumentParser
+import PushdiagCore
+import PushdiagIO
+
+/// What a survey looks at, shared by `survey` and `report`: flags first, then the
+/// configuration file, then the defaults.
+struct SurveyOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp("Configuration file (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.", valueName: "FILE"),
+        completion: .file())
+    var config: String?
+
+    @Option(help: ArgumentHelp("Wireless interface (default: the first in station mode).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
+    var interface: String?
+
+    @Option(
+        name: .customLong("server"),
+        help: ArgumentHelp("Push server, HOST[:PORT]; repeat for several (replaces the configured ones).", valueName: "HOST[:PORT]"))
+    var servers: [String] = []
+
+    @Option(name: .customLong("protocol"), help: "The --server protocol: \(HeartbeatProtocol.names(HeartbeatProtocol.allCases)) (default simplepush).")
+    var proto: HeartbeatProtocol?
+
+    /// TLS for the --server push servers (configured servers have their own keys).
+    @OptionGroup var tlsFlags: TLSFlags
+
+    @Option(help: ArgumentHelp("Monitor interface to capture on during the window.", valueName: "MON"), completion: .shellCommand("ls /sys/class/net"))
+    var monitor: String?
+
+    @Option(help: ArgumentHelp("A capture file to analyse instead of (or besides) a monitor.", valueName: "FILE"), completion: .file())
+    var capture: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Length of the survey window (default 30s).", valueName: "D"))
+    var duration: String?
+
+    @OptionGroup var netlink: NetlinkOptions
+    @OptionGroup var driver: DriverOption
+
+    // The thresholds: help, defaults and validation come from the core's table (`ThresholdRow`).
+    @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.warning)) var utilizationWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.critical)) var utilizationCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.retransmission.argumentHelp(.warning)) var retransmissionWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.retransmission.argumentHelp(.critical)) var retransmissionCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.loss.argumentHelp(.warning)) var lossWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.loss.argumentHelp(.critical)) var lossCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.rtt.argumentHelp(.warning)) var rttWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.rtt.argumentHelp(.critical)) var rttCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.warning)) var signalWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.critical)) var signalCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.snr.argumentHelp(.warning)) var snrWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.snr.argumentHelp(.critical)) var snrCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.certificate.argumentHelp(.warning)) var certificateWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.certificate.argumentHelp(.critical)) var certificateCritical: String?
+
+    /// The flags as typed, for the core to resolve.
+    var flags: SurveyFlags {
+        var f = SurveyFlags()
+        f.interface = interface
+        f.monitor = monitor
+        f.capture = capture
+        f.duration = duration
+        f.servers = servers
+        f.proto = proto
+        tlsFlags.copy(into: &f)
+        let typed: [(ThresholdRow, String?, String?)] = [
+            (.utilization, utilizationWarning, utilizationCritical), (.retransmission, retransmissionWarning, retransmissionCritical),
+            (.loss, lossWarning, lossCritical), (.rtt, rttWarning, rttCritical), (.signal, signalWarning, signalCritical),
+            (.snr, snrWarning, snrCritical), (.certificate, certificateWarning, certificateCritical),
+        ]
+        for (row, warning, critical) in typed {
+            f.thresholds[row.key(.warning)] = warning
+            f.thresholds[row.key(.critical)] = critical
+        }
+        return f
+    }
+
+    func validate() throws {
+        do throws(SettingsError) { try SurveySettings.validate(flags) } catch { throw ValidationError(error.description) }
+    }
+
+    /// Loads the configuration (an explicit --config must exist; the default one may not).
+    func loadConfig() throws(ConfigError) -> (PushdiagConfig, String?) { try ConfigLoader.load(explicit: config) }
+
+    /// Flags over the configuration over the defaults; a configuration problem is one line, exit 3.
+    func settings() throws -> SurveySettings {
+        try unknownOnFailure {
+            let (c, path) = try loadConfig()
+            return try SurveySettings.resolve(flags, config: c, file: path)
+        }
+    }
+
+    /// Runs the survey `settings` describe, with progress on a TTY.
+    func survey(_ settings: SurveySettings) -> SurveyReport {
+        StopSignal.install()
+        let runner = SurveyRunner(settings: settings, record: netlink.record, replay: netlink.replay, driver: driver.driver, stop: { StopSignal.isRequested })
+        let progress = Progress()
+        let report = runner.run { progress.update($0) }
+        progress.clear()
+        return report
+    }
+}

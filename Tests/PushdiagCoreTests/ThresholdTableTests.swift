@@ -1,0 +1,98 @@
+import PushdiagCore
+import Testing
+
+/// Every row of the threshold table, walked from the text a user types (a flag or the
+/// configuration file) to the verdict it decides, with limits other than the defaults so that a
+/// row a command does not read fails here.
+@Suite struct ThresholdTableTests {
+    typealias Level = ThresholdRow.Level
+
+    /// Limits moved from the defaults toward the good side: warning before critical still.
+    static func moved(_ row: ThresholdRow) -> (warning: Double, critical: Double) {
+        let c = row.critical ?? (row.bad == .above ? row.warning * 2 : row.warning - 10)
+        return row.bad == .above ? (row.warning / 2, c / 2) : (row.warning + 5, c + 5)
+    }
+
+    /// Values past the critical limit, between the two, and on the good side of the warning.
+    static func probes(_ row: ThresholdRow) -> (critical: Double, warning: Double, ok: Double) {
+        let (w, c) = moved(row)
+        return row.bad == .above ? (c + 1, (w + c) / 2, w / 2) : (c - 1, ((w + c) / 2).rounded(.down), w + 1)
+    }
+
+    @Test(arguments: ThresholdRow.all) func aPlainNumberIsTheLimitOnTheBadSide(row: ThresholdRow) throws {
+        for level in Level.allCases {
+            guard let d = level == .warning ? row.warning : row.critical else { continue }
+            #expect(try row.parse(NumberText.format(d)).get() == row.defaultRange(level), "\(row.flag(level))")
+            #expect(row.limit(of: row.defaultRange(level)) == d)
+        }
+        #expect(throws: ThresholdProblem.notARange(examples: row.examples)) { try row.parse("garbage").get() }
+        #expect(throws: ThresholdProblem.outside(valid: row.valid, unit: row.unit)) { try row.parse(NumberText.format(row.valid.upperBound + 1)).get() }
+        #expect(row.valid.contains(row.warning) && row.critical.map(row.valid.contains) != false)
+    }
+
+    @Test(arguments: ThresholdRow.all) func helpNamesTheDefaultAndTheUnit(row: ThresholdRow) {
+        for level in Level.allCases {
+            let d = (level == .warning ? row.warning : row.critical).map { NumberText.format($0) } ?? "none"
+            #expect(row.help(level).contains("(default \(d)") && row.help(level).contains(row.unit.rawValue), "\(row.help(level))")
+            #expect(row.flag(level) == "--" + row.key(level).split(separator: "_").joined(separator: "-"))
+        }
+    }
+
+    @Test(arguments: ThresholdRow.rows(.survey)) func surveyRowFromFlagAndConfigToVerdict(row: ThresholdRow) throws {
+        let (w, c) = Self.moved(row)
+        var flags = SurveyFlags()
+        flags.thresholds[row.key(.warning)] = NumberText.format(w)
+        flags.thresholds[row.key(.critical)] = NumberText.format(c)
+        let fromFlags = try SurveySettings.resolve(flags, config: PushdiagConfig(), file: nil).thresholds
+        let config = try ConfigParser.parse(
+            "[thresholds]\n\(row.key(.warning)) = \"\(NumberText.format(w))\"\n\(row.key(.critical)) = \(NumberText.format(c))\n", file: "t.toml")
+        let fromConfig = try SurveySettings.resolve(SurveyFlags(), config: config, file: "t.toml").thresholds
+        #expect(PushdiagConfig.thresholdKeys.contains(row.key(.warning)) && PushdiagConfig.thresholdKeys.contains(row.key(.critical)))
+        for t in [fromFlags, fromConfig] {
+            #expect(t != SurveyThresholds(), "the limits were set")
+            let p = Self.probes(row)
+            #expect(t.grade(p.critical, row) == .critical && t.grade(p.warning, row) == .warning && t.grade(p.ok, row) == .ok, "\(row)")
+        }
+        flags.thresholds[row.key(.critical)] = "garbage"
+        #expect(throws: SettingsError.self) { try SurveySettings.validate(flags) }
+    }
+
+    @Test(arguments: ThresholdRow.rows(.walk)) func walkRowFromFlagAndConfigToVerdict(row: ThresholdRow) throws {
+        let (w, c) = Self.moved(row)
+        // A flag: the text through the row, as the walk command reads it.
+        var values: [String: Double] = [:]
+        for (level, v) in [(Level.warning, w), (.critical, c)] {
+            values[row.key(level)] = try row.parseLimit(NumberText.format(v)).get()
+        }
+        let config = try ConfigParser.parse(
+            "[walk]\n\(row.key(.warning)) = \(NumberText.format(w))\n\(row.key(.critical)) = \(NumberText.format(c))\n", file: "t.toml")
+        #expect(config.walk == values)
+        #expect(throws: ThresholdProblem.self) { try row.parseLimit("@1:2").get() }
+        let t = try WalkThresholds.resolve(values).get()
+        #expect(t != WalkThresholds())
+        let p = Self.probes(row)
+        for (value, expected) in [(p.critical, Severity.critical), (p.warning, .warning), (p.ok, .ok)] {
+            let got: Severity
+            if row == .signal {
+                let samples = [WalkSample(timeNs: 0, signalDbm: Int(value))]
+                got = WalkAnalysis.signalFindings(samples, t: t).first?.severity ?? .ok
+            } else {
+                let move = WalkLinkChange(timeNs: 0, fromBssid: nil, toBssid: nil, fromSsid: "s", toSsid: "s", fastTransition: row == .ftGap, linkGapMs: value)
+                got = WalkAnalysis.grade(move, connection: "kept", bandChanged: false, t: t).0
+            }
+            #expect(got == expected, "\(row) at \(value)")
+        }
+    }
+
+    /// The limits every command's plain defaults carry are the table's.
+    @Test func theOtherCommandsDefaultsAreTheTables() {
+        let t = Thresholds()
+        let h = HeartbeatThresholds()
+        let w = WalkThresholds()
+        #expect(t.utilizationCritical == ThresholdRow.utilization.critical && t.retryWarning == ThresholdRow.retransmission.warning)
+        #expect(t.signalCriticalDbm == ThresholdRow.signal.critical && t.snrWarningDb == ThresholdRow.snr.warning)
+        #expect(h.lossCritical == ThresholdRow.loss.critical && h.rttWarningMs == ThresholdRow.rtt.warning)
+        #expect(Double(w.signalWarningDbm) == ThresholdRow.signal.warning && w.roamCriticalMs == ThresholdRow.roamGap.critical)
+        #expect(SurveyThresholds().plain == Thresholds(), "the survey's default ranges say the same plain limits")
+    }
+}
