@@ -159,6 +159,23 @@ struct NetlinkRequestMeaningTests {
         #expect(!family.narrows(family))
     }
 
+    /// NetworkManager's own requests (nm-wifi-utils-nl80211.c): GET_INTERFACE about its ifindex
+    /// with the radio beside it, a GET_STATION dump of its ifindex and radio, GET_WIPHY about its
+    /// ifindex. Each answers pushdiag's dump for that interface.
+    @Test func networkManagersRequestsNameTheRadioBesideTheInterface() throws {
+        typealias I = NetlinkRequestMeaning.Interface
+        let at = I(ifindex: 4, name: "wlan2")
+        let iface = try recorded(.getInterface, [(NL80211.Attr.ifindex, le32(4)), (NL80211.Attr.wiphy, le32(2))])
+        #expect(iface.answersPerObject(try meaning(NL80211.request(family: nl80211, command: .getInterface, dump: true, sequence: 0)), at: at))
+        #expect(!iface.answersPerObject(try meaning(NL80211.request(family: nl80211, command: .getInterface, dump: true, sequence: 0)), at: I(ifindex: 2)))
+        let stations = try recorded(.getStation, dump: true, [(NL80211.Attr.ifindex, le32(4)), (NL80211.Attr.wiphy, le32(2))])
+        #expect(stations.answersPerObject(try meaning(NL80211.request(family: nl80211, command: .getStation, dump: true, sequence: 0, ifindex: 4)), at: nil))
+        #expect(!stations.narrows(try meaning(NL80211.request(family: nl80211, command: .getStation, dump: true, sequence: 0, ifindex: 3))))
+        let radio = try recorded(.getWiphy, [(NL80211.Attr.ifindex, le32(4))])
+        let every = try meaning(NL80211.request(family: nl80211, command: .getWiphy, dump: true, sequence: 0, flags: [NL80211.Attr.splitWiphyDump]))
+        #expect(radio.answersPerObject(every, at: at) && !radio.answersPerObject(every, at: I(ifindex: 3, name: "wlan1")))
+    }
+
     @Test func theNoteNamesTheCommands() {
         let note = NetlinkRequestMeaning.perObjectNote(["NL80211_CMD_GET_INTERFACE", "NL80211_CMD_GET_STATION"])
         #expect(note.hasPrefix("the recording held per-object answers only (NL80211_CMD_GET_INTERFACE, NL80211_CMD_GET_STATION)"))

@@ -41,10 +41,12 @@ extension NetlinkRequestMeaning {
     }
 
     /// The selectors that narrow each nl80211 question to one object whose answer is part of the
-    /// dump's: an interface (by index, name or wireless device), a peer, a radio.
+    /// dump's: an interface (by index, name or wireless device), a peer, a radio. The radio beside
+    /// an interface adds nothing (NetworkManager names both in every request it makes:
+    /// `_nl80211_alloc_msg` in its nm-wifi-utils-nl80211.c).
     static let objectSelectors: [UInt8: Set<Kind>] = [
-        NL80211.Command.getInterface.rawValue: [.ifindex, .ifname, .wdev],
-        NL80211.Command.getStation.rawValue: [.ifindex, .ifname, .wdev, .mac],
+        NL80211.Command.getInterface.rawValue: [.ifindex, .ifname, .wdev, .wiphy],
+        NL80211.Command.getStation.rawValue: [.ifindex, .ifname, .wdev, .mac, .wiphy],
         NL80211.Command.getWiphy.rawValue: [.ifindex, .ifname, .wdev, .wiphy],
     ]
     static let interfaceKinds: Set<Kind> = [.ifindex, .ifname, .wdev]
