@@ -138,6 +138,12 @@ struct LabTests {
         try NetlinkReplayTests.checkOtherToolsReplay(dir.appendingPathComponent("iw-nlmon"))
     }
 
+    /// nlmon's recordings of iw's per-object questions and of wpa_supplicant alone (#26).
+    @Test func perObjectAnswersReplay() throws {
+        try NetlinkReplayTests.checkIwPerObjectReplay(dir.appendingPathComponent("iw-object-nlmon"))
+        try NetlinkReplayTests.checkWpaSupplicantReplay(dir.appendingPathComponent("wpa-nlmon"))
+    }
+
     /// iw dev: interface → (phy, type, addr).
     static func iwDev(_ t: String) -> [String: (phy: String, type: String, addr: String)] {
         var out: [String: (phy: String, type: String, addr: String)] = [:]

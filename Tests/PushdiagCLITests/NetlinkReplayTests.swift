@@ -263,6 +263,40 @@ struct NetlinkReplayTests {
         #expect(r.status == 3 && r.stderr == "pushdiag: nl80211 is not available: this kernel has no cfg80211 (no Wi-Fi driver is loaded)\n")
     }
 
+    /// wifi's JSON (`j`) against iw's printed outputs in `dir`: the station's counters and the
+    /// survey equal iw's second round (station-2.txt, survey-2.txt), the retransmissions iw's
+    /// difference from its first; returns the retransmission percentage.
+    static func wifiEqualsIw(_ j: [String: Any], _ dir: URL) throws -> Double {
+        func text(_ name: String) throws -> String { try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) }
+        let st1 = LabTests.stations(try text("station-1.txt"))
+        let st2 = LabTests.stations(try text("station-2.txt"))
+        let station = try #require((j["stations"] as? [[String: Any]])?.first)
+        let mac = try #require(station["mac"] as? String)
+        let (a, b) = (try #require(st1[mac], "\(mac) in iw's first station dump or get"), try #require(st2[mac]))
+        for (ours, theirs) in [("tx_packets", "tx packets"), ("tx_retries", "tx retries"), ("tx_failed", "tx failed"), ("rx_packets", "rx packets")] {
+            #expect((station[ours] as? Int).map(Int64.init) == b[theirs], "\(ours): pushdiag \(station[ours] ?? "nil"), iw \(b[theirs] ?? -1)")
+        }
+        #expect((station["signal_dbm"] as? Int).map(Int64.init) == b["signal"])
+        let packets = try #require(b["tx packets"]) - (try #require(a["tx packets"]))
+        let retries = try #require(b["tx retries"]) - (try #require(a["tx retries"]))
+        #expect(packets > 0, "the lab pinged between iw's two station dumps or gets")
+        let percent = try #require(j["retransmission_percent"] as? Double)
+        #expect(abs(percent - Double(retries) * 100 / Double(packets)) < 0.01, "pushdiag \(percent)%, iw \(retries)/\(packets)")
+        // Every entry, as many as iw printed: a kernel with S1G channels (900 MHz, half-MHz apart)
+        // has two of some whole MHz, so entries are compared as a sorted list, not keyed by MHz.
+        let iw = try text("survey-2.txt").components(separatedBy: "Survey data from").dropFirst().map { block -> [Int64?] in
+            let e = LabTests.survey("Survey data from" + block).first
+            return [e.flatMap { Int64($0.key) }, e?.value["channel active time"], e?.value["channel busy time"]]
+        }
+        let entries = try #require(j["survey"] as? [[String: Any]]).map { e in
+            ["frequency_mhz", "active_ms", "busy_ms"].map { (e[$0] as? Int).map(Int64.init) }
+        }
+        func sorted(_ l: [[Int64?]]) -> [[Int64]] { l.map { $0.map { $0 ?? -1 } }.sorted { $0.lexicographicallyPrecedes($1) } }
+        #expect(entries.count == iw.count, "pushdiag \(entries.count) survey entries, iw \(iw.count)")
+        #expect(sorted(entries) == sorted(iw), "pushdiag's survey entries differ from iw's")
+        return percent
+    }
+
     /// nlmon's recording of iw's dumps and wpa_supplicant's roams (with hostapd's traffic beside
     /// them), made in the lab with iw's printed outputs. pushdiag replays it by meaning: its
     /// questions are answered with the replies iw got, so every counter equals what iw printed.
@@ -275,28 +309,7 @@ struct NetlinkReplayTests {
         let j = try json(wifi.stdout)
         #expect(j["samples"] as? Int == 2, "one sample per round of iw's dumps")
         // The last sample is iw's second round: the same dumps, decoded by pushdiag.
-        let st1 = LabTests.stations(try text("station-1.txt"))
-        let st2 = LabTests.stations(try text("station-2.txt"))
-        let station = try #require((j["stations"] as? [[String: Any]])?.first)
-        let mac = try #require(station["mac"] as? String)
-        let (a, b) = (try #require(st1[mac], "\(mac) in iw's first station dump"), try #require(st2[mac]))
-        for (ours, theirs) in [("tx_packets", "tx packets"), ("tx_retries", "tx retries"), ("tx_failed", "tx failed"), ("rx_packets", "rx packets")] {
-            #expect((station[ours] as? Int).map(Int64.init) == b[theirs], "\(ours): pushdiag \(station[ours] ?? "nil"), iw \(b[theirs] ?? -1)")
-        }
-        #expect((station["signal_dbm"] as? Int).map(Int64.init) == b["signal"])
-        let packets = try #require(b["tx packets"]) - (try #require(a["tx packets"]))
-        let retries = try #require(b["tx retries"]) - (try #require(a["tx retries"]))
-        #expect(packets > 0, "the lab pinged between iw's two station dumps")
-        let percent = try #require(j["retransmission_percent"] as? Double)
-        #expect(abs(percent - Double(retries) * 100 / Double(packets)) < 0.01, "pushdiag \(percent)%, iw \(retries)/\(packets)")
-        let survey = LabTests.survey(try text("survey-2.txt"))
-        let entries = try #require(j["survey"] as? [[String: Any]])
-        #expect(entries.count == survey.count, "pushdiag \(entries.count) survey entries, iw \(survey.count)")
-        for e in entries {
-            let f = String(try #require(e["frequency_mhz"] as? Int))
-            let iw = try #require(survey[f], "\(f) MHz in iw's survey")
-            #expect((e["active_ms"] as? Int).map(Int64.init) == iw["channel active time"] && (e["busy_ms"] as? Int).map(Int64.init) == iw["channel busy time"])
-        }
+        let percent = try wifiEqualsIw(j, dir)
         // hwsim's survey does not advance between scans: the AP's BSS Load, as iw's scan shows it.
         let scan = try text("scan.txt").split(separator: "\n")
         let associated = try #require(scan.firstIndex { $0.hasPrefix("BSS ") && $0.contains("associated") })

@@ -87,4 +87,97 @@ struct NetlinkRequestMeaningTests {
         }
         #expect(NetlinkRequestMeaning(Array(whole.prefix(15)), protocol: Netlink.protocolGeneric) == nil)
     }
+
+    /// iw's and wpa_supplicant's requests as they send them: flags NLM_F_REQUEST|NLM_F_ACK (and
+    /// NLM_F_DUMP where they dump), their own sequence and port.
+    func recorded(_ command: NL80211.Command, dump: Bool = false, _ attributes: [(UInt16, [UInt8])]) throws -> NetlinkRequestMeaning {
+        var b = NetlinkMessageBuilder(
+            type: nl80211, flags: Netlink.flagRequest | Netlink.flagAck | (dump ? Netlink.flagDump : 0), sequence: 1_795_628_720, portID: 1_191_182_519)
+        b.genl(command: command.rawValue, version: 0)
+        for (t, v) in attributes { b.attribute(t, v) }
+        return try meaning(b.finish())
+    }
+    func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
+    func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }
+
+    /// #26: `iw dev wlan2 info` (GET_INTERFACE about ifindex 4, no dump flag) answers pushdiag's
+    /// dump of every interface for wlan2, by index or name, and for no other interface; it is no
+    /// exact answer to the dump.
+    @Test func anInterfaceRequestAnswersTheDumpForThatInterface() throws {
+        let dump = try meaning(NL80211.request(family: nl80211, command: .getInterface, dump: true, sequence: 0))
+        let info = try recorded(.getInterface, [(NL80211.Attr.ifindex, le32(4))])
+        #expect(!info.answers(dump) && info.narrows(dump))
+        typealias I = NetlinkRequestMeaning.Interface
+        #expect(info.answersPerObject(dump, at: I(ifindex: 4)))
+        #expect(info.answersPerObject(dump, at: I(name: "wlan2"), names: [4: "wlan2"]))
+        #expect(!info.answersPerObject(dump, at: I(name: "wlan2")), "ifindex 4's name is not known")
+        #expect(!info.answersPerObject(dump, at: I(ifindex: 2, name: "wlan0"), names: [4: "wlan2"]))
+        #expect(!info.answersPerObject(dump, at: nil), "no interface at hand")
+        #expect(info.interface(names: [4: "wlan2"]) == I(ifindex: 4, name: "wlan2") && info.interface()?.description == "ifindex 4")
+        let byName = try recorded(.getInterface, [(NL80211.Attr.ifname, Array("wlan2".utf8) + [0])])
+        #expect(byName.answersPerObject(dump, at: I(ifindex: 4, name: "wlan2")) && !byName.answersPerObject(dump, at: I(name: "wlan0")))
+        // A dump is answered by no request that is not about one object of it.
+        #expect(!dump.narrows(dump) && !info.narrows(info))
+        #expect(!info.narrows(try meaning(NL80211.request(family: nl80211, command: .getScan, dump: true, sequence: 0, ifindex: 4))))
+    }
+
+    /// `iw dev wlan2 station get AP` and wpa_supplicant's signal poll: GET_STATION about one MAC
+    /// on ifindex 4 answers the station dump of ifindex 4, not of another interface; the dump
+    /// names the interface, so no interface at hand is needed.
+    @Test func aStationRequestAnswersTheStationDumpOfItsInterface() throws {
+        let get = try recorded(.getStation, [(NL80211.Attr.ifindex, le32(4)), (NL80211.Attr.mac, [2, 0, 0, 0, 0, 0])])
+        let dump4 = try meaning(NL80211.request(family: nl80211, command: .getStation, dump: true, sequence: 0, ifindex: 4))
+        let dump2 = try meaning(NL80211.request(family: nl80211, command: .getStation, dump: true, sequence: 0, ifindex: 2))
+        #expect(get.answersPerObject(dump4, at: nil) && !get.answersPerObject(dump2, at: nil))
+        #expect(!get.narrows(try meaning(NL80211.request(family: nl80211, command: .getSurvey, dump: true, sequence: 0, ifindex: 4))))
+        // Not a dump: a question about one object is answered only by that object's answer.
+        let one = try meaning(NL80211.request(family: nl80211, command: .getStation, dump: false, sequence: 0, ifindex: 4))
+        #expect(!get.narrows(one))
+    }
+
+    /// wpa_supplicant dumps its own radio (GET_WIPHY with its ifindex, or its P2P device's wdev):
+    /// that answers pushdiag's dump of every radio for that interface alone; a wdev is named only
+    /// where the recording named it.
+    @Test func aRadioDumpAboutAnInterfaceAnswersTheDumpOfEveryRadio() throws {
+        let every = try meaning(NL80211.request(family: nl80211, command: .getWiphy, dump: true, sequence: 0, flags: [NL80211.Attr.splitWiphyDump]))
+        let mine = try recorded(.getWiphy, dump: true, [(NL80211.Attr.ifindex, le32(4)), (NL80211.Attr.splitWiphyDump, [])])
+        let p2p = try recorded(.getWiphy, dump: true, [(NL80211.Attr.wdev, le64(0x2_0000_0003))])
+        typealias I = NetlinkRequestMeaning.Interface
+        #expect(mine.answersPerObject(every, at: I(ifindex: 4, name: "wlan2")))
+        #expect(!p2p.answersPerObject(every, at: I(ifindex: 4, name: "wlan2")))
+        #expect(p2p.interface()?.description == "wdev 0x0000000200000003")
+        #expect(p2p.interface(wdevNames: [0x2_0000_0003: "p2p-dev-wlan2"])?.description == "p2p-dev-wlan2 (wdev 0x0000000200000003)")
+        #expect(p2p.answersPerObject(every, at: I(name: "p2p-dev-wlan2"), wdevNames: [0x2_0000_0003: "p2p-dev-wlan2"]))
+        // A wdev in bytes that do not decode is an interface no other matches.
+        let short = try recorded(.getWiphy, dump: true, [(NL80211.Attr.wdev, [3, 0])])
+        #expect(short.interface() == I() && !short.answersPerObject(every, at: I(ifindex: 4, name: "wlan2")))
+        // A radio asked by its index names no interface: it answers for any.
+        let phy = try recorded(.getWiphy, [(NL80211.Attr.wiphy, le32(2))])
+        #expect(phy.interface() == nil && phy.answersPerObject(every, at: nil))
+        // The controller and rtnetlink have no per-object answers.
+        let family = try meaning(GenericNetlink.getFamilyRequest(name: "nl80211", sequence: 0))
+        #expect(!family.narrows(family))
+    }
+
+    /// NetworkManager's own requests (nm-wifi-utils-nl80211.c): GET_INTERFACE about its ifindex
+    /// with the radio beside it, a GET_STATION dump of its ifindex and radio, GET_WIPHY about its
+    /// ifindex. Each answers pushdiag's dump for that interface.
+    @Test func networkManagersRequestsNameTheRadioBesideTheInterface() throws {
+        typealias I = NetlinkRequestMeaning.Interface
+        let at = I(ifindex: 4, name: "wlan2")
+        let iface = try recorded(.getInterface, [(NL80211.Attr.ifindex, le32(4)), (NL80211.Attr.wiphy, le32(2))])
+        #expect(iface.answersPerObject(try meaning(NL80211.request(family: nl80211, command: .getInterface, dump: true, sequence: 0)), at: at))
+        #expect(!iface.answersPerObject(try meaning(NL80211.request(family: nl80211, command: .getInterface, dump: true, sequence: 0)), at: I(ifindex: 2)))
+        let stations = try recorded(.getStation, dump: true, [(NL80211.Attr.ifindex, le32(4)), (NL80211.Attr.wiphy, le32(2))])
+        #expect(stations.answersPerObject(try meaning(NL80211.request(family: nl80211, command: .getStation, dump: true, sequence: 0, ifindex: 4)), at: nil))
+        #expect(!stations.narrows(try meaning(NL80211.request(family: nl80211, command: .getStation, dump: true, sequence: 0, ifindex: 3))))
+        let radio = try recorded(.getWiphy, [(NL80211.Attr.ifindex, le32(4))])
+        let every = try meaning(NL80211.request(family: nl80211, command: .getWiphy, dump: true, sequence: 0, flags: [NL80211.Attr.splitWiphyDump]))
+        #expect(radio.answersPerObject(every, at: at) && !radio.answersPerObject(every, at: I(ifindex: 3, name: "wlan1")))
+    }
+
+    @Test func theNoteNamesTheCommands() {
+        let note = NetlinkRequestMeaning.perObjectNote(["NL80211_CMD_GET_INTERFACE", "NL80211_CMD_GET_STATION"])
+        #expect(note.hasPrefix("the recording held per-object answers only (NL80211_CMD_GET_INTERFACE, NL80211_CMD_GET_STATION)"))
+    }
 }

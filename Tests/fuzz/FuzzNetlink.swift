@@ -6,13 +6,24 @@
 #endif
 
 nonisolated(unsafe) var tracker = RoamTracker()
+let perObjectDumps = [
+    NL80211.request(family: 0x20, command: .getInterface, dump: true, sequence: 0),
+    NL80211.request(family: 0x20, command: .getStation, dump: true, sequence: 0, ifindex: 4),
+    NL80211.request(family: 0x20, command: .getWiphy, dump: true, sequence: 0, flags: [NL80211.Attr.splitWiphyDump]),
+].compactMap { NetlinkRequestMeaning($0, protocol: Netlink.protocolGeneric) }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let b = UnsafeRawBufferPointer(start: data, count: size)
     _ = NetlinkRecord.parse(b)
     for proto in [Netlink.protocolGeneric, Netlink.protocolRoute] {
-        if let m = NetlinkRequestMeaning(b, protocol: proto) { _ = m.answers(m) && !m.subject().isEmpty }
+        if let m = NetlinkRequestMeaning(b, protocol: proto) {
+            _ = m.answers(m) && !m.subject().isEmpty
+            // Per-object answers: the fuzzed request as one object of each dump pushdiag asks.
+            let about = m.interface(names: [4: "wlan2"], wdevNames: [0x2_0000_0001: "wlan2"])
+            _ = about?.description
+            for dump in perObjectDumps { _ = m.answersPerObject(dump, at: about ?? .init(ifindex: 4, name: "wlan2"), names: [4: "wlan2"]) }
+        }
     }
     var stations: [NL80211.Station] = []
     var survey: [NL80211.SurveyEntry] = []

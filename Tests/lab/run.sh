@@ -88,6 +88,10 @@ sleep 1
 kill -INT $tcpdump_pid; wait $tcpdump_pid 2>/dev/null
 ip link del nlmon0
 echo "lab: nlmon recording done"
+# 2c. Tools that ask about one object at a time: iw's info, station get and link, and
+#     wpa_supplicant alone (restarted, a signal poll, a roam there and back); #26.
+. Tests/lab/nlmon-objects.sh
+lab_nlmon_objects "$out" "$initial" "$other" || exit 1
 
 # 3. pushdiag capture on the radiotap monitor that sees every radio.
 ip link set hwsim0 up
@@ -259,6 +263,8 @@ if [ "$mode" = record ]; then
   cp "$out/doctor.pcap" fixtures/lab-doctor.pcap && cp "$out/doctor.json" fixtures/lab-doctor.json
   cp "$out/nlmon-wifi.pcap" fixtures/lab-nlmon-wifi.pcap && cp "$out/wifi-nlmon.json" fixtures/lab-nlmon-wifi.json
   rm -rf fixtures/lab-nlmon-iw && cp -r "$out/iw-nlmon" fixtures/lab-nlmon-iw && rm -f fixtures/lab-nlmon-iw/tcpdump.log
+  rm -rf fixtures/lab-nlmon-iw-object && cp -r "$out/iw-object-nlmon" fixtures/lab-nlmon-iw-object
+  rm -rf fixtures/lab-nlmon-wpa && cp -r "$out/wpa-nlmon" fixtures/lab-nlmon-wpa
   cp "$out/watch.pcap" fixtures/lab-watch-roams.pcap && cp "$out/watch.jsonl" fixtures/lab-watch-roams.jsonl
   cp "$out/hwsim0.pcap" fixtures/lab-hwsim0-beacons.pcap
   cp "$out/route-vlan.pcap" fixtures/lab-route-vlan.pcap && cp "$out/route-vlan.json" fixtures/lab-route-vlan.json

@@ -36,6 +36,7 @@ public enum DoctorProbe {
         _ client: NL80211Client, only: String?, intervalSeconds: Double, driver: String?, thresholds: Thresholds, stop: () -> Bool = { false }
     ) throws(WiFiError) -> [DoctorInterface] {
         let all: [NL80211.Interface]
+        client.focus(on: only.map { .init(name: $0) })
         do { all = try client.interfaces() } catch { throw .netlink(error) }
         // Without the radios the interfaces are still worth describing (each says so).
         let radios = (try? client.wiphys()) ?? []
@@ -73,6 +74,7 @@ public enum DoctorProbe {
             } else {
                 d.notes.append("not a client (managed) interface: its counters are not what an iPhone would see")
             }
+            if let note = client.replayNote { d.notes.append(note) }
             out.append(d)
         }
         return out

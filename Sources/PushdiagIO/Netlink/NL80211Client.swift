@@ -39,6 +39,19 @@ public final class NL80211Client {
         NL80211.request(family: family.id, command: command, dump: dump, sequence: 0, ifindex: ifindex, mac: mac, flags: flags)
     }
 
+    /// Tells a replay which interface the questions are about (`--interface`, or the one
+    /// chosen), so that it can answer a dump of every interface from recorded answers about that
+    /// one alone (`iw dev IF info`, wpa_supplicant's own). Nothing live.
+    public func focus(on interface: NetlinkRequestMeaning.Interface?) {
+        if let replay = transport as? ReplayNetlink, interface != nil || replay.interfaceAtHand == nil { replay.interfaceAtHand = interface }
+    }
+
+    /// The note a report carries when a replay answered dumps from per-object answers.
+    public var replayNote: String? {
+        guard let replay = transport as? ReplayNetlink, !replay.perObjectCommands.isEmpty else { return nil }
+        return NetlinkRequestMeaning.perObjectNote(replay.perObjectCommands)
+    }
+
     /// Runs one request and decodes every nl80211 message of the reply.
     func run(
         _ command: NL80211.Command, dump: Bool, ifindex: UInt32? = nil, mac: MACAddress? = nil, flags: [UInt16] = [], what: String

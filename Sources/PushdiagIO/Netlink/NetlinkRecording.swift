@@ -59,6 +59,13 @@ public final class ReplayNetlink: NetlinkTransport {
     /// Interface names by index, from the interface dumps replayed so far.
     var interfaceNames: [UInt32: String] = [:]
     var wdevNames: [UInt64: String] = [:]
+    /// The interface the questions are about (`--interface`, or the one chosen): a dump about
+    /// no interface is answered from per-object answers about this one.
+    public var interfaceAtHand: NetlinkRequestMeaning.Interface?
+    /// When the last request replayed was made.
+    var lastRequestTime: Int64 = .min
+    /// The nl80211 commands whose dumps were answered from per-object answers, for the note.
+    public private(set) var perObjectCommands: [String] = []
 
     let path: String
     let file: PcapFile
@@ -128,6 +135,7 @@ public final class ReplayNetlink: NetlinkTransport {
                 if let m = r.meaning, seen[m] != nil || seen.count < Self.seenLimit { seen[m, default: 0] += 1 }
                 requests.append(r)
             } else {
+                learnInterfaceNames(r.bytes)
                 incoming.append(r)
             }
             return true
@@ -151,13 +159,24 @@ public final class ReplayNetlink: NetlinkTransport {
         let meanings = requests.map { NetlinkRequestMeaning($0, protocol: netlinkProtocol) }
         var counts = [Int](repeating: 0, count: requests.count)
         guard let other = try? ReplayNetlink(path: path, protocol: netlinkProtocol) else { return counts }
+        // Per-object requests are counted once the whole file has named its interfaces.
+        var perObject: [NetlinkRequestMeaning: Int] = [:]
         repeat {
             for r in other.requests {
-                for (k, m) in meanings.enumerated() where m != nil && r.meaning?.answers(m!) == true { counts[k] += 1 }
+                guard let rm = r.meaning else { continue }
+                for (k, m) in meanings.enumerated() where m != nil && rm.answers(m!) { counts[k] += 1 }
+                if meanings.contains(where: { $0.map(rm.narrows) == true }), perObject[rm] != nil || perObject.count < Self.seenLimit {
+                    perObject[rm, default: 0] += 1
+                }
             }
             other.requests.removeAll()
             other.incoming.removeAll()
         } while other.readOne()
+        other.interfaceAtHand = interfaceAtHand
+        for (k, m) in meanings.enumerated() where counts[k] == 0 {
+            guard let m, let at = try? other.interface(for: m, among: Array(perObject.keys)) else { continue }
+            counts[k] = perObject.filter { $0.key.answersPerObject(m, at: at, names: other.interfaceNames, wdevNames: other.wdevNames) }.values.reduce(0, +)
+        }
         return counts
     }
 
@@ -200,7 +219,17 @@ public final class ReplayNetlink: NetlinkTransport {
             return
                 "\(path): the recording holds \(what) about \(others.prefix(3).joined(separator: "; ")), not\(about): replay with the interface, host and options used when recording\(damage)"
         }
-        return "\(path): the recording holds no \(what)\(about): record with the same command and options (or run it while nlmon captures)\(damage)"
+        // Per-object answers about other interfaces than the one at hand.
+        let objects = Set(seen.keys.filter { $0.narrows(asked) }.compactMap { $0.interface(names: interfaceNames, wdevNames: wdevNames)?.description })
+        if let at = interfaceAtHand, !objects.isEmpty {
+            let kind = Self.describe(asked).split(separator: " ").first.map(String.init) ?? what
+            return
+                "\(path): the recording holds \(kind) answers about \(objects.sorted().prefix(3).joined(separator: "; ")), not about \(at.description): replay with the interface used when recording\(damage)"
+        }
+        let kinds = Set(seen.keys.map { Self.describe($0, plural: true) }).sorted()
+        let holds = kinds.isEmpty ? "no requests" : kinds.prefix(6).joined(separator: ", ") + (kinds.count > 6 ? ", …" : "")
+        return
+            "\(path): the recording holds no \(what)\(about)\(asked.dump ? " nor requests about one object of them" : "") (it holds \(holds)): record with the same command and options (or run it while nlmon captures)\(damage)"
     }
 
     public func exchange(_ request: [UInt8], dump: Bool) throws(NetlinkError) -> [[UInt8]] {
@@ -220,11 +249,68 @@ public final class ReplayNetlink: NetlinkTransport {
                 position += 1
             }
         }
-        guard let req = matched, let k = Self.sequenceAndPort(req.bytes) else { throw .replay(unanswered(meaning)) }
+        guard let req = matched else {
+            // The whole file is read: it holds no such dump. Per-object answers may stand in.
+            if meaning.dump, let answer = try perObjectAnswer(meaning) { return answer }
+            throw .replay(unanswered(meaning))
+        }
         // Requests nobody asks about (another process's) are forgotten past a bound, with their
         // replies, so an nlmon capture of a busy machine replays in flat memory.
         if requests.count > Self.unmatchedLimit { requests.removeFirst(requests.count - Self.unmatchedLimit) }
+        return try replies(to: req, dump: dump, learn: meaning.dump)
+    }
+
+    /// The interface `asked` (a dump) is about when it names none: the one at hand, or the only
+    /// one the per-object requests `among` are about (nil when they name none).
+    func interface(for asked: NetlinkRequestMeaning, among: [NetlinkRequestMeaning]) throws(NetlinkError) -> NetlinkRequestMeaning.Interface? {
+        if var at = interfaceAtHand {
+            if at.ifindex == nil, let n = at.name { at.ifindex = interfaceNames.first { $0.value == n }?.key }
+            if at.name == nil, let i = at.ifindex { at.name = interfaceNames[i] }
+            return at
+        }
+        var distinct: [NetlinkRequestMeaning.Interface] = []
+        for m in among where m.narrows(asked) {
+            if let i = m.interface(names: interfaceNames, wdevNames: wdevNames), !distinct.contains(where: i.same) { distinct.append(i) }
+        }
+        guard distinct.count <= 1 else {
+            let about = distinct.prefix(4).map(\.description).joined(separator: ", ")
+            throw .replay(
+                "\(path): the recording answers \(Self.describe(asked, plural: true)) only about one interface each (\(about)): name one with --interface")
+        }
+        return distinct.first
+    }
+
+    /// A dump answered from a recorded request about one object of it (an interface, a peer, a
+    /// radio) that is about the interface at hand; nil when the recording holds none. The first
+    /// not yet replayed that was asked no earlier than the last request replayed, where there is
+    /// one: per-object questions come at their own times (wpa_supplicant asks about its interface
+    /// a dozen times while it connects, about its AP once connected), and a sample is made of
+    /// answers from one moment where the recording has them.
+    func perObjectAnswer(_ asked: NetlinkRequestMeaning) throws(NetlinkError) -> [[UInt8]]? {
+        let candidates = requests.compactMap { $0.meaning }.filter { $0.narrows(asked) }
+        guard !candidates.isEmpty else { return nil }
+        let at = try interface(for: asked, among: candidates)
+        let answering = requests.indices.filter {
+            requests[$0].meaning?.answersPerObject(asked, at: at, names: interfaceNames, wdevNames: wdevNames) == true
+        }
+        guard let k = answering.first(where: { requests[$0].time >= lastRequestTime }) ?? answering.first else { return nil }
+        let req = requests.remove(at: k)
+        if let c = asked.command.flatMap(NL80211.Command.init(rawValue:))?.kernelName, !perObjectCommands.contains(c) { perObjectCommands.append(c) }
+        // An object the kernel no longer had (ENOENT: the station left) is one a dump leaves out.
+        return try replies(to: req, dump: req.meaning?.dump ?? false, learn: false).filter { buf in
+            !buf.withUnsafeBytes { b in
+                var failed = false
+                try? Netlink.forEachMessage(b) { m in if let c = m.errorCode, c != 0 { failed = true } }
+                return failed
+            }
+        }
+    }
+
+    /// The replies recorded to `req`, marked replayed.
+    func replies(to req: Record, dump: Bool, learn: Bool) throws(NetlinkError) -> [[UInt8]] {
+        guard let k = Self.sequenceAndPort(req.bytes) else { throw .replay("\(path): record \(req.index) is not a whole request") }
         now = req.time
+        lastRequestTime = req.time
         var replies: [[UInt8]] = []
         var i = 0
         while true {
@@ -240,12 +326,7 @@ public final class ReplayNetlink: NetlinkTransport {
                 if ours {
                     incoming[i].consumed = true
                     replies.append(r.bytes)
-                    if meaning.dump,
-                        netlinkProtocol == Netlink.protocolGeneric
-                            ? meaning.command == NL80211.Command.getInterface.rawValue : meaning.type == RTNetlink.getLink
-                    {
-                        learnNames(r.bytes)
-                    }
+                    if learn, req.meaning.map(Self.listsInterfaces) == true { learnNames(r.bytes) }
                     now = r.time
                     if finished {
                         trim()
@@ -256,6 +337,21 @@ public final class ReplayNetlink: NetlinkTransport {
             i += 1
         }
         throw .replay("\(path): the recording ends before the reply to record \(req.index) is complete\(readError.map { " (\($0))" } ?? "")")
+    }
+
+    /// An nl80211 interface dump or an rtnetlink link dump: its replies name interfaces.
+    static func listsInterfaces(_ m: NetlinkRequestMeaning) -> Bool {
+        m.netlinkProtocol == Netlink.protocolGeneric ? m.command == NL80211.Command.getInterface.rawValue : m.type == RTNetlink.getLink
+    }
+
+    /// Interface names from any nl80211 interface message the file holds (the reply to
+    /// `iw dev IF info`, an interface event), as they are read, so a per-object request by index
+    /// is known by name.
+    func learnInterfaceNames(_ buf: [UInt8]) {
+        guard netlinkProtocol == Netlink.protocolGeneric, buf.count > 16, buf[16] == NL80211.Command.newInterface.rawValue,
+            buf.withUnsafeBytes({ $0.u16le(at: 4) }) != GenericNetlink.controlID
+        else { return }
+        learnNames(buf)
     }
 
     /// Interface names from an nl80211 interface dump or an rtnetlink link dump.

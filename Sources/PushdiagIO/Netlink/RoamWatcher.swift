@@ -20,6 +20,7 @@ public final class RoamWatcher {
         self.transport = transport
         tracker = RoamTracker(windowSeconds: roamWindowSeconds)
         var only: UInt32?
+        client.focus(on: interface.map { .init(name: $0) })
         for i in try client.interfaces() {
             names[i.ifindex] = i.name
             if let want = interface, i.name == want { only = i.ifindex }

@@ -29,16 +29,23 @@ public enum WiFiError: Error, CustomStringConvertible, Equatable {
 public enum WiFiSampler {
     public static func chooseInterface(_ client: NL80211Client, name: String?) throws(WiFiError) -> NL80211.Interface {
         let all: [NL80211.Interface]
+        client.focus(on: name.map { .init(name: $0) })
         do { all = try client.interfaces() } catch { throw .netlink(error) }
         if let name {
-            if let i = all.first(where: { $0.name == name }) { return i }
+            if let i = all.first(where: { $0.name == name }) {
+                client.focus(on: .init(ifindex: i.ifindex, name: i.name))
+                return i
+            }
             if client.transport.isReplay { throw .noSuchInterface("\(name) (not in the recording)") }
             return try { () throws(WiFiError) -> NL80211.Interface in
                 if access("/sys/class/net/\(name)", F_OK) == 0 { throw .notWireless(name) }
                 throw .noSuchInterface(name)
             }()
         }
-        if let i = all.first(where: { $0.type == 2 }) { return i }
+        if let i = all.first(where: { $0.type == 2 }) {
+            client.focus(on: .init(ifindex: i.ifindex, name: i.name))
+            return i
+        }
         throw .noStationInterface(found: all.map { "\($0.name ?? "?") (\(NL80211.interfaceTypeName($0.type ?? 0)))" })
     }
 
@@ -104,6 +111,7 @@ public enum WiFiSampler {
             samples.append(try sample(client, ifindex: iface.ifindex, bssid: bssid))
         }
         var r = WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: thresholds, driver: driver)
+        if let note = client.replayNote { r.notes.append(note) }
         if interrupted {
             r.notes.append("interrupted after \(samples.count) of \(count) samples")
             r.status = max(r.status, .unknown)
