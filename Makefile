@@ -70,25 +70,17 @@ debug: deps
 # Everything: the Wi-Fi lab (make lab), a short run of every fuzz target, the core's tests (TOML included) under
 # the address sanitizer, the main job on the release binary (its link is not the tests' one: lld,
 # RELR, the exporter's layout), then the whole suite, whose summary closes the output.
-# The lab's VM keeps one core busy for about ten minutes; beside it, at the lowest CPU and I/O
-# priority (SCHED_IDLE: the VM's threads always come first, the lab's roams are timing-sensitive;
-# not nice 19, which swift-frontend does not keep: measured at nice 0 under a nice 19 swiftc), the
-# release binary, the fuzz targets and the core's tests under ASan are built and the ASan tests
-# run (test-beside, logs in .build/); a failure of either side fails make test once both are
-# done. The fuzz targets' 10 s runs come after the lab, at normal priority: beside a busy VM they
-# barely read their seeds. docs/PERFORMANCE.md, "make test", has the phases and their times.
-# (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even under make -n, and this one
-# starts the VM.)
-BESIDE := chrt --idle 0 ionice -c 3
+# After the lab (not beside it: a fresh-clone run with the release, fuzz and ASan builds beside
+# the VM at SCHED_IDLE had the lab's roams refused until its 900 s ran out, on 2026-11-25; see
+# docs/PERFORMANCE.md, "make test"), test-beside builds the release binary, the fuzz targets and
+# the core's tests under ASan and runs the ASan tests (logs in .build/). The fuzz targets' 10 s
+# runs follow. (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even under make -n.)
 SUBMAKE := $(MAKE)
 test: deps-test lab-deps lint
 	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(Q)Tests/lab/virt-wifi-build.sh || true  # missing, the lab says so and LabTests fails
-	$(Q)$(BESIDE) $(SUBMAKE) --no-print-directory test-beside > .build/beside.log 2>&1 & beside=$$!; \
-	  Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS)); lab=$$?; \
-	  wait $$beside; besides=$$?; \
-	  [ $$besides -eq 0 ] || { tail -40 .build/beside.log; echo "make test: beside the lab: $$(grep -E '^beside:' .build/beside.log | tail -1)"; }; \
-	  [ $$lab -eq 0 ] && [ $$besides -eq 0 ]
+	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS))
+	$(Q)$(SUBMAKE) --no-print-directory test-beside > .build/beside.log 2>&1 || { tail -40 .build/beside.log; echo "make test: $$(grep -E '^beside:' .build/beside.log | tail -1)"; exit 1; }
 	$(Q)python3 -m unittest discover -s Tests/lab/medium > .build/medium-tests.log 2>&1 || { cat .build/medium-tests.log; exit 1; }
 	$(Q)echo "lab radio medium: $$(grep -E '^Ran ' .build/medium-tests.log), $$(tail -1 .build/medium-tests.log)"
 	$(Q)FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || { tail -40 .build/fuzz-smoke.log; exit 1; }
@@ -99,7 +91,7 @@ test: deps-test lab-deps lint
 	$(Q)echo "release build, make demo: $$(tail -1 .build/demo.log)"
 	$(Q)$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 
-# What make test runs beside the lab, one after another, each failure named on a "beside:" line.
+# What make test runs after the lab, one after another, each failure named on a "beside:" line.
 # The ASan build is of the tests' product only (the core, IO, the renderers and the test targets;
 # not swift-nio, the exporter nor the command line, which no test target links).
 ASAN_ENV := LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp):print_suppressions=0

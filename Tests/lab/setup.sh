@@ -98,9 +98,17 @@ lab_station_netns() {
 # checks, so the roam is tried again (up to five times) once it is back. Every attempt is an
 # event pushdiag and iw both see; the tests compare the two and count the roams that happened.
 lab_roam() {
-  local attempt
+  local attempt said
   for attempt in 1 2 3 4 5; do
-    wpa_cli -i wlan2 roam "$1" > /dev/null || return 1
+    # wpa_supplicant roams only to a BSS in its table, and forgets one it has not seen for
+    # bss_expiration_age (180 s): after a slow stretch of the lab, scan again for the target.
+    if ! wpa_cli -i wlan2 bss "$1" 2> /dev/null | grep -q "^bssid=$1"; then
+      echo "lab: wpa_supplicant no longer knows $1, scanning"
+      wpa_cli -i wlan2 scan > /dev/null
+      for _ in $(seq 1 150); do wpa_cli -i wlan2 bss "$1" 2> /dev/null | grep -q "^bssid=$1" && break; sleep 0.2; done
+    fi
+    said=$(wpa_cli -i wlan2 roam "$1") || return 1
+    [ "$said" = OK ] || echo "lab: wpa_cli roam $1 said: $said"
     LAB_QUIET=1 lab_wait_connected 15 "$1" && return 0
     echo "lab: roam to $1 refused (attempt $attempt), trying again"
     # A refused attempt is a disconnect and a connect of its own in any recording made meanwhile.

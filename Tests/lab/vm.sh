@@ -60,7 +60,7 @@ exit \$status
 RUN
 chmod +x "$runner"
 
-timeout "${LAB_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg -m "${LAB_MEMORY:-1024}" -smp 1 -nographic -no-reboot \
+timeout "${LAB_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -m "${LAB_MEMORY:-1024}" -smp 1 -nographic -no-reboot \
   -kernel "$kernel" -initrd "$work/initrd.gz" \
   -append "console=ttyS0 quiet edd=off panic=-1 pushdiag.script=$runner" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,id=hostroot,multidevs=remap \
