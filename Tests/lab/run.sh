@@ -123,10 +123,11 @@ for _ in $(seq 1 150); do
   [ "${size:-0}" -ge 5000 ] && break
   sleep 0.2
 done
+: > "$out/watch-refused.txt"
 sleep 1
-lab_roam "$other" || exit 1
+LAB_ROAM_LOG=$out/watch-refused.txt lab_roam "$other" || exit 1
 sleep 1
-lab_roam "$initial" || exit 1
+LAB_ROAM_LOG=$out/watch-refused.txt lab_roam "$initial" || exit 1
 sleep 1
 kill -TERM $watch_pid; wait $watch_pid
 echo $? > "$out/watch.status"
