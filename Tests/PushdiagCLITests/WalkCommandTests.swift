@@ -271,6 +271,55 @@ struct WalkHistoryTests {
         #expect(try sql(db, "SELECT count(*) FROM runs") == [["0"]])
     }
 
+    /// A failed fast transition is columns of its roam (stage, codes, who dropped, the fallback),
+    /// equal to the walk's JSON; a history written before those columns existed gains them, its
+    /// old rows NULL there, and takes the walk.
+    @Test func failedFastTransitionsAreColumnsAndOldHistoriesGainThem() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("old.db").path
+        // The walk_roams of the first version, with one row of a walk stored then.
+        _ = try sql(
+            db,
+            """
+            CREATE TABLE walks (id INTEGER PRIMARY KEY, started TEXT NOT NULL, status TEXT NOT NULL, duration_seconds REAL NOT NULL,
+              interface TEXT NOT NULL, server TEXT NOT NULL, heartbeats_sent INTEGER NOT NULL, heartbeats_lost INTEGER NOT NULL,
+              reconnects INTEGER NOT NULL, connection_lost INTEGER NOT NULL, interrupted INTEGER NOT NULL, report TEXT NOT NULL);
+            CREATE TABLE walk_roams (walk_id INTEGER NOT NULL REFERENCES walks(id), time TEXT NOT NULL, location TEXT NOT NULL,
+              from_bssid TEXT, to_bssid TEXT, from_ssid TEXT, to_ssid TEXT, fast_transition INTEGER, link_gap_ms REAL, push_gap_ms REAL,
+              heartbeats_lost INTEGER NOT NULL, connection TEXT NOT NULL, reconnect_ms REAL, grade TEXT NOT NULL);
+            INSERT INTO walks VALUES (1, '2026-01-01T00:00:00Z', 'OK', 60, 'wlan0', 'push:3000', 10, 0, 0, 0, 0, '{}');
+            INSERT INTO walk_roams VALUES (1, '2026-01-01T00:00:10Z', '', NULL, NULL, NULL, NULL, 1, 40, NULL, 0, 'kept', NULL, 'ok');
+            """)
+        let r = try pushdiag("walk", "--replay", TestPaths.fixtures.appendingPathComponent("walk-ft-failed-keys").path, "--format", "json", "--history", db)
+        #expect(r.status == 2 && r.stderr.isEmpty, "\(r.stderr)")
+        let roams = try #require(try json(r.stdout)["roams"] as? [[String: Any]])
+        let rows = try sql(
+            db,
+            """
+            SELECT to_bssid, band_changed, fast_transition, fast_transition_attempt, ft_failure_stage, ft_failure_status_code,
+              ft_failure_reason_code, ft_failure_by_ap, ft_fallback FROM walk_roams WHERE walk_id = 2 ORDER BY rowid
+            """)
+        #expect(rows.count == roams.count && roams.count > 1)
+        func flag(_ v: Any?) -> String { (v as? Bool).map { $0 ? "1" : "0" } ?? "" }
+        func number(_ v: Any?) -> String { (v as? Int).map(String.init) ?? "" }
+        for (row, m) in zip(rows, roams) {
+            let f = m["fast_transition_failure"] as? [String: Any]
+            let expected = [
+                m["to_bssid"] as? String ?? "", flag(m["band_changed"]), flag(m["fast_transition"]), flag(m["fast_transition_attempt"]),
+                f?["stage"] as? String ?? "", number(f?["status_code"]), number(f?["reason_code"]), flag(f?["by_ap"]), f?["fallback"] as? String ?? "",
+            ]
+            #expect(row == expected, "\(row) vs \(m)")
+        }
+        // The fixture's first move failed at its keys: the row says so, and the old row kept NULLs.
+        #expect(rows.first?[4] == "keys" && rows.first?[6] == "2" && rows.first?[8] == "open", "\(rows)")
+        #expect(try sql(db, "SELECT fast_transition, ft_failure_stage IS NULL, band_changed IS NULL FROM walk_roams WHERE walk_id = 1") == [["1", "1", "1"]])
+        // A second run opens the widened file as it is.
+        let again = try pushdiag("walk", "--replay", TestPaths.fixtures.appendingPathComponent("walk-ft-deauth").path, "--format", "json", "--history", db)
+        #expect(again.status == 2 && again.stderr.isEmpty, "\(again.stderr)")
+        #expect(try sql(db, "SELECT count(DISTINCT walk_id) FROM walk_roams") == [["3"]])
+    }
+
     /// An output that cannot be written is one line and at least exit 3 (UNKNOWN; this walk's
     /// CRITICAL outranks it, as everywhere); the others are still written and the report printed.
     @Test func outputsThatCannotBeWrittenAreOneLineEach() throws {

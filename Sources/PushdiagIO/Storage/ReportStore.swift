@@ -48,7 +48,9 @@ public final class HistoryStore {
             CREATE TABLE IF NOT EXISTS walk_roams (
               walk_id INTEGER NOT NULL REFERENCES walks(id), time TEXT NOT NULL, location TEXT NOT NULL, from_bssid TEXT, to_bssid TEXT,
               from_ssid TEXT, to_ssid TEXT, fast_transition INTEGER, link_gap_ms REAL, push_gap_ms REAL, heartbeats_lost INTEGER NOT NULL,
-              connection TEXT NOT NULL, reconnect_ms REAL, grade TEXT NOT NULL);
+              connection TEXT NOT NULL, reconnect_ms REAL, grade TEXT NOT NULL, band_changed INTEGER, fast_transition_attempt INTEGER,
+              ft_failure_stage TEXT, ft_failure_status_code INTEGER, ft_failure_reason_code INTEGER, ft_failure_by_ap INTEGER,
+              ft_fallback TEXT);
             CREATE TABLE IF NOT EXISTS walk_places (
               walk_id INTEGER NOT NULL REFERENCES walks(id), name TEXT NOT NULL, samples INTEGER NOT NULL, signal_median_dbm REAL,
               signal_min_dbm INTEGER, retries_pct REAL, rtt_p95_ms REAL, heartbeats_lost INTEGER NOT NULL, roams INTEGER NOT NULL);
@@ -57,9 +59,24 @@ public final class HistoryStore {
             """)
         // Histories written before runs could be marked interrupted gain the column.
         if try !columns("runs").contains("interrupted") { try exec("ALTER TABLE runs ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0") }
+        // Walk histories written before failed fast transitions were told apart (issue 32) gain
+        // their columns, NULL on the rows already there (a run opening the file at the same time
+        // may have added one first).
+        let roamColumns = try columns("walk_roams")
+        for (name, type) in Self.walkRoamColumnsAdded where !roamColumns.contains(name) {
+            do { try exec("ALTER TABLE walk_roams ADD COLUMN \(name) \(type)") } catch {
+                guard try columns("walk_roams").contains(name) else { throw error }
+            }
+        }
     }
 
     deinit { sqlite3_close(db) }
+
+    /// The walk_roams columns added after its first version, in the order of the CREATE above.
+    static let walkRoamColumnsAdded: KeyValuePairs<String, String> = [
+        "band_changed": "INTEGER", "fast_transition_attempt": "INTEGER", "ft_failure_stage": "TEXT", "ft_failure_status_code": "INTEGER",
+        "ft_failure_reason_code": "INTEGER", "ft_failure_by_ap": "INTEGER", "ft_fallback": "TEXT",
+    ]
 
     func exec(_ sql: String) throws(StoreError) {
         var err: UnsafeMutablePointer<CChar>?
@@ -112,6 +129,7 @@ public final class HistoryStore {
         func real(_ v: Double?) -> Value { v.map(Value.real) ?? .null }
         func int(_ v: Int?) -> Value { v.map { .int(Int64($0)) } ?? .null }
         func text(_ v: String?) -> Value { v.map(Value.text) ?? .null }
+        func flag(_ v: Bool?) -> Value { v.map { .int($0 ? 1 : 0) } ?? .null }
         try exec("BEGIN IMMEDIATE")
         do {
             let c = r.connection
@@ -125,15 +143,19 @@ public final class HistoryStore {
                     int(c.heartbeatsLost), int(c.reconnects), .int(c.lost ? 1 : 0), .int(r.interrupted ? 1 : 0), .text(json),
                 ])
             for m in r.roams {
+                let f = m.fastTransitionFailure
                 _ = try insert(
                     """
                     INSERT INTO walk_roams(walk_id, time, location, from_bssid, to_bssid, from_ssid, to_ssid, fast_transition, link_gap_ms,
-                      push_gap_ms, heartbeats_lost, connection, reconnect_ms, grade) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      push_gap_ms, heartbeats_lost, connection, reconnect_ms, grade, band_changed, fast_transition_attempt, ft_failure_stage,
+                      ft_failure_status_code, ft_failure_reason_code, ft_failure_by_ap, ft_fallback)
+                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .int(id), .text(m.time), .text(m.location), text(m.fromBssid?.description), text(m.toBssid?.description), text(m.fromSsid),
-                        text(m.toSsid), int(m.fastTransition.map { $0 ? 1 : 0 }), real(m.linkGapMs), real(m.pushGapMs), int(m.heartbeatsLost),
-                        .text(m.connection), real(m.reconnectMs), .text(m.grade.rawValue),
+                        text(m.toSsid), flag(m.fastTransition), real(m.linkGapMs), real(m.pushGapMs), int(m.heartbeatsLost),
+                        .text(m.connection), real(m.reconnectMs), .text(m.grade.rawValue), flag(m.bandChanged), flag(m.fastTransitionAttempt),
+                        text(f?.stage.rawValue), int(f?.statusCode), int(f?.reasonCode), flag(f?.byAp), text(f?.fallback?.rawValue),
                     ])
             }
             for p in r.locations {
