@@ -76,7 +76,7 @@ struct RoamTrackerTests {
         let r = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: nil), at: 1152, ssid: "ward-3")
         #expect(r.map(\.event) == [.roam] && r[0].fromBssid == a && r[0].bssid == b && r[0].gapMs == 152, "\(r)")
         #expect(r.first?.fastTransition == false && r.first?.fastTransitionAttempt == true)
-        #expect(r.first?.fastTransitionFailure == FastTransitionFailure(stage: .keys, reasonCode: 2, byAp: false, fallback: .open))
+        #expect(r.first?.fastTransitionFailure == FastTransitionFailure(stage: .keys, targetBssid: b, reasonCode: 2, byAp: false, fallback: .open))
         #expect(t.roams == 1 && t.connects == 0 && t.flush(now: .max, name: { _ in "wlan0" }).isEmpty)
     }
 
@@ -122,8 +122,24 @@ struct RoamTrackerTests {
             let r = feed(&t, .connect(ifindex: 3, bssid: c, status: 0, timedOut: false, fastTransition: nil), at: 250, ssid: "ward-3")
             let code = refusedAt == .authentication ? 53 : 17
             #expect(r.map(\.event) == [.roam] && r[0].fromBssid == a && r[0].gapMs == 250, "\(r)")
-            #expect(r.first?.fastTransitionFailure == FastTransitionFailure(stage: refusedAt, statusCode: code, fallback: .sae))
+            #expect(r.first?.fastTransitionFailure == FastTransitionFailure(stage: refusedAt, targetBssid: c, statusCode: code, fallback: .sae))
             #expect(r.first?.fastTransition == false)
         }
+    }
+
+    /// The AP that refused the fast transition is not always the one the station joins next:
+    /// the move goes to where it joined, the failure names the one that refused, and the words
+    /// say both.
+    @Test func aRefusedTargetIsNamedApartFromWhereTheStationWent() {
+        var t = RoamTracker(windowSeconds: 10)
+        t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+        _ = feed(&t, .authenticate(ifindex: 3, bssid: c, algorithm: 2, status: 53), at: 20, ssid: nil)
+        _ = feed(&t, .disconnect(ifindex: 3, reason: 3, byAP: false), at: 40, ssid: nil)
+        _ = feed(&t, .authenticate(ifindex: 3, bssid: b, algorithm: 0, status: 0), at: 300, ssid: nil)
+        let r = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: nil), at: 350, ssid: "ward-3")
+        #expect(r.map(\.event) == [.roam] && r[0].fromBssid == a && r[0].bssid == b && r[0].gapMs == 330, "\(r)")
+        let f = r.first?.fastTransitionFailure
+        #expect(f == FastTransitionFailure(stage: .authentication, targetBssid: c, statusCode: 53, fallback: .open), "\(String(describing: f))")
+        #expect(f.map(WalkAnalysis.describe) == "FT authentication refused by 02:00:00:00:02:00, status 53")
     }
 }

@@ -353,11 +353,14 @@ public enum WalkAnalysis {
 
     /// A fast transition's failure in words: the stage and its code.
     public static func describe(_ f: FastTransitionFailure) -> String {
+        let by = f.targetBssid.map { " by \($0)" } ?? ""
+        let with = f.targetBssid.map { " with \($0)" } ?? ""
         switch f.stage {
-        case .authentication: return "FT authentication refused" + (f.statusCode.map { ", status \($0)" } ?? "")
-        case .reassociation: return "reassociation refused" + (f.statusCode.map { ", status \($0)" } ?? "")
+        case .authentication: return "FT authentication refused\(by)" + (f.statusCode.map { ", status \($0)" } ?? "")
+        case .reassociation: return "reassociation refused\(by)" + (f.statusCode.map { ", status \($0)" } ?? "")
         case .keys:
-            return "the keys never held: dropped" + (f.reasonCode.map { ", reason \($0)" } ?? "") + (f.byAp.map { $0 ? " by the AP" : " by the station" } ?? "")
+            return "the keys\(with) never held: dropped" + (f.reasonCode.map { ", reason \($0)" } ?? "")
+                + (f.byAp.map { $0 ? " by the AP" : " by the station" } ?? "")
         }
     }
 

@@ -95,6 +95,9 @@ public struct FastTransitionFailure: Codable, Sendable, Equatable {
     }
 
     public var stage: Stage
+    /// The AP the fast transition went to: the one that refused it, or whose keys never held
+    /// (the move's `bssid` is where the station joined afterwards, which may be another).
+    @Nullable public var targetBssid: MACAddress?
     @Nullable public var statusCode: Int?
     @Nullable public var reasonCode: Int?
     @Nullable public var byAp: Bool?
@@ -102,8 +105,11 @@ public struct FastTransitionFailure: Codable, Sendable, Equatable {
     /// report one.
     @Nullable public var fallback: Fallback?
 
-    public init(stage: Stage, statusCode: Int? = nil, reasonCode: Int? = nil, byAp: Bool? = nil, fallback: Fallback? = nil) {
+    public init(
+        stage: Stage, targetBssid: MACAddress? = nil, statusCode: Int? = nil, reasonCode: Int? = nil, byAp: Bool? = nil, fallback: Fallback? = nil
+    ) {
         self.stage = stage
+        self.targetBssid = targetBssid
         self.statusCode = statusCode
         self.reasonCode = reasonCode
         self.byAp = byAp
@@ -187,7 +193,7 @@ public struct RoamTracker {
                         fromSSID: st.bssid != nil ? st.ssid : st.disconnectedSSID)
                 }
                 if let status, status != 0, st.attempt?.failure == nil {
-                    st.attempt?.failure = FastTransitionFailure(stage: .authentication, statusCode: Int(status))
+                    st.attempt?.failure = FastTransitionFailure(stage: .authentication, targetBssid: bssid, statusCode: Int(status))
                 }
             }
             st.authentication = (bssid, algorithm)
@@ -199,7 +205,7 @@ public struct RoamTracker {
                 // A failed connection attempt: nothing changes, but say so (and a refused
                 // reassociation is where a fast transition failed).
                 if st.attempt != nil, st.attempt?.failure == nil, st.authentication?.algorithm == 2 {
-                    st.attempt?.failure = FastTransitionFailure(stage: .reassociation, statusCode: status.map(Int.init))
+                    st.attempt?.failure = FastTransitionFailure(stage: .reassociation, targetBssid: bssid, statusCode: status.map(Int.init))
                     states[ifindex] = st
                 }
                 out.append(WatchEvent(timeNs: time, event: .connect, interface: name(ifindex), bssid: bssid, statusCode: status.map(Int.init)))
@@ -276,7 +282,7 @@ public struct RoamTracker {
             disconnects += 1
             if let a = st.attempt, let r = a.reassociatedNs, a.failure == nil, time - r <= settleNs {
                 // Reassociated, then dropped: the keys never held.
-                st.attempt?.failure = FastTransitionFailure(stage: .keys, reasonCode: reason.map(Int.init), byAp: byAP)
+                st.attempt?.failure = FastTransitionFailure(stage: .keys, targetBssid: a.toBssid, reasonCode: reason.map(Int.init), byAp: byAP)
             }
             out.append(
                 WatchEvent(
