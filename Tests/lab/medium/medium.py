@@ -11,7 +11,7 @@ station's tx retries and failures as it would a real card's, and the receivers s
 given here. The kernel drops deliveries for radios tuned to another channel, so frames reach
 only radios on the transmitter's frequency.
 
-Usage: medium.py SCENARIO.json [--log FILE] [--seconds N] [--hold]
+Usage: medium.py SCENARIO.json [--log FILE] [--air PCAP] [--seconds N] [--hold]
 With --hold the scenario's clock stands at 0 (radios at their first positions) until SIGUSR1, so
 a test starts the walk when its tools are ready rather than when the medium started.
 The scenario format is documented in Tests/lab/medium/README.md. Every link's signal is logged
@@ -217,6 +217,52 @@ def attempt(plan, p_loss_of, rng):
     return used, False, None
 
 
+# --- the air as a sniffer would record it ---------------------------------------------------
+
+# hwsim's legacy rates in 500 kb/s (radiotap's unit), by index: hwsim_rates[] on 2.4 GHz; 5 GHz
+# bands start at its index 4 (6 Mb/s).
+RATES_2G = [2, 4, 11, 22, 12, 18, 24, 36, 48, 72, 96, 108]
+RATES_5G = RATES_2G[4:]
+PCAP_HEADER = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 127)  # LINKTYPE_IEEE802_11_RADIOTAP
+
+
+def radiotap(freq, rate_idx, flags, signal_dbm):
+    """A radiotap header: Flags (0: no FCS in the frame), Rate (legacy rates only; omitted for
+    MCS), Channel (frequency, band), dBm antenna signal (omitted when unknown)."""
+    band5 = freq >= 4900
+    table = RATES_5G if band5 else RATES_2G
+    legacy = not (flags & (HWSIM_TX_RC_MCS | HWSIM_TX_RC_VHT_MCS)) and 0 <= rate_idx < len(table)
+    present = (1 << 1) | (1 << 3) | ((1 << 2) if legacy else 0) | ((1 << 5) if signal_dbm is not None else 0)
+    body = struct.pack("<B", 0)
+    if legacy:
+        body += struct.pack("<B", table[rate_idx])
+    body += b"\0" * (len(body) % 2)  # Channel is aligned to 2
+    body += struct.pack("<HH", freq, 0x0100 if band5 else 0x0080)
+    if signal_dbm is not None:
+        body += struct.pack("<b", max(-128, min(127, int(round(signal_dbm)))))
+    return struct.pack("<BBHI", 0, 0, 8 + len(body), present) + body
+
+
+def air_records(frame, freq, used, signal_dbm, wall):
+    """One pcap record per attempt the medium made of `frame` (stages `used` as
+    [(idx, count, rate flags)]),
+    the Retry bit set on every attempt after the first, as a sniffer beside the receiver would
+    have recorded them. (hwsim's own monitor, hwsim0, sees each frame once, before the medium
+    decides its attempts, so its Retry bits are never set.)"""
+    out = b""
+    n = 0
+    for idx, count, flags in used:
+        for _ in range(count):
+            f = bytearray(frame)
+            if n > 0 and len(f) >= 2:
+                f[1] |= 0x08
+            rec = radiotap(freq, idx, flags, signal_dbm) + bytes(f)
+            sec = int(wall)
+            out += struct.pack("<IIII", sec, int((wall - sec) * 1e6), len(rec), len(rec)) + rec
+            n += 1
+    return out
+
+
 # --- netlink --------------------------------------------------------------------------------
 
 def nla(kind, payload):
@@ -299,9 +345,12 @@ def hwsim_radios():
 # --- the medium -----------------------------------------------------------------------------
 
 class Medium:
-    def __init__(self, scenario, log):
+    def __init__(self, scenario, log, air=None):
         self.s = scenario
         self.log = log
+        self.air = air
+        if air:
+            air.write(PCAP_HEADER)
         self.rng = random.Random(scenario.seed)
         self.genl = Genl()
         self.family = self.genl.family("MAC80211_HWSIM")
@@ -412,6 +461,12 @@ class Medium:
                 else:
                     self.stats["lost"] += 1
         self.stats["attempts"] += sum(n for _, n in used)
+        if self.air:
+            sig = self.link_signal(tx, rx_target, t) if (tx and rx_target) else None
+            # Each stage's rate flags (MCS or legacy), from the plan the stages were walked in.
+            stages = [(idx, n, plan[k][2] if k < len(plan) else 0) for k, (idx, n) in enumerate(used)]
+            self.air.write(air_records(frame, freq, stages, sig, time.time()))
+            self.air.flush()
         if not acked and not no_ack:
             self.stats["unacked"] += 1
         for rx, (idx, f) in receivers:
@@ -496,6 +551,7 @@ def main(argv):
     p.add_argument("--log", help="JSON lines: every link's signal each log_interval_s, and the counts")
     p.add_argument("--seconds", type=float, help="stop after this long (scenario time)")
     p.add_argument("--hold", action="store_true", help="the scenario's clock starts at SIGUSR1")
+    p.add_argument("--air", help="pcap (radiotap): every attempt at every frame, the Retry bit on each after the first")
     args = p.parse_args(argv)
     try:
         with open(args.scenario) as f:
@@ -503,9 +559,14 @@ def main(argv):
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"medium: cannot read {args.scenario}: {e}", file=sys.stderr)
         return 3
-    log = open(args.log, "w") if args.log else None
     try:
-        Medium(scenario, log).run(args.seconds, args.hold)
+        log = open(args.log, "w") if args.log else None
+        air = open(args.air, "wb") if args.air else None
+    except OSError as e:
+        print(f"medium: {e}", file=sys.stderr)
+        return 3
+    try:
+        Medium(scenario, log, air).run(args.seconds, args.hold)
     except OSError as e:
         print(f"medium: {e}", file=sys.stderr)
         return 3

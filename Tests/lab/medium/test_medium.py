@@ -5,6 +5,7 @@ import json
 import math
 import os
 import random
+import shutil
 import struct
 import subprocess
 import sys
@@ -174,6 +175,55 @@ class AttemptTests(unittest.TestCase):
             used, ok, _ = medium.attempt([(0, 100, 0)], lambda i, f: p, rng)
             retries += sum(n for _, n in used) - 1
         self.assertAlmostEqual(retries / frames, p / (1 - p), delta=0.02)
+
+
+class AirTests(unittest.TestCase):
+    """The medium's own capture: a record per attempt, read back here field by field and, where
+    tshark is installed, by tshark."""
+
+    FRAME = (bytes([0x08, 0x01, 0, 0]) + bytes.fromhex("020000000000") + bytes.fromhex("020000000200")
+             + bytes.fromhex("020000000000") + b"\x10\x00" + b"\xaa" * 30)
+
+    @staticmethod
+    def records(data):
+        out, off = [], 24
+        while off < len(data):
+            sec, usec, incl, orig = struct.unpack_from("<IIII", data, off)
+            out.append(data[off + 16:off + 16 + incl])
+            off += 16 + incl
+        return out
+
+    def test_one_record_per_attempt_with_the_retry_bit_after_the_first(self):
+        used = [(5, 2, 0), (0, 1, 0)]
+        recs = self.records(medium.PCAP_HEADER + medium.air_records(self.FRAME, 2412, used, -80.4, 1000.5))
+        self.assertEqual(len(recs), 3)
+        for n, r in enumerate(recs):
+            length, present = struct.unpack_from("<HI", r, 2)
+            frame = r[length:]
+            self.assertEqual(frame[1] & 0x08, 0x08 if n > 0 else 0)
+            self.assertEqual(frame[4:], self.FRAME[4:])
+            self.assertEqual(present, 0b101110)
+            self.assertEqual(r[9], medium.RATES_2G[5 if n < 2 else 0])
+            self.assertEqual(struct.unpack_from("<HHb", r, 10), (2412, 0x0080, -80))
+
+    def test_mcs_rates_and_unknown_signals_are_left_out_not_made_up(self):
+        recs = self.records(medium.PCAP_HEADER + medium.air_records(self.FRAME, 5180, [(7, 1, medium.HWSIM_TX_RC_MCS)], None, 1.0))
+        length, present = struct.unpack_from("<HI", recs[0], 2)
+        self.assertEqual(present, 0b1010)
+        self.assertEqual(struct.unpack_from("<HH", recs[0], 10), (5180, 0x0100))
+        self.assertEqual(length, 14)
+
+    @unittest.skipUnless(shutil.which("tshark"), "tshark is not installed")
+    def test_tshark_reads_what_was_written(self):
+        data = medium.PCAP_HEADER + medium.air_records(self.FRAME, 2412, [(5, 2, 0), (0, 1, 0)], -80.4, 1000.5)
+        with tempfile.NamedTemporaryFile(suffix=".pcap") as f:
+            f.write(data)
+            f.flush()
+            out = subprocess.run(["tshark", "-r", f.name, "-T", "fields", "-e", "wlan.fc.retry", "-e", "radiotap.datarate",
+                                  "-e", "radiotap.dbm_antsignal", "-e", "wlan.ta"], capture_output=True, text=True).stdout
+        rows = [line.split("\t") for line in out.splitlines()]
+        self.assertEqual(rows, [["0", "9", "-80", "02:00:00:00:02:00"], ["1", "9", "-80", "02:00:00:00:02:00"],
+                                ["1", "1", "-80", "02:00:00:00:02:00"]])
 
 
 class NetlinkTests(unittest.TestCase):
