@@ -79,7 +79,7 @@ SUBMAKE := $(MAKE)
 test: deps-test lab-deps lint
 	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(Q)Tests/lab/virt-wifi-build.sh || true  # missing, the lab says so and LabTests fails
-	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS))
+	$(Q)Tests/lab/lab.sh $(abspath $(LAB_RESULTS))
 	$(Q)$(SUBMAKE) --no-print-directory test-beside > .build/beside.log 2>&1 || { tail -40 .build/beside.log; echo "make test: $$(grep -E '^beside:' .build/beside.log | tail -1)"; exit 1; }
 	$(Q)python3 -m unittest discover -s Tests/lab/medium > .build/medium-tests.log 2>&1 || { cat .build/medium-tests.log; exit 1; }
 	$(Q)echo "lab radio medium: $$(grep -E '^Ran ' .build/medium-tests.log), $$(tail -1 .build/medium-tests.log)"
@@ -168,8 +168,8 @@ clean:
 	$(Q)rm -rf .build bench/out bench/bin
 
 # The Wi-Fi lab: Debian's kernel under qemu with mac80211_hwsim, hostapd and wpa_supplicant; see
-# Tests/lab/. `make lab` checks pushdiag against iw there; `make lab-record` also refreshes the
-# lab recordings in fixtures/.
+# Tests/lab/. `make lab` checks pushdiag against iw there (two VMs in turn, then LabTests on the
+# host: Tests/lab/lab.sh); `make lab-record` also refreshes the lab recordings in fixtures/.
 
 lab-deps:
 	$(call apt_install,$(LAB_PACKAGES))
@@ -177,10 +177,10 @@ lab-deps:
 lab: deps-test lab-deps
 	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(Q)Tests/lab/virt-wifi-build.sh || true  # missing, the lab says so and LabTests fails
-	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS))
+	$(Q)Tests/lab/lab.sh $(abspath $(LAB_RESULTS))
 
 lab-record: deps-test lab-deps
 	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(Q)Tests/lab/virt-wifi-build.sh || true
-	$(Q)Tests/lab/vm.sh Tests/lab/run.sh $(abspath $(LAB_RESULTS)) record
+	$(Q)Tests/lab/lab.sh $(abspath $(LAB_RESULTS)) record
 	$(Q).build/debug/pushdiag-fixtures fixtures  # the fixtures derived from the new recordings

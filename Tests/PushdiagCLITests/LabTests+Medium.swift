@@ -64,10 +64,10 @@ extension LabTests {
     /// and after it), over a fall from about -40 to -80 dBm; and where the medium's signal held
     /// still (within 1 dB) over both readings, the walk equals iw within 2 dB.
     @Test func theMediumMovesTheSignalWalkAndIwRead() throws {
-        let report = try object("sticky-walk.json")
+        let report = try object("medium/sticky-walk.json")
         let samples = walkSamples(report)
-        let iw = try iwSignals("sticky-iw-station.txt")
-        let medium = try mediumLinks("sticky-medium.jsonl")
+        let iw = try iwSignals("medium/sticky-iw-station.txt")
+        let medium = try mediumLinks("medium/sticky-medium.jsonl")
         #expect(samples.count > 40 && iw.count > 10 && medium.count > 40, "walk \(samples.count), iw \(iw.count), medium \(medium.count)")
         for s in samples {
             let link = try #require(Self.mediumLink[s.bssid], "\(s)")
@@ -92,13 +92,13 @@ extension LabTests {
     /// Without bgscan wpa_supplicant holds on to ap1 below -70 dBm while the scan cache shows ap2
     /// 8 dB or more stronger: the walk says sticky client. With bgscan it moves, and does not.
     @Test func aStickyClientIsFoundWhereTheStationStayedAndNotWhereItRoamed() throws {
-        let sticky = try object("sticky-walk.json")
-        let stayed = try text("sticky-wpa-status.txt").contains("bssid=02:00:00:00:00:00")
-        #expect(stayed, "\(peek("sticky-wpa-status.txt"))")
+        let sticky = try object("medium/sticky-walk.json")
+        let stayed = try text("medium/sticky-wpa-status.txt").contains("bssid=02:00:00:00:00:00")
+        #expect(stayed, "\(peek("medium/sticky-wpa-status.txt"))")
         let checks = (sticky["findings"] as? [[String: Any]] ?? []).compactMap { $0["check"] as? String }
         #expect(checks.contains("sticky_client"), "\(checks)")
-        #expect(try iwMoves("sticky-iw-event.txt").filter { $0.kind == "connect" }.isEmpty, "\(peek("sticky-iw-event.txt"))")
-        let roamed = try object("bgscan-walk.json")
+        #expect(try iwMoves("medium/sticky-iw-event.txt").filter { $0.kind == "connect" }.isEmpty, "\(peek("medium/sticky-iw-event.txt"))")
+        let roamed = try object("medium/bgscan-walk.json")
         let roamedChecks = (roamed["findings"] as? [[String: Any]] ?? []).compactMap { $0["check"] as? String }
         #expect(!roamedChecks.contains("sticky_client"), "\(roamedChecks)")
     }
@@ -107,11 +107,11 @@ extension LabTests {
     /// move from ap1 (2412 MHz) to ap2 (5180 MHz) as a band change, with the signal it had on
     /// ap1 before (below bgscan's -65 dBm) and the stronger one on ap2 after.
     @Test func bgscanRoamsByItselfAndTheWalkSeesEachRoamAndTheBandChange() throws {
-        let status = try text("bgscan-walk.status").trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(["0", "1", "2"].contains(status), "\(peek("bgscan-walk.err"))")
-        let report = try object("bgscan-walk.json")
+        let status = try text("medium/bgscan-walk.status").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(["0", "1", "2"].contains(status), "\(peek("medium/bgscan-walk.err"))")
+        let report = try object("medium/bgscan-walk.json")
         let roams = try #require(report["roams"] as? [[String: Any]])
-        let connects = try iwMoves("bgscan-iw-event.txt").filter { $0.kind == "connect" }
+        let connects = try iwMoves("medium/bgscan-iw-event.txt").filter { $0.kind == "connect" }
         #expect(!connects.isEmpty && roams.count == connects.count, "walk \(roams.count) moves, iw \(connects.count) connects: \(roams)")
         for (r, c) in zip(roams, connects) { #expect(r["to_bssid"] as? String == c.bssid, "\(r) \(c)") }
         let band = try #require(
@@ -128,12 +128,12 @@ extension LabTests {
     /// (CRITICAL) in wifi and survey, from the station counters, which lie between iw's readings
     /// before and after.
     @Test func aWeakLinkRetransmitsForReal() throws {
-        let wifi = try object("weak-wifi.json")
-        let percent = try #require(wifi["retransmission_percent"] as? Double, "\(peek("weak-wifi.err"))")
+        let wifi = try object("medium/weak-wifi.json")
+        let percent = try #require(wifi["retransmission_percent"] as? Double, "\(peek("medium/weak-wifi.err"))")
         #expect(percent > 15 && wifi["status"] as? String == "critical", "\(percent) \(wifi["status"] ?? "")")
         #expect(wifi["retransmission_source"] as? String == "station_retries" && wifi["retransmission_trust"] as? String == "measured")
-        let before = Self.stations(try text("weak-station-before.txt"))["02:00:00:00:00:00"]
-        let after = Self.stations(try text("weak-station-after.txt"))["02:00:00:00:00:00"]
+        let before = Self.stations(try text("medium/weak-station-before.txt"))["02:00:00:00:00:00"]
+        let after = Self.stations(try text("medium/weak-station-after.txt"))["02:00:00:00:00:00"]
         let b = try #require(before)
         let a = try #require(after)
         let station = try #require((wifi["stations"] as? [[String: Any]])?.first { $0["mac"] as? String == "02:00:00:00:00:00" })
@@ -142,8 +142,70 @@ extension LabTests {
             #expect((b[theirs]!...a[theirs]!).contains(v), "\(ours) \(v) not within iw's \(b[theirs]!)…\(a[theirs]!)")
         }
         #expect(a["tx retries"]! > b["tx retries"]!, "iw saw no retries")
-        let survey = try object("weak-survey.json")
-        let check = try #require((survey["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "retransmissions" }, "\(peek("weak-survey.err"))")
+        let survey = try object("medium/weak-survey.json")
+        let check = try #require(
+            (survey["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "retransmissions" }, "\(peek("medium/weak-survey.err"))")
         #expect(check["status"] as? String == "critical" && (check["value"] as? Double ?? 0) > 15, "\(check)")
+    }
+
+    /// `iw station dump` stamped `@ UNIX-TIME` before and `@@ UNIX-TIME` after (the weak window).
+    func stamps(_ name: String) throws -> (from: Double, to: Double) {
+        let lines = try text(name).split(separator: "\n")
+        let from = lines.first { $0.hasPrefix("@ ") }.flatMap { Double($0.dropFirst(2)) }
+        let to = lines.first { $0.hasPrefix("@@ ") }.flatMap { Double($0.dropFirst(3)) }
+        return (try #require(from, "\(name)"), try #require(to, "\(name)"))
+    }
+
+    /// The medium's own capture of the sticky walk's air (every attempt at every frame, the
+    /// Retry bit on each after the first; hwsim0 sees a frame once, before the medium, so it
+    /// cannot show retries): `capture` counts equal tshark's on it, overall and for the station
+    /// as a transmitter; and the station's retried frames to ap1 it holds between iw's readings
+    /// around the weak window bracket iw's Δtx retries (the frames in the window as iw's reads
+    /// ended and began, at most; as they began and ended, at least).
+    @Test(.enabled(if: TestPaths.which("tshark") != nil, "tshark is not installed"))
+    func theAirShowsTheWeakLinksRetriesAndCaptureEqualsTshark() throws {
+        let pcap = dir.appendingPathComponent("medium/sticky-air.pcap").path
+        try #require(FileManager.default.fileExists(atPath: pcap), "the medium wrote no capture: \(peek("medium/sticky-setup.log"))")
+        let tshark = TestPaths.which("tshark")!
+        func fields(_ filter: String, _ names: [String]) throws -> [[String]] {
+            let r = try run(tshark, ["-r", pcap, "-Y", filter, "-T", "fields"] + names.flatMap { ["-e", $0] }, timeout: 300)
+            #expect(r.status == 0, "tshark: \(r.stderr)")
+            return r.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        }
+        let c = try pushdiag("capture", pcap, "--format", "json")
+        let report = try json(c.stdout)
+        let all = try fields("frame", ["wlan.fc.retry"])
+        #expect(report["frames"] as? Int == all.count && all.count > 1000, "pushdiag \(report["frames"] ?? "nil"), tshark \(all.count): \(c.stderr)")
+        #expect(report["retry_frames"] as? Int == all.filter { $0.first == "1" }.count, "\(report["retry_frames"] ?? "nil")")
+        let sta = "02:00:00:00:02:00"
+        let fromStation = try fields("wlan.ta == \(sta)", ["wlan.fc.retry"])
+        let t = try #require((report["transmitters"] as? [[String: Any]])?.first { $0["mac"] as? String == sta }, "\(report["transmitters"] ?? "")")
+        #expect(t["frames"] as? Int == fromStation.count && t["retry_frames"] as? Int == fromStation.filter { $0.first == "1" }.count, "\(t)")
+
+        let retried = try fields("wlan.ta == \(sta) && wlan.ra == 02:00:00:00:00:00 && wlan.fc.retry == 1", ["frame.time_epoch"]).compactMap {
+            $0.first.flatMap(Double.init)
+        }
+        let (b0, b1) = try stamps("medium/weak-station-before.txt")
+        let (a0, a1) = try stamps("medium/weak-station-after.txt")
+        let before = try #require(Self.stations(try text("medium/weak-station-before.txt"))["02:00:00:00:00:00"]?["tx retries"])
+        let after = try #require(Self.stations(try text("medium/weak-station-after.txt"))["02:00:00:00:00:00"]?["tx retries"])
+        let atLeast = retried.filter { $0 > b1 && $0 < a0 }.count
+        let atMost = retried.filter { $0 >= b0 && $0 <= a1 }.count
+        #expect(atLeast > 0 && (atLeast...atMost).contains(Int(after - before)), "iw Δtx retries \(after - before), the air's \(atLeast)…\(atMost)")
+    }
+
+    /// The exporter following the same weak link: its retransmission ratio over its last second
+    /// is above 0.15, from the station's retries, as iw's counters over the whole window are.
+    @Test func theExporterSeesTheWeakLinksRetransmissions() throws {
+        let metrics = try text("medium/weak-exporter-metrics.txt")
+        let wlan2 = ["interface": "wlan2"]
+        #expect(Exposition.value(metrics, "pushdiag_wifi_up", wlan2) == 1, "\(peek("medium/weak-exporter.log"))")
+        let ratio = Exposition.series(metrics, "pushdiag_retransmission_ratio", wlan2)
+        #expect(ratio.count == 1 && (ratio.first?.value ?? 0) > 0.15, "\(ratio) \(peek("medium/weak-exporter.log"))")
+        #expect(ratio.first?.labels.contains("source=\"station_retries\"") == true && ratio.first?.labels.contains("trust=\"measured\"") == true, "\(ratio)")
+        let b = try #require(Self.stations(try text("medium/weak-station-before.txt"))["02:00:00:00:00:00"])
+        let a = try #require(Self.stations(try text("medium/weak-station-after.txt"))["02:00:00:00:00:00"])
+        let iw = Double(a["tx retries"]! - b["tx retries"]!) / Double(max(a["tx packets"]! - b["tx packets"]!, 1))
+        #expect(iw > 0.15, "iw's own ratio over the window: \(iw)")
     }
 }

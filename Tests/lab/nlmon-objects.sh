@@ -7,30 +7,11 @@
 #                     and connects), a signal poll, a roam there and back, a signal poll
 #   lab_nlmon_objects RESULTS_DIR INITIAL_BSSID OTHER_BSSID
 lab_nlmon_objects() {
-  local out=$1 initial=$2 other=$3 want=$2 dir tcpdump_pid ping_pid i
+  local out=$1 initial=$2 other=$3 want=$2 dir ping_pid
   modprobe nlmon && ip link add nlmon0 type nlmon && ip link set nlmon0 up || return 1
-  # lab_nlmon_start DIR: tcpdump on nlmon0 into DIR/nlmon.pcap, back once it listens.
-  lab_nlmon_start() {
-    mkdir -p "$1"
-    tcpdump -i nlmon0 --immediate-mode -U -w "$1/nlmon.pcap" > "$1/tcpdump.log" 2>&1 &
-    tcpdump_pid=$!
-    for i in $(seq 1 150); do grep -q listening "$1/tcpdump.log" && return 0; sleep 0.2; done
-    echo "lab: tcpdump on nlmon0 did not start"; cat "$1/tcpdump.log"; return 1
-  }
-  # lab_nlmon_stop DIR: once nlmon's last messages are written (the file stopped growing for 1 s).
-  lab_nlmon_stop() {
-    local size=-1 now
-    for i in $(seq 1 50); do
-      now=$(stat -c %s "$1/nlmon.pcap")
-      [ "$now" = "$size" ] && break
-      size=$now; sleep 1
-    done
-    kill -INT $tcpdump_pid; wait $tcpdump_pid 2>/dev/null
-    rm -f "$1/tcpdump.log"
-  }
 
   dir=$out/iw-object-nlmon
-  lab_nlmon_start "$dir" || return 1
+  mkdir -p "$dir" && lab_nlmon_start "$dir/nlmon.pcap" "$dir/tcpdump.log" || return 1
   ping -6 -n -I wlan2 -i 0.2 -w 4 ff02::1 > /dev/null 2>&1 &
   ping_pid=$!
   iw dev wlan2 info > "$dir/info.txt"
@@ -43,10 +24,10 @@ lab_nlmon_objects() {
   wait $ping_pid
   iw dev wlan2 link > "$dir/link.txt"
   echo "$initial" > "$dir/bssid.txt"
-  lab_nlmon_stop "$dir"
+  lab_nlmon_stop "$dir/nlmon.pcap"
 
   dir=$out/wpa-nlmon
-  lab_nlmon_start "$dir" || return 1
+  mkdir -p "$dir" && lab_nlmon_start "$dir/nlmon.pcap" "$dir/tcpdump.log" || return 1
   wpa_cli -i wlan2 terminate > /dev/null
   for i in $(seq 1 50); do [ -e /run/wpa_supplicant/wlan2 ] || break; sleep 0.2; done
   wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa.pid" -f "$conf/wpa.log" || return 1
@@ -60,7 +41,7 @@ lab_nlmon_objects() {
   LAB_ROAM_LOG=$dir/refused.txt lab_roam "$initial" || return 1
   echo "$initial $other $initial" > "$dir/roams.txt"
   wpa_cli -i wlan2 signal_poll > "$dir/signal-poll-2.txt"
-  lab_nlmon_stop "$dir"
+  lab_nlmon_stop "$dir/nlmon.pcap"
   # After the recording (iw's own traffic stays out of it): what iw says of the link.
   iw dev wlan2 link > "$dir/link-after.txt"
   iw dev > "$dir/dev.txt"

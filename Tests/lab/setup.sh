@@ -119,17 +119,43 @@ lab_roam() {
   lab_wait_connected 1 "$1"
 }
 
-# lab_medium_start SCENARIO: the radio medium (held at its start until SIGUSR1 with LAB_MEDIUM_HOLD=1) (Tests/lab/medium) takes hwsim's air over before
+# lab_medium_start SCENARIO: the radio medium (held at its start until SIGUSR1 with LAB_MEDIUM_HOLD=1;
+# its capture of every attempt into LAB_MEDIUM_AIR if set) (Tests/lab/medium) takes hwsim's air over before
 # any AP starts; its log (every link's signal) goes to $LAB_MEDIUM_LOG. Ready once registered:
-# Python starts slowly under emulation, so wait for its word, not a fixed time.
+# Python starts slowly under emulation, so wait for its word (up to 60 s), not a fixed time.
 lab_medium_start() {
   local log=${LAB_MEDIUM_LOG:-$conf/medium.jsonl}
-  python3 Tests/lab/medium/medium.py "$1" --log "$log" ${LAB_MEDIUM_HOLD:+--hold} > "$conf/medium.out" 2>&1 &
+  python3 Tests/lab/medium/medium.py "$1" --log "$log" ${LAB_MEDIUM_HOLD:+--hold} ${LAB_MEDIUM_AIR:+--air "$LAB_MEDIUM_AIR"} > "$conf/medium.out" 2>&1 &
   echo $! > "$conf/medium.pid"
-  for _ in $(seq 1 300); do
+  for _ in $(seq 1 600); do
     grep -q '^medium: registered' "$conf/medium.out" 2>/dev/null && return 0
     kill -0 "$(cat "$conf/medium.pid")" 2>/dev/null || break
     sleep 0.1
   done
   echo "lab: the medium did not register"; cat "$conf/medium.out"; return 1
+}
+
+# lab_nlmon_start PCAP LOG: tcpdump on nlmon0 (which the caller made), back once it listens; its
+# counts go to LOG (LabTests read "dropped by kernel"). It writes to the VM's own tmpfs with a
+# 16 MiB buffer, not to the 9p share: a recording of 2026-11-25 written to 9p lost the events of
+# one association (tcpdump fell behind a burst of scan dumps and hostapd's station changes).
+lab_nlmon_start() {
+  rm -f "$conf/nlmon-rec.pcap"
+  tcpdump -i nlmon0 -B 16384 --immediate-mode -U -w "$conf/nlmon-rec.pcap" > "$2" 2>&1 &
+  tcpdump_pid=$!
+  for _ in $(seq 1 150); do grep -q listening "$2" && return 0; sleep 0.2; done
+  echo "lab: tcpdump on nlmon0 did not start"; cat "$2"; return 1
+}
+
+# lab_nlmon_stop PCAP: once nlmon's last messages are written (the recording stopped growing for
+# 1 s), into PCAP.
+lab_nlmon_stop() {
+  local size=-1 now
+  for _ in $(seq 1 50); do
+    now=$(stat -c %s "$conf/nlmon-rec.pcap")
+    [ "$now" = "$size" ] && break
+    size=$now; sleep 1
+  done
+  kill -INT $tcpdump_pid; wait $tcpdump_pid 2>/dev/null
+  cp "$conf/nlmon-rec.pcap" "$1"
 }

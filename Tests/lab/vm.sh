@@ -4,6 +4,9 @@
 #
 #   Tests/lab/vm.sh SCRIPT [ARGS...]
 #
+# The console is printed with each line prefixed "LAB_NAME| " (vm by default), so that the
+# lab's two VMs can be told apart; on failure a digest of what failed closes the output.
+#
 # Needs: qemu-system-x86, linux-image-amd64, busybox-static (make lab-deps installs them).
 set -euo pipefail
 script=$(readlink -f "$1"); shift
@@ -64,6 +67,14 @@ timeout "${LAB_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -m "${LAB_MEMORY:-1
   -kernel "$kernel" -initrd "$work/initrd.gz" \
   -append "console=ttyS0 quiet edd=off panic=-1 pushdiag.script=$runner" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,id=hostroot,multidevs=remap \
-  -nic none </dev/null | tr -d '\r' | sed -u 's/^/vm| /'
-[ -f "$work/status" ] || { echo "lab: the VM did not finish its script" >&2; exit 3; }
+  -nic none </dev/null | tr -d '\r' | sed -u "s/^/${LAB_NAME:-vm}| /" | tee "$work/console.log" || echo "lab: qemu ended with status $? (LAB_TIMEOUT ${LAB_TIMEOUT:-1800} s)"
+
+# On failure, a digest last, where a CI log's tail shows it: the lab's own lines (a section that
+# did not finish says so).
+digest() {
+  echo "lab: what ${LAB_NAME:-vm} said of what failed, from its console above:"
+  grep -E "^${LAB_NAME:-vm}\\| lab:" "$work/console.log" | grep -vE 'done \(exit 0|exit status 0' | tail -30
+}
+[ -f "$work/status" ] || { digest; echo "lab: the VM did not finish its script" >&2; exit 3; }
+[ "$(cat "$work/status")" = 0 ] || digest
 exit "$(cat "$work/status")"
