@@ -139,6 +139,10 @@ kill -TERM $exp_pid; wait $exp_pid
 echo $? > "$out/exporter.status"
 echo "lab: exporter done (exit $(cat "$out/exporter.status"))"
 
+# 4b. A fast transition that fails for certain (#32): the other AP with another passphrase.
+. Tests/lab/ft-refused.sh
+lab_ft_refused "$out" || exit 1
+
 # 5. pushdiag route over a real 802.1Q device: VLAN 20 on a veth, a gateway on it.
 ip link add name vl0 type veth peer name vl1 && ip link set vl0 up && ip link set vl1 up
 modprobe 8021q && ip link add link vl0 name vl0.20 type vlan id 20 && ip link set vl0.20 up
