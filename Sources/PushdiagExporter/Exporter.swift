@@ -159,7 +159,7 @@ public final class Exporter: Sendable {
         <html lang="en"><head><meta charset="utf-8"><title>pushdiag exporter</title></head>
         <body><h1>pushdiag exporter \(version)</h1>
         <p><a href="/metrics">/metrics</a>: the held push sessions and the followed Wi-Fi interfaces.</p>
-        <p>/probe?target=HOST:PORT&amp;protocol=simplepush: a one-shot heartbeat check (protocol: \(HeartbeatProtocol.names(HeartbeatProtocol.allCases)); tls=1, count=N).</p>
+        <p>/probe?target=HOST:PORT&amp;protocol=simplepush: a one-shot heartbeat check (protocol: \(HeartbeatProtocol.names(HeartbeatProtocol.allCases)); tls=1, count=N), of the configured servers and what [exporter] probe_allow adds.</p>
         <p>See pushdiag(1).</p></body></html>
 
         """
