@@ -29,7 +29,7 @@ public final class Exporter: Sendable {
         self.version = version
         running = Mutex(Running(settings: settings))
         own = MetricSet(registry: registry, labels: [])
-        probes = ProbeService(limit: settings.maxProbes, metrics: own)
+        probes = ProbeService(limit: settings.maxProbes, allowed: settings.probeTargets, metrics: own, log: log)
     }
 
     /// Starts the sessions and followers, then listens. A port that cannot be had is one line
@@ -45,7 +45,8 @@ public final class Exporter: Sendable {
     }
 
     func summary(_ s: ExporterSettings) -> String {
-        "\(s.servers.count) push session(s), \(s.interfaces.count) interface(s), heartbeats every \(DurationText.format(s.heartbeatIntervalSeconds))"
+        "\(s.servers.count) push session(s), \(s.interfaces.count) interface(s), heartbeats every \(DurationText.format(s.heartbeatIntervalSeconds)), /probe to "
+            + (s.probeAllow.isEmpty ? "the servers only" : "the servers and \(s.probeAllow.count) probe_allow rule(s)")
     }
 
     /// Starts what is new, stops what went; a session whose options did not change goes on.
@@ -92,6 +93,7 @@ public final class Exporter: Sendable {
             r.settings.listen = listen
         }
         probes.setLimit(s.maxProbes)
+        probes.setAllowed(s.probeTargets)
         // Stopping waits for each thread's goodbye: outside the lock, all at once.
         for k in toStop { k.stop(waitSeconds: 0, remove: false) }
         for f in followersToStop { f.stop(waitSeconds: 0, remove: false) }
@@ -157,7 +159,7 @@ public final class Exporter: Sendable {
         <html lang="en"><head><meta charset="utf-8"><title>pushdiag exporter</title></head>
         <body><h1>pushdiag exporter \(version)</h1>
         <p><a href="/metrics">/metrics</a>: the held push sessions and the followed Wi-Fi interfaces.</p>
-        <p>/probe?target=HOST:PORT&amp;protocol=simplepush: a one-shot heartbeat check (protocol: \(HeartbeatProtocol.names(HeartbeatProtocol.allCases)); tls=1, count=N).</p>
+        <p>/probe?target=HOST:PORT&amp;protocol=simplepush: a one-shot heartbeat check (protocol: \(HeartbeatProtocol.names(HeartbeatProtocol.allCases)); tls=1, count=N), of the configured servers and what [exporter] probe_allow adds.</p>
         <p>See pushdiag(1).</p></body></html>
 
         """

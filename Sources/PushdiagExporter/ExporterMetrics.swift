@@ -89,7 +89,10 @@ public struct MetricFamily: Sendable {
         kind: .gauge)
     static let probesInFlight = MetricFamily(name: "pushdiag_exporter_probes_in_flight", help: "/probe requests being answered.", kind: .gauge)
     static let probesRefused = MetricFamily(
-        name: "pushdiag_exporter_probes_refused_total", help: "/probe requests refused because max_probes were already running.", kind: .counter)
+        name: "pushdiag_exporter_probes_refused_total",
+        help:
+            "/probe requests refused, by reason (max_probes: that many were running; not_allowed: neither a configured server nor in probe_allow; resolved_outside: a name resolving outside probe_allow; unresolved: such a name that did not resolve).",
+        kind: .counter)
     static let buildInfo = MetricFamily(name: "pushdiag_exporter_build_info", help: "pushdiag's version, as a label.", kind: .gauge)
 
     // A /probe's answer (its own registry, blackbox_exporter's names): no labels unless given.

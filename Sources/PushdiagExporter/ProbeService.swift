@@ -6,21 +6,44 @@ import Synchronization
 
 /// `/probe`: one heartbeat check per request, in blackbox_exporter's manner: the target and
 /// protocol come in the query, the answer is its own small set of metrics (`probe_success`,
-/// `probe_duration_seconds`, …). At most `limit` run at once; more are refused (HTTP 503) so a
-/// misconfigured Prometheus cannot pile threads up.
+/// `probe_duration_seconds`, …). Only targets the configuration allows are probed
+/// (`ProbeAllowList`: the servers and `probe_allow`); others are refused (HTTP 403) before they
+/// are resolved or connected to, counted by reason and logged once each. At most `limit` run at
+/// once; more are refused (HTTP 503) so a misconfigured Prometheus cannot pile threads up.
 public final class ProbeService: Sendable {
     let limit: Atomic<Int>
     let inFlight = Atomic<Int>(0)
+    let allowed: Mutex<ProbeAllowList>
     let metrics: MetricSet
+    let log: ExporterLog
+    struct Logged {
+        var targets: Set<String> = []
+        var full = false
+    }
+    /// The refused targets logged since the allowed ones last changed.
+    let logged = Mutex(Logged())
+    /// Refused targets logged at most, until the allowed ones change (a scan logs no more).
+    static let mostLogged = 256
 
-    init(limit: Int, metrics: MetricSet) {
+    init(limit: Int, allowed: ProbeAllowList, metrics: MetricSet, log: ExporterLog) {
         self.limit = Atomic(limit)
+        self.allowed = Mutex(allowed)
         self.metrics = metrics
+        self.log = log
         metrics.gauge(MetricFamily.probesInFlight).set(0.0)
-        _ = metrics.counter(MetricFamily.probesRefused)
+        for r in ProbeRefusal.Reason.allCases { _ = metrics.counter(MetricFamily.probesRefused, [("reason", r.rawValue)]) }
     }
 
     func setLimit(_ n: Int) { limit.store(n, ordering: .relaxed) }
+
+    /// A new list; a target refused before is logged again if it is refused again.
+    func setAllowed(_ list: ProbeAllowList) {
+        let changed = allowed.withLock { a in
+            defer { a = list }
+            return a != list
+        }
+        if changed { logged.withLock { $0 = Logged() } }
+    }
 
     /// Answers `query` on a thread of its own, calling `done` with the response there.
     func probe(query: String, scrapeTimeout: String?, done: @escaping @Sendable (HTTPAnswer) -> Void) {
@@ -29,29 +52,64 @@ public final class ProbeService: Sendable {
             done(.text(400, "probe: \(error)\n"))
             return
         }
+        let list = allowed.withLock { $0 }
+        let target = request.options.endpoint
+        let known: IPAddress?
+        let resolve: Bool
+        switch list.check(target) {
+        case .refused(let r):
+            done(refused(r))
+            return
+        case .allowed(let a): (known, resolve) = (a, false)
+        case .resolve: (known, resolve) = (nil, true)
+        }
         let running = inFlight.add(1, ordering: .relaxed).newValue
         guard running <= limit.load(ordering: .relaxed) else {
             inFlight.subtract(1, ordering: .relaxed)
-            metrics.counter(MetricFamily.probesRefused).increment()
+            metrics.counter(MetricFamily.probesRefused, [("reason", ProbeRefusal.Reason.maxProbes.rawValue)]).increment()
             done(.text(503, "probe: \(running - 1) probes are running, the most max_probes allows; try again later\n"))
             return
         }
         metrics.gauge(MetricFamily.probesInFlight).set(Double(running))
         let t = Thread { [self] in
-            let body = Self.run(request)
+            // A name only its addresses can allow: each is checked, and the probe goes to one of
+            // them, not to what a second lookup might answer.
+            let checked = resolve ? list.check(target, resolved: Resolver.addresses(target.host)).map(Optional.some) : .success(known)
+            let answer: HTTPAnswer
+            switch checked {
+            case .success(let address): answer = .metrics(Self.run(request, address: address))
+            case .failure(let r): answer = refused(r)
+            }
+            // The slot is free before the answer goes: a client may ask again at once.
             let left = inFlight.subtract(1, ordering: .relaxed).newValue
             metrics.gauge(MetricFamily.probesInFlight).set(Double(left))
-            done(.metrics(body))
+            done(answer)
         }
         t.name = "probe"
         t.start()
     }
 
+    /// 403 with the one line, counted by reason and logged once per target.
+    func refused(_ r: ProbeRefusal) -> HTTPAnswer {
+        metrics.counter(MetricFamily.probesRefused, [("reason", r.reason.rawValue)]).increment()
+        let line: String? = logged.withLock { l in
+            if l.targets.contains(r.target) { return nil }
+            guard l.targets.count < Self.mostLogged else {
+                defer { l.full = true }
+                return l.full ? nil : "probe: more than \(Self.mostLogged) targets refused; no more are logged until probe_allow or the servers change"
+            }
+            l.targets.insert(r.target)
+            return "probe: \(r)"
+        }
+        if let line { log.line(line) }
+        return .text(403, "probe: \(r)\n")
+    }
+
     /// The check itself, within the request's budget, as exposition text.
-    static func run(_ request: ProbeRequest) -> [UInt8] {
+    static func run(_ request: ProbeRequest, address: IPAddress?) -> [UInt8] {
         let t0 = Clock.ms()
         let deadline = t0 + request.budgetSeconds * 1000
-        let report = HeartbeatProbe(request.options) { Clock.ms() >= deadline }.run()
+        let report = HeartbeatProbe(request.options, address: address) { Clock.ms() >= deadline }.run()
         let registry = PrometheusCollectorRegistry()
         let m = MetricSet(registry: registry, labels: [])
         let success = report.received > 0 && report.status <= .warning

@@ -1,5 +1,6 @@
 import Foundation
 import PushdiagCore
+import PushdiagIO
 import TestSupport
 import Testing
 
@@ -282,8 +283,10 @@ import Testing
         let pushPort = freePort()
         let slow = try responder(pushPort, ["--delay", "1500ms"])
         defer { slow.stop() }
+        let dir = try TestPaths.temporaryDirectory()
+        try "[exporter]\nprobe_allow = [\"127.0.0.1\"]\n".write(to: dir.appendingPathComponent("pushdiag.toml"), atomically: true, encoding: .utf8)
         let port = freePort()
-        let e = try exporter(port, ["--max-probes", "1"])
+        let e = try exporter(port, ["--max-probes", "1", "--config", dir.appendingPathComponent("pushdiag.toml").path])
         defer { e.stop() }
         let base = "http://127.0.0.1:\(port)"
 
@@ -299,7 +302,7 @@ import Testing
         #expect((value(answer, "probe_heartbeat_rtt_seconds", ["stat": "median"]) ?? 0) >= 1.5, "the server's delay is in the round trip")
         #expect((value(answer, "probe_duration_seconds") ?? 0) >= 1.5)
         #expect(value(answer, "probe_status") == 2 && value(answer, "probe_success") == 0, "\(answer)")
-        #expect(value(try http("\(base)/metrics").body, "pushdiag_exporter_probes_refused_total") == 1)
+        #expect(value(try http("\(base)/metrics").body, "pushdiag_exporter_probes_refused_total", ["reason": "max_probes"]) == 1)
         let fastPort = freePort()
         let fast = try responder(fastPort)
         defer { fast.stop() }
@@ -322,6 +325,102 @@ import Testing
         #expect(try http("\(base)/metrics", method: "POST").status == 405)
         #expect(try http("\(base)/-/healthy").body.trimmingCharacters(in: .whitespacesAndNewlines) == "OK")
         #expect(try http("\(base)/").body.contains("/probe?target="))
+    }
+
+    /// /probe connects only where the configuration allows (#31): the servers, and probe_allow's
+    /// networks and names. A refusal is a 403 with one line, counted by reason, logged once per
+    /// target, and the target is neither connected to nor, when its name or address already
+    /// fails, resolved.
+    @Test func probesGoOnlyWhereTheConfigurationAllows() throws {
+        let serverPort = freePort()
+        let server = try responder(serverPort)
+        defer { server.stop() }
+        let networkPort = freePort()
+        let network = try responder(networkPort)
+        defer { network.stop() }
+        // Listeners where a refused probe would connect: nothing may arrive.
+        let trapPort = freePort()
+        let traps =
+            [try TCPListener(Endpoint(host: "127.0.0.1", port: trapPort)), try TCPListener(Endpoint(host: "127.0.0.2", port: trapPort))]
+            + [try? TCPListener(Endpoint(host: "::1", port: trapPort))].compactMap { $0 }
+        let laterPort = freePort()
+        let later = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.2:\(laterPort)"])
+        defer { later.stop() }
+        #expect(later.wait(for: "listening on"), "\(later.output)")
+
+        let dir = try TestPaths.temporaryDirectory()
+        let config = dir.appendingPathComponent("pushdiag.toml")
+        func write(_ allow: String) throws {
+            try "[exporter]\ninterval = \"200ms\"\nprobe_allow = [\(allow)]\n[[server]]\nhost = \"127.0.0.1\"\nport = \(serverPort)\n".write(
+                to: config, atomically: true, encoding: .utf8)
+        }
+        try write("\"10.0.0.0/8\", \"127.0.0.1:\(networkPort)\"")
+        let port = freePort()
+        let e = try exporter(port, ["--config", config.path])
+        defer { e.stop() }
+        let base = "http://127.0.0.1:\(port)"
+        #expect(e.output.contains("/probe to the servers and 2 probe_allow rule(s)"), "\(e.output)")
+
+        // A configured server, and an address a network allows with the port: probed.
+        for target in ["127.0.0.1:\(serverPort)", "127.0.0.1:\(networkPort)"] {
+            let ok = try http("\(base)/probe?target=\(target)&count=1")
+            #expect(ok.status == 200 && value(ok.body, "probe_success") == 1, "\(target): \(ok)")
+        }
+
+        // Refused: by address, by port, and a name no name rule allows whose address is outside
+        // (localhost resolves to loopback alone; which comes first is the resolver's order).
+        let loopback = try Resolver.addresses("localhost").get()[0]
+        let refusals = [
+            ("127.0.0.2:\(trapPort)", "not_allowed", "not a configured push server and outside probe_allow"),
+            (
+                "127.0.0.1:\(trapPort)", "not_allowed",
+                "not a configured push server, and probe_allow's 127.0.0.1:\(networkPort) does not allow port \(trapPort)"
+            ),
+            (
+                "localhost:\(trapPort)", "resolved_outside",
+                "not a configured push server nor a probe_allow name, and it resolves to \(loopback), outside probe_allow's networks for port \(trapPort)"
+            ),
+            ("127.0.0.2:\(laterPort)", "not_allowed", "not a configured push server and outside probe_allow"),
+        ]
+        for (target, _, why) in refusals {
+            for _ in 0..<2 {
+                let r = try http("\(base)/probe?target=\(target)&count=1")
+                #expect(r.status == 403 && r.body == "probe: target \(target) is not allowed: \(why)\n", "\(target): \(r)")
+            }
+            #expect(e.output.components(separatedBy: "probe: target \(target) is not allowed").count == 2, "logged once: \(e.output)")
+        }
+        var m = try http("\(base)/metrics").body
+        for reason in ProbeRefusal.Reason.allCases.map(\.rawValue) {
+            let expected = refusals.filter { $0.1 == reason }.count * 2
+            #expect(value(m, "pushdiag_exporter_probes_refused_total", ["reason": reason]) == Double(expected), "\(reason): \(m)")
+        }
+        #expect(traps.allSatisfy { $0.accept() == nil }, "a refused probe connected")
+
+        // A bad entry on reload: the running list stays, and the log names the entry.
+        try write("\"10.0.0.0/33\"")
+        kill(e.process.processIdentifier, SIGHUP)
+        #expect(try eventually(10) { value(try http("\(base)/metrics").body, "pushdiag_exporter_config_last_reload_successful") == 0 })
+        #expect(
+            e.output.contains("reload failed, keeping the running configuration: \(config.path):3: exporter.probe_allow: '10.0.0.0/33': prefix length '33'"),
+            "\(e.output)")
+        #expect(try http("\(base)/probe?target=127.0.0.1:\(networkPort)&count=1").status == 200)
+        #expect(try http("\(base)/probe?target=127.0.0.2:\(laterPort)&count=1").status == 403)
+
+        // A good one: what it allows is probed from then on.
+        try write("\"127.0.0.0/8:\(laterPort)\"")
+        kill(e.process.processIdentifier, SIGHUP)
+        #expect(try eventually(10) { value(try http("\(base)/metrics").body, "pushdiag_exporter_config_last_reload_successful") == 1 })
+        let now = try http("\(base)/probe?target=127.0.0.2:\(laterPort)&count=1")
+        #expect(now.status == 200 && value(now.body, "probe_success") == 1, "\(now)")
+        #expect(try http("\(base)/probe?target=127.0.0.1:\(networkPort)&count=1").status == 403, "no longer allowed")
+        m = try http("\(base)/metrics").body
+        #expect(value(m, "pushdiag_exporter_probes_refused_total", ["reason": "not_allowed"]) == 8)
+        #expect(traps.allSatisfy { $0.accept() == nil }, "a refused probe connected")
+
+        // At start, a bad entry is a configuration error: exit 3, the entry named.
+        try write("\"push.ward-b.internal\"")
+        let bad = try pushdiag("exporter", "--listen", "127.0.0.1:\(freePort())", "--config", config.path)
+        #expect(bad.status == 3 && bad.stderr.contains("exporter.probe_allow: 'push.ward-b.internal': a host-name rule needs a port"), "\(bad.stderr)")
     }
 
     @Test func wifiFromARecordingIsWhatWifiSays() throws {

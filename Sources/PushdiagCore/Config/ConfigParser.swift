@@ -156,7 +156,19 @@ public enum ConfigParser {
                             throw fail(t, k, "exporter", "expected a whole number from 1 to \(ExporterSettings.mostProbes)")
                         }
                         c.exporter.maxProbes = n
-                    default: throw fail(t, k, "exporter", "unknown key (listen, interfaces, interval, wifi_interval, max_probes)")
+                    case "probe_allow":
+                        guard let list = t[k]?.array else {
+                            throw fail(t, k, "exporter", "expected an array of networks and host names (\"10.40.0.0/16\", \"push-*.example.internal:3000\")")
+                        }
+                        var rules: [ProbeAllowRule] = []
+                        for item in list {
+                            guard let entry = item.string else { throw fail(t, k, "exporter", "expected strings, found \(item.typeName) in the array") }
+                            do throws(ProbeAllowRule.Problem) { rules.append(try ProbeAllowRule(entry)) } catch {
+                                throw fail(t, k, "exporter", error.description)
+                            }
+                        }
+                        c.exporter.probeAllow = rules
+                    default: throw fail(t, k, "exporter", "unknown key (listen, interfaces, interval, wifi_interval, max_probes, probe_allow)")
                     }
                 }
             default:

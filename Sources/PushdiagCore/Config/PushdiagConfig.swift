@@ -43,6 +43,8 @@ public struct PushdiagConfig: Sendable, Equatable {
         public var wifiInterval: String?
         /// At most this many /probe requests at once.
         public var maxProbes: Int?
+        /// Where /probe may connect besides the configured servers (`ProbeAllowList`).
+        public var probeAllow: [ProbeAllowRule]?
         public init() {}
     }
 

@@ -21,6 +21,8 @@ public struct ExporterSettings: Sendable, Equatable {
     public var heartbeatIntervalSeconds: Double
     public var wifiIntervalSeconds: Double
     public var maxProbes: Int
+    /// `[exporter] probe_allow`: where /probe may connect besides `servers`.
+    public var probeAllow: [ProbeAllowRule]
     /// The roam grades' limits (`[walk]`).
     public var roamLimits: WalkThresholds
 
@@ -67,8 +69,11 @@ public struct ExporterSettings: Sendable, Equatable {
             servers: survey.servers, interfaces: unique,
             heartbeatIntervalSeconds: DurationText.seconds(flags.interval ?? c.exporter.interval ?? defaultInterval) ?? 10,
             wifiIntervalSeconds: DurationText.seconds(flags.wifiInterval ?? c.exporter.wifiInterval ?? defaultWiFiInterval) ?? 15,
-            maxProbes: flags.maxProbes ?? c.exporter.maxProbes ?? defaultMaxProbes, roamLimits: limits)
+            maxProbes: flags.maxProbes ?? c.exporter.maxProbes ?? defaultMaxProbes, probeAllow: c.exporter.probeAllow ?? [], roamLimits: limits)
     }
+
+    /// Where /probe may connect: the servers held, and `probeAllow`.
+    public var probeTargets: ProbeAllowList { ProbeAllowList(servers: servers.map(\.endpoint), rules: probeAllow) }
 
     /// The session held for `server`: its options, with the exporter's interval. A server that
     /// keeps these options keeps its session across a reload.

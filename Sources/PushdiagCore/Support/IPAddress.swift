@@ -9,6 +9,12 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, Codable {
     public var family: UInt8 { bytes.count == 4 ? RTNetlink.afInet : RTNetlink.afInet6 }
     public var description: String { IPText.format(bytes) }
 
+    /// The IPv4 address an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) carries; any other as is.
+    public var unmapped: IPAddress {
+        guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF else { return self }
+        return IPAddress(bytes: Array(bytes[12..<16]))!
+    }
+
     /// A literal address, or nil when `text` is not one.
     public init?(_ text: String) {
         guard let b = IPText.parse(text) else { return nil }
@@ -56,7 +62,7 @@ public enum IPText {
 
     public static func parse(_ s: String) -> [UInt8]? {
         let v4 = s.split(separator: ".", omittingEmptySubsequences: false)
-        if v4.count == 4 {
+        if v4.count == 4 && !s.contains(":") {
             var out: [UInt8] = []
             for p in v4 {
                 guard !p.isEmpty, p.count <= 3, let n = UInt8(p) else { return nil }
@@ -65,6 +71,12 @@ public enum IPText {
             return out
         }
         guard s.contains(":") else { return nil }
+        // An IPv4 address as the last 32 bits (RFC 4291 2.2: "::ffff:10.0.0.1", as `format` writes it).
+        var s = s
+        if let colon = s.lastIndex(of: ":"), s[colon...].contains(".") {
+            guard let v4 = parse(String(s[s.index(after: colon)...])), v4.count == 4 else { return nil }
+            s = String(s[...colon]) + String(UInt16(v4[0]) << 8 | UInt16(v4[1]), radix: 16) + ":" + String(UInt16(v4[2]) << 8 | UInt16(v4[3]), radix: 16)
+        }
         // Split on the one "::" (no Foundation in the core).
         var halves: [String] = []
         if let r = s.firstRange(of: "::") {

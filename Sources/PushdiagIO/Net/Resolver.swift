@@ -9,7 +9,13 @@ import PushdiagCore
 public enum Resolver {
     /// The first address `getaddrinfo` gives for a name; a literal address is returned as is.
     public static func resolve(_ host: String) -> Result<IPAddress, ConnectionFailure> {
-        if let a = IPAddress(host) { return .success(a) }
+        addresses(host).map { $0[0] }
+    }
+
+    /// Every IPv4 and IPv6 address `getaddrinfo` gives for a name, in its order, each once
+    /// (never empty on success); a literal address alone.
+    public static func addresses(_ host: String) -> Result<[IPAddress], ConnectionFailure> {
+        if let a = IPAddress(host) { return .success([a]) }
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_ADDRCONFIG
@@ -17,12 +23,13 @@ public enum Resolver {
         let rc = getaddrinfo(host, nil, &hints, &res)
         guard rc == 0, let first = res else { return .failure(.resolve(host: host, reason: String(cString: gai_strerror(rc)))) }
         defer { freeaddrinfo(res) }
+        var found: [IPAddress] = []
         var p: UnsafeMutablePointer<addrinfo>? = first
         while let ai = p {
-            if let sa = ai.pointee.ai_addr, let a = SocketAddress(sa)?.address { return .success(a) }
+            if let sa = ai.pointee.ai_addr, let a = SocketAddress(sa)?.address, !found.contains(a) { found.append(a) }
             p = ai.pointee.ai_next
         }
-        return .failure(.resolve(host: host, reason: "no IPv4 or IPv6 address"))
+        return found.isEmpty ? .failure(.resolve(host: host, reason: "no IPv4 or IPv6 address")) : .success(found)
     }
 }
 

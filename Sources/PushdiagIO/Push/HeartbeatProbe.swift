@@ -5,13 +5,17 @@ import PushdiagCore
 /// decides (`HeartbeatAnalysis.conclude`).
 public final class HeartbeatProbe {
     let o: HeartbeatOptions
+    let address: IPAddress?
     let stop: () -> Bool
     /// After each heartbeat: its number, the heartbeats answered so far, its round trip (nil:
     /// not answered). For progress on a terminal.
     public var onHeartbeat: ((_ n: Int, _ answered: Int, _ rttMs: Double?) -> Void)?
 
-    public init(_ o: HeartbeatOptions, stop: @escaping () -> Bool = { false }) {
+    /// `address`: connect there, the host already resolved (and checked: the exporter's /probe);
+    /// else the host is resolved here.
+    public init(_ o: HeartbeatOptions, address: IPAddress? = nil, stop: @escaping () -> Bool = { false }) {
         self.o = o
+        self.address = address
         self.stop = stop
     }
 
@@ -19,7 +23,7 @@ public final class HeartbeatProbe {
         var report = HeartbeatReport(target: o.endpoint.description, protocol: o.proto.rawValue)
         let r0 = Clock.ms()
         let address: IPAddress
-        switch Resolver.resolve(o.endpoint.host) {
+        switch self.address.map({ .success($0) }) ?? Resolver.resolve(o.endpoint.host) {
         case .success(let a): address = a
         case .failure(let f):
             report.states = [

@@ -14,7 +14,8 @@ struct ExporterCommand: ParsableCommand {
             heartbeats every --interval, the SDK's reconnect schedule after a loss, again and \
             again), samples each wireless interface over nl80211 every --wifi-interval and \
             follows its roams. Serves /metrics (Prometheus text format), /probe?target=HOST:PORT \
-            for one-shot checks in blackbox_exporter's manner, /-/healthy and /. Servers and \
+            for one-shot checks in blackbox_exporter's manner (of the servers and what \
+            [exporter] probe_allow adds; anything else is answered 403), /-/healthy and /. Servers and \
             interfaces come from the flags, else from the configuration file ([[server]], \
             [exporter]). SIGHUP reloads the configuration (sessions whose settings did not \
             change go on); SIGTERM or SIGINT stop it cleanly. Logs one line per state change on \
