@@ -68,7 +68,8 @@ for name in ("pushdiag.toml.example", "fixtures/config-header-not-a-key.toml"):
     with open(os.path.join(root, name), "rb") as f:
         put(config, f.read(), 100)
 for t in (b'[[server]]\nhost = "h"\nport = 3000\ntls = true\n', b'[thresholds]\nrtt_critical = 1000\nloss_warning = 1.5\n',
-          b"x = '''\n[#'''\n", b'x = """\n\\"""\n"""\n', b'x = [\n[{a=1}], [ ]\n]\n', b'a."b".c = 1979-05-27T07:32:00Z\n'):
+          b"x = '''\n[#'''\n", b'x = """\n\\"""\n"""\n', b'x = [\n[{a=1}], [ ]\n]\n', b'a."b".c = 1979-05-27T07:32:00Z\n',
+          b'[exporter]\nprobe_allow = ["fd00::/8:3000-3010", "10.1.2.3", "push-*.ward-b.internal:443"]\n'):
     put(config, t, 100)
 for k in ("capture", "netlink", "push", "config"):
     print(k, len(os.listdir(os.path.join(out, k))) if os.path.isdir(os.path.join(out, k)) else 0)
