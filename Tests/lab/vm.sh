@@ -73,7 +73,7 @@ timeout "${LAB_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -m "${LAB_MEMORY:-1
 # did not finish says so).
 digest() {
   echo "lab: what ${LAB_NAME:-vm} said of what failed, from its console above:"
-  grep -E "^${LAB_NAME:-vm}\\| lab:" "$work/console.log" | grep -vE 'done \(exit 0|exit status 0' | tail -30
+  grep -E "^${LAB_NAME:-vm}\\| lab:" "$work/console.log" | grep -vE 'done \(exit 0|exit status 0' | tail -30 || true
 }
 [ -f "$work/status" ] || { digest; echo "lab: the VM did not finish its script" >&2; exit 3; }
 [ "$(cat "$work/status")" = 0 ] || digest

@@ -48,9 +48,7 @@ public final class HistoryStore {
             CREATE TABLE IF NOT EXISTS walk_roams (
               walk_id INTEGER NOT NULL REFERENCES walks(id), time TEXT NOT NULL, location TEXT NOT NULL, from_bssid TEXT, to_bssid TEXT,
               from_ssid TEXT, to_ssid TEXT, fast_transition INTEGER, link_gap_ms REAL, push_gap_ms REAL, heartbeats_lost INTEGER NOT NULL,
-              connection TEXT NOT NULL, reconnect_ms REAL, grade TEXT NOT NULL, band_changed INTEGER, fast_transition_attempt INTEGER,
-              ft_failure_stage TEXT, ft_failure_status_code INTEGER, ft_failure_reason_code INTEGER, ft_failure_by_ap INTEGER,
-              ft_fallback TEXT);
+              connection TEXT NOT NULL, reconnect_ms REAL, grade TEXT NOT NULL, \(Self.walkRoamColumnsAdded.map { "\($0.0) \($0.1)" }.joined(separator: ", ")));
             CREATE TABLE IF NOT EXISTS walk_places (
               walk_id INTEGER NOT NULL REFERENCES walks(id), name TEXT NOT NULL, samples INTEGER NOT NULL, signal_median_dbm REAL,
               signal_min_dbm INTEGER, retries_pct REAL, rtt_p95_ms REAL, heartbeats_lost INTEGER NOT NULL, roams INTEGER NOT NULL);
@@ -72,7 +70,8 @@ public final class HistoryStore {
 
     deinit { sqlite3_close(db) }
 
-    /// The walk_roams columns added after its first version, in the order of the CREATE above.
+    /// The walk_roams columns added after its first version: the CREATE above ends with them, and
+    /// a history written before them gains them when opened.
     static let walkRoamColumnsAdded: KeyValuePairs<String, String> = [
         "band_changed": "INTEGER", "fast_transition_attempt": "INTEGER", "ft_failure_stage": "TEXT", "ft_failure_status_code": "INTEGER",
         "ft_failure_reason_code": "INTEGER", "ft_failure_by_ap": "INTEGER", "ft_fallback": "TEXT",
