@@ -27,6 +27,7 @@ lab_down() {
   for ns in $(ip netns list | cut -d' ' -f1); do ip netns del "$ns"; done
   for b in br0 br1; do ip link del "$b" 2> /dev/null; done
   rmmod mac80211_hwsim 2> /dev/null
+  rm -f "$conf"/hostapd*.pid
   for _ in $(seq 1 50); do [ -e /sys/class/net/wlan0 ] || break; sleep 0.1; done
   rm -f /run/hostapd/* /run/wpa_supplicant/* 2> /dev/null
   return 0
@@ -39,17 +40,7 @@ lab_down() {
 # an FT roam is sometimes refused by the simulated driver ("key not allowed"), and bgscan would
 # then wait out wpa_supplicant's ignore list instead of roaming.
 lab_medium_up() {
-  modprobe mac80211_hwsim radios=3 || return 1
-  for _ in $(seq 1 10); do [ -e /sys/class/net/wlan2 ] && break; sleep 0.2; done
-  LAB_MEDIUM_HOLD=1 LAB_MEDIUM_LOG=$3 LAB_MEDIUM_AIR=${4:-} lab_medium_start "$1" || return 1
-  ip link set lo up
-  ip link add br0 type bridge && ip link set br0 up && ip addr add 10.40.0.1/24 dev br0
-  lab_ap_conf wlan0 1 ap1.lab 020000000000
-  lab_ap_conf wlan1 36 ap2.lab 020000000100
-  sed -i -e 's/^hw_mode=g/hw_mode=a/' "$conf/hostapd-wlan1.conf"
-  echo "country_code=US" >> "$conf/hostapd-wlan1.conf"
-  hostapd -B -P "$conf/hostapd0.pid" "$conf/hostapd-wlan0.conf" > "$conf/hostapd0.log" 2>&1 || { cat "$conf/hostapd0.log"; return 1; }
-  hostapd -B -P "$conf/hostapd1.pid" "$conf/hostapd-wlan1.conf" > "$conf/hostapd1.log" 2>&1 || { cat "$conf/hostapd1.log"; return 1; }
+  LAB_MEDIUM=$1 LAB_MEDIUM_HOLD=1 LAB_MEDIUM_LOG=$3 LAB_MEDIUM_AIR=${4:-} lab_aps_up 36 || return 1
   cat > "$conf/wpa.conf" <<CONF
 ctrl_interface=/run/wpa_supplicant
 network={
@@ -63,12 +54,7 @@ network={
   bgscan="$2"
 }
 CONF
-  ip netns add sta || return 1
-  iw phy "$(cat /sys/class/net/wlan2/phy80211/name)" set netns name sta || return 1
-  ip -n sta link set lo up
-  ip netns exec sta wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa-sta.pid" -f "$conf/wpa-sta.log" || return 1
-  ip -n sta addr add 10.40.0.2/24 dev wlan2
-  lab_wait_connected 60 || return 1
+  lab_station_netns sta 60 || return 1
   # bssid_hint is a preference: when the first scan missed ap1 (its answer came late under
   # emulation) the station joins ap2, 100 m off. Bring it to ap1 before the walk starts.
   [ "$(lab_bssid)" = "$AP1" ] || { echo "lab: joined $(lab_bssid) first, roaming to ap1"; lab_roam "$AP1"; }

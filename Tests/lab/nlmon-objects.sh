@@ -35,11 +35,7 @@ lab_nlmon_objects() {
   initial=$(lab_bssid)
   other=$AP2; [ "$initial" = "$AP2" ] && other=$AP1
   wpa_cli -i wlan2 signal_poll > "$dir/signal-poll-1.txt"
-  : > "$dir/refused.txt"
-  LAB_ROAM_LOG=$dir/refused.txt lab_roam "$other" || return 1
-  sleep 1
-  LAB_ROAM_LOG=$dir/refused.txt lab_roam "$initial" || return 1
-  echo "$initial $other $initial" > "$dir/roams.txt"
+  lab_roam_there_and_back "$other" "$initial" "$dir/refused.txt" "$dir/roams.txt" || return 1
   wpa_cli -i wlan2 signal_poll > "$dir/signal-poll-2.txt"
   lab_nlmon_stop "$dir/nlmon.pcap"
   # After the recording (iw's own traffic stays out of it): what iw says of the link.

@@ -76,11 +76,7 @@ for k in 1 2; do
 done
 wait $ping_pid
 wpa_cli -i wlan2 signal_poll > "$iwdir/signal-poll.txt"
-: > "$iwdir/refused.txt"
-LAB_ROAM_LOG=$iwdir/refused.txt lab_roam "$other" || exit 1
-sleep 1
-LAB_ROAM_LOG=$iwdir/refused.txt lab_roam "$initial" || exit 1
-echo "$initial $other $initial" > "$iwdir/roams.txt"
+lab_roam_there_and_back "$other" "$initial" "$iwdir/refused.txt" "$iwdir/roams.txt" || exit 1
 lab_nlmon_stop "$iwdir/nlmon.pcap"
 ip link del nlmon0
 echo "lab: nlmon recording done"
@@ -114,21 +110,13 @@ watch_pid=$!
 # subscription, the scan and interface dumps; events come after): under TCG a debug
 # build read over 9p can take longer than a fixed sleep, and a roam before that goes unseen.
 # (The recording grows as watch.pcap.tmp-PID until watch ends and renames it.)
-for _ in $(seq 1 150); do
-  size=$(stat -c %s "$out"/watch.pcap.tmp-* "$out/watch.pcap" 2>/dev/null | sort -n | tail -1)
-  [ "${size:-0}" -ge 5000 ] && break
-  sleep 0.2
-done
-: > "$out/watch-refused.txt"
+lab_wait_file "$out/watch.pcap.tmp-*" 5000
 sleep 1
-LAB_ROAM_LOG=$out/watch-refused.txt lab_roam "$other" || exit 1
-sleep 1
-LAB_ROAM_LOG=$out/watch-refused.txt lab_roam "$initial" || exit 1
+lab_roam_there_and_back "$other" "$initial" "$out/watch-refused.txt" "$out/roams.txt" || exit 1
 sleep 1
 kill -TERM $watch_pid; wait $watch_pid
 echo $? > "$out/watch.status"
 kill $iw_pid; wait $iw_pid 2>/dev/null
-echo "$initial $other $initial" > "$out/roams.txt"
 echo "lab: watch done (exit $(cat "$out/watch.status"))"
 # Samples after the roams with frames to the AP (as for wifi above: a window in which the station
 # sent nothing has no retransmission ratio), then the scrape beside iw's reading of the station.

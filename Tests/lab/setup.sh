@@ -36,16 +36,40 @@ bss_transition=1
 CONF
 }
 
-lab_up() {
+# lab_aps_up AP2_CHANNEL: hwsim's three radios (under the medium $LAB_MEDIUM if set: see
+# lab_medium_start), br0 and the two APs: ap1 (wlan0) on channel 1, ap2 (wlan1) on AP2_CHANNEL
+# (above 14: 5 GHz, with hw_mode a and country_code US, which 5 GHz needs).
+lab_aps_up() {
   modprobe mac80211_hwsim radios=3 || return 1
-  for i in 1 2 3 4 5 6 7 8 9 10; do [ -e /sys/class/net/wlan2 ] && break; sleep 0.2; done
+  for _ in $(seq 1 10); do [ -e /sys/class/net/wlan2 ] && break; sleep 0.2; done
   [ -z "${LAB_MEDIUM:-}" ] || lab_medium_start "$LAB_MEDIUM" || return 1
   ip link set lo up
   ip link add br0 type bridge && ip link set br0 up && ip addr add 10.40.0.1/24 dev br0
   lab_ap_conf wlan0 1 ap1.lab 020000000000
-  lab_ap_conf wlan1 6 ap2.lab 020000000100
-  hostapd -B -P "$conf/hostapd0.pid" "$conf/hostapd-wlan0.conf" > "$conf/hostapd0.log" 2>&1 || { cat "$conf/hostapd0.log"; return 1; }
-  hostapd -B -P "$conf/hostapd1.pid" "$conf/hostapd-wlan1.conf" > "$conf/hostapd1.log" 2>&1 || { cat "$conf/hostapd1.log"; return 1; }
+  lab_ap_conf wlan1 "$1" ap2.lab 020000000100
+  if [ "$1" -gt 14 ]; then
+    sed -i -e 's/^hw_mode=g/hw_mode=a/' "$conf/hostapd-wlan1.conf"
+    echo "country_code=US" >> "$conf/hostapd-wlan1.conf"
+  fi
+  lab_ap_start 0 "$conf/hostapd-wlan0.conf" && lab_ap_start 1 "$conf/hostapd-wlan1.conf"
+}
+
+# lab_ap_start INDEX CONF [LOG]: hostapd on radio INDEX (0: wlan0, ap1; 1: wlan1, ap2) with CONF,
+# after the one running there (if any) has stopped; its output in LOG ($conf/hostapdINDEX.log).
+lab_ap_start() {
+  local pidfile=$conf/hostapd$1.pid log=${3:-$conf/hostapd$1.log} pid
+  if [ -f "$pidfile" ]; then
+    pid=$(cat "$pidfile")
+    if kill "$pid" 2> /dev/null; then
+      for _ in $(seq 1 50); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+    fi
+    rm -f "$pidfile"
+  fi
+  hostapd -B -P "$pidfile" "$2" > "$log" 2>&1 || { cat "$log"; return 1; }
+}
+
+lab_up() {
+  lab_aps_up 6 || return 1
   cat > "$conf/wpa.conf" <<CONF
 ctrl_interface=/run/wpa_supplicant
 network={
@@ -78,9 +102,10 @@ lab_wait_connected() {
 
 lab_bssid() { wpa_cli -i wlan2 status | sed -n 's/^bssid=//p'; }
 
-# lab_station_netns NS: moves the station's radio (and wlan2) into its own network namespace
-# and runs its wpa_supplicant there, with 10.40.0.2/24 on wlan2: its traffic to br0 then
-# crosses the simulated air and one of the APs.
+# lab_station_netns NS [SECONDS]: moves the station's radio (and wlan2) into its own network
+# namespace and runs its wpa_supplicant ($conf/wpa.conf) there, with 10.40.0.2/24 on wlan2: its
+# traffic to br0 then crosses the simulated air and one of the APs. Back once it has joined
+# (within SECONDS, 30 unless given).
 lab_station_netns() {
   wpa_cli -i wlan2 terminate > /dev/null 2>&1
   for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e /run/wpa_supplicant/wlan2 ] || break; sleep 0.2; done
@@ -89,7 +114,7 @@ lab_station_netns() {
   ip -n "$1" link set lo up
   ip netns exec "$1" wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa-$1.pid" -f "$conf/wpa-$1.log" || return 1
   ip -n "$1" addr add 10.40.0.2/24 dev wlan2
-  lab_wait_connected 30
+  lab_wait_connected "${2:-30}"
 }
 
 # lab_roam BSSID: wpa_supplicant roams wlan2 to BSSID. Under TCG an FT roam is sometimes refused
@@ -117,6 +142,27 @@ lab_roam() {
     sleep 1
   done
   lab_wait_connected 1 "$1"
+}
+
+# lab_roam_there_and_back OTHER INITIAL REFUSED ROAMS: to OTHER and back to INITIAL (lab_roam,
+# each refused attempt logged in REFUSED); "INITIAL OTHER INITIAL" in ROAMS, as the tests expect.
+lab_roam_there_and_back() {
+  : > "$3"
+  LAB_ROAM_LOG=$3 lab_roam "$1" || return 1
+  sleep 1
+  LAB_ROAM_LOG=$3 lab_roam "$2" || return 1
+  echo "$2 $1 $2" > "$4"
+}
+
+# lab_wait_file GLOB BYTES: until a file matching GLOB holds at least BYTES (30 s at most).
+lab_wait_file() {
+  local size
+  for _ in $(seq 1 150); do
+    size=$(stat -c %s $1 2>/dev/null | sort -n | tail -1)
+    [ "${size:-0}" -ge "$2" ] && return 0
+    sleep 0.2
+  done
+  echo "lab: $1 did not reach $2 bytes"
 }
 
 # lab_medium_start SCENARIO: the radio medium (held at its start until SIGUSR1 with LAB_MEDIUM_HOLD=1;

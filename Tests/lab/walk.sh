@@ -1,8 +1,9 @@
 # Sourced by run.sh inside the lab VM, after the other steps (it moves the station into its own
 # namespace, stops an AP and finally deletes the station's interface). pushdiag walk holds a
-# push connection to a responder on the APs' bridge while wpa_supplicant roams with 802.11r,
-# then without, then loses its AP, then moves to another SSID on another subnet (its address
-# changed as DHCP would); iw event, ip monitor and the responder's count are the oracles
+# push connection to a responder on the APs' bridge while a fast transition is refused for
+# certain (lab_ft_refuse, ft-refused.sh), then wpa_supplicant roams with 802.11r, then without,
+# then loses its AP, then moves to another SSID on another subnet (its address changed as DHCP
+# would); iw event, ip monitor and the responder's count are the oracles
 # (LabTests.walk*). Then the walk's bad moments: an unknown interface, a server down at the
 # start, SIGINT while connecting, the interface deleted mid-walk.
 #   lab_walk RESULTS_DIR
@@ -28,12 +29,17 @@ lab_walk() {
   done
   rm -f "$places" && mkfifo "$places"
   ip netns exec sta $PD walk 10.40.0.1:3000 --interface wlan2 --location "ward 3" --format json --record "$out/walk-rec" \
-    < "$places" > "$out/walk.json" 2> "$out/walk.err" &
+    --html "$out/walk.html" < "$places" > "$out/walk.json" 2> "$out/walk.err" &
   local walk=$!
   exec 7> "$places"
   # Ready once the push connection answers: the first heartbeat is in the responder's count
   # only at the end, so wait for the walk's first sample in its recording (about 6 kB).
   lab_wait_file "$out/walk-rec/nl80211.pcap.tmp-*" 8000
+  sleep 2
+  # 0. A fast transition refused for certain (ft-refused.sh, #32): the other AP, restarted with
+  #    another passphrase, refuses it and the station falls back; then that AP as it was again.
+  lab_ft_refuse "$second" "$out/walk-iw-event.txt" "$out/walk-ft-refused" || return 1
+  [ "$(lab_bssid)" = "$first" ] || lab_roam "$first" || return 1
   sleep 2
   lab_roam "$second" || return 1            # 1. 802.11r (FT-PSK)
   sleep 2
@@ -75,17 +81,6 @@ lab_walk() {
   ip netns exec sta $PD walk 10.40.0.1:3000 --interface wlan2 --format json --replay "$out/walk-rec" > "$out/walk-replay.json" 2> "$out/walk-replay.err"
   echo "lab: walk done (exit $(cat "$out/walk.status"))"
   lab_walk_faults "$out"
-}
-
-# lab_wait_file GLOB BYTES: until a file matching GLOB holds at least BYTES (30 s at most).
-lab_wait_file() {
-  local size
-  for _ in $(seq 1 150); do
-    size=$(stat -c %s $1 2>/dev/null | sort -n | tail -1)
-    [ "${size:-0}" -ge "$2" ] && return 0
-    sleep 0.2
-  done
-  echo "lab: $1 did not reach $2 bytes"
 }
 
 # lab_ward5_up RADIO: hostapd on RADIO as ward-5 (WPA-PSK, channel 11), bridged to br1.
