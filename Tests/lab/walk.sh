@@ -66,6 +66,7 @@ lab_walk() {
   wpa_cli -i wlan2 set_network 1 ssid '"ward-5"' > /dev/null
   wpa_cli -i wlan2 set_network 1 psk '"pushdiag-lab-passphrase"' > /dev/null
   wpa_cli -i wlan2 set_network 1 key_mgmt WPA-PSK > /dev/null
+  wpa_cli -i wlan2 set_network 1 scan_freq 2462 > /dev/null
   wpa_cli -i wlan2 select_network 1 > /dev/null
   lab_wait_connected 30 "$third" || return 1
   ip -n sta addr del 10.40.0.2/24 dev wlan2
