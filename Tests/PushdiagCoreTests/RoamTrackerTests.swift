@@ -142,4 +142,21 @@ struct RoamTrackerTests {
         #expect(f == FastTransitionFailure(stage: .authentication, targetBssid: c, statusCode: 53, fallback: .open), "\(String(describing: f))")
         #expect(f.map(WalkAnalysis.describe) == "FT authentication refused by 02:00:00:00:02:00, status 53")
     }
+
+    /// The lab's refusal (Tests/lab/ft-refused.sh): the target refuses the FT authentication and
+    /// the station goes back to the AP it left by another fast transition (it holds that AP's
+    /// keys). One failed move from the AP to itself; `fast_transition` stays false (it means the
+    /// move completed as one: the man page), the fallback says how it joined again. (The code
+    /// before this test said true; the lab's clean runs showed it, on 2026-11-26.)
+    @Test func aRefusalFollowedByAFastTransitionBackIsStillAFailedMove() {
+        var t = RoamTracker(windowSeconds: 10)
+        t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+        _ = feed(&t, .disconnect(ifindex: 3, reason: 1, byAP: false), at: 0, ssid: nil)
+        _ = feed(&t, .authenticate(ifindex: 3, bssid: c, algorithm: 2, status: 53), at: 200, ssid: nil)
+        _ = feed(&t, .authenticate(ifindex: 3, bssid: a, algorithm: 2, status: 0), at: 600, ssid: nil)
+        let r = feed(&t, .connect(ifindex: 3, bssid: a, status: 0, timedOut: false, fastTransition: true), at: 640, ssid: "ward-3")
+        #expect(r.map(\.event) == [.roam] && r[0].fromBssid == a && r[0].bssid == a && r[0].gapMs == 640, "\(r)")
+        #expect(r.first?.fastTransition == false && r.first?.fastTransitionAttempt == true)
+        #expect(r.first?.fastTransitionFailure == FastTransitionFailure(stage: .authentication, targetBssid: c, statusCode: 53, fallback: .fastTransition))
+    }
 }

@@ -20,7 +20,7 @@ lab_ft_refuse() {
   sed 's/^wpa_passphrase=.*/wpa_passphrase=not-the-lab-passphrase/' "$conf/hostapd-wlan$index.conf" > "$conf/hostapd-wlan$index-other.conf"
   lab_ap_start $index "$conf/hostapd-wlan$index-other.conf" "$dir/hostapd.log" || return 1
   # wpa_supplicant roams only to a BSS in its table: the restarted AP must be seen again.
-  wpa_cli -i wlan2 scan > /dev/null
+  wpa_cli -i wlan2 scan ${LAB_SCAN_FREQ:+freq=$LAB_SCAN_FREQ} > /dev/null
   for _ in $(seq 1 150); do wpa_cli -i wlan2 bss "$target" 2> /dev/null | grep -q "^bssid=$target" && break; sleep 0.2; done
   wpa_cli -i wlan2 roam "$target" > "$dir/roam-said.txt"
   for _ in $(seq 1 150); do grep -q "auth $target -> .* status: [1-9]" "$events" && break; sleep 0.2; done

@@ -40,6 +40,7 @@ lab_down() {
 # an FT roam is sometimes refused by the simulated driver ("key not allowed"), and bgscan would
 # then wait out wpa_supplicant's ignore list instead of roaming.
 lab_medium_up() {
+  LAB_SCAN_FREQ=2412,5180
   LAB_MEDIUM=$1 LAB_MEDIUM_HOLD=1 LAB_MEDIUM_LOG=$3 LAB_MEDIUM_AIR=${4:-} lab_aps_up 36 || return 1
   cat > "$conf/wpa.conf" <<CONF
 ctrl_interface=/run/wpa_supplicant

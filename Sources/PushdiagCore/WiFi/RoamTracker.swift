@@ -223,7 +223,8 @@ public struct RoamTracker {
                 newSSID == a.fromSSID || newSSID == nil || a.fromSSID == nil
             {
                 // The fresh association after a fast transition that failed: one move, from the
-                // AP before the attempt.
+                // AP before the attempt. Not a fast transition, even when the station joined by
+                // another one (back to the AP it left, whose keys it holds): that is the fallback.
                 var failure = a.failure!
                 failure.fallback = st.authentication.flatMap { auth in auth.bssid == nil || auth.bssid == bssid ? .init(algorithm: auth.algorithm) : nil }
                 st.attempt = nil
@@ -232,7 +233,7 @@ public struct RoamTracker {
                 out.append(
                     WatchEvent(
                         timeNs: time, event: .roam, interface: name(ifindex), ssid: newSSID ?? a.fromSSID, bssid: bssid, fromBssid: a.fromBssid,
-                        statusCode: 0, gapMs: Double(gap) / 1e6, fastTransition: ft == true, fastTransitionAttempt: true, fastTransitionFailure: failure))
+                        statusCode: 0, gapMs: Double(gap) / 1e6, fastTransition: false, fastTransitionAttempt: true, fastTransitionFailure: failure))
                 return out
             }
             if ft == true, st.disconnectedAt == nil, let from = st.bssid, from != bssid {
