@@ -82,7 +82,12 @@ extension LabTests {
 
         let report = try object("walk.json")
         let roams = try #require(report["roams"] as? [[String: Any]])
-        let failed = roams.filter { ($0["fast_transition_failure"] as? [String: Any])?["target_bssid"] as? String == target }
+        // The refusal the lab made; the emulator's own refusals of later roams (a reassociation
+        // refused with status 55, Invalid FTIE, as in 2026-11-26's run) are failed moves too.
+        let failed = roams.filter {
+            let f = $0["fast_transition_failure"] as? [String: Any]
+            return f?["target_bssid"] as? String == target && f?["stage"] as? String == "authentication" && f?["status_code"] as? Int == status
+        }
         try #require(failed.count == 1, "\(roams)")
         let m = failed[0]
         let why = m["fast_transition_failure"] as? [String: Any] ?? [:]

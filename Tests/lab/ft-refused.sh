@@ -43,7 +43,7 @@ lab_ft_refused() {
   $PD watch --interface wlan2 --format jsonl --record "$dir/watch.pcap" > "$dir/watch.jsonl" 2> "$dir/watch.err" &
   watch=$!
   # Ready once its recording holds the start-up exchange (as in section 4).
-  lab_wait_file "$dir/watch.pcap.tmp-*" 5000
+  lab_wait_file "$dir/watch.pcap.tmp-*" 4600
   lab_ft_refuse "$target" "$dir/iw-event.txt" "$dir" || return 1
   kill -TERM $watch; wait $watch
   echo $? > "$dir/watch.status"

@@ -106,11 +106,12 @@ iw event -t > "$out/iw-event.txt" 2>&1 &
 iw_pid=$!
 $PD watch --interface wlan2 --format jsonl --record "$out/watch.pcap" > "$out/watch.jsonl" 2> "$out/watch.err" &
 watch_pid=$!
-# Ready once its recording holds the start-up exchange (about 5.2 kB: family, interfaces, the
-# subscription, the scan and interface dumps; events come after): under TCG a debug
-# build read over 9p can take longer than a fixed sleep, and a roam before that goes unseen.
-# (The recording grows as watch.pcap.tmp-PID until watch ends and renames it.)
-lab_wait_file "$out/watch.pcap.tmp-*" 5000
+# Ready once its recording holds the start-up exchange (family, interfaces, the subscription,
+# the scan and interface dumps; events come after): under TCG a debug build read over 9p can
+# take longer than a fixed sleep, and a roam before that goes unseen. 4.7 kB with one BSS in the
+# station's scan cache, 5.2 with two (2026-11-26): 4,600 bytes are reached by the last dump's
+# answer. (The recording grows as watch.pcap.tmp-PID until watch ends and renames it.)
+lab_wait_file "$out/watch.pcap.tmp-*" 4600
 sleep 1
 lab_roam_there_and_back "$other" "$initial" "$out/watch-refused.txt" "$out/roams.txt" || exit 1
 sleep 1
