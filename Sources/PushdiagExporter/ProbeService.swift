@@ -136,4 +136,6 @@ public enum HTTPAnswer: Sendable {
     case metrics([UInt8])
     case text(Int, String)
     case html(String)
+    /// 401 with `WWW-Authenticate: Basic`: missing or wrong credentials.
+    case unauthorized
 }
