@@ -164,7 +164,7 @@ public final class Exporter: Sendable {
         case "/metrics":
             reply(.metrics(registry.emitToBuffer()))
         case "/probe":
-            probes.probe(query: query, scrapeTimeout: head.headers.first(name: "X-Prometheus-Scrape-Timeout-Seconds"), done: reply)
+            probes.probe(query: query, client: request.client, scrapeTimeout: head.headers.first(name: "X-Prometheus-Scrape-Timeout-Seconds"), done: reply)
         case "/-/healthy":
             reply(.text(200, "OK\n"))
         case "/":

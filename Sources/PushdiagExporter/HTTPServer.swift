@@ -112,6 +112,9 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             // No detail: which of user, password or header was wrong is not said.
             (status, type, body) = (401, "text/plain; charset=utf-8", Array("Unauthorized\n".utf8))
             headers.add(name: "WWW-Authenticate", value: "Basic")
+        case .tooMany(let t):
+            (status, type, body) = (429, "text/plain; charset=utf-8", Array(t.utf8))
+            headers.add(name: "Retry-After", value: "1")
         }
         headers.add(name: "Content-Type", value: type)
         headers.add(name: "Content-Length", value: String(body.count))
