@@ -63,10 +63,11 @@ public enum YAMLSubset {
     /// The entries at `indent` from `at` on; stops at the first line indented less.
     static func mapping(_ lines: [Line], _ at: inout Int, indent: Int) throws(Failure) -> [Entry] {
         var entries: [Entry] = []
+        var keys: Set<String> = []
         while at < lines.count, lines[at].indent >= indent {
             let l = lines[at]
             guard l.indent == indent else { throw Failure(line: l.number, message: "indented more than the key before it (\(indent) spaces)") }
-            if entries.contains(where: { $0.key == l.key }) { throw Failure(line: l.number, message: "\(l.key) is given twice") }
+            guard keys.insert(l.key).inserted else { throw Failure(line: l.number, message: "\(l.key) is given twice") }
             at += 1
             let value: Value
             if l.rest.isEmpty, at < lines.count, lines[at].indent > indent {
