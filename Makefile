@@ -11,8 +11,8 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 SWIFT_FLAGS := $(if $(filter 1,$(V)),-v,)
 
-# Build: libpcap, libnl, OpenSSL. Tests: tshark (the capture oracle), python3 (tomllib, the TOML oracle), zzuf (corrupted inputs), real servers (openssl s_server, mosquitto, python3-websockets). Bench: tshark's editcap/mergecap, gcc, time; openssl and mosquitto for the storms.
-BUILD_PACKAGES := libpcap-dev libnl-3-dev libnl-genl-3-dev libssl-dev libsqlite3-dev pkg-config
+# Build: libpcap, libnl, OpenSSL, libxcrypt (bcrypt for the exporter's basic auth). Tests: tshark (the capture oracle), python3 (tomllib, the TOML oracle), zzuf (corrupted inputs), real servers (openssl s_server, mosquitto, python3-websockets). Bench: tshark's editcap/mergecap, gcc, time; openssl and mosquitto for the storms.
+BUILD_PACKAGES := libpcap-dev libnl-3-dev libnl-genl-3-dev libssl-dev libsqlite3-dev libcrypt-dev pkg-config
 TEST_PACKAGES := tshark zzuf openssl mosquitto python3 python3-websockets iproute2 prometheus prometheus-node-exporter sqlite3 chromium time fish zsh curl
 BENCH_PACKAGES := tshark gcc time python3 curl openssl mosquitto
 

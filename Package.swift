@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Layers (see docs/ARCHITECTURE.md): C system libraries (CPcap, CNetlink, CSSL, CSQLite, CEpoll) are
+// Layers (see docs/ARCHITECTURE.md): C system libraries (CPcap, CNetlink, CSSL, CSQLite, CEpoll, CCrypt) are
 // touched only by PushdiagIO; PushdiagCore is pure Swift (formats, analysis, verdicts, settings);
 // PushdiagRender turns the core's report models into text, JSON, Nagios, Prometheus and HTML; the
 // pushdiag executable maps options to settings and prints. Test targets mirror the modules.
@@ -39,6 +39,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // libxcrypt's crypt_r(3): the exporter's basic-auth passwords against their bcrypt hashes.
+        .systemLibrary(
+            name: "CCrypt",
+            pkgConfig: "libxcrypt",
+            providers: [.apt(["libcrypt-dev"])]
+        ),
+
         // epoll(7), which Swift's Glibc module does not import: a header of inline wrappers.
         .systemLibrary(name: "CEpoll"),
 
@@ -51,8 +58,8 @@ let package = Package(
         // Pure Swift: formats, analysis, verdicts and the report model. No C, no I/O.
         .target(name: "PushdiagCore", swiftSettings: strict),
 
-        // The only layer that touches the system: libpcap, netlink, sockets, OpenSSL, SQLite, files.
-        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "CEpoll", "PushdiagCore"], swiftSettings: strict),
+        // The only layer that touches the system: libpcap, netlink, sockets, OpenSSL, SQLite, libxcrypt, files.
+        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "CEpoll", "CCrypt", "PushdiagCore"], swiftSettings: strict),
 
         // `pushdiag exporter`: the resident process (sessions and Wi-Fi followed on threads, an
         // HTTP server from swift-nio, metrics in swift-prometheus's registry). IO layer.

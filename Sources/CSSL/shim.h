@@ -21,6 +21,13 @@ static inline int CSSL_SHUTDOWN_BOTH(void) { return SSL_SENT_SHUTDOWN | SSL_RECE
 static inline int CSSL_VERIFY_PEER(void) { return SSL_VERIFY_PEER; }
 static inline int CSSL_VERIFY_NONE(void) { return SSL_VERIFY_NONE; }
 static inline int CSSL_X509_V_OK(void) { return X509_V_OK; }
+static inline int CSSL_VERIFY_FAIL_IF_NO_PEER_CERT(void) { return SSL_VERIFY_FAIL_IF_NO_PEER_CERT; }
+/* A server that asks for a client certificate without checking it (client_auth_type
+   RequestClientCert, RequireAnyClientCert): every chain is accepted. */
+static inline int CSSL_accept_any_chain(int ok, X509_STORE_CTX *store) { (void)ok; (void)store; return 1; }
+static inline void CSSL_CTX_set_verify(SSL_CTX *c, int mode, int check_chain) {
+    SSL_CTX_set_verify(c, mode, check_chain ? NULL : CSSL_accept_any_chain);
+}
 static inline X509 *CSSL_get_peer_certificate(SSL *s) { return SSL_get1_peer_certificate(s); }
 /* Days and seconds from now to the certificate's notAfter (negative when expired). */
 static inline int CSSL_not_after_diff(X509 *x, int *days, int *secs) {

@@ -21,10 +21,15 @@ public final class Exporter: Sendable {
     let own: MetricSet
     let probes: ProbeService
     let server: Mutex<HTTPServer?> = Mutex(nil)
+    /// `--web-config`: TLS and basic auth, replaced whole by a reload.
+    let web: Mutex<WebAccess>
+    let auth = BasicAuthGate()
 
     /// `replay`: a netlink recording the interfaces are read from instead of the kernel.
-    public init(settings: ExporterSettings, replay: String? = nil, version: String, log: ExporterLog = ExporterLog()) {
+    public init(settings: ExporterSettings, web: WebAccess = .open, replay: String? = nil, version: String, log: ExporterLog = ExporterLog()) {
         self.log = log
+        self.web = Mutex(web)
+        auth.set(web.config?.users ?? [])
         self.replay = replay
         self.version = version
         running = Mutex(Running(settings: settings))
@@ -37,10 +42,11 @@ public final class Exporter: Sendable {
     public func start() throws(ListenFailure) -> Int {
         let s = running.withLock { $0.settings }
         MetricSet(registry: registry, labels: [("version", version)]).gauge(MetricFamily.buildInfo).set(1.0)
-        let http = try HTTPServer(endpoint: s.listen) { [self] head, reply in answer(head, reply) }
+        let http = try HTTPServer(endpoint: s.listen, tls: { [self] in web.withLock { $0.tls } }, answer: { [self] request, reply in answer(request, reply) })
         server.withLock { $0 = http }
         apply(s, reload: false)
-        log.line("listening on \(s.listen.host == "::" ? "*" : s.listen.host):\(http.port ?? Int(s.listen.port)): \(summary(s))")
+        log.line(
+            "listening on \(s.listen.host == "::" ? "*" : s.listen.host):\(http.port ?? Int(s.listen.port)): \(summary(s)); \(web.withLock { $0.summary })")
         return http.port ?? Int(s.listen.port)
     }
 
@@ -49,8 +55,13 @@ public final class Exporter: Sendable {
             + (s.probeAllow.isEmpty ? "the servers only" : "the servers and \(s.probeAllow.count) probe_allow rule(s)")
     }
 
-    /// Starts what is new, stops what went; a session whose options did not change goes on.
-    public func apply(_ s: ExporterSettings, reload: Bool = true) {
+    /// Starts what is new, stops what went; a session whose options did not change goes on. The
+    /// web configuration, when given, applies to the next connection and request.
+    public func apply(_ s: ExporterSettings, web newWeb: WebAccess? = nil, reload: Bool = true) {
+        if let newWeb {
+            web.withLock { $0 = newWeb }
+            auth.set(newWeb.config?.users ?? [])
+        }
         var started: [String] = []
         var stoppedNames: [String] = []
         var toStop: [SessionKeeper] = []
@@ -103,7 +114,7 @@ public final class Exporter: Sendable {
         if reload {
             let unchanged = running.withLock { $0.sessions.count + $0.interfaces.count } - started.count
             log.line(
-                "reloaded: \(summary(s)); started \(started.isEmpty ? "nothing" : started.joined(separator: ", ")), stopped \(stoppedNames.isEmpty ? "nothing" : stoppedNames.joined(separator: ", ")), \(unchanged) unchanged"
+                "reloaded: \(summary(s)); \(web.withLock { $0.summary }); started \(started.isEmpty ? "nothing" : started.joined(separator: ", ")), stopped \(stoppedNames.isEmpty ? "nothing" : stoppedNames.joined(separator: ", ")), \(unchanged) unchanged"
             )
         }
     }
@@ -132,7 +143,17 @@ public final class Exporter: Sendable {
 
     // MARK: HTTP
 
-    func answer(_ head: HTTPRequestHead, _ reply: @escaping @Sendable (HTTPAnswer) -> Void) {
+    /// Every endpoint but /-/healthy asks for the credentials when users are configured.
+    func answer(_ request: HTTPRequest, _ reply: @escaping @Sendable (HTTPAnswer) -> Void) {
+        let head = request.head
+        if head.uri == "/-/healthy" { return route(request, reply) }
+        auth.check(head.headers.first(name: "Authorization")) { [self] ok in
+            if ok { route(request, reply) } else { reply(.unauthorized) }
+        }
+    }
+
+    func route(_ request: HTTPRequest, _ reply: @escaping @Sendable (HTTPAnswer) -> Void) {
+        let head = request.head
         guard head.method == .GET || head.method == .HEAD else {
             reply(.text(405, "\(head.method) is not answered here; GET /metrics or /probe\n"))
             return
@@ -143,7 +164,7 @@ public final class Exporter: Sendable {
         case "/metrics":
             reply(.metrics(registry.emitToBuffer()))
         case "/probe":
-            probes.probe(query: query, scrapeTimeout: head.headers.first(name: "X-Prometheus-Scrape-Timeout-Seconds"), done: reply)
+            probes.probe(query: query, client: request.client, scrapeTimeout: head.headers.first(name: "X-Prometheus-Scrape-Timeout-Seconds"), done: reply)
         case "/-/healthy":
             reply(.text(200, "OK\n"))
         case "/":

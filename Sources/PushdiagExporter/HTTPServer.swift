@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import PushdiagCore
+import PushdiagIO
 
 /// The exporter could not have its port: the address is taken, not this machine's, or not
 /// allowed. One line, exit 3, as a usage error.
@@ -12,15 +13,25 @@ public struct ListenFailure: Error, Equatable, CustomStringConvertible {
     public var description: String { "--listen: cannot listen on \(endpoint): \(reason)" }
 }
 
+/// A request as the routes see it: its head and the client's address (no port).
+struct HTTPRequest: Sendable {
+    var head: HTTPRequestHead
+    var client: String
+}
+
+typealias HTTPAnswerer = @Sendable (HTTPRequest, @escaping @Sendable (HTTPAnswer) -> Void) -> Void
+
 /// The exporter's HTTP side on swift-nio (HTTP/1.1 with keep-alive and pipelining from
 /// NIOHTTP1; malformed requests are answered 400 by its error handler): one event-loop thread.
-/// Routes go to `answer`, which may reply from any thread.
+/// Each new connection is TLS when `tls` gives a context (`--web-config`; asked per connection,
+/// so a reload takes effect for the next one). Routes go to `answer`, which may reply from any
+/// thread.
 final class HTTPServer: Sendable {
     let group: MultiThreadedEventLoopGroup
     let channel: Channel
 
-    /// Listens on `endpoint`; `answer(method, uri, headers, reply)`.
-    init(endpoint: Endpoint, answer: @escaping @Sendable (HTTPRequestHead, @escaping @Sendable (HTTPAnswer) -> Void) -> Void) throws(ListenFailure) {
+    /// Listens on `endpoint`; `answer(request, reply)`.
+    init(endpoint: Endpoint, tls: @escaping @Sendable () -> TLSServerContext?, answer: @escaping HTTPAnswerer) throws(ListenFailure) {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
@@ -28,6 +39,7 @@ final class HTTPServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: .seconds(60)))
+                    if let context = tls() { try channel.pipeline.syncOperations.addHandler(TLSHandler(session: try TLSMemorySession(context: context))) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(RequestHandler(answer: answer))
                 }
@@ -57,10 +69,10 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    let answer: @Sendable (HTTPRequestHead, @escaping @Sendable (HTTPAnswer) -> Void) -> Void
+    let answer: HTTPAnswerer
     var head: HTTPRequestHead?
 
-    init(answer: @escaping @Sendable (HTTPRequestHead, @escaping @Sendable (HTTPAnswer) -> Void) -> Void) {
+    init(answer: @escaping HTTPAnswerer) {
         self.answer = answer
     }
 
@@ -74,7 +86,8 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             let loop = context.eventLoop
             let bound = NIOLoopBound(context, eventLoop: loop)
             let handler = NIOLoopBound(self, eventLoop: loop)
-            answer(h) { reply in
+            let client = context.remoteAddress?.ipAddress ?? ""
+            answer(HTTPRequest(head: h, client: client)) { reply in
                 loop.execute { handler.value.write(reply, for: h, context: bound.value) }
             }
         }
@@ -90,12 +103,19 @@ final class RequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func write(_ reply: HTTPAnswer, for request: HTTPRequestHead, context: ChannelHandlerContext) {
         let (status, type, body): (Int, String, [UInt8])
+        var headers = HTTPHeaders()
         switch reply {
         case .metrics(let b): (status, type, body) = (200, "text/plain; version=0.0.4; charset=utf-8", b)
         case .text(let s, let t): (status, type, body) = (s, "text/plain; charset=utf-8", Array(t.utf8))
         case .html(let t): (status, type, body) = (200, "text/html; charset=utf-8", Array(t.utf8))
+        case .unauthorized:
+            // No detail: which of user, password or header was wrong is not said.
+            (status, type, body) = (401, "text/plain; charset=utf-8", Array("Unauthorized\n".utf8))
+            headers.add(name: "WWW-Authenticate", value: "Basic")
+        case .tooMany(let t):
+            (status, type, body) = (429, "text/plain; charset=utf-8", Array(t.utf8))
+            headers.add(name: "Retry-After", value: "1")
         }
-        var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: type)
         headers.add(name: "Content-Length", value: String(body.count))
         let keepAlive = request.isKeepAlive

@@ -9,7 +9,9 @@ import Synchronization
 /// `probe_duration_seconds`, …). Only targets the configuration allows are probed
 /// (`ProbeAllowList`: the servers and `probe_allow`); others are refused (HTTP 403) before they
 /// are resolved or connected to, counted by reason and logged once each. At most `limit` run at
-/// once; more are refused (HTTP 503) so a misconfigured Prometheus cannot pile threads up.
+/// once; more are refused (HTTP 503) so a misconfigured Prometheus cannot pile threads up. Each
+/// client (by source address) is held to `ClientRateLimit` first: over it, HTTP 429 before
+/// anything else is done, so one client's flood neither takes the slots nor the CPU.
 public final class ProbeService: Sendable {
     let limit: Atomic<Int>
     let inFlight = Atomic<Int>(0)
@@ -22,6 +24,7 @@ public final class ProbeService: Sendable {
     }
     /// The refused targets logged since the allowed ones last changed.
     let logged = Mutex(Logged())
+    let rates = Mutex(ClientRateLimit())
     /// Refused targets logged at most, until the allowed ones change (a scan logs no more).
     static let mostLogged = 256
 
@@ -46,7 +49,19 @@ public final class ProbeService: Sendable {
     }
 
     /// Answers `query` on a thread of its own, calling `done` with the response there.
-    func probe(query: String, scrapeTimeout: String?, done: @escaping @Sendable (HTTPAnswer) -> Void) {
+    func probe(query: String, client: String, scrapeTimeout: String?, done: @escaping @Sendable (HTTPAnswer) -> Void) {
+        let now = Clock.ms() / 1000
+        guard rates.withLock({ $0.take(client, seconds: now) }) else {
+            metrics.counter(MetricFamily.probesRefused, [("reason", ProbeRefusal.Reason.rateLimited.rawValue)]).increment()
+            if let line = once(
+                "client \(client)",
+                "probe: \(client) asks more often than \(Int(ClientRateLimit.perSecond)) a second (after a burst of \(Int(ClientRateLimit.burst))); answered 429"
+            ) {
+                log.line(line)
+            }
+            done(.tooMany("probe: more than \(Int(ClientRateLimit.perSecond)) requests a second from \(client); try again later\n"))
+            return
+        }
         let request: ProbeRequest
         do throws(SettingsError) { request = try ProbeRequest.parse(query: query, scrapeTimeout: scrapeTimeout) } catch {
             done(.text(400, "probe: \(error)\n"))
@@ -92,17 +107,22 @@ public final class ProbeService: Sendable {
     /// 403 with the one line, counted by reason and logged once per target.
     func refused(_ r: ProbeRefusal) -> HTTPAnswer {
         metrics.counter(MetricFamily.probesRefused, [("reason", r.reason.rawValue)]).increment()
-        let line: String? = logged.withLock { l in
-            if l.targets.contains(r.target) { return nil }
+        if let line = once(r.target, "probe: \(r)") { log.line(line) }
+        return .text(403, "probe: \(r)\n")
+    }
+
+    /// `line` the first time `subject` (a target, a client) is refused, until too many were.
+    func once(_ subject: String, _ line: String) -> String? {
+        logged.withLock { l in
+            if l.targets.contains(subject) { return nil }
             guard l.targets.count < Self.mostLogged else {
                 defer { l.full = true }
-                return l.full ? nil : "probe: more than \(Self.mostLogged) targets refused; no more are logged until probe_allow or the servers change"
+                return l.full
+                    ? nil : "probe: more than \(Self.mostLogged) targets or clients refused; no more are logged until probe_allow or the servers change"
             }
-            l.targets.insert(r.target)
-            return "probe: \(r)"
+            l.targets.insert(subject)
+            return line
         }
-        if let line { log.line(line) }
-        return .text(403, "probe: \(r)\n")
     }
 
     /// The check itself, within the request's budget, as exposition text.
@@ -136,4 +156,8 @@ public enum HTTPAnswer: Sendable {
     case metrics([UInt8])
     case text(Int, String)
     case html(String)
+    /// 401 with `WWW-Authenticate: Basic`: missing or wrong credentials.
+    case unauthorized
+    /// 429 with `Retry-After: 1`: a client over its rate.
+    case tooMany(String)
 }

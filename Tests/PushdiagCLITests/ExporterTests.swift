@@ -491,7 +491,14 @@ import Testing
             "/usr/bin/promtool", ["check", "rules", TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-exporter-alerts.yml").path])
         #expect(rules.status == 0, "\(rules.stdout)\(rules.stderr)")
         let dir = try TestPaths.temporaryDirectory()
-        let scrape = try String(contentsOf: TestPaths.root.appendingPathComponent("contrib/prometheus/prometheus-scrape.yml"), encoding: .utf8)
+        // The secured form names its certificates, key and password file, which promtool wants to see.
+        var scrape = try String(contentsOf: TestPaths.root.appendingPathComponent("contrib/prometheus/prometheus-scrape.yml"), encoding: .utf8)
+        #expect(scrape.contains("scheme: https") && scrape.contains("tls_config:") && scrape.contains("basic_auth:"), "the secured form")
+        for name in ["exporters-ca.crt", "prometheus.crt", "prometheus.key", "password"] {
+            #expect(scrape.contains("/etc/prometheus/pushdiag/\(name)"))
+            try "".write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        scrape = scrape.replacingOccurrences(of: "/etc/prometheus/pushdiag/", with: dir.path + "/")
         try ("global:\n  scrape_interval: 15s\n" + scrape).write(to: dir.appendingPathComponent("p.yml"), atomically: true, encoding: .utf8)
         let config = try run("/usr/bin/promtool", ["check", "config", dir.appendingPathComponent("p.yml").path])
         #expect(config.status == 0, "\(config.stdout)\(config.stderr)")

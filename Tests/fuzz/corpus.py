@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Seed corpora for the libFuzzer targets, from the project's fixtures and, when present,
 ../shared/pcaps: one file per capture record (link type index + record) for FuzzCapture, one per
-netlink record for FuzzNetlink, protocol frames for FuzzPush and configuration files for FuzzConfig."""
+netlink record for FuzzNetlink, protocol frames for FuzzPush, configuration files for FuzzConfig and
+web configuration files (the exporter's --web-config) for FuzzWebConfig."""
 import hashlib, os, struct, sys
 
 root, out = sys.argv[1], sys.argv[2]
@@ -71,5 +72,13 @@ for t in (b'[[server]]\nhost = "h"\nport = 3000\ntls = true\n', b'[thresholds]\n
           b"x = '''\n[#'''\n", b'x = """\n\\"""\n"""\n', b'x = [\n[{a=1}], [ ]\n]\n', b'a."b".c = 1979-05-27T07:32:00Z\n',
           b'[exporter]\nprobe_allow = ["fd00::/8:3000-3010", "10.1.2.3", "push-*.ward-b.internal:443"]\n'):
     put(config, t, 100)
-for k in ("capture", "netlink", "push", "config"):
+web = os.path.join(out, "webconfig")
+with open(os.path.join(root, "contrib/pushdiag-web.yml"), "rb") as f:
+    put(web, f.read(), 100)
+h = b"$2y$10$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
+for t in (b"---\ntls_server_config:\n  cert_file: a.crt\n  key_file: 'b.key'\n", b"basic_auth_users:\n  prometheus: " + h + b"\n",
+          b"basic_auth_users: {}\n", b'tls_server_config:\n  cert_file: "a\\"b"  # c\n  key_file: b\n  client_ca_file: c\n  client_auth_type: RequestClientCert\n',
+          b"a:\n    b:\n      c: ~\n  d: 1\n", b"- x\n", b"'k''q': [1]\n", b"tls_server_config:\r\n\tcert_file: a\r\n"):
+    put(web, t, 100)
+for k in ("capture", "netlink", "push", "config", "webconfig"):
     print(k, len(os.listdir(os.path.join(out, k))) if os.path.isdir(os.path.join(out, k)) else 0)

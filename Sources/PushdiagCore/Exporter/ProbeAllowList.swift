@@ -99,6 +99,9 @@ public struct ProbeRefusal: Error, Sendable, Equatable, CustomStringConvertible 
     public enum Reason: String, Sendable, CaseIterable {
         /// max_probes were already running (HTTP 503; the exporter's own count, not a target's).
         case maxProbes = "max_probes"
+        /// The client (by source address) asked more often than `ClientRateLimit` lets one
+        /// (HTTP 429; the target was not looked at).
+        case rateLimited = "rate_limited"
         /// The target's host or port is outside the configured servers and probe_allow.
         case notAllowed = "not_allowed"
         /// A name that an address it resolves to puts outside probe_allow.

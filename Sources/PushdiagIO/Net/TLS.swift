@@ -187,6 +187,9 @@ public final class TLSServerContext: @unchecked Sendable {
         ctx = c
     }
 
+    /// Takes `ctx`, made and configured by the caller.
+    init(owning ctx: OpaquePointer) { self.ctx = ctx }
+
     deinit { SSL_CTX_free(ctx) }
 }
 

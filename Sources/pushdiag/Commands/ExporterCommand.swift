@@ -19,7 +19,10 @@ struct ExporterCommand: ParsableCommand {
             interfaces come from the flags, else from the configuration file ([[server]], \
             [exporter]). SIGHUP reloads the configuration (sessions whose settings did not \
             change go on); SIGTERM or SIGINT stop it cleanly. Logs one line per state change on \
-            standard error. Exit status: 0 after a clean stop, 3 when it cannot start.
+            standard error. --web-config adds TLS (client certificates too) and basic auth with \
+            bcrypt hashes to every endpoint but /-/healthy, in the file format of Prometheus' \
+            exporter-toolkit; SIGHUP reads it again, and a bad one is logged and the running one \
+            kept. Exit status: 0 after a clean stop, 3 when it cannot start.
             """
     )
 
@@ -30,6 +33,12 @@ struct ExporterCommand: ParsableCommand {
         help: ArgumentHelp("Configuration file (default: /etc/pushdiag/pushdiag.toml when it exists); SIGHUP reads it again.", valueName: "FILE"),
         completion: .file())
     var config: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Web configuration file of Prometheus' exporter-toolkit: tls_server_config, basic_auth_users (bcrypt); SIGHUP reads it again.", valueName: "FILE"),
+        completion: .file())
+    var webConfig: String?
 
     @Option(
         name: .customLong("server"),
@@ -86,15 +95,27 @@ struct ExporterCommand: ParsableCommand {
         return try ExporterSettings.resolve(flags, config: loaded.0, file: loaded.1)
     }
 
+    /// `--web-config`, loaded whole (certificates and keys too), or open without it.
+    func web() throws(ConfigError) -> WebAccess {
+        guard let webConfig else { return .open }
+        return try WebAccess.load(file: webConfig)
+    }
+
     func run() throws {
         let s = try unknownOnFailure { try settings() }
+        let w = try unknownOnFailure { try web() }
         StopSignal.install()
         ReloadSignal.install()
-        let exporter = Exporter(settings: s, replay: replay, version: Pushdiag.version)
+        let exporter = Exporter(settings: s, web: w, replay: replay, version: Pushdiag.version)
         _ = try unknownOnFailure { try exporter.start() }
         while !StopSignal.isRequested {
             if ReloadSignal.take() {
-                do throws(SettingsError) { exporter.apply(try settings()) } catch { exporter.reloadFailed(error.description) }
+                do {
+                    let s = try settings()
+                    exporter.apply(s, web: try web())
+                } catch {
+                    exporter.reloadFailed("\(error)")
+                }
             }
             usleep(200_000)
         }

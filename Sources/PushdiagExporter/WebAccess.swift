@@ -1,0 +1,73 @@
+import Foundation
+import PushdiagCore
+import PushdiagIO
+import Synchronization
+
+/// Who may use the exporter's endpoints, from `--web-config` (`WebConfig`): the TLS context new
+/// connections get, and the basic-auth users every endpoint but `/-/healthy` asks for. Loaded
+/// whole or not at all, so a reload with a bad file keeps the running one.
+public struct WebAccess: Sendable {
+    public let config: WebConfig?
+    let tls: TLSServerContext?
+
+    /// No file: plain HTTP, every endpoint open.
+    public static let open = WebAccess(config: nil, tls: nil)
+
+    /// Reads, checks and loads `file` (its certificates and keys too). Errors name the file and line.
+    public static func load(file: String) throws(ConfigError) -> WebAccess {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ConfigError(file: file, line: nil, key: nil, message: "cannot read it: \(Errno.current)")
+        }
+        let config = try WebConfig.parse(Array(data), file: file)
+        let tls = try config.tls.map { t throws(ConfigError) in try TLSServerContext(t, file: file) }
+        return WebAccess(config: config, tls: tls)
+    }
+
+    /// What the log says of it.
+    public var summary: String {
+        guard let c = config else { return "plain HTTP, no authentication" }
+        let tls = c.tls.map { "TLS (client certificates: \($0.clientAuth.rawValue))" } ?? "plain HTTP"
+        return "\(tls), \(c.users.isEmpty ? "no basic auth" : "basic auth for \(c.users.count) user(s)") (\(c.file))"
+    }
+}
+
+/// The checks of basic-auth credentials against the running users. bcrypt is slow by design
+/// (tens of milliseconds a check): checks run one at a time on a queue of their own, off the
+/// HTTP event loop, and a user and password that matched are remembered (as the exporter-toolkit
+/// does) so a scrape every few seconds costs one bcrypt, not one each.
+final class BasicAuthGate: Sendable {
+    let users = Mutex<[String: String]>([:])
+    /// "user NUL password NUL hash" of the credentials that matched their hash.
+    let matched = Mutex<Set<String>>([])
+    let queue = DispatchQueue(label: "pushdiag.basic-auth")
+    static let mostRemembered = 64
+    /// Checked when the user is unknown, so that an unknown user takes as long as a wrong password.
+    static let decoy = "$2y$10$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
+
+    func set(_ list: [WebConfig.User]) {
+        let map = Dictionary(list.map { ($0.name, $0.hash) }, uniquingKeysWith: { a, _ in a })
+        users.withLock { $0 = map }
+        matched.withLock { $0 = [] }
+    }
+
+    /// Calls `then` with whether `authorization` (the header, if any) is let in: at once when no
+    /// user is configured or the credentials matched before, else after the bcrypt check.
+    func check(_ authorization: String?, then: @escaping @Sendable (Bool) -> Void) {
+        let all = users.withLock { $0 }
+        if all.isEmpty { return then(true) }
+        guard let header = authorization, let c = BasicCredentials(header: header) else { return then(false) }
+        let hash = all[c.user]
+        let key = "\(c.user)\u{0}\(c.password)\u{0}\(hash ?? "")"
+        if hash != nil, matched.withLock({ $0.contains(key) }) { return then(true) }
+        queue.async { [self] in
+            let ok = PasswordCheck.matches(password: c.password, hash: hash ?? Self.decoy) && hash != nil
+            if ok {
+                matched.withLock { m in
+                    if m.count >= Self.mostRemembered { m.removeAll() }
+                    m.insert(key)
+                }
+            }
+            then(ok)
+        }
+    }
+}
