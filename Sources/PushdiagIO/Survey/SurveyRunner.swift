@@ -67,7 +67,8 @@ public final class SurveyRunner: Sendable {
         }
         while holdsTheWindow && left() > 0 && !stop() {
             progress?("surveying: \(what); \(Int(left().rounded(.up))) s left")
-            usleep(UInt32(min(0.25, left()) * 1e6))
+            // A paced interval (the progress line every quarter second) that a stop signal wakes.
+            Clock.sleep(ms: min(0.25, left()) * 1000, stop: stop)
         }
         var result = parts.withLock { $0 }
         result.heartbeats = heartbeats.withLock { done in s.servers.indices.compactMap { done[$0] } }

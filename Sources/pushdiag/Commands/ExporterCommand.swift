@@ -96,7 +96,8 @@ struct ExporterCommand: ParsableCommand {
             if ReloadSignal.take() {
                 do throws(SettingsError) { exporter.apply(try settings()) } catch { exporter.reloadFailed(error.description) }
             }
-            usleep(200_000)
+            // Until SIGHUP, SIGINT or SIGTERM: their handlers ring these.
+            _ = Wakeup.wait(any: [StopSignal.event.wakeup, ReloadSignal.wakeup], ms: nil)
         }
         exporter.stop()
     }
