@@ -4,6 +4,7 @@
    on x86-64, so the calls are wrapped here with plain arguments: a descriptor in, a descriptor
    and its events out. */
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <stdint.h>
 #include <errno.h>
 
@@ -14,6 +15,10 @@ static inline uint32_t CEpoll_HUP(void) { return EPOLLHUP; }
 static inline uint32_t CEpoll_RDHUP(void) { return EPOLLRDHUP; }
 
 static inline int CEpoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+/* eventfd(2), the wakeup a thread or a signal handler gives a waiter: a counter that is readable
+   while above zero. Non-blocking, so that a read never waits. */
+static inline int CEpoll_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 /* op: EPOLL_CTL_ADD (1), EPOLL_CTL_DEL (2), EPOLL_CTL_MOD (3). */
 static inline int CEpoll_ctl(int epfd, int op, int fd, uint32_t events) {

@@ -17,8 +17,10 @@ public final class InterfaceFollower: Sendable {
     let replay: String?
     let metrics: MetricSet
     let log: ExporterLog
-    let stopped = Atomic<Bool>(false)
+    let stopped = StopEvent()
     let running = Atomic<Int>(0)
+    /// Set when the last of its threads has ended.
+    let finished = StopEvent()
 
     public init(name: String, intervalSeconds: Double, limits: WalkThresholds, replay: String?, metrics: MetricSet, log: ExporterLog) {
         self.name = name
@@ -29,7 +31,7 @@ public final class InterfaceFollower: Sendable {
         self.log = log
     }
 
-    var isStopped: Bool { stopped.load(ordering: .relaxed) }
+    var isStopped: Bool { stopped.isRequested }
 
     public func start() {
         metrics.gauge(MetricFamily.wifiUp).set(0.0)
@@ -38,11 +40,12 @@ public final class InterfaceFollower: Sendable {
             for r in RoamResult.allCases { _ = metrics.counter(MetricFamily.roams, [("grade", g.rawValue), ("result", r.rawValue)]) }
         }
         _ = metrics.histogram(MetricFamily.roamGap)
-        for (label, body) in [("samples", sampleLoop), ("events", eventLoop)] as [(String, @Sendable () -> Void)] {
-            running.add(1, ordering: .relaxed)
+        let loops: [(String, @Sendable () -> Void)] = [("samples", sampleLoop), ("events", eventLoop)]
+        running.add(loops.count, ordering: .sequentiallyConsistent)  // both counted before either can end
+        for (label, body) in loops {
             let t = Thread { [self] in
                 body()
-                running.subtract(1, ordering: .relaxed)
+                if running.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { finished.request() }
             }
             t.name = "wifi \(name) \(label)"
             t.start()
@@ -50,9 +53,8 @@ public final class InterfaceFollower: Sendable {
     }
 
     public func stop(waitSeconds seconds: Double = 5, remove: Bool) {
-        stopped.store(true, ordering: .relaxed)
-        let until = Clock.ms() + seconds * 1000
-        while running.load(ordering: .relaxed) > 0 && Clock.ms() < until { usleep(10_000) }
+        stopped.request()
+        finished.wait(ms: seconds * 1000)
         if remove {
             metrics.removeAll()
             log.forget("wifi \(name)")
@@ -61,7 +63,7 @@ public final class InterfaceFollower: Sendable {
     }
 
     /// Waits `seconds` unless stopped; false when stopped.
-    func pause(_ seconds: Double) -> Bool { Clock.sleep(ms: seconds * 1000) { self.isStopped } }
+    func pause(_ seconds: Double) -> Bool { stopped.sleep(ms: seconds * 1000) }
 
     // MARK: Samples
 
@@ -166,7 +168,7 @@ public final class InterfaceFollower: Sendable {
                 timeNs: e.timeNs, fromBssid: e.fromBssid, toBssid: e.bssid, fromSsid: e.previousSsid, toSsid: e.ssid, fastTransition: e.fastTransition,
                 linkGapMs: e.gapMs, fastTransitionAttempt: e.fastTransitionAttempt, fastTransitionFailure: e.fastTransitionFailure)
             // The held sessions may not cross this interface: graded on the link alone.
-            let (grade, why) = WalkAnalysis.grade(change, connection: "kept", bandChanged: false, t: limits)
+            let (grade, why) = WalkAnalysis.grade(change, connection: .kept, bandChanged: false, t: limits)
             metrics.counter(MetricFamily.roams, [("grade", grade.rawValue), ("result", RoamResult(change).rawValue)]).increment()
             metrics.histogram(MetricFamily.roamGap).record((e.gapMs ?? 0) / 1000)
             log.line(

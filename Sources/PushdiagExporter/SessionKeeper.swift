@@ -13,8 +13,9 @@ public final class SessionKeeper: Sendable {
     let metrics: MetricSet
     let log: ExporterLog
     let subject: String
-    let stopped = Atomic<Bool>(false)
-    let finished = Mutex<Bool>(false)
+    let stopped = StopEvent()
+    /// Set when the thread has ended.
+    let finished = StopEvent()
     let lastServerHeartbeat = Mutex<Double?>(nil)
 
     public init(options: HeartbeatOptions, metrics: MetricSet, log: ExporterLog) {
@@ -24,7 +25,7 @@ public final class SessionKeeper: Sendable {
         subject = "push \(options.endpoint)"
     }
 
-    var isStopped: Bool { stopped.load(ordering: .relaxed) }
+    var isStopped: Bool { stopped.isRequested }
 
     public func start() {
         metrics.gauge(MetricFamily.up).set(0.0)
@@ -35,7 +36,7 @@ public final class SessionKeeper: Sendable {
         _ = metrics.histogram(MetricFamily.reestablish)
         let t = Thread { [self] in
             run()
-            finished.withLock { $0 = true }
+            finished.request()
         }
         t.name = subject
         t.start()
@@ -44,9 +45,8 @@ public final class SessionKeeper: Sendable {
     /// Asks the thread to end (it closes the session as the protocol does) and waits up to
     /// `seconds` for it; its series are removed when `remove`.
     public func stop(waitSeconds seconds: Double = 5, remove: Bool) {
-        stopped.store(true, ordering: .relaxed)
-        let until = Clock.ms() + seconds * 1000
-        while !finished.withLock({ $0 }) && Clock.ms() < until { usleep(10_000) }
+        stopped.request()
+        finished.wait(ms: seconds * 1000)
         if remove {
             metrics.removeAll()
             log.forget(subject)
@@ -62,7 +62,7 @@ public final class SessionKeeper: Sendable {
             case .success(let a): address = a
             case .failure(let f):
                 log.change(subject, "failed: \(f)")
-                Clock.sleep(ms: o.intervalMs) { self.isStopped }
+                stopped.sleep(ms: o.intervalMs)
                 continue
             }
             let session = HeartbeatSession(o, address: address) { self.isStopped }
@@ -142,7 +142,7 @@ public final class SessionKeeper: Sendable {
             return true
         case .exhausted:
             log.change(subject, "failed: \(reason); the reconnect schedule ran out, starting over every \(DurationText.format(options.intervalMs / 1000))")
-            Clock.sleep(ms: options.intervalMs) { self.isStopped }
+            stopped.sleep(ms: options.intervalMs)
             return false
         case .stopped:
             return false

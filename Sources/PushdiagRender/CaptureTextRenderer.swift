@@ -83,7 +83,7 @@ public struct CaptureTextRenderer {
                 if let c = e.reasonCode { detail.append("reason \(c)") }
                 if let c = e.statusCode { detail.append("status \(c)") }
                 if let g = e.gapMs { detail.append("gap \(NumberText.format(g)) ms") }
-                t.add([e.time, e.station.description, e.fromBssid?.description ?? "?", e.toBssid.description, e.kind, detail.joined(separator: ", ")])
+                t.add([e.time, e.station.description, e.fromBssid?.description ?? "?", e.toBssid.description, e.kind.rawValue, detail.joined(separator: ", ")])
             }
             out += t.render() + more(r.roamingEvents.count)
         }

@@ -54,7 +54,7 @@ public struct DoctorTextRenderer {
             if !i.checks.isEmpty {
                 var t = TextTable([("CHECK", .left), ("PUSHDIAG WILL USE", .left)])
                 for c in i.checks {
-                    t.add([c.check, c.source.map { Self.source($0, c.trust) } ?? "nothing: UNKNOWN (\(c.unknownBecause ?? "no source"))"])
+                    t.add([c.check.rawValue, c.source.map { Self.source($0, c.trust) } ?? "nothing: UNKNOWN (\(c.unknownBecause ?? "no source"))"])
                 }
                 out += "\n" + t.render()
             }

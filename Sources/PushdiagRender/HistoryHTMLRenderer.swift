@@ -69,7 +69,7 @@ public struct HistoryHTMLRenderer {
     }
 
     public func render(_ points: [Point], from: Date, to: Date, title: String) -> String {
-        func series(_ check: String) -> [(name: String, points: [(Date, Double)])] {
+        func series(_ check: CheckName) -> [(name: String, points: [(Date, Double)])] {
             var by: [String: [(Date, Double)]] = [:]
             for p in points {
                 for c in p.report.checks where c.check == check { if let v = c.value { by[c.subject, default: []].append((p.time, v)) } }
@@ -100,7 +100,7 @@ public struct HistoryHTMLRenderer {
             cur.0 = max(cur.0, p.report.status)
             for c in p.report.checks where c.status == .critical || c.status == .warning {
                 cur.2.append("\(c.check) \(c.subject)" + (c.value.map { " \(NumberText.format($0))" } ?? ""))
-                if c.check == "channel_utilization", let v = c.value { cur.1 = max(cur.1, v) }
+                if c.check == .channelUtilization, let v = c.value { cur.1 = max(cur.1, v) }
             }
             hours[key] = cur
         }
@@ -109,9 +109,9 @@ public struct HistoryHTMLRenderer {
         var body =
             "<h1>\(Self.esc(title))</h1><p class=\"meta\">\(points.count) surveys from \(ISO8601DateFormatter().string(from: from)) to \(ISO8601DateFormatter().string(from: to))</p>"
         body += Self.chart(
-            id: "utilization", title: "Channel utilisation", unit: "%", series: series("channel_utilization"), limit: (40, "40% (Apple)"), from: from, to: to)
+            id: "utilization", title: "Channel utilisation", unit: "%", series: series(.channelUtilization), limit: (40, "40% (Apple)"), from: from, to: to)
         body += Self.chart(
-            id: "retransmissions", title: "Retransmissions", unit: "%", series: series("retransmissions") + series("frame_retries"), limit: (15, "15% (Apple)"),
+            id: "retransmissions", title: "Retransmissions", unit: "%", series: series(.retransmissions) + series(.frameRetries), limit: (15, "15% (Apple)"),
             from: from, to: to)
         body += Self.chart(
             id: "heartbeat-rtt", title: "Heartbeat round trip", unit: " ms", series: rtt.keys.sorted().map { ($0, rtt[$0]!) }, limit: nil, from: from, to: to)

@@ -10,7 +10,7 @@ public struct RouteTextRenderer {
         ])
         for r in s.routes {
             t.add([
-                r.destination, r.address?.description ?? "-", r.gateway?.description ?? (r.routeType == nil ? "-" : "on-link"), r.gatewayState ?? "-",
+                r.destination, r.address?.description ?? "-", r.gateway?.description ?? (r.routeType == nil ? "-" : "on-link"), r.gatewayState?.rawValue ?? "-",
                 r.devices.isEmpty ? (r.interface ?? "-") : r.devices.joined(separator: " → "),
                 r.vlanId.map(String.init) ?? (r.interface == nil ? "-" : "untagged"),
                 r.source?.description ?? "-", r.mtu.map(String.init) ?? "-",

@@ -8,8 +8,8 @@ public struct SurveyTextRenderer {
     public func render(_ r: SurveyReport) -> String {
         var t = TextTable([("CHECK", .left), ("SUBJECT", .left), ("VALUE", .right), ("WARN / CRIT", .left), ("STATUS", .left), ("WHAT TO DO", .left)])
         for c in r.checks {
-            let value = c.value.map { NumberText.format($0) + (c.unit.map { u in u == "percent" ? "%" : " " + u } ?? "") } ?? "-"
-            t.add([c.check, c.subject, value, c.threshold?.description ?? "-", c.status.rawValue.uppercased(), c.hint])
+            let value = c.value.map { NumberText.format($0) + (c.unit?.suffix ?? "") } ?? "-"
+            t.add([c.check.rawValue, c.subject, value, c.threshold?.description ?? "-", c.status.rawValue.uppercased(), c.hint])
         }
         let counts = [CheckStatus.critical, .warning, .unknown, .ok, .skipped].compactMap { s -> String? in
             let n = r.checks.filter { $0.status == s }.count
@@ -55,7 +55,7 @@ public struct SurveyNagiosRenderer {
                 n += 1
                 label = "\(base)_\(n)"
             }
-            let uom = c.unit == "percent" ? "%" : ""
+            let uom = c.unit == .percent ? "%" : ""
             let (w, cr) = c.threshold.map { ($0.warning.description, $0.critical.description) } ?? ("", "")
             perf.append("'\(label)'=\(NumberText.format(v))\(uom);\(w);\(cr);\(uom == "%" ? "0;100" : ";")")
         }
@@ -120,17 +120,18 @@ public struct SurveyPrometheusRenderer {
         add("pushdiag_status", "Worst check status of the survey (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", [], Double(r.status.exitCode))
         for c in r.checks where c.status != .skipped {
             add(
-                "pushdiag_check_status", "Status of each check (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", [("check", c.check), ("subject", c.subject)],
+                "pushdiag_check_status", "Status of each check (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
+                [("check", c.check.rawValue), ("subject", c.subject)],
                 statusValue(c.status))
         }
         let successHelp = "1 when every instance of the check is OK; for heartbeats, one series per push server (target)."
-        for check in Set(r.checks.filter { $0.status != .skipped }.map(\.check)).sorted() where check != "heartbeat" {
+        for check in Set(r.checks.filter { $0.status != .skipped }.map(\.check)).sorted(by: { $0.rawValue < $1.rawValue }) where check != .heartbeat {
             let ok = r.checks.filter { $0.check == check && $0.status != .skipped }.allSatisfy { $0.status == .ok }
-            add("pushdiag_probe_success", successHelp, [("check", check)], ok ? 1 : 0)
+            add("pushdiag_probe_success", successHelp, [("check", check.rawValue)], ok ? 1 : 0)
         }
         // A push server that is down must be visible by name: its own success series.
-        for c in r.checks where c.check == "heartbeat" && c.status != .skipped {
-            add("pushdiag_probe_success", successHelp, [("check", "heartbeat"), ("target", c.subject)], c.status == .ok ? 1 : 0)
+        for c in r.checks where c.check == .heartbeat && c.status != .skipped {
+            add("pushdiag_probe_success", successHelp, [("check", CheckName.heartbeat.rawValue), ("target", c.subject)], c.status == .ok ? 1 : 0)
         }
         if let w = r.wifi {
             if let u = w.channelUtilizationPercent {

@@ -176,7 +176,7 @@ public struct WalkHTMLRenderer {
             guard let t = axis.seconds(c.time) else { continue }
             let x = axis.x(t)
             svg +=
-                "<line class=\"interface \(c.change)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(h - bottom - 10)\" y2=\"\(h - bottom)\" stroke=\"#555\" stroke-width=\"2\"><title>\(HTML.escape(c.change.replacingOccurrences(of: "_", with: " ") + (c.address.map { " \($0)" } ?? "")))</title></line>"
+                "<line class=\"interface \(c.change)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(h - bottom - 10)\" y2=\"\(h - bottom)\" stroke=\"#555\" stroke-width=\"2\"><title>\(HTML.escape(c.change.words + (c.address.map { " \($0)" } ?? "")))</title></line>"
         }
         for s in r.connection.states where s.state == .waiting || s.state == .failed {
             guard let t = axis.seconds(s.time) else { continue }
@@ -198,7 +198,7 @@ public struct WalkHTMLRenderer {
                 String(m.time.dropFirst(11).prefix(12)), m.location, m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
                 "\(m.fromFreqMhz.map(String.init) ?? "?") → \(m.toFreqMhz.map(String.init) ?? "?")", WalkTextRenderer.fastTransition(m),
                 Self.ms(m.linkGapMs), Self.ms(m.pushGapMs), String(m.heartbeatsLost),
-                m.connection + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""),
+                m.connection.rawValue + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""),
             ]
             out += "<tr class=\"\(m.grade.rawValue)\">" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined()
             out += "<td class=\"grade\">\(m.grade.rawValue.uppercased())</td></tr>"
@@ -229,7 +229,7 @@ public struct WalkHTMLRenderer {
         guard let changes = r.interfaceChanges, !changes.isEmpty else { return "" }
         var out = "<h2>Interface changes (\(changes.count))</h2><table id=\"interface-table\"><tr><th>Time</th><th>Place</th><th>Change</th></tr>"
         for c in changes {
-            let what = c.change.replacingOccurrences(of: "_", with: " ") + (c.address.map { " \($0)" } ?? "")
+            let what = c.change.words + (c.address.map { " \($0)" } ?? "")
             out += "<tr><td>\(HTML.escape(String(c.time.dropFirst(11).prefix(12))))</td><td>\(HTML.escape(c.location))</td><td>\(HTML.escape(what))</td></tr>"
         }
         return out + "</table>"
@@ -243,7 +243,7 @@ public struct WalkHTMLRenderer {
             out += "<ul id=\"findings\">"
             for f in r.findings {
                 out +=
-                    "<li class=\"\(f.severity.rawValue)\"><strong>\(f.severity.nagiosName)</strong> \(HTML.escape(f.check)) \(HTML.escape(f.subject)): \(HTML.escape(f.message))</li>"
+                    "<li class=\"\(f.severity.rawValue)\"><strong>\(f.severity.nagiosName)</strong> \(HTML.escape(f.check.rawValue)) \(HTML.escape(f.subject)): \(HTML.escape(f.message))</li>"
             }
             out += "</ul>"
         }

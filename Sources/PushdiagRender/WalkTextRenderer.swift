@@ -26,7 +26,7 @@ public enum WalkTextRenderer {
                     "\(m.fromFreqMhz.map(String.init) ?? "?")→\(m.toFreqMhz.map(String.init) ?? "?")",
                     Self.fastTransition(m), m.linkGapMs.map { "\(NumberText.format($0)) ms" } ?? "-",
                     m.pushGapMs.map { "\(NumberText.format($0)) ms" } ?? "-", String(m.heartbeatsLost),
-                    m.connection + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""), m.grade.rawValue.uppercased(), m.location,
+                    m.connection.rawValue + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""), m.grade.rawValue.uppercased(), m.location,
                 ])
             }
             out += "  roams:\n" + t.render(indent: "    ")
@@ -49,7 +49,7 @@ public enum WalkTextRenderer {
             var t = TextTable([("time", .left), ("interface", .left), ("place", .left)])
             for c in changes {
                 t.add([
-                    String(c.time.dropFirst(11).prefix(12)), c.change.replacingOccurrences(of: "_", with: " ") + (c.address.map { " \($0)" } ?? ""), c.location,
+                    String(c.time.dropFirst(11).prefix(12)), c.change.words + (c.address.map { " \($0)" } ?? ""), c.location,
                 ])
             }
             out += "\n  interface changes:\n" + t.render(indent: "    ")

@@ -21,7 +21,7 @@ struct HeartbeatAnalysisTests {
 
     @Test func aRefusedConnectionIsACriticalConnectFinding() {
         let r = concluded(.connect(host: "push.example:3000", errno: .connectionRefused))
-        #expect(r.findings.first?.check == "connect" && r.findings.first?.severity == .critical)
+        #expect(r.findings.first?.check == .connect && r.findings.first?.severity == .critical)
         #expect(
             r.findings.first?.message.hasPrefix("cannot connect to push.example:3000: connection refused (ECONNREFUSED): devices cannot connect either") == true
         )
@@ -31,16 +31,16 @@ struct HeartbeatAnalysisTests {
     /// Whatever its text says: a TLS failure is a tls finding, even one that does not start with "TLS".
     @Test func tlsAndProtocolFailuresByKind() {
         let tls = concluded(.tls("certificate verify failed"), connected: true)
-        #expect(tls.findings.first?.check == "tls" && tls.findings.first?.message == "certificate verify failed")
+        #expect(tls.findings.first?.check == .tls && tls.findings.first?.message == "certificate verify failed")
         let garbage = concluded(.protocolViolation("TLS-looking text from a plain server"), connected: true, sent: 1, received: 1)
-        #expect(garbage.findings.first?.check == "protocol", "decided by kind, not by the text's prefix")
+        #expect(garbage.findings.first?.check == .protocol, "decided by kind, not by the text's prefix")
         let silent = concluded(.timeout("connecting to push.example:3000"))
-        #expect(silent.findings.first?.check == "connect")
+        #expect(silent.findings.first?.check == .connect)
     }
 
     @Test func lossIsMeasuredAgainstWhatWasSent() {
         let r = concluded(nil, connected: true, sent: 20, received: 18)
-        #expect(r.lossPercent == 10 && r.findings.first?.check == "heartbeat_loss" && r.status == .critical)
+        #expect(r.lossPercent == 10 && r.findings.first?.check == .heartbeatLoss && r.status == .critical)
         let none = concluded(nil, connected: true)
         #expect(none.lossPercent == 0 && none.status == .ok)
     }
@@ -64,6 +64,6 @@ struct LoadReportTests {
         let interrupted = LoadReport(
             target: "t", protocol: "simplepush", perClient: stopped, rtts: [1], durationSeconds: 3, count: 10, thresholds: t, interrupted: true)
         #expect(interrupted.planned == 3 && interrupted.lossPercent == 0 && interrupted.interrupted)
-        #expect(!interrupted.findings.contains { $0.check == "heartbeat_loss" })
+        #expect(!interrupted.findings.contains { $0.check == .heartbeatLoss })
     }
 }

@@ -29,7 +29,7 @@ import Testing
         #expect(all.status == .ok && all.longestSurvivedS == 30 && all.shortestDiedS == nil)
         let odd = IdleTimeoutReport.conclude(
             target: "t", protocol: "line", rungs: [R(idleS: 30, outcome: .blackHole), R(idleS: 60, outcome: .survived)], interrupted: true)
-        #expect(odd.status == .unknown && odd.findings.contains { $0.check == "idle_inconsistent" })
+        #expect(odd.status == .unknown && odd.findings.contains { $0.check == .idleInconsistent })
     }
 
     /// The server's heartbeat spacing against the path's idle timeout: the longest spacing

@@ -50,7 +50,7 @@ struct StormReportTests {
         let refused = ConnectionFailure.connect(host: "h", errno: .connectionRefused)
         let r = StormReport.assemble(
             measurement([device(backAfterMs: 600), device(backAfterMs: 2100, failures: [refused]), device(backAfterMs: 4000, failures: [refused, refused])]))
-        #expect(r.status == .warning && r.findings.map(\.check) == ["storm_retries"])
+        #expect(r.status == .warning && r.findings.map(\.check) == [.stormRetries])
         #expect(r.failures.refused == 3 && r.attempts == 6 && r.back == 3)
         #expect(r.findings[0].message == "push.example:3000: 3 of 6 reconnect attempts failed during the storm (3 refused); 95% back after 4 s")
         #expect(r.failureExamples == ["refused: cannot connect to h: connection refused (ECONNREFUSED)"])
@@ -62,7 +62,7 @@ struct StormReportTests {
             measurement([device(backAfterMs: 700), device(backAfterMs: nil, failures: [timeout, timeout, timeout], gaveUp: true)]))
         #expect(r.status == .critical && r.gaveUp == 1 && r.back == 1 && r.backPercent == 50)
         #expect(r.recovery.p50Ms == 700 && r.recovery.p95Ms == nil && r.recovery.p100Ms == nil)
-        #expect(r.findings.map(\.check) == ["storm_gave_up"])
+        #expect(r.findings.map(\.check) == [.stormGaveUp])
     }
 
     @Test func devicesThatNeverConnectedAndLocalLimits() {
@@ -70,7 +70,7 @@ struct StormReportTests {
         never.failuresBeforeDrop = [.connect(host: "h", errno: .connectionRefused), .connect(host: "h", errno: .tooManyOpenFiles)]
         let r = StormReport.assemble(measurement([device(backAfterMs: 500), never]))
         #expect(r.upBeforeDrop == 1 && r.failedBeforeDrop == 1 && r.dropped == 1 && r.failuresBeforeDrop.refused == 1)
-        #expect(r.status == .critical && r.findings.map(\.check) == ["storm_connects", "storm_local_limits"])
+        #expect(r.status == .critical && r.findings.map(\.check) == [.stormConnects, .stormLocalLimits])
     }
 
     /// Set-up failed before any device tried (an unreadable CA file): UNKNOWN, and no finding
@@ -96,7 +96,7 @@ struct StormReportTests {
         var midway = measurement([device(backAfterMs: 600), device(backAfterMs: nil)])
         midway.interrupted = true
         let m = StormReport.assemble(midway)
-        #expect(m.stillOut == 1 && m.status == .unknown && m.findings.map(\.check) == ["storm_interrupted"])
+        #expect(m.stillOut == 1 && m.status == .unknown && m.findings.map(\.check) == [.stormInterrupted])
         midway.devices.removeLast()
         #expect(StormReport.assemble(midway).status == .ok, "stopped after every device was back: the storm was seen whole")
     }

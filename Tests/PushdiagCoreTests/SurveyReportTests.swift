@@ -11,11 +11,11 @@ import Testing
 
     @Test func checksOfOneNameAreNumbered() {
         let r = report([
-            SurveyCheck(check: "route", status: .ok, subject: "10.0.0.1", hint: "via wlan0"),
-            SurveyCheck(check: "route", status: .critical, subject: "10.0.0.1", hint: "no route"),
-            SurveyCheck(check: "heartbeat", status: .ok, subject: "10.0.0.1", hint: "ok"),
-            SurveyCheck(check: "route", status: .ok, subject: "10.0.0.1 (2)", hint: "a subject that looks numbered already"),
-            SurveyCheck(check: "route", status: .ok, subject: "10.0.0.1", hint: "third"),
+            SurveyCheck(check: .route, status: .ok, subject: "10.0.0.1", hint: "via wlan0"),
+            SurveyCheck(check: .route, status: .critical, subject: "10.0.0.1", hint: "no route"),
+            SurveyCheck(check: .heartbeat, status: .ok, subject: "10.0.0.1", hint: "ok"),
+            SurveyCheck(check: .route, status: .ok, subject: "10.0.0.1 (2)", hint: "a subject that looks numbered already"),
+            SurveyCheck(check: .route, status: .ok, subject: "10.0.0.1", hint: "third"),
         ])
         #expect(r.checks.map(\.subject) == ["10.0.0.1", "10.0.0.1 (2)", "10.0.0.1", "10.0.0.1 (2) (2)", "10.0.0.1 (3)"])
         #expect(r.checks.map(\.hint) == ["via wlan0", "no route", "ok", "a subject that looks numbered already", "third"])
@@ -33,9 +33,9 @@ import Testing
 
     @Test func prometheusAndNagiosNameEachCheckOnce() {
         let r = report([
-            SurveyCheck(check: "roaming", status: .ok, subject: "ward 3", value: 2, unit: "bss", hint: ""),
-            SurveyCheck(check: "roaming", status: .ok, subject: "ward 3", value: 2, unit: "bss", hint: ""),
-            SurveyCheck(check: "roaming", status: .ok, subject: "ward_3", value: 1, unit: "bss", hint: "differs only where a label cannot"),
+            SurveyCheck(check: .roaming, status: .ok, subject: "ward 3", value: 2, unit: .bss, hint: ""),
+            SurveyCheck(check: .roaming, status: .ok, subject: "ward 3", value: 2, unit: .bss, hint: ""),
+            SurveyCheck(check: .roaming, status: .ok, subject: "ward_3", value: 1, unit: .bss, hint: "differs only where a label cannot"),
         ])
         let prom = SurveyPrometheusRenderer().render(r)
         let series = prom.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: " ").dropLast().joined(separator: " ") }

@@ -23,17 +23,17 @@ struct SurveyVerdictsTests {
 
     @Test func utilisationIsGradedAgainstTheRangesInForce() throws {
         let busy = wifi(busy: 350)  // 35% of 1000 ms
-        let row = try #require(SurveyVerdicts.wifi(busy, t: SurveyThresholds()).first { $0.check == "channel_utilization" })
-        #expect(row.status == .warning && row.value == 35 && row.unit == "percent" && row.threshold?.description == "32 / 40" && row.source == "survey")
+        let row = try #require(SurveyVerdicts.wifi(busy, t: SurveyThresholds()).first { $0.check == .channelUtilization })
+        #expect(row.status == .warning && row.value == 35 && row.unit == .percent && row.threshold?.description == "32 / 40" && row.source == "survey")
         #expect(row.hint.contains("(Apple: 40% or less)"))
         var mine = SurveyThresholds()
         mine["utilization_critical"] = ThresholdRange("30")!
-        let tight = try #require(SurveyVerdicts.wifi(busy, t: mine).first { $0.check == "channel_utilization" })
+        let tight = try #require(SurveyVerdicts.wifi(busy, t: mine).first { $0.check == .channelUtilization })
         #expect(tight.status == .critical && tight.threshold?.description == "32 / 30" && tight.hint.contains("your limit: 30%"))
-        let quiet = try #require(SurveyVerdicts.wifi(wifi(busy: 100), t: SurveyThresholds()).first { $0.check == "channel_utilization" })
+        let quiet = try #require(SurveyVerdicts.wifi(wifi(busy: 100), t: SurveyThresholds()).first { $0.check == .channelUtilization })
         #expect(quiet.status == .ok && quiet.hint.hasPrefix("within Apple's guidance (40% or less)"))
         // No station: the retransmissions are UNKNOWN with the reason, never a made-up 0.
-        let retries = try #require(SurveyVerdicts.wifi(busy, t: SurveyThresholds()).first { $0.check == "retransmissions" })
+        let retries = try #require(SurveyVerdicts.wifi(busy, t: SurveyThresholds()).first { $0.check == .retransmissions })
         #expect(retries.status == .unknown && retries.value == nil)
     }
 
@@ -45,7 +45,7 @@ struct SurveyVerdictsTests {
         r.rttMs = RTTSummary.of(Array(repeating: 20, count: 97))
         let t = SurveyThresholds()
         let lossy = SurveyVerdicts.heartbeat(r, t: t)
-        #expect(lossy.status == .warning && lossy.value == 3 && lossy.threshold?.description == "1 / 5" && lossy.unit == "percent")
+        #expect(lossy.status == .warning && lossy.value == 3 && lossy.threshold?.description == "1 / 5" && lossy.unit == .percent)
         r.lossPercent = 0
         r.received = 100
         r.rttMs = RTTSummary.of(Array(repeating: 1500, count: 100))
@@ -64,14 +64,14 @@ struct SurveyVerdictsTests {
                 version: "TLSv1.3", cipher: "x", subject: "s", issuer: "i", notAfter: "2030-01-01T00:00:00Z", notAfterSeconds: 0, daysLeft: days,
                 spkiSha256: "", verified: true, verifyError: nil, pinMatched: nil)
             let c = try #require(SurveyVerdicts.certificate(r, t: SurveyThresholds()))
-            #expect(c.status == status && c.value == Double(days) && c.unit == "days" && c.threshold?.description == "30: / 7:", "\(days) days")
+            #expect(c.status == status && c.value == Double(days) && c.unit == .days && c.threshold?.description == "30: / 7:", "\(days) days")
         }
     }
 
     /// The limits stay ranges up to the renderers; the JSON keeps its one string.
     @Test func limitsAreRangesInMemoryAndOneStringInJSON() throws {
         let check = SurveyCheck(
-            check: "signal", status: .warning, subject: "wlan0", value: -68, unit: "dBm",
+            check: .signal, status: .warning, subject: "wlan0", value: -68, unit: .dBm,
             threshold: SurveyLimits(warning: ThresholdRange("-67:")!, critical: ThresholdRange("-70:")!), hint: "")
         let text = try JSONRenderer.render(check, pretty: false)
         #expect(text.contains("\"threshold\":\"-67: / -70:\""), "\(text)")

@@ -25,7 +25,7 @@ struct WalkAnalysisTests {
             endNs: 20 * s)
         #expect(r.count == 1)
         let roam = r[0]
-        #expect(roam.connection == "kept" && roam.grade == .ok && !roam.bandChanged && roam.heartbeatsLost == 0 && roam.location == "ward 3")
+        #expect(roam.connection == .kept && roam.grade == .ok && !roam.bandChanged && roam.heartbeatsLost == 0 && roam.location == "ward 3")
         // The push gap: last answer before the link went down, first answer of a heartbeat sent after.
         #expect(roam.pushGapMs == 250, "answered at 9.755 s, then a heartbeat sent at 10 s answered at 10.005 s: \(String(describing: roam.pushGapMs))")
     }
@@ -38,10 +38,10 @@ struct WalkAnalysisTests {
             timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "ward-3", toSsid: "ward-3", fastTransition: true, linkGapMs: 40)
         let later = WalkLinkChange(timeNs: 30 * s, fromBssid: ap2, toBssid: ap1, fromSsid: "ward-3", toSsid: "ward-3", fastTransition: true, linkGapMs: 40)
         let changes = [
-            WalkInterfaceChange(timeNs: 8 * s, change: "address_added", address: "10.9.9.9/24"),
-            WalkInterfaceChange(timeNs: 10 * s - 500 * ms, change: "carrier_down"),
-            WalkInterfaceChange(timeNs: 12 * s, change: "address_removed", address: "10.40.0.2/24"),
-            WalkInterfaceChange(timeNs: 12 * s + 5 * ms, change: "address_added", address: "10.41.0.2/24"),
+            WalkInterfaceChange(timeNs: 8 * s, change: .addressAdded, address: "10.9.9.9/24"),
+            WalkInterfaceChange(timeNs: 10 * s - 500 * ms, change: .carrierDown),
+            WalkInterfaceChange(timeNs: 12 * s, change: .addressRemoved, address: "10.40.0.2/24"),
+            WalkInterfaceChange(timeNs: 12 * s + 5 * ms, change: .addressAdded, address: "10.41.0.2/24"),
         ]
         let r = WalkAnalysis.roams(
             [move, later], heartbeats: heartbeats(from: 0, count: 160), reconnects: [], places: [], endNs: 40 * s, interface: changes)
@@ -87,9 +87,9 @@ struct WalkAnalysisTests {
         feed(link(7, carrier: nil, removed: true), 6)
         #expect(
             t.changes == [
-                WalkInterfaceChange(timeNs: 2, change: "carrier_down"), WalkInterfaceChange(timeNs: 3, change: "address_removed", address: "10.40.0.2/24"),
-                WalkInterfaceChange(timeNs: 4, change: "address_added", address: "10.41.0.2/24"), WalkInterfaceChange(timeNs: 5, change: "carrier_up"),
-                WalkInterfaceChange(timeNs: 6, change: "interface_removed"),
+                WalkInterfaceChange(timeNs: 2, change: .carrierDown), WalkInterfaceChange(timeNs: 3, change: .addressRemoved, address: "10.40.0.2/24"),
+                WalkInterfaceChange(timeNs: 4, change: .addressAdded, address: "10.41.0.2/24"), WalkInterfaceChange(timeNs: 5, change: .carrierUp),
+                WalkInterfaceChange(timeNs: 6, change: .interfaceRemoved),
             ])
     }
 
@@ -98,7 +98,7 @@ struct WalkAnalysisTests {
         func grade(_ ft: Bool, _ gap: Double) -> Severity {
             WalkAnalysis.grade(
                 WalkLinkChange(timeNs: 0, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fastTransition: ft, linkGapMs: gap),
-                connection: "kept", bandChanged: false, t: t
+                connection: .kept, bandChanged: false, t: t
             ).0
         }
         #expect(grade(true, 80) == .ok && grade(true, 81) == .warning && grade(true, 150) == .warning && grade(true, 151) == .critical)
@@ -116,12 +116,12 @@ struct WalkAnalysisTests {
             [band, ssid], heartbeats: hb, reconnects: [WalkReconnect(timeNs: 31 * s + 500 * ms, ms: 1500, attempts: 2, succeeded: true)],
             places: [], endNs: 40 * s)
         #expect(r[0].bandChanged && r[0].grade == .warning && r[0].reason.contains("2.4 GHz → 5 GHz"))
-        #expect(r[1].connection == "reconnected" && r[1].reconnectMs == 1500 && r[1].reconnectAttempts == 2 && r[1].grade == .critical)
+        #expect(r[1].connection == .reconnected && r[1].reconnectMs == 1500 && r[1].reconnectAttempts == 2 && r[1].grade == .critical)
         #expect(r[1].heartbeatsLost == 7 && r[1].reason.contains("the SSID changed (ward-3 → guest)"))
         // Never answered again, no reconnect: lost.
         let gone = WalkAnalysis.roams(
             [ssid], heartbeats: heartbeats(from: 0, count: 160, silent: (30 * s)...(40 * s)), reconnects: [], places: [], endNs: 40 * s)
-        #expect(gone[0].connection == "lost" && gone[0].grade == .critical && gone[0].pushGapMs == nil)
+        #expect(gone[0].connection == .lost && gone[0].grade == .critical && gone[0].pushGapMs == nil)
     }
 
     @Test func placesSummariseTheirSamplesHeartbeatsAndRoams() {
@@ -144,9 +144,9 @@ struct WalkAnalysisTests {
             WalkSample(timeNs: Int64(i) * s / 2, bssid: ap1, ssid: "ward-3", signalDbm: i < 4 ? -60 : -75, bestOtherSignalDbm: -60, location: "corridor")
         }
         let f = WalkAnalysis.signalFindings(samples)
-        let signal = f.first { $0.check == "signal" }
+        let signal = f.first { $0.check == .signal }
         #expect(signal?.severity == .critical && signal?.value == -75 && signal?.threshold == -70 && signal?.subject == "corridor")
-        let sticky = f.first { $0.check == "sticky_client" }
+        let sticky = f.first { $0.check == .stickyClient }
         #expect(sticky?.severity == .warning && sticky?.value == 7.5, "\(String(describing: sticky))")
         // The other AP only 5 dB stronger: not sticky, the card has nowhere better to go.
         let nowhere = samples.map {
@@ -154,7 +154,7 @@ struct WalkAnalysisTests {
             x.bestOtherSignalDbm = -70
             return x
         }
-        #expect(!WalkAnalysis.signalFindings(nowhere).contains { $0.check == "sticky_client" })
+        #expect(!WalkAnalysis.signalFindings(nowhere).contains { $0.check == .stickyClient })
         // Between -67 and -70: a warning only.
         let edge = [WalkSample(timeNs: 0, signalDbm: -68, location: "")]
         #expect(WalkAnalysis.signalFindings(edge).first?.severity == .warning)
@@ -169,8 +169,8 @@ struct WalkAnalysisTests {
         let r = WalkAnalysis.roams(
             [first, second], heartbeats: hb,
             reconnects: [WalkReconnect(timeNs: 13 * s + 200 * ms, ms: 3200, attempts: 3, succeeded: true)], places: [], endNs: 20 * s)
-        #expect(r[0].connection == "reconnected" && r[0].grade == .critical, "\(r[0])")
-        #expect(r[1].connection == "kept", "the next move did not cause it: \(r[1])")
+        #expect(r[0].connection == .reconnected && r[0].grade == .critical, "\(r[0])")
+        #expect(r[1].connection == .kept, "the next move did not cause it: \(r[1])")
     }
 
     /// The lab's walk: a quick roam (kept), then the AP goes away and the station is back on
@@ -184,8 +184,8 @@ struct WalkAnalysisTests {
         let r = WalkAnalysis.roams(
             [quick, apGone], heartbeats: hb, reconnects: [WalkReconnect(timeNs: 21 * s, ms: 1200, attempts: 1, succeeded: true)], places: [],
             endNs: 25 * s)
-        #expect(r[0].connection == "kept", "the quick roam kept it: \(r[0])")
-        #expect(r[1].connection == "reconnected" && r[1].reconnectMs == 1200, "\(r[1])")
+        #expect(r[0].connection == .kept, "the quick roam kept it: \(r[0])")
+        #expect(r[1].connection == .reconnected && r[1].reconnectMs == 1200, "\(r[1])")
     }
 
     /// A sticky run is on one AP: weak samples on two APs, either side of a roam, are not added up.
@@ -193,6 +193,6 @@ struct WalkAnalysisTests {
         let samples = (0..<16).map { i in
             WalkSample(timeNs: Int64(i) * s / 2, bssid: i < 8 ? ap1 : ap2, signalDbm: -75, bestOtherSignalDbm: -60, location: "")
         }
-        #expect(!WalkAnalysis.signalFindings(samples).contains { $0.check == "sticky_client" }, "3.5 s on each AP, not 7.5 s on one")
+        #expect(!WalkAnalysis.signalFindings(samples).contains { $0.check == .stickyClient }, "3.5 s on each AP, not 7.5 s on one")
     }
 }

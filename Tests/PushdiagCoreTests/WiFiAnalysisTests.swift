@@ -48,7 +48,7 @@ struct WiFiAnalysisTests {
         // notes by their first words).
         #expect(missing.utilizationUnknown?.hasPrefix("channel utilisation: active/busy time not reported by driver; run with --capture") == true)
         #expect(r.utilizationUnknown == nil && r.channelUtilizationSource == .survey && r.channelUtilizationTrust == .measured)
-        let row = SurveyVerdicts.wifi(missing, t: SurveyThresholds()).first { $0.check == "channel_utilization" }
+        let row = SurveyVerdicts.wifi(missing, t: SurveyThresholds()).first { $0.check == .channelUtilization }
         #expect(row?.status == .unknown && row?.hint == missing.utilizationUnknown)
     }
 

@@ -26,7 +26,7 @@ struct FixtureTests {
         #expect(bss.frames == 200 && bss.retryFrames == 40)
         let sta = try #require(r.transmitters.first { $0.mac == Fixtures.station })
         #expect(sta.frames == 190 && sta.retryFrames == 40)
-        let retries = r.findings.filter { $0.check == "frame_retries" }
+        let retries = r.findings.filter { $0.check == .frameRetries }
         #expect(retries.count == 2)
         #expect(retries.allSatisfy { $0.severity == .critical && $0.value == 20 && $0.threshold == 15 })
         #expect(r.status == .critical)
@@ -62,7 +62,7 @@ struct FixtureTests {
         #expect(load.channelUtilizationPercent == 54.9)  // 140 / 255
         #expect(load.samples == Fixtures.bssLoadBeacons)
         #expect(o.analyzer.utilizationValues == [Int(Fixtures.bssLoadRaw)])
-        let f = try #require(r.findings.first { $0.check == "channel_utilization" && $0.source == "bss_load" })
+        let f = try #require(r.findings.first { $0.check == .channelUtilization && $0.source == "bss_load" })
         #expect(f.severity == .critical && f.value == 54.9 && f.threshold == 40)
         #expect(r.channels.first?.advertisedUtilizationPercent == 54.9)
         #expect(r.status == .critical)
@@ -80,7 +80,7 @@ struct FixtureTests {
         let (r, _) = analyze("roam-ft.pcap")
         #expect(r.roamingEvents.count == 1)
         let e = try #require(r.roamingEvents.first)
-        #expect(e.kind == "fast_transition")
+        #expect(e.kind == .fastTransition)
         #expect(e.station == Fixtures.station && e.fromBssid == Fixtures.ap1 && e.toBssid == Fixtures.ap2)
         #expect(e.statusCode == 0 && e.ssid == Fixtures.ssid)
         #expect(e.gapMs == Double(Fixtures.ftRoamEndMs - Fixtures.ftRoamStartMs))
@@ -94,7 +94,7 @@ struct FixtureTests {
 
     @Test func reassociationAndDeauthenticationRoams() throws {
         let (r, _) = analyze("roam-reassociation.pcap")
-        #expect(r.roamingEvents.map(\.kind) == ["reassociation", "association_after_deauthentication"])
+        #expect(r.roamingEvents.map(\.kind) == [.reassociation, .associationAfterDeauthentication])
         let first = r.roamingEvents[0]
         let second = r.roamingEvents[1]
         #expect(first.fromBssid == Fixtures.ap1 && first.toBssid == Fixtures.ap2 && first.statusCode == 0 && first.gapMs == 5)

@@ -13,17 +13,17 @@ struct SurveyHintTests {
 
     @Test func hintsNameTheLimitApplied() throws {
         let r = try wifi("wifi-utilization-57pct.pcap")
-        func row(_ t: SurveyThresholds, _ check: String) -> SurveyCheck? { SurveyVerdicts.wifi(r, t: t).first { $0.check == check } }
+        func row(_ t: SurveyThresholds, _ check: CheckName) -> SurveyCheck? { SurveyVerdicts.wifi(r, t: t).first { $0.check == check } }
         // Each hint ends with the source that decided.
-        #expect(row(SurveyThresholds(), "retransmissions")?.hint == "within Apple's guidance (15% or less); from the station's retry counters")
-        #expect(row(SurveyThresholds(), "channel_utilization")?.hint.hasSuffix("(Apple: 40% or less); from the channel's survey") == true)
+        #expect(row(SurveyThresholds(), .retransmissions)?.hint == "within Apple's guidance (15% or less); from the station's retry counters")
+        #expect(row(SurveyThresholds(), .channelUtilization)?.hint.hasSuffix("(Apple: 40% or less); from the channel's survey") == true)
         var mine = SurveyThresholds()
         mine["retransmission_critical"] = ThresholdRange("10")!
         mine["retransmission_warning"] = ThresholdRange("8")!
         mine["utilization_warning"] = ThresholdRange("50")!
         mine["utilization_critical"] = ThresholdRange("55")!
-        #expect(row(mine, "retransmissions")?.hint == "within your limit of 10%; from the station's retry counters")
-        let busy = try #require(row(mine, "channel_utilization"))
+        #expect(row(mine, .retransmissions)?.hint == "within your limit of 10%; from the station's retry counters")
+        let busy = try #require(row(mine, .channelUtilization))
         #expect(busy.status == .critical && busy.hint.hasSuffix("(your limit: 55%; Apple's: 40% or less); from the channel's survey"), "\(busy.hint)")
     }
 }

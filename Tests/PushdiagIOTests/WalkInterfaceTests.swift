@@ -27,7 +27,7 @@ struct WalkInterfaceTests {
     }
 
     /// Waits (up to 5 s) for the watch to have seen `change`; the changes then.
-    func await(_ watch: WalkInterfaceWatch, _ change: String, after count: Int) -> [WalkInterfaceChange] {
+    func await(_ watch: WalkInterfaceWatch, _ change: WalkInterfaceChange.Kind, after count: Int) -> [WalkInterfaceChange] {
         for _ in 0..<100 {
             let c = watch.changes
             if c.dropFirst(count).contains(where: { $0.change == change }) { return c }
@@ -56,29 +56,29 @@ struct WalkInterfaceTests {
         #expect(watch.addresses == (try ipAddresses(a)))
 
         try ip("link", "set", b, "up")
-        var seen = self.await(watch, "carrier_up", after: 0)
-        #expect(seen.map(\.change).contains("carrier_up"), "\(seen)")
+        var seen = self.await(watch, .carrierUp, after: 0)
+        #expect(seen.map(\.change).contains(.carrierUp), "\(seen)")
         var n = seen.count
         try ip("addr", "add", "10.213.7.1/24", "dev", a)
-        seen = self.await(watch, "address_added", after: n)
-        #expect(seen.dropFirst(n).contains { $0.change == "address_added" && $0.address == "10.213.7.1/24" }, "\(seen)")
+        seen = self.await(watch, .addressAdded, after: n)
+        #expect(seen.dropFirst(n).contains { $0.change == .addressAdded && $0.address == "10.213.7.1/24" }, "\(seen)")
         usleep(300_000)  // IPv6's link-local address may still be on its way
         #expect(watch.addresses == (try ipAddresses(a)), "ours \(watch.addresses)")
         n = watch.changes.count
         try ip("addr", "del", "10.213.7.1/24", "dev", a)
-        seen = self.await(watch, "address_removed", after: n)
-        #expect(seen.dropFirst(n).contains { $0.change == "address_removed" && $0.address == "10.213.7.1/24" }, "\(seen)")
+        seen = self.await(watch, .addressRemoved, after: n)
+        #expect(seen.dropFirst(n).contains { $0.change == .addressRemoved && $0.address == "10.213.7.1/24" }, "\(seen)")
         n = seen.count
         try ip("link", "set", b, "down")
-        seen = self.await(watch, "carrier_down", after: n)
-        #expect(seen.dropFirst(n).map(\.change).contains("carrier_down"), "\(seen)")
+        seen = self.await(watch, .carrierDown, after: n)
+        #expect(seen.dropFirst(n).map(\.change).contains(.carrierDown), "\(seen)")
         n = seen.count
         try ip("link", "del", a)
-        seen = self.await(watch, "interface_removed", after: n)
-        #expect(seen.last?.change == "interface_removed", "\(seen)")
+        seen = self.await(watch, .interfaceRemoved, after: n)
+        #expect(seen.last?.change == .interfaceRemoved, "\(seen)")
         // Carrier changes alternate, each announced once; times never go back.
-        let carrier = seen.filter { $0.change.hasPrefix("carrier") }.map(\.change)
-        #expect(carrier == ["carrier_up", "carrier_down"], "\(carrier)")
+        let carrier = seen.filter { [WalkInterfaceChange.Kind.carrierUp, .carrierDown].contains($0.change) }.map(\.change)
+        #expect(carrier == [.carrierUp, .carrierDown], "\(carrier)")
         #expect(seen.map(\.timeNs) == seen.map(\.timeNs).sorted())
         watch.end()
         watch.done.wait()

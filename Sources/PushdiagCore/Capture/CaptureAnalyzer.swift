@@ -64,7 +64,7 @@ public struct CaptureAnalyzer {
         var station: MACAddress
         var from: MACAddress?
         var to: MACAddress
-        var kind: String
+        var kind: CaptureRoamKind
         var reason: UInt16?
         var status: UInt16?
         var startedAt: Int64
@@ -271,7 +271,7 @@ public struct CaptureAnalyzer {
             guard let sta = h.addr2, let ap = h.addr1, let s = station(sta) else { return }
             let st = stationTable[s]
             if let left = st.leftBSSID, left != ap, time - st.leftTime <= options.roamWindowNs {
-                let kind = st.leftSubtype == 12 ? "association_after_deauthentication" : "association_after_disassociation"
+                let kind = st.leftSubtype == 12 ? CaptureRoamKind.associationAfterDeauthentication : .associationAfterDisassociation
                 addRoam(Roam(time: time, station: sta, from: left, to: ap, kind: kind, reason: st.leftReason, status: nil, startedAt: st.leftTime), slot: s)
             }
             stationTable[s].leftBSSID = nil
@@ -280,20 +280,20 @@ public struct CaptureAnalyzer {
             guard let sta = h.addr2, let ap = h.addr1, let s = station(sta) else { return }
             let current = body.mac(at: 4)
             let st = stationTable[s]
-            if st.pending >= 0, roams[st.pending].to == ap, roams[st.pending].status == nil || roams[st.pending].kind == "fast_transition" {
+            if st.pending >= 0, roams[st.pending].to == ap, roams[st.pending].status == nil || roams[st.pending].kind == .fastTransition {
                 return  // part of a roam already reported (FT authentication, or a retransmission)
             }
             let from = current.flatMap { $0.rawValue == 0 ? nil : $0 } ?? st.bssid ?? st.leftBSSID
             guard from != ap else { return }
-            addRoam(Roam(time: time, station: sta, from: from, to: ap, kind: "reassociation", reason: nil, status: nil, startedAt: time), slot: s)
+            addRoam(Roam(time: time, station: sta, from: from, to: ap, kind: .reassociation, reason: nil, status: nil, startedAt: time), slot: s)
         case .associationResponse, .reassociationResponse:
             guard let sta = h.addr1, let ap = h.addr2, let status = body.u16le(at: 2) else { return }
             guard let s = stationTable.find(sta) ?? station(sta) else { return }
             let p = stationTable[s].pending
-            if p >= 0, roams[p].to == ap, roams[p].status == nil || roams[p].kind == "fast_transition" {
+            if p >= 0, roams[p].to == ap, roams[p].status == nil || roams[p].kind == .fastTransition {
                 roams[p].status = status
                 if status == 0 { roams[p].gapNs = time - roams[p].startedAt }
-                if status == 0 || roams[p].kind != "fast_transition" { stationTable[s].pending = -1 }
+                if status == 0 || roams[p].kind != .fastTransition { stationTable[s].pending = -1 }
             }
             if status == 0 {
                 stationTable[s].bssid = ap
@@ -305,10 +305,10 @@ public struct CaptureAnalyzer {
             guard alg == 2 else { return }  // fast BSS transition
             if seq == 1, let sta = h.addr2, let ap = h.addr1, let s = station(sta) {
                 let st = stationTable[s]
-                if st.pending >= 0, roams[st.pending].to == ap, roams[st.pending].kind == "fast_transition" { return }
+                if st.pending >= 0, roams[st.pending].to == ap, roams[st.pending].kind == .fastTransition { return }
                 let from = st.bssid ?? st.leftBSSID
                 guard from != ap else { return }
-                addRoam(Roam(time: time, station: sta, from: from, to: ap, kind: "fast_transition", reason: nil, status: nil, startedAt: time), slot: s)
+                addRoam(Roam(time: time, station: sta, from: from, to: ap, kind: .fastTransition, reason: nil, status: nil, startedAt: time), slot: s)
             } else if seq == 2, status != 0, let sta = h.addr1, let ap = h.addr2, let s = stationTable.find(sta) {
                 let p = stationTable[s].pending
                 if p >= 0, roams[p].to == ap {

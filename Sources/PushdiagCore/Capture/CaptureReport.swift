@@ -71,13 +71,23 @@ public struct ChannelReport: Codable, Sendable, Equatable {
     @Nullable public var advertisedUtilizationPercent: Double?
 }
 
+/// How a station reached its new BSS in a capture.
+public enum CaptureRoamKind: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+    case reassociation
+    case fastTransition = "fast_transition"
+    /// A new association after the station was deauthenticated or disassociated.
+    case associationAfterDeauthentication = "association_after_deauthentication"
+    case associationAfterDisassociation = "association_after_disassociation"
+
+    public var description: String { rawValue }
+}
+
 public struct RoamingEventReport: Codable, Sendable, Equatable {
     public var time: String
     public var station: MACAddress
     @Nullable public var fromBssid: MACAddress?
     public var toBssid: MACAddress
-    /// `reassociation`, `fast_transition`, `association_after_deauthentication`, `association_after_disassociation`.
-    public var kind: String
+    public var kind: CaptureRoamKind
     @Nullable public var ssid: String?
     /// Reason code of the deauthentication/disassociation that preceded it.
     @Nullable public var reasonCode: Int?

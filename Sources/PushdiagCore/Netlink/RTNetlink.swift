@@ -157,15 +157,23 @@ public enum RTNetlink {
         return n
     }
 
-    /// `NUD_*` as `ip neigh` names them.
-    public static func neighbourStateName(_ s: UInt16) -> String {
-        let names: [(UInt16, String)] = [
-            (0x80, "permanent"), (0x40, "noarp"), (0x02, "reachable"), (0x04, "stale"), (0x08, "delay"),
-            (0x10, "probe"), (0x20, "failed"), (0x01, "incomplete"),
+}
+
+/// A neighbour entry's state (`NUD_*`), named as `ip neigh` names it; `none` for no state bit.
+public enum NeighbourState: String, Codable, Sendable, CustomStringConvertible {
+    case permanent, noarp, reachable, stale, delay, probe, failed, incomplete
+    case noEntry = "none"
+
+    /// The first of the entry's `NUD_*` bits in the order `ip neigh` reads them.
+    public init(nud s: UInt16) {
+        let bits: [(UInt16, NeighbourState)] = [
+            (0x80, .permanent), (0x40, .noarp), (RTNetlink.nudReachable, .reachable), (0x04, .stale), (0x08, .delay),
+            (0x10, .probe), (RTNetlink.nudFailed, .failed), (RTNetlink.nudIncomplete, .incomplete),
         ]
-        for (bit, name) in names where s & bit != 0 { return name }
-        return "none"
+        self = bits.first { s & $0.0 != 0 }?.1 ?? .noEntry
     }
+
+    public var description: String { rawValue }
 }
 
 extension NetlinkMessageBuilder {

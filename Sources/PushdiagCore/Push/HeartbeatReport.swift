@@ -129,7 +129,7 @@ public struct ReconnectAttempt: Codable, Sendable, Equatable {
     public enum Outcome: RawRepresentable, Codable, Sendable, Equatable {
         case connected
         case failed(String)
-        public init(rawValue: String) { self = rawValue == "connected" ? .connected : .failed(rawValue) }
+        public init(rawValue: String) { self = rawValue == Self.connected.rawValue ? .connected : .failed(rawValue) }
         public var rawValue: String {
             switch self {
             case .connected: "connected"
@@ -210,7 +210,7 @@ public enum HeartbeatAnalysis {
         if connectionLost {
             out.append(
                 Finding(
-                    check: "heartbeat", severity: .critical, subject: target, value: 0, threshold: 0, unit: "connection", source: "reconnect_schedule",
+                    check: .heartbeat, severity: .critical, subject: target, value: 0, threshold: 0, unit: "connection", source: "reconnect_schedule",
                     message: "\(target): connection lost: every reconnect attempt of the schedule failed"))
         }
         if sent > 0 {
@@ -218,7 +218,7 @@ public enum HeartbeatAnalysis {
             if let (sev, limit) = Thresholds.grade(loss, warning: t.lossWarning, critical: t.lossCritical) {
                 out.append(
                     Finding(
-                        check: "heartbeat_loss", severity: sev, subject: target, value: loss, threshold: limit, unit: "percent", source: "heartbeat",
+                        check: .heartbeatLoss, severity: sev, subject: target, value: loss, threshold: limit, unit: "percent", source: "heartbeat",
                         message: "\(target): \(NumberText.format(loss))% of heartbeats lost (\(sent - received) of \(sent)), above \(NumberText.format(limit))%"
                     ))
             }
@@ -226,7 +226,7 @@ public enum HeartbeatAnalysis {
         if let r = rtt, let (sev, limit) = Thresholds.grade(r.p95, warning: t.rttWarningMs, critical: t.rttCriticalMs) {
             out.append(
                 Finding(
-                    check: "heartbeat_rtt", severity: sev, subject: target, value: r.p95, threshold: limit, unit: "ms", source: "heartbeat",
+                    check: .heartbeatRtt, severity: sev, subject: target, value: r.p95, threshold: limit, unit: "ms", source: "heartbeat",
                     message: "\(target): heartbeat round trip p95 \(NumberText.format(r.p95)) ms, above \(NumberText.format(limit)) ms"))
         }
         return out.sorted { $0.severity > $1.severity }
@@ -250,13 +250,13 @@ public enum HeartbeatAnalysis {
                 break
             case .tls(let why):
                 report.findings.insert(
-                    Finding(check: "tls", severity: .critical, subject: target, value: 0, threshold: 0, unit: "handshake", source: "tls", message: why), at: 0)
+                    Finding(check: .tls, severity: .critical, subject: target, value: 0, threshold: 0, unit: "handshake", source: "tls", message: why), at: 0)
             default:
                 // The TCP connection was made: the server broke its handshake or protocol.
                 let connected = report.connectMs != nil
                 report.findings.insert(
                     Finding(
-                        check: connected ? "protocol" : "connect", severity: .critical, subject: target, value: 0, threshold: 0,
+                        check: connected ? .protocol : .connect, severity: .critical, subject: target, value: 0, threshold: 0,
                         unit: connected ? "handshake" : "connection", source: connected ? "protocol" : "connect",
                         message: connected
                             ? "\(failure): devices cannot use this server either"
@@ -267,7 +267,7 @@ public enum HeartbeatAnalysis {
         if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs, gap > o.serverHeartbeatTimeoutS * 1000 {
             report.findings.append(
                 Finding(
-                    check: "server_heartbeat", severity: .critical, subject: target, value: NumberText.rounded(gap / 1000),
+                    check: .serverHeartbeat, severity: .critical, subject: target, value: NumberText.rounded(gap / 1000),
                     threshold: o.serverHeartbeatTimeoutS,
                     unit: "seconds", source: "server_heartbeats",
                     message:
@@ -277,14 +277,14 @@ public enum HeartbeatAnalysis {
         if let sh = report.serverHeartbeats, let idle = sh.pathIdleTimeoutS, let m = IdleTimeout.margin(sh, pathTimeoutS: idle), m.severity > .ok {
             report.findings.append(
                 Finding(
-                    check: "idle_timeout", severity: m.severity, subject: target, value: m.longestS, threshold: idle, unit: "seconds",
+                    check: .idleTimeout, severity: m.severity, subject: target, value: m.longestS, threshold: idle, unit: "seconds",
                     source: "server_heartbeats", message: "\(target): \(m.message)"))
         }
         if let info = report.tls, info.daysLeft < 30 {
             let expired = info.daysLeft < 0
             report.findings.append(
                 Finding(
-                    check: "tls_certificate", severity: expired ? .critical : .warning, subject: target, value: Double(info.daysLeft),
+                    check: .tlsCertificate, severity: expired ? .critical : .warning, subject: target, value: Double(info.daysLeft),
                     threshold: expired ? 0 : 30, unit: "days", source: "tls",
                     message: expired
                         ? "\(target): the certificate expired on \(info.notAfter)"
@@ -390,21 +390,21 @@ public struct LoadReport: Codable, Sendable, Equatable {
         if failed > 0 {
             f.append(
                 Finding(
-                    check: "load_connects", severity: .critical, subject: target, value: Double(failed), threshold: 0, unit: "clients", source: "load",
+                    check: .loadConnects, severity: .critical, subject: target, value: Double(failed), threshold: 0, unit: "clients", source: "load",
                     message: "\(target): \(failed) of \(perClient.count) simulated devices could not connect"))
         }
         if let first = perClient.first(where: \.hungUp) {
             let n = perClient.filter(\.hungUp).count
             f.append(
                 Finding(
-                    check: "load_protocol", severity: .critical, subject: target, value: Double(n), threshold: 0, unit: "clients", source: "load",
+                    check: .loadProtocol, severity: .critical, subject: target, value: Double(n), threshold: 0, unit: "clients", source: "load",
                     message:
                         "\(target): \(n) of \(perClient.count) simulated devices hung up on a protocol error (device \(first.client): \(first.error ?? "?"))"))
         }
         if dropped > 0 {
             f.append(
                 Finding(
-                    check: "load_dropouts", severity: .warning, subject: target, value: Double(dropped), threshold: 0, unit: "clients", source: "load",
+                    check: .loadDropouts, severity: .warning, subject: target, value: Double(dropped), threshold: 0, unit: "clients", source: "load",
                     message: "\(target): the server closed \(dropped) connections during the run"))
         }
         findings = f.sorted { $0.severity > $1.severity }

@@ -59,7 +59,7 @@ public struct IdleTimeoutReport: Codable, Sendable, Equatable {
     /// A finding in words, with its severity and a name to match on.
     public struct Note: Codable, Sendable, Equatable {
         public var severity: Severity
-        public var check: String
+        public var check: CheckName
         public var message: String
     }
 
@@ -76,7 +76,7 @@ public struct IdleTimeoutReport: Codable, Sendable, Equatable {
         if opened.isEmpty {
             r.status = .unknown
             r.findings.append(
-                Note(severity: .unknown, check: "idle_not_measured", message: "no connection could be opened and answered: nothing was measured"))
+                Note(severity: .unknown, check: .idleNotMeasured, message: "no connection could be opened and answered: nothing was measured"))
         } else if let death = firstDeath {
             let how =
                 switch death.outcome {
@@ -89,24 +89,24 @@ public struct IdleTimeoutReport: Codable, Sendable, Equatable {
             r.status = .warning
             r.findings.append(
                 Note(
-                    severity: .warning, check: "idle_timeout",
+                    severity: .warning, check: .idleTimeout,
                     message:
                         "a connection left idle is forgotten on the way: \(bracket). The push server's heartbeat interval must be shorter than \(text(survived ?? death.idleS)) (better: half of it), or devices lose pushes until their next check. With idle_timeout = \"\(text(survived ?? death.idleS))\" in the server's [[server]] table (and register), survey and exporter judge its heartbeats against it"
                 ))
             if let s = survived, let later = opened.first(where: { $0.idleS > death.idleS && $0.outcome == .survived }) {
                 r.findings.append(
                     Note(
-                        severity: .warning, check: "idle_inconsistent",
+                        severity: .warning, check: .idleInconsistent,
                         message:
                             "a longer idle (\(text(later.idleS))) survived than one that died (\(text(death.idleS))); above \(text(s)) the path is not reliable"
                     ))
             }
         } else if let s = survived, !interrupted {
-            r.findings.append(Note(severity: .ok, check: "idle_survived", message: "every connection survived, up to \(text(s)) idle"))
+            r.findings.append(Note(severity: .ok, check: .idleSurvived, message: "every connection survived, up to \(text(s)) idle"))
         }
         if interrupted {
             r.status = max(r.status, .unknown)
-            r.findings.append(Note(severity: .unknown, check: "interrupted", message: "interrupted before every rung was tried"))
+            r.findings.append(Note(severity: .unknown, check: .interrupted, message: "interrupted before every rung was tried"))
         }
         return r
     }

@@ -20,7 +20,14 @@ public enum SimplePush {
         public var data: String
     }
 
+    /// The commands this protocol defines.
+    public enum Command: String, Sendable {
+        case request, acknowledge
+    }
+
     public struct Message: Codable, Sendable, Equatable {
+        /// A `Command`'s raw value; kept as text so that a message with a command pushdiag does
+        /// not know still decodes (and is neither a request nor an acknowledge).
         public var command: String
         public var requestIdentifier: UInt32
         public var payload: Payload?
@@ -31,8 +38,8 @@ public enum SimplePush {
             self.payload = payload
         }
 
-        public var isRequest: Bool { command == "request" }
-        public var isAcknowledge: Bool { command == "acknowledge" }
+        public var isRequest: Bool { command == Command.request.rawValue }
+        public var isAcknowledge: Bool { command == Command.acknowledge.rawValue }
     }
 
     struct Heartbeat: Codable { var count: Int64 }
@@ -40,16 +47,18 @@ public enum SimplePush {
 
     public static func heartbeat(id: UInt32, count: Int64) -> Message {
         let json = try! JSONEncoder().encode(Heartbeat(count: count))
-        return Message(command: "request", requestIdentifier: id, payload: Payload(codingKey: codingKeyHeartbeat, data: json.base64EncodedString()))
+        return Message(
+            command: Command.request.rawValue, requestIdentifier: id, payload: Payload(codingKey: codingKeyHeartbeat, data: json.base64EncodedString()))
     }
 
     public static func registration(id: UInt32, name: String) -> Message {
         let json = try! JSONEncoder().encode(Registration(name: name))
-        return Message(command: "request", requestIdentifier: id, payload: Payload(codingKey: codingKeyRegistration, data: json.base64EncodedString()))
+        return Message(
+            command: Command.request.rawValue, requestIdentifier: id, payload: Payload(codingKey: codingKeyRegistration, data: json.base64EncodedString()))
     }
 
     public static func acknowledge(_ m: Message) -> Message {
-        Message(command: "acknowledge", requestIdentifier: m.requestIdentifier, payload: nil)
+        Message(command: Command.acknowledge.rawValue, requestIdentifier: m.requestIdentifier, payload: nil)
     }
 
     /// The count of a heartbeat request, or nil when the message is not one.

@@ -242,14 +242,14 @@ public enum StormAnalysis {
         if r.failedBeforeDrop > 0 {
             out.append(
                 Finding(
-                    check: "storm_connects", severity: .critical, subject: target, value: Double(r.failedBeforeDrop), threshold: 0, unit: "clients",
+                    check: .stormConnects, severity: .critical, subject: target, value: Double(r.failedBeforeDrop), threshold: 0, unit: "clients",
                     source: "storm",
                     message: "\(target): \(r.failedBeforeDrop) of \(r.devices) simulated devices could not connect before the drop"))
         }
         if r.gaveUp > 0 {
             out.append(
                 Finding(
-                    check: "storm_gave_up", severity: .critical, subject: target, value: Double(r.gaveUp), threshold: 0, unit: "clients", source: "storm",
+                    check: .stormGaveUp, severity: .critical, subject: target, value: Double(r.gaveUp), threshold: 0, unit: "clients", source: "storm",
                     message:
                         "\(target): \(r.gaveUp) of \(r.dropped) devices gave up after the drop: every attempt of the reconnect schedule failed (\(describe(r.failures)))"
                 ))
@@ -258,7 +258,7 @@ public enum StormAnalysis {
         if local > 0 {
             out.append(
                 Finding(
-                    check: "storm_local_limits", severity: .unknown, subject: target, value: Double(local), threshold: 0, unit: "attempts",
+                    check: .stormLocalLimits, severity: .unknown, subject: target, value: Double(local), threshold: 0, unit: "attempts",
                     source: "storm",
                     message:
                         "\(target): \(local) attempts failed on this machine's own limits (local ports or open files), not the server's doing; the server's part cannot be told"
@@ -267,7 +267,7 @@ public enum StormAnalysis {
         if r.interrupted, r.dropped == 0 || r.stillOut > 0 {
             out.append(
                 Finding(
-                    check: "storm_interrupted", severity: .unknown, subject: target, value: Double(r.stillOut), threshold: 0, unit: "clients",
+                    check: .stormInterrupted, severity: .unknown, subject: target, value: Double(r.stillOut), threshold: 0, unit: "clients",
                     source: "storm",
                     message: r.dropped == 0
                         ? "\(target): stopped before the drop: no storm was measured"
@@ -278,7 +278,7 @@ public enum StormAnalysis {
             let p95 = r.recovery.p95Ms.map { "; 95% back after \(NumberText.format($0 / 1000)) s" } ?? ""
             out.append(
                 Finding(
-                    check: "storm_retries", severity: .warning, subject: target, value: Double(turnedAway), threshold: 0, unit: "attempts",
+                    check: .stormRetries, severity: .warning, subject: target, value: Double(turnedAway), threshold: 0, unit: "attempts",
                     source: "storm",
                     message: "\(target): \(turnedAway) of \(r.attempts) reconnect attempts failed during the storm (\(describe(r.failures)))\(p95)"))
         }

@@ -10,7 +10,7 @@ public struct RouteReport: Codable, Sendable, Equatable {
     @Nullable public var gateway: IPAddress?
     /// The gateway's neighbour state as `ip neigh` names it (reachable, stale, failed, …), "none"
     /// when the kernel has no entry yet; null without a gateway.
-    @Nullable public var gatewayState: String?
+    @Nullable public var gatewayState: NeighbourState?
     /// When the kernel's entry did not say whether the gateway answers (none, incomplete, failed
     /// earlier) and pushdiag sent it a datagram to make the kernel resolve it: what came of it
     /// ("sent it a datagram: reachable after 3 ms"); null when the entry already said.
@@ -63,7 +63,7 @@ public enum RouteAnalysis {
             r.routeType = route.map { typeName($0.type) }
             r.findings.append(
                 Finding(
-                    check: "route", severity: .critical, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
+                    check: .route, severity: .critical, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
                     message: "no route to \(subject): \(why); devices on this network cannot reach the push server"))
             r.status = .critical
             return r
@@ -91,19 +91,19 @@ public enum RouteAnalysis {
         }
         if let gw = route.gateway {
             let n = neighbours.first { $0.address == gw && $0.ifindex == route.outputInterface }
-            let state = n.map { RTNetlink.neighbourStateName($0.state) } ?? "none"
+            let state = n.map { NeighbourState(nud: $0.state) } ?? .noEntry
             r.gatewayState = state
-            if state == "failed" {
+            if state == .failed {
                 r.findings.append(
                     Finding(
-                        check: "route", severity: .critical, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
+                        check: .route, severity: .critical, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
                         message:
                             "the gateway \(gw) on \(r.interface ?? "?") does not answer (neighbour state failed): nothing leaves this network towards \(subject)"
                     ))
-            } else if state == "incomplete" {
+            } else if state == .incomplete {
                 r.findings.append(
                     Finding(
-                        check: "route", severity: .warning, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
+                        check: .route, severity: .warning, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
                         message: "the gateway \(gw) on \(r.interface ?? "?") has not answered address resolution yet (incomplete)"))
             }
         }

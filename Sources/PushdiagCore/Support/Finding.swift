@@ -2,7 +2,7 @@
 /// what to do, for every subject's report.
 public struct Finding: Codable, Sendable, Equatable {
     /// `frame_retries` or `channel_utilization`.
-    public var check: String
+    public var check: CheckName
     public var severity: Severity
     /// What was measured: "overall", a BSS ("aa:bb:cc:dd:ee:ff (ward-3)") or a channel ("channel 6 (2437 MHz)").
     public var subject: String
@@ -14,7 +14,7 @@ public struct Finding: Codable, Sendable, Equatable {
     public var source: String
     public var message: String
 
-    public init(check: String, severity: Severity, subject: String, value: Double, threshold: Double, unit: String, source: String, message: String) {
+    public init(check: CheckName, severity: Severity, subject: String, value: Double, threshold: Double, unit: String, source: String, message: String) {
         self.check = check
         self.severity = severity
         self.subject = subject

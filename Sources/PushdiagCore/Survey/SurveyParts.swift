@@ -26,17 +26,17 @@ extension SurveyReport {
         } else {
             let why = parts.wifiError ?? "not run"
             let subject = settings.interface ?? "Wi-Fi"
-            checks.append(SurveyCheck(check: "channel_utilization", status: .unknown, subject: subject, hint: why))
-            checks.append(SurveyCheck(check: "retransmissions", status: .unknown, subject: subject, hint: why))
+            checks.append(SurveyCheck(check: .channelUtilization, status: .unknown, subject: subject, hint: why))
+            checks.append(SurveyCheck(check: .retransmissions, status: .unknown, subject: subject, hint: why))
         }
         if let c = parts.capture {
             checks += SurveyVerdicts.capture(c, t: t)
         } else {
-            checks.append(SurveyCheck(check: "frame_retries", status: .skipped, subject: "capture", hint: "no --monitor interface or --capture file given"))
+            checks.append(SurveyCheck(check: .frameRetries, status: .skipped, subject: "capture", hint: "no --monitor interface or --capture file given"))
         }
         if settings.servers.isEmpty {
-            checks.append(SurveyCheck(check: "heartbeat", status: .skipped, subject: "push server", hint: "no --server given"))
-            checks.append(SurveyCheck(check: "route", status: .skipped, subject: "push server", hint: "no --server given"))
+            checks.append(SurveyCheck(check: .heartbeat, status: .skipped, subject: "push server", hint: "no --server given"))
+            checks.append(SurveyCheck(check: .route, status: .skipped, subject: "push server", hint: "no --server given"))
         } else {
             checks += parts.heartbeats.map { SurveyVerdicts.heartbeat($0, t: t) }
             checks += parts.heartbeats.compactMap { SurveyVerdicts.certificate($0, t: t) }
@@ -44,7 +44,7 @@ extension SurveyReport {
             if let routes = parts.routes {
                 checks += routes.routes.map(SurveyVerdicts.route)
             } else {
-                checks.append(SurveyCheck(check: "route", status: .unknown, subject: "push servers", hint: parts.routeError ?? "not run"))
+                checks.append(SurveyCheck(check: .route, status: .unknown, subject: "push servers", hint: parts.routeError ?? "not run"))
             }
         }
         checks.sort { $0.status > $1.status }

@@ -27,12 +27,12 @@ public enum CheckStatus: String, Codable, Sendable, Comparable {
 
 public struct SurveyCheck: Codable, Sendable, Equatable {
     /// channel_utilization, retransmissions, frame_retries, heartbeat, route, roaming, …
-    public var check: String
+    public var check: CheckName
     public var status: CheckStatus
     /// Interface, channel, BSS or server.
     public var subject: String
     @Nullable public var value: Double?
-    @Nullable public var unit: String?
+    @Nullable public var unit: ValueUnit?
     /// The warning and critical ranges the value was graded against; the JSON writes them
     /// "32 / 40" (Monitoring Plugins syntax).
     @Nullable public var threshold: SurveyLimits?
@@ -43,7 +43,7 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
     @Nullable public var source: String?
 
     public init(
-        check: String, status: CheckStatus, subject: String, value: Double? = nil, unit: String? = nil, threshold: SurveyLimits? = nil, hint: String,
+        check: CheckName, status: CheckStatus, subject: String, value: Double? = nil, unit: ValueUnit? = nil, threshold: SurveyLimits? = nil, hint: String,
         source: String? = nil
     ) {
         self.check = check
@@ -171,7 +171,7 @@ public struct SurveyReport: Codable, Sendable, Equatable {
             var c = c
             let base = c.subject
             var n = 1
-            while !taken.insert(c.check + "\u{0}" + c.subject).inserted {
+            while !taken.insert(c.check.rawValue + "\u{0}" + c.subject).inserted {
                 n += 1
                 c.subject = "\(base) (\(n))"
             }
@@ -216,7 +216,7 @@ public enum SurveyVerdicts {
                 }
             out.append(
                 SurveyCheck(
-                    check: "channel_utilization", status: s, subject: onChannel, value: u, unit: "percent",
+                    check: .channelUtilization, status: s, subject: onChannel, value: u, unit: .percent,
                     threshold: t.limits(.utilization),
                     hint: (s == .ok
                         ? limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).within
@@ -227,7 +227,7 @@ public enum SurveyVerdicts {
         } else {
             out.append(
                 SurveyCheck(
-                    check: "channel_utilization", status: .unknown, subject: onChannel,
+                    check: .channelUtilization, status: .unknown, subject: onChannel,
                     hint: r.utilizationUnknown ?? "not derivable from this interface"))
         }
         if let x = r.retransmissionPercent {
@@ -250,12 +250,12 @@ public enum SurveyVerdicts {
             }
             out.append(
                 SurveyCheck(
-                    check: "retransmissions", status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: "percent",
+                    check: .retransmissions, status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: .percent,
                     threshold: t.limits(.retransmission), hint: hint, source: r.retransmissionSource?.rawValue))
         } else {
             out.append(
                 SurveyCheck(
-                    check: "retransmissions", status: .unknown, subject: r.interface,
+                    check: .retransmissions, status: .unknown, subject: r.interface,
                     hint: r.retransmissionsUnknown ?? "not derivable from this interface"))
         }
         let link = r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface
@@ -264,7 +264,7 @@ public enum SurveyVerdicts {
             let s = t.grade(v, .signal)
             out.append(
                 SurveyCheck(
-                    check: "signal", status: s, subject: link, value: v, unit: "dBm", threshold: t.limits(.signal),
+                    check: .signal, status: s, subject: link, value: v, unit: .dBm, threshold: t.limits(.signal),
                     hint: s == .ok
                         ? "\(sig) dBm: at or above \(Self.floor(t[.signal].warning, "dBm")) (iOS looks for another BSS below \(NumberText.format(ThresholdRow.signal.critical!)) dBm)"
                         : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used",
@@ -272,7 +272,7 @@ public enum SurveyVerdicts {
         } else if r.bssid != nil {
             out.append(
                 SurveyCheck(
-                    check: "signal", status: .unknown, subject: link,
+                    check: .signal, status: .unknown, subject: link,
                     hint: r.signalUnknown ?? "the driver reports no signal for its AP",
                     source: nil))
         }
@@ -281,7 +281,7 @@ public enum SurveyVerdicts {
             let s = t.grade(v, .snr)
             out.append(
                 SurveyCheck(
-                    check: "snr", status: s, subject: link, value: v, unit: "dB", threshold: t.limits(.snr),
+                    check: .snr, status: s, subject: link, value: v, unit: .dB, threshold: t.limits(.snr),
                     hint: s == .ok
                         ? "\(snr) dB over the noise floor (\(noise) dBm)"
                         : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t[.snr].warning, "dB")): look for interference on the channel, or a stronger signal",
@@ -301,7 +301,7 @@ public enum SurveyVerdicts {
         let s = t.grade(percent, .utilization)
         guard s != .ok else { return nil }
         return SurveyCheck(
-            check: "channel_utilization", status: s, subject: "\(bssid) (BSS Load)", value: percent, unit: "percent",
+            check: .channelUtilization, status: s, subject: "\(bssid) (BSS Load)", value: percent, unit: .percent,
             threshold: t.limits(.utilization),
             hint:
                 "the AP advertises its channel \(pct(percent)) busy\(advice) (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))"
@@ -310,7 +310,7 @@ public enum SurveyVerdicts {
 
     /// 802.11r/k/v on every BSS of the SSID, as the scan cache or a capture (`source`) saw them.
     static func roaming(_ bss: [(MACAddress, String?, Bool, Bool, Bool)], source: String) -> SurveyCheck {
-        guard !bss.isEmpty else { return SurveyCheck(check: "roaming", status: .unknown, subject: source, hint: "no BSS of the SSID seen") }
+        guard !bss.isEmpty else { return SurveyCheck(check: .roaming, status: .unknown, subject: source, hint: "no BSS of the SSID seen") }
         var missing: [String] = []
         if bss.contains(where: { !$0.2 }) { missing.append("802.11r (fast transition)") }
         if bss.contains(where: { !$0.3 }) { missing.append("802.11k (radio measurement)") }
@@ -318,7 +318,7 @@ public enum SurveyVerdicts {
         let ssid = bss.first?.1 ?? "the SSID"
         let full = bss.filter { $0.2 && $0.3 && $0.4 }.count
         return SurveyCheck(
-            check: "roaming", status: missing.isEmpty ? .ok : .warning, subject: "\(ssid), \(bss.count) BSS (\(source))", value: Double(full), unit: "bss",
+            check: .roaming, status: missing.isEmpty ? .ok : .warning, subject: "\(ssid), \(bss.count) BSS (\(source))", value: Double(full), unit: .bss,
             hint: missing.isEmpty
                 ? "every BSS offers 802.11r, 802.11k and 802.11v"
                 : "enable \(missing.joined(separator: ", ")) on every AP of \(ssid): devices roam faster and keep their push connection")
@@ -331,22 +331,22 @@ public enum SurveyVerdicts {
             let s = t.grade(x, .retransmission)
             out.append(
                 SurveyCheck(
-                    check: "frame_retries", status: s, subject: subject, value: x, unit: "percent",
+                    check: .frameRetries, status: s, subject: subject, value: x, unit: .percent,
                     threshold: t.limits(.retransmission),
                     hint: s == .ok
                         ? "retry bit on \(pct(x)) of \(r.dot11Frames) frames"
                         : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
                 ))
         } else {
-            out.append(SurveyCheck(check: "frame_retries", status: .unknown, subject: subject, hint: r.error ?? "fewer than 50 802.11 frames captured"))
+            out.append(SurveyCheck(check: .frameRetries, status: .unknown, subject: subject, hint: r.error ?? "fewer than 50 802.11 frames captured"))
         }
         for c in r.channels {
             guard let u = c.utilizationPercent else { continue }
             let s = t.grade(u, .utilization)
             out.append(
                 SurveyCheck(
-                    check: "channel_utilization", status: s, subject: "\(c.channel.map { "channel \($0)" } ?? "\(c.frequencyMhz) MHz") (airtime)", value: u,
-                    unit: "percent",
+                    check: .channelUtilization, status: s, subject: "\(c.channel.map { "channel \($0)" } ?? "\(c.frequencyMhz) MHz") (airtime)", value: u,
+                    unit: .percent,
                     threshold: t.limits(.utilization),
                     hint: s == .ok
                         ? "airtime of the frames captured; a lower bound"
@@ -365,7 +365,7 @@ public enum SurveyVerdicts {
             let gaps = r.roamingEvents.compactMap(\.gapMs)
             out.append(
                 SurveyCheck(
-                    check: "roams", status: .ok, subject: subject, value: Double(r.roamingEvents.count), unit: "roams",
+                    check: .roams, status: .ok, subject: subject, value: Double(r.roamingEvents.count), unit: .roams,
                     hint: "\(r.roamingEvents.count) roams seen" + (gaps.max().map { ", longest gap \(NumberText.format($0)) ms" } ?? "")))
         }
         return out
@@ -377,11 +377,11 @@ public enum SurveyVerdicts {
             // devices would refuse, is a critical finding; a name this machine cannot resolve is
             // not (the check could not run).
             guard let f = r.findings.first, f.severity == .critical else {
-                return SurveyCheck(check: "heartbeat", status: .unknown, subject: r.target, hint: e)
+                return SurveyCheck(check: .heartbeat, status: .unknown, subject: r.target, hint: e)
             }
             return SurveyCheck(
-                check: "heartbeat", status: .critical, subject: r.target,
-                hint: f.check == "tls" ? "\(f.message): devices will refuse this server's certificate too" : f.message)
+                check: .heartbeat, status: .critical, subject: r.target,
+                hint: f.check == .tls ? "\(f.message): devices will refuse this server's certificate too" : f.message)
         }
         let loss = r.lossPercent
         var s = t.grade(loss, .loss)
@@ -389,7 +389,7 @@ public enum SurveyVerdicts {
         if r.connectionLost { s = .critical }
         let rtt = r.rttMs.map { "p95 \(NumberText.format($0.p95)) ms" } ?? "no answer"
         return SurveyCheck(
-            check: "heartbeat", status: s, subject: r.target, value: loss, unit: "percent", threshold: t.limits(.loss),
+            check: .heartbeat, status: s, subject: r.target, value: loss, unit: .percent, threshold: t.limits(.loss),
             hint: s == .ok
                 ? "\(NumberText.format(loss))% lost: \(r.received)/\(r.sent) answered, \(rtt)"
                 : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; check the push server's load and the path to it")
@@ -402,7 +402,7 @@ public enum SurveyVerdicts {
         let threshold = SurveyLimits(warning: ThresholdRange(upTo: idle / 2), critical: ThresholdRange(upTo: idle))
         guard let m = IdleTimeout.margin(sh, pathTimeoutS: idle) else {
             return SurveyCheck(
-                check: "idle_timeout", status: .unknown, subject: r.target, unit: "seconds", threshold: threshold,
+                check: .idleTimeout, status: .unknown, subject: r.target, unit: .seconds, threshold: threshold,
                 hint:
                     sh.registered
                     ? "the server's heartbeat interval is not known: none of its heartbeats came during the survey; survey for longer than its interval"
@@ -410,7 +410,7 @@ public enum SurveyVerdicts {
                 source: "server_heartbeats")
         }
         return SurveyCheck(
-            check: "idle_timeout", status: CheckStatus(rawValue: m.severity.rawValue) ?? .unknown, subject: r.target, value: m.longestS, unit: "seconds",
+            check: .idleTimeout, status: CheckStatus(rawValue: m.severity.rawValue) ?? .unknown, subject: r.target, value: m.longestS, unit: .seconds,
             threshold: threshold,
             hint: m.message, source: "server_heartbeats")
     }
@@ -422,7 +422,7 @@ public enum SurveyVerdicts {
         let days = Double(tls.daysLeft)
         let s = t.grade(days, .certificate)
         return SurveyCheck(
-            check: "tls_certificate", status: s, subject: r.target, value: days, unit: "days",
+            check: .tlsCertificate, status: s, subject: r.target, value: days, unit: .days,
             threshold: t.limits(.certificate),
             hint: tls.daysLeft < 0
                 ? "the certificate expired on \(tls.notAfter): devices refuse this server; renew it"
@@ -430,16 +430,17 @@ public enum SurveyVerdicts {
     }
 
     public static func route(_ r: RouteReport) -> SurveyCheck {
-        let via = [r.interface.map { "via \($0)" }, r.vlanId.map { "VLAN \($0)" }, r.gateway.map { "gateway \($0) \(r.gatewayState ?? "")" }].compactMap { $0 }
+        let via = [r.interface.map { "via \($0)" }, r.vlanId.map { "VLAN \($0)" }, r.gateway.map { "gateway \($0) \(r.gatewayState?.rawValue ?? "")" }]
+            .compactMap { $0 }
             .joined(separator: ", ")
         switch r.status {
         case .ok:
-            return SurveyCheck(check: "route", status: .ok, subject: r.destination, hint: via.isEmpty ? "routed" : via)
+            return SurveyCheck(check: .route, status: .ok, subject: r.destination, hint: via.isEmpty ? "routed" : via)
         case .unknown:
-            return SurveyCheck(check: "route", status: .unknown, subject: r.destination, hint: r.error ?? "could not check")
+            return SurveyCheck(check: .route, status: .unknown, subject: r.destination, hint: r.error ?? "could not check")
         default:
             return SurveyCheck(
-                check: "route", status: r.status == .critical ? .critical : .warning, subject: r.destination,
+                check: .route, status: r.status == .critical ? .critical : .warning, subject: r.destination,
                 hint: (r.findings.first?.message ?? "") + ": every VLAN with devices needs a route to the push server")
         }
     }

@@ -2,19 +2,31 @@
 /// disassociated or associated), an address added or removed (a DHCP lease on another subnet),
 /// or the interface itself gone.
 public struct WalkInterfaceChange: Codable, Sendable, Equatable {
+    /// What changed; the raw value is the reports' spelling.
+    public enum Kind: String, Codable, Sendable, CustomStringConvertible {
+        case carrierDown = "carrier_down"
+        case carrierUp = "carrier_up"
+        case addressAdded = "address_added"
+        case addressRemoved = "address_removed"
+        case interfaceRemoved = "interface_removed"
+
+        public var description: String { rawValue }
+        /// "address added": the raw value in words, for text and HTML.
+        public var words: String { String(rawValue.map { $0 == "_" ? " " : $0 }) }
+    }
+
     public var timeNs: Int64
-    /// `carrier_down`, `carrier_up`, `address_added`, `address_removed` or `interface_removed`.
-    public var change: String
+    public var change: Kind
     /// The address, as `ip addr` writes it ("10.40.0.2/24"), for address changes.
     public var address: String?
 
-    public init(timeNs: Int64, change: String, address: String? = nil) {
+    public init(timeNs: Int64, change: Kind, address: String? = nil) {
         self.timeNs = timeNs
         self.change = change
         self.address = address
     }
 
-    public var isAddress: Bool { change == "address_added" || change == "address_removed" }
+    public var isAddress: Bool { change == .addressAdded || change == .addressRemoved }
 }
 
 /// Follows one interface through rtnetlink messages: the state the dumps found at the start
@@ -33,7 +45,7 @@ public struct InterfaceTracker: Sendable {
     public mutating func apply(_ m: Netlink.Message, timeNs: Int64, baseline: Bool = false) {
         if let l = RTNetlink.link(m), l.index == ifindex {
             if l.removed {
-                if !removed && !baseline { changes.append(WalkInterfaceChange(timeNs: timeNs, change: "interface_removed")) }
+                if !removed && !baseline { changes.append(WalkInterfaceChange(timeNs: timeNs, change: .interfaceRemoved)) }
                 removed = true
                 return
             }
@@ -41,7 +53,7 @@ public struct InterfaceTracker: Sendable {
             let now: Bool? = l.carrier.map { $0 != 0 } ?? l.operstate.map { $0 == 6 }
             guard let now else { return }
             if !baseline, let before = carrier, before != now {
-                changes.append(WalkInterfaceChange(timeNs: timeNs, change: now ? "carrier_up" : "carrier_down"))
+                changes.append(WalkInterfaceChange(timeNs: timeNs, change: now ? .carrierUp : .carrierDown))
             }
             carrier = now
         } else if let a = RTNetlink.address(m), a.ifindex == ifindex, a.address != nil {
@@ -51,7 +63,7 @@ public struct InterfaceTracker: Sendable {
             } else {
                 guard addresses.insert(text).inserted else { return }
             }
-            if !baseline { changes.append(WalkInterfaceChange(timeNs: timeNs, change: a.removed ? "address_removed" : "address_added", address: text)) }
+            if !baseline { changes.append(WalkInterfaceChange(timeNs: timeNs, change: a.removed ? .addressRemoved : .addressAdded, address: text)) }
         }
     }
 }

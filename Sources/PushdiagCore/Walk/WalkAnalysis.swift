@@ -182,6 +182,13 @@ public struct WalkThresholds: Sendable, Equatable {
     }
 }
 
+/// What became of the held push connection across a move.
+public enum MoveConnection: String, Codable, Sendable, CustomStringConvertible {
+    case kept, reconnected, lost
+
+    public var description: String { rawValue }
+}
+
 public struct WalkRoamReport: Codable, Sendable, Equatable {
     public var time: String
     @Nullable public var fromBssid: MACAddress?
@@ -202,8 +209,7 @@ public struct WalkRoamReport: Codable, Sendable, Equatable {
     @Nullable public var pushGapMs: Double?
     public var heartbeatsLost: Int
     public var heartbeatsLate: Int
-    /// kept, reconnected or lost.
-    public var connection: String
+    public var connection: MoveConnection
     @Nullable public var reconnectMs: Double?
     @Nullable public var reconnectAttempts: Int?
     /// The interface's address changed across the move (rtnetlink): every TCP connection on the
@@ -283,18 +289,18 @@ public enum WalkAnalysis {
             let reconnect = reconnects.indices.first {
                 lossStarts[$0] >= linkDown - 1_000_000_000 && lossStarts[$0] < nextLinkDown - 1_000_000_000
             }.map { reconnects[$0] }
-            let connection: String
+            let connection: MoveConnection
             switch reconnect {
-            case .some(let r) where r.succeeded: connection = "reconnected"
-            case .some: connection = "lost"
-            case .none: connection = after != nil || reconnects.allSatisfy({ $0.timeNs < linkDown }) && lost == 0 ? "kept" : "lost"
+            case .some(let r) where r.succeeded: connection = .reconnected
+            case .some: connection = .lost
+            case .none: connection = after != nil || reconnects.allSatisfy({ $0.timeNs < linkDown }) && lost == 0 ? .kept : .lost
             }
             let bandChanged = band(c.fromFreqMhz) != nil && band(c.toFreqMhz) != nil && band(c.fromFreqMhz) != band(c.toFreqMhz)
             // An address changed from a second before the link went down to the next move.
             let addresses = interface.filter { $0.isAddress && $0.timeNs >= linkDown - 1_000_000_000 && $0.timeNs < nextMove }
             var (grade, reason) = Self.grade(c, connection: connection, bandChanged: bandChanged, t: t)
             if !addresses.isEmpty {
-                let what = addresses.map { "\($0.change == "address_added" ? "+" : "-")\($0.address ?? "?")" }.joined(separator: " ")
+                let what = addresses.map { "\($0.change == .addressAdded ? "+" : "-")\($0.address ?? "?")" }.joined(separator: " ")
                 grade = max(grade, .warning)
                 reason = (reason == "within the limits" ? "" : reason + "; ") + "the interface's address changed (\(what)): connections on the old one are gone"
             }
@@ -313,7 +319,7 @@ public enum WalkAnalysis {
     /// any other roam ok up to 100 ms, a warning up to 300 ms. A change of SSID, or of band on
     /// one SSID, is at least a warning (an iPhone may drop its push provider there); a roam whose
     /// connection was not kept is critical.
-    public static func grade(_ c: WalkLinkChange, connection: String, bandChanged: Bool, t: WalkThresholds) -> (Severity, String) {
+    public static func grade(_ c: WalkLinkChange, connection: MoveConnection, bandChanged: Bool, t: WalkThresholds) -> (Severity, String) {
         var grade = Severity.ok
         var why: [String] = []
         let ft = c.fastTransition == true
@@ -344,9 +350,9 @@ public enum WalkAnalysis {
             grade = max(grade, .warning)
             why.append("a fast transition that failed (\(Self.describe(f))) and fell back to \(f.fallback.map(Self.describe) ?? "an association not reported")")
         }
-        if connection != "kept" {
+        if connection != .kept {
             grade = .critical
-            why.append(connection == "lost" ? "the push connection was lost" : "the push connection had to reconnect")
+            why.append(connection == .lost ? "the push connection was lost" : "the push connection had to reconnect")
         }
         return (grade, why.isEmpty ? "within the limits" : why.joined(separator: "; "))
     }
@@ -414,7 +420,7 @@ public enum WalkAnalysis {
             let limit = critical > 0 ? t.signalCriticalDbm : t.signalWarningDbm
             out.append(
                 Finding(
-                    check: "signal", severity: severity, subject: worst.location.isEmpty ? "walk" : worst.location, value: Double(worst.signalDbm!),
+                    check: .signal, severity: severity, subject: worst.location.isEmpty ? "walk" : worst.location, value: Double(worst.signalDbm!),
                     threshold: Double(limit), unit: "dBm", source: "station",
                     message:
                         "\(weak.count) of \(samples.count) samples below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm\(Double(t.signalCriticalDbm) == ThresholdRow.signal.critical ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
@@ -438,7 +444,7 @@ public enum WalkAnalysis {
             let seconds = Double(b.timeNs - a.timeNs) / 1e9
             out.append(
                 Finding(
-                    check: "sticky_client", severity: .warning, subject: a.location.isEmpty ? "walk" : a.location, value: NumberText.rounded(seconds),
+                    check: .stickyClient, severity: .warning, subject: a.location.isEmpty ? "walk" : a.location, value: NumberText.rounded(seconds),
                     threshold: t.stickySeconds, unit: "seconds", source: "station+scan",
                     message:
                         "\(NumberText.format(seconds)) s below \(t.signalCriticalDbm) dBm on \(a.bssid?.description ?? "the AP") while a BSS of the same SSID was \(t.stickyMarginDb) dB or more stronger: this card holds on to a far AP (an iPhone would have moved)"

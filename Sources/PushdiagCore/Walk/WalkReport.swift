@@ -60,8 +60,7 @@ public struct WalkConnectionReport: Codable, Sendable, Equatable {
 
 public struct WalkInterfaceChangeReport: Codable, Sendable, Equatable {
     public var time: String
-    /// carrier_down, carrier_up, address_added, address_removed or interface_removed.
-    public var change: String
+    public var change: WalkInterfaceChange.Kind
     @Nullable public var address: String?
     public var location: String
 }
@@ -96,21 +95,21 @@ extension WalkReport {
         if let failure = t.failure {
             findings.append(
                 Finding(
-                    check: "push_connection", severity: .critical, subject: t.server, value: 0, threshold: 0, unit: "", source: "heartbeat",
+                    check: .pushConnection, severity: .critical, subject: t.server, value: 0, threshold: 0, unit: "", source: "heartbeat",
                     message: "the push connection could not be opened: \(failure)"))
         }
         let lost = t.failure != nil || t.reconnects.last.map { !$0.succeeded } ?? false
         if t.failure == nil, lost {
             findings.append(
                 Finding(
-                    check: "push_connection", severity: .critical, subject: t.server, value: Double(t.reconnects.count), threshold: 0, unit: "reconnects",
+                    check: .pushConnection, severity: .critical, subject: t.server, value: Double(t.reconnects.count), threshold: 0, unit: "reconnects",
                     source: "heartbeat", message: "the push connection was lost: the reconnect schedule ran out"))
         }
         for r in roams where r.grade != .ok {
             let gap = r.linkGapMs ?? 0
             findings.append(
                 Finding(
-                    check: "roam", severity: r.grade, subject: "\(r.fromBssid?.description ?? "?") → \(r.toBssid?.description ?? "none")", value: gap,
+                    check: .roam, severity: r.grade, subject: "\(r.fromBssid?.description ?? "?") → \(r.toBssid?.description ?? "none")", value: gap,
                     threshold: r.fastTransition == true ? w.fastTransitionWarningMs : w.roamWarningMs, unit: "ms", source: "nl80211",
                     message: "\(r.time)\(r.location.isEmpty ? "" : " at \(r.location)"): \(r.reason)"))
         }
@@ -123,7 +122,7 @@ extension WalkReport {
             guard frames >= UInt64(retry.minimumFrames) else { continue }
             findings.append(
                 Finding(
-                    check: "retries", severity: severity, subject: p.name.isEmpty ? "walk" : p.name, value: pct, threshold: limit, unit: "%",
+                    check: .retries, severity: severity, subject: p.name.isEmpty ? "walk" : p.name, value: pct, threshold: limit, unit: "%",
                     source: "station",
                     message:
                         "\(NumberText.format(pct))% of \(frames) frames to the AP were retransmitted (the limit: \(NumberText.format(limit))%; Apple's guidance: no more than \(NumberText.format(ThresholdRow.retransmission.critical!))%)"
@@ -133,7 +132,7 @@ extension WalkReport {
             // What was measured stands; the walk is incomplete (critical still outranks it).
             findings.append(
                 Finding(
-                    check: "link", severity: .unknown, subject: t.interface, value: 0, threshold: 0, unit: "", source: "nl80211",
+                    check: .link, severity: .unknown, subject: t.interface, value: 0, threshold: 0, unit: "", source: "nl80211",
                     message: "the link could not be followed to the end: \(why)"))
         }
         let worst = findings.map(\.severity).max() ?? .ok

@@ -99,7 +99,7 @@ public struct DoctorCounter: Codable, Sendable, Equatable {
 
 /// A check and the source pushdiag will take its value from (nil with the reason when none).
 public struct DoctorCheck: Codable, Sendable, Equatable {
-    public var check: String
+    public var check: CheckName
     @Nullable public var source: String?
     @Nullable public var trust: String?
     @Nullable public var unknownBecause: String?
@@ -159,13 +159,13 @@ public enum DoctorAnalysis {
         }
         return [
             DoctorCheck(
-                check: "channel_utilization", source: r.channelUtilizationSource?.rawValue, trust: r.channelUtilizationTrust?.rawValue,
+                check: .channelUtilization, source: r.channelUtilizationSource?.rawValue, trust: r.channelUtilizationTrust?.rawValue,
                 unknownBecause: r.channelUtilizationPercent == nil ? why(r.utilizationUnknown, "channel utilisation: ") : nil),
             DoctorCheck(
-                check: "retransmissions", source: r.retransmissionSource?.rawValue, trust: r.retransmissionTrust?.rawValue,
+                check: .retransmissions, source: r.retransmissionSource?.rawValue, trust: r.retransmissionTrust?.rawValue,
                 unknownBecause: r.retransmissionPercent == nil ? why(r.retransmissionsUnknown, "retransmissions: ") : nil),
             DoctorCheck(
-                check: "signal", source: r.signalDbm == nil ? nil : "station", trust: r.signalDbm == nil ? nil : "measured",
+                check: .signal, source: r.signalDbm == nil ? nil : "station", trust: r.signalDbm == nil ? nil : "measured",
                 unknownBecause: r.signalDbm == nil ? r.signalUnknown ?? "the driver reports no signal for its AP" : nil),
         ]
     }

@@ -298,7 +298,7 @@ public enum WiFiAnalysis {
             let how = source == .survey ? "survey busy/active time" : "the radio's busy/active time"
             findings.append(
                 Finding(
-                    check: "channel_utilization", severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: source.rawValue,
+                    check: .channelUtilization, severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: source.rawValue,
                     message: "\(subject) is \(NumberText.format(u))% busy (\(how)), above \(NumberText.format(limit))%"))
         }
         if let r = retrans, let (source, _) = retransSource,
@@ -311,7 +311,7 @@ public enum WiFiAnalysis {
                 : "\(w.retries) retries for \(w.packets) frames sent" + (retransSource?.1 == .lowerBound ? "; an undercount" : "")
             findings.append(
                 Finding(
-                    check: "retransmissions", severity: sev, subject: subject, value: r, threshold: limit, unit: "percent",
+                    check: .retransmissions, severity: sev, subject: subject, value: r, threshold: limit, unit: "percent",
                     source: source == .stationRetries ? "station_counters" : source.rawValue,
                     message: "\(subject): \(NumberText.format(r))% retransmissions (\(how)), above \(NumberText.format(limit))%"))
         }
@@ -321,7 +321,7 @@ public enum WiFiAnalysis {
             if let (sev, limit) = Thresholds.grade(below: v, warning: thresholds.signalWarningDbm, critical: thresholds.signalCriticalDbm) {
                 findings.append(
                     Finding(
-                        check: "signal", severity: sev, subject: subject, value: v, threshold: limit, unit: "dBm", source: "station",
+                        check: .signal, severity: sev, subject: subject, value: v, threshold: limit, unit: "dBm", source: "station",
                         message: "\(subject): signal \(s) dBm, below \(NumberText.format(limit)) dBm" + (sev == .critical ? " (iOS looks for another BSS)" : "")
                     ))
             }
@@ -330,7 +330,7 @@ public enum WiFiAnalysis {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             findings.append(
                 Finding(
-                    check: "snr", severity: .warning, subject: subject, value: Double(snr), threshold: limit, unit: "dB",
+                    check: .snr, severity: .warning, subject: subject, value: Double(snr), threshold: limit, unit: "dB",
                     source: "station_and_survey",
                     message: "\(subject): signal \(signal!) dBm over noise \(noise!) dBm is \(snr) dB, below \(NumberText.format(thresholds.snrWarningDb)) dB"))
         }
@@ -342,7 +342,7 @@ public enum WiFiAnalysis {
             let subject = "\(b.bssid)" + (b.ssid.map { " (\($0))" } ?? "")
             findings.append(
                 Finding(
-                    check: "channel_utilization", severity: sev, subject: subject, value: l.channelUtilizationPercent, threshold: limit, unit: "percent",
+                    check: .channelUtilization, severity: sev, subject: subject, value: l.channelUtilizationPercent, threshold: limit, unit: "percent",
                     source: UtilizationSource.bssLoad.rawValue,
                     message:
                         "\(subject) advertises \(b.channel.map { "channel \($0)" } ?? "its channel") as \(NumberText.format(l.channelUtilizationPercent))% busy, above \(NumberText.format(limit))%"
@@ -354,7 +354,7 @@ public enum WiFiAnalysis {
         // or a lower bound within the limits, leaves the check undecided: UNKNOWN, which only a
         // critical finding outranks.
         var status = findings.map(\.severity).max() ?? .ok
-        let retransUndecided = retrans == nil || (retransSource?.1 == .lowerBound && !findings.contains { $0.check == "retransmissions" })
+        let retransUndecided = retrans == nil || (retransSource?.1 == .lowerBound && !findings.contains { $0.check == .retransmissions })
         if utilization == nil || retransUndecided || (bssid != nil && signal == nil) { status = max(status, .unknown) }
         return WiFiReport(
             interface: name, ssid: ssidBytes.map(SSIDText.render), bssid: bssid, frequencyMhz: freq, channel: chan,

@@ -101,9 +101,9 @@ public enum RouteChecker {
             // (The datagram turns a failed entry incomplete at once: the kernel resolves anew.)
         } while pending(state) && transport.now - start < resolutionLimitNs
         let ms = (transport.now - start) / 1_000_000
-        if stop() { return "sent it a datagram: interrupted after \(ms) ms, \(state.map { RTNetlink.neighbourStateName($0.state) } ?? "no entry")" }
-        switch state.map({ RTNetlink.neighbourStateName($0.state) }) {
-        case "failed"?: return "sent it a datagram: no answer to address resolution (\(ms) ms)"
+        if stop() { return "sent it a datagram: interrupted after \(ms) ms, \(state.map { NeighbourState(nud: $0.state).rawValue } ?? "no entry")" }
+        switch state.map({ NeighbourState(nud: $0.state) }) {
+        case .failed?: return "sent it a datagram: no answer to address resolution (\(ms) ms)"
         case let s? where !pending(state): return "sent it a datagram: \(s) after \(ms) ms"
         default: return "sent it a datagram: still unresolved after \(ms) ms"
         }

@@ -1,15 +1,16 @@
 import Foundation
 import PushdiagCore
+import Synchronization
 
 /// `heartbeat --find-idle-timeout`: one session per rung, all opened at once, each answered
 /// once, left idle for its rung's time, then asked again. Each on its own thread (a rung is
 /// mostly asleep); the core concludes (`IdleTimeoutReport.conclude`).
-public final class IdleTimeoutFinder: @unchecked Sendable {
+public final class IdleTimeoutFinder: Sendable {
     let o: HeartbeatOptions
     let rungs: [Double]
     let stop: @Sendable () -> Bool
-    let lock = NSLock()
-    var results: [Int: IdleTimeout.Rung] = [:]
+    /// Each rung's result, by index, as its thread ends.
+    let results = Mutex<[Int: IdleTimeout.Rung]>([:])
 
     public init(_ o: HeartbeatOptions, rungs: [Double], stop: @escaping @Sendable () -> Bool) {
         self.o = o
@@ -28,13 +29,13 @@ public final class IdleTimeoutFinder: @unchecked Sendable {
                 group.enter()
                 Thread { [self] in
                     let r = probe(idle, address: address)
-                    lock.withLock { results[i] = r }
+                    results.withLock { $0[i] = r }
                     group.leave()
                 }.start()
             }
         }
         group.wait()
-        let decided = lock.withLock { rungs.indices.compactMap { results[$0] } }
+        let decided = results.withLock { done in rungs.indices.compactMap { done[$0] } }
         return IdleTimeoutReport.conclude(target: o.endpoint.description, protocol: o.proto.rawValue, rungs: decided, interrupted: stop())
     }
 

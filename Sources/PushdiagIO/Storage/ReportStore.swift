@@ -111,8 +111,8 @@ public final class HistoryStore {
                 _ = try insert(
                     "INSERT INTO checks(run_id, check_name, subject, status, value, unit) VALUES (?, ?, ?, ?, ?, ?)",
                     [
-                        .int(runID), .text(c.check), .text(c.subject), .text(c.status.rawValue), c.value.map(Value.real) ?? .null,
-                        c.unit.map(Value.text) ?? .null,
+                        .int(runID), .text(c.check.rawValue), .text(c.subject), .text(c.status.rawValue), c.value.map(Value.real) ?? .null,
+                        c.unit.map { .text($0.rawValue) } ?? .null,
                     ])
             }
             try exec("COMMIT")
@@ -153,7 +153,7 @@ public final class HistoryStore {
                     [
                         .int(id), .text(m.time), .text(m.location), text(m.fromBssid?.description), text(m.toBssid?.description), text(m.fromSsid),
                         text(m.toSsid), flag(m.fastTransition), real(m.linkGapMs), real(m.pushGapMs), int(m.heartbeatsLost),
-                        .text(m.connection), real(m.reconnectMs), .text(m.grade.rawValue), flag(m.bandChanged), flag(m.fastTransitionAttempt),
+                        .text(m.connection.rawValue), real(m.reconnectMs), .text(m.grade.rawValue), flag(m.bandChanged), flag(m.fastTransitionAttempt),
                         text(f?.stage.rawValue), int(f?.statusCode), int(f?.reasonCode), flag(f?.byAp), text(f?.fallback?.rawValue),
                     ])
             }

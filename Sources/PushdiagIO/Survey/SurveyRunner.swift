@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
 import PushdiagCore
+import Synchronization
 
 /// Runs a survey's parts side by side within its window: nl80211 sampling (or a replay), a
 /// capture, and a heartbeat session and route check per push server, each on its own thread.
 /// Takes resolved settings; the core assembles the verdicts (`SurveyReport.assemble`).
-public final class SurveyRunner: @unchecked Sendable {
+public final class SurveyRunner: Sendable {
     public let settings: SurveySettings
     /// Where nl80211 comes from: the kernel (recorded to `record` when given) or `replay`.
     let record: String?
@@ -14,9 +15,10 @@ public final class SurveyRunner: @unchecked Sendable {
     let driver: String?
     let stop: @Sendable () -> Bool
 
-    let lock = NSLock()
-    var parts = SurveyParts()
-    var heartbeats: [Int: HeartbeatReport] = [:]
+    /// What the parts found so far, written by their threads.
+    let parts = Mutex(SurveyParts())
+    /// Each push server's report, by its index in the settings.
+    let heartbeats = Mutex<[Int: HeartbeatReport]>([:])
 
     public init(
         settings: SurveySettings, record: String? = nil, replay: String? = nil, driver: String? = nil, stop: @escaping @Sendable () -> Bool
@@ -29,7 +31,7 @@ public final class SurveyRunner: @unchecked Sendable {
     }
 
     func update(_ body: (inout SurveyParts) -> Void) {
-        lock.withLock { body(&parts) }
+        parts.withLock { body(&$0) }
     }
 
     /// Runs every part and returns the survey; `progress` is called about four times a second
@@ -51,7 +53,7 @@ public final class SurveyRunner: @unchecked Sendable {
         for (i, server) in s.servers.enumerated() {
             spawn {
                 let report = self.heartbeat(server)
-                self.lock.withLock { self.heartbeats[i] = report }
+                self.heartbeats.withLock { $0[i] = report }
             }
         }
         if !s.servers.isEmpty { checkRoutes() }
@@ -65,10 +67,11 @@ public final class SurveyRunner: @unchecked Sendable {
         }
         while holdsTheWindow && left() > 0 && !stop() {
             progress?("surveying: \(what); \(Int(left().rounded(.up))) s left")
-            usleep(UInt32(min(0.25, left()) * 1e6))
+            // A paced interval (the progress line every quarter second) that a stop signal wakes.
+            Clock.sleep(ms: min(0.25, left()) * 1000, stop: stop)
         }
-        var result = lock.withLock { parts }
-        result.heartbeats = lock.withLock { s.servers.indices.compactMap { heartbeats[$0] } }
+        var result = parts.withLock { $0 }
+        result.heartbeats = heartbeats.withLock { done in s.servers.indices.compactMap { done[$0] } }
         return SurveyReport.assemble(
             result, settings: s, started: started, durationSeconds: Double(WallClock.monotonicNanoseconds() - t0) / 1e9, interrupted: stop())
     }

@@ -42,15 +42,18 @@ public enum Clock {
         Int32(max(0, min(Double(Int32.max), (deadline - ms()).rounded(.up))))
     }
 
-    /// Sleeps `ms` in steps of at most 100 ms, returning early when `stop` says so; true when
-    /// the whole time passed.
+    /// Sleeps `ms`, returning early when `stop` says so; true when the whole time passed. A paced
+    /// interval that must notice a stop: the process's stop request (SIGINT, SIGTERM) wakes it at
+    /// once; a `stop` that looks at anything else is seen within 100 ms.
     @discardableResult
     public static func sleep(ms: Double, stop: () -> Bool) -> Bool {
         let until = Clock.ms() + ms
+        let process = StopEvent.process
         while !stop() {
             let left = until - Clock.ms()
             if left <= 0 { return true }
-            usleep(UInt32(min(left, 100) * 1000))
+            // Once the process's request is set its wakeup stays readable: the steps then keep time.
+            if process.isRequested { usleep(UInt32(min(left, 100) * 1000)) } else { process.wakeup.wait(ms: min(left, 100)) }
         }
         return false
     }

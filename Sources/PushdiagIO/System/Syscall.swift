@@ -6,7 +6,7 @@ import PushdiagCore
 
 /// A descriptor this object owns, closed exactly once when the owner goes away (swift-system's
 /// `FileDescriptor`, with the ownership made explicit).
-public final class Descriptor: @unchecked Sendable {
+public final class Descriptor: Sendable {
     public let rawValue: Int32
 
     /// Takes ownership of `rawValue`.

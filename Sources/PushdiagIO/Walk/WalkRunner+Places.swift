@@ -8,11 +8,17 @@ import Synchronization
 extension WalkRunner {
     /// SIGUSR1's count, from the handler (a C function: no captures).
     static let marks = Atomic<Int>(0)
+    /// Rung by the handler after each mark: the thread that turns marks into places waits on it.
+    static let markRung = Wakeup()
 
     /// Installs the SIGUSR1 handler and starts the threads that turn marks and typed lines into
     /// places for this walk.
     public func followPlaces() {
-        let handler: @convention(c) (Int32) -> Void = { _ in WalkRunner.marks.add(1, ordering: .sequentiallyConsistent) }
+        _ = WalkRunner.markRung  // made before the handler can need it
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            WalkRunner.marks.add(1, ordering: .sequentiallyConsistent)
+            WalkRunner.markRung.ring()
+        }
         var action = sigaction()
         action.__sigaction_handler.sa_handler = handler
         sigemptyset(&action.sa_mask)
@@ -23,12 +29,13 @@ extension WalkRunner {
         Thread {
             var seen = 0
             while true {
+                WalkRunner.markRung.wait(ms: nil)
+                _ = WalkRunner.markRung.take()
                 let n = WalkRunner.marks.load(ordering: .sequentiallyConsistent)
                 while seen < n {
                     seen += 1
                     mark("mark \(seen)")
                 }
-                usleep(100_000)
             }
         }.start()
         let foreground = isatty(STDIN_FILENO) == 0 || tcgetpgrp(STDIN_FILENO) == getpgrp()

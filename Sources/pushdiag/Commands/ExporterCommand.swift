@@ -117,7 +117,8 @@ struct ExporterCommand: ParsableCommand {
                     exporter.reloadFailed("\(error)")
                 }
             }
-            usleep(200_000)
+            // Until SIGHUP, SIGINT or SIGTERM: their handlers ring these.
+            _ = Wakeup.wait(any: [StopSignal.event.wakeup, ReloadSignal.wakeup], ms: nil)
         }
         exporter.stop()
     }

@@ -1,24 +1,26 @@
-import Synchronization
+import PushdiagIO
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// SIGINT and SIGTERM set a flag that long-running commands poll, so they stop cleanly and
-/// print their summary; a second signal ends the process at once. The flag is an atomic: the
-/// handler writes it and any thread reads it (lock-free atomics are async-signal-safe).
+/// SIGINT and SIGTERM set a stop request that long-running commands look at, so they stop
+/// cleanly and print their summary; a second signal ends the process at once. The request is an
+/// atomic and an eventfd (both async-signal-safe to set): any thread reads it, and a thread
+/// that waits on it wakes.
 enum StopSignal {
-    static let requested = Atomic<Bool>(false)
+    static var event: StopEvent { StopEvent.process }
 
     static func install() {
+        _ = event  // made before a handler can need it
         let handler: @convention(c) (Int32) -> Void = { sig in
-            if StopSignal.requested.exchange(true, ordering: .sequentiallyConsistent) { _exit(128 + sig) }
+            if StopSignal.event.request() { _exit(128 + sig) }
         }
         // No SA_RESTART: a blocked poll returns EINTR.
         installHandler(handler, for: [SIGINT, SIGTERM], restart: false)
     }
 
-    static var isRequested: Bool { requested.load(ordering: .sequentiallyConsistent) }
+    static var isRequested: Bool { event.isRequested }
 }
 
 /// A peer that goes away while pushdiag writes to it is an error on that connection (EPIPE),
@@ -28,17 +30,18 @@ enum BrokenPipe {
     static func ignore() { signal(SIGPIPE, SIG_IGN) }
 }
 
-/// SIGHUP sets a flag the exporter polls to reload its configuration.
+/// SIGHUP rings a wakeup the exporter waits on to reload its configuration.
 enum ReloadSignal {
-    static let requested = Atomic<Bool>(false)
+    static let wakeup = Wakeup()
 
     static func install() {
-        let handler: @convention(c) (Int32) -> Void = { _ in ReloadSignal.requested.store(true, ordering: .sequentiallyConsistent) }
+        _ = wakeup  // made before a handler can need it
+        let handler: @convention(c) (Int32) -> Void = { _ in ReloadSignal.wakeup.ring() }
         installHandler(handler, for: [SIGHUP], restart: true)
     }
 
     /// True once per SIGHUP (or several that came together).
-    static func take() -> Bool { requested.exchange(false, ordering: .sequentiallyConsistent) }
+    static func take() -> Bool { wakeup.take() }
 }
 
 /// Installs `handler` for `signals` and unblocks them: a parent may have left them blocked (test

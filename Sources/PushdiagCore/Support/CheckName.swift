@@ -1,0 +1,48 @@
+/// What a finding or a survey row is about: the `check` of every report's JSON, a Nagios label's
+/// first word and the `check` label of `pushdiag_check_status`. The raw value is the spelling the
+/// reports have always written; a new check is a new case here.
+public enum CheckName: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+    // Wi-Fi: survey, wifi, capture, doctor.
+    case channelUtilization = "channel_utilization"
+    case frameRetries = "frame_retries"
+    case retransmissions
+    case signal
+    case snr
+    case roaming
+    case roams
+    // Walk.
+    case roam
+    case retries
+    case stickyClient = "sticky_client"
+    case link
+    case pushConnection = "push_connection"
+    // Route.
+    case route
+    // Push server: heartbeat, survey, report.
+    case heartbeat
+    case heartbeatLoss = "heartbeat_loss"
+    case heartbeatRtt = "heartbeat_rtt"
+    case serverHeartbeat = "server_heartbeat"
+    case connect
+    case `protocol`
+    case tls
+    case tlsCertificate = "tls_certificate"
+    // Idle timeout.
+    case idleTimeout = "idle_timeout"
+    case idleSurvived = "idle_survived"
+    case idleInconsistent = "idle_inconsistent"
+    case idleNotMeasured = "idle_not_measured"
+    case interrupted
+    // Load and storm.
+    case loadConnects = "load_connects"
+    case loadDropouts = "load_dropouts"
+    case loadProtocol = "load_protocol"
+    case stormConnects = "storm_connects"
+    case stormRetries = "storm_retries"
+    case stormGaveUp = "storm_gave_up"
+    case stormInterrupted = "storm_interrupted"
+    case stormLocalLimits = "storm_local_limits"
+
+    /// The raw value: text reads a check as the JSON writes it.
+    public var description: String { rawValue }
+}
