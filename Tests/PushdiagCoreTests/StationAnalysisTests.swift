@@ -57,6 +57,7 @@ struct StationAnalysisTests {
         #expect(st.disassocByReason == ["8": 1] && st.disassocFromStations == 1)
         #expect(s.authAlgorithms == ["0": 1])
         #expect(s.aid == 3 && s.listenInterval == 3)
+        #expect(s.bssid == Fixtures.ap1 && s.beaconIntervalTu == 100)  // the BSS it left last
         let ap2 = try #require(r.bss.first { $0.bssid == Fixtures.ap2 }).steering
         #expect(ap2.btmRequests == 1 && ap2.btmResponsesByStatus == ["7": 1] && ap2.deauthByReason == ["12": 1] && ap2.deauthFromAp == 1)
         #expect(ap2.disassocByReason.isEmpty)

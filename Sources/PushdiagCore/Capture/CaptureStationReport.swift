@@ -138,7 +138,7 @@ extension SteeringReport: AddedDefault {
 
 public struct CaptureStationReport: Codable, Sendable, Equatable {
     public var mac: MACAddress
-    /// The BSS it was last seen in.
+    /// The BSS it was last in (the one it left, when it left last).
     @Nullable public var bssid: MACAddress?
     /// Frames it sent (data To DS, PS-Poll, management to the BSS).
     public var frames: Int

@@ -40,7 +40,9 @@ extension StationAnalysis {
         out.reserveCapacity(stations.count)
         for i in 0..<stations.count {
             let s = stations[i]
-            let bss = s.bssid.flatMap { bsses.find($0) }.map { bsses[$0] }
+            // The BSS it is in, or the one it last left.
+            let lastBSSID = s.bssid ?? s.leave?.bssid
+            let bss = lastBSSID.flatMap { bsses.find($0) }.map { bsses[$0] }
             let timKnown = s.dozesBuffered + s.dozesNotBuffered > 0
             let dozes = DozeReport(
                 count: s.dozes, totalMs: Self.ms(s.dozeTotalNs), longestMs: s.dozes > 0 ? Self.ms(s.dozeLongestNs) : nil,
@@ -71,7 +73,7 @@ extension StationAnalysis {
             }
             out.append(
                 CaptureStationReport(
-                    mac: stations.keys[i], bssid: s.bssid, frames: s.frames, retryFrames: s.retries, powerSaveFrames: s.powerSaveFrames,
+                    mac: stations.keys[i], bssid: lastBSSID, frames: s.frames, retryFrames: s.retries, powerSaveFrames: s.powerSaveFrames,
                     listenInterval: s.listenInterval.map(Int.init), aid: s.aid.map(Int.init),
                     beaconIntervalTu: bss?.beaconInterval.map(Int.init), dtimPeriod: bss?.dtimPeriod.map(Int.init),
                     authAlgorithms: Self.keyed(s.authAlgorithms), dozes: dozes, silences: silences, silencesDropped: dropped,
