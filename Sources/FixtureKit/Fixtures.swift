@@ -174,6 +174,130 @@ public enum Fixtures {
     }
 
     public static var all: [Fixture] {
-        [retriesAbove15Percent(), bssLoad55Percent(), ftRoam(), reassociationRoam(), truncated(), mangledVersion()]
+        [retriesAbove15Percent(), bssLoad55Percent(), ftRoam(), reassociationRoam(), truncated(), mangledVersion(), stationDoze(), steering(), roamTypes()]
+    }
+
+    static func sorted(_ r: [Record]) -> [Record] {
+        r.enumerated().sorted { ($0.element.timeNs, $0.offset) < ($1.element.timeNs, $1.offset) }.map(\.element)
+    }
+
+    /// A phone dozing 30 s with its AID in the TIM (issue #30). AP1 beacons every 100 ms (at
+    /// 50, 150, … 32 050 ms; DTIM period 3); the station associates (listen interval 10, AID 5)
+    /// and sends 4 data frames, then a Null with PM set at 1000 ms (and its retransmission). The
+    /// AP sends it 2 frames while it dozes and sets AID 5 in its beacons' TIM from 1500 ms; the
+    /// station wakes with a PS-Poll at 31 000 ms (a 30 s doze, a 30 s silence), dozes 10 ms more
+    /// until a data frame with PM clear, then dozes 300 ms from a QoS Null with PM set to a
+    /// U-APSD trigger at 31 800 ms, which leaves it dozing when the capture ends.
+    public static let dozeAID: UInt16 = 5, dozeListenInterval: UInt16 = 10, dozeDTIM: UInt8 = 3
+
+    public static func stationDoze() -> Fixture {
+        var o = FrameBuilder.BeaconOptions(ssid: ssid, channel: 6)
+        var r: [Record] = []
+        for k in 0...320 {
+            let t = Int64(k) * 100 + 50
+            o.tim = (dozeDTIM, t >= 1500 && t < 31000 ? [Int(dozeAID)] : [])
+            r.append(Record(timeNs: ms(t), bytes: FrameBuilder.radiotap(FrameBuilder.beacon(bssid: ap1, o, sequence: UInt16(k)))))
+        }
+        func add(_ t: Int64, _ f: [UInt8]) { r.append(Record(timeNs: ms(t), bytes: FrameBuilder.radiotap(f))) }
+        add(10, FrameBuilder.request(reassociation: false, station: station, bssid: ap1, currentAP: nil, ssid: ssid, listenInterval: dozeListenInterval))
+        add(12, FrameBuilder.associationResponse(reassociation: false, station: station, bssid: ap1, status: 0, aid: dozeAID))
+        for t: Int64 in [200, 400, 600, 800] { add(t, FrameBuilder.data(from: station, to: ap1, bssid: ap1, toDS: true)) }
+        add(1000, FrameBuilder.nullData(station: station, bssid: ap1, powerManagement: true))
+        add(1001, FrameBuilder.nullData(station: station, bssid: ap1, powerManagement: true, retry: true))
+        add(1500, FrameBuilder.data(from: ap1, to: station, bssid: ap1, toDS: false))
+        add(9000, FrameBuilder.data(from: ap1, to: station, bssid: ap1, toDS: false))
+        add(31000, FrameBuilder.psPoll(station: station, bssid: ap1, aid: dozeAID))
+        add(31005, FrameBuilder.data(from: ap1, to: station, bssid: ap1, toDS: false))
+        add(31010, FrameBuilder.data(from: station, to: ap1, bssid: ap1, toDS: true))
+        add(31500, FrameBuilder.nullData(station: station, bssid: ap1, powerManagement: true, qos: true))
+        add(31800, FrameBuilder.nullData(station: station, bssid: ap1, powerManagement: true, qos: true))
+        return Fixture(name: "station-doze-30s.pcap", records: sorted(r))
+    }
+
+    /// Steering and an ejection (issue #30): the station on AP2 gets a BTM request with
+    /// disassociation imminent (timer 15, validity 10, AP1 as the one candidate) at 5000 ms and
+    /// rejects it (status 7); an SA Query exchange follows; AP2 deauthenticates it at 7500 ms
+    /// (reason 12); silent from its last frame at 6000 ms, it comes back at 19 000 ms on AP1 (open
+    /// authentication, association, AID 3): a 13 s silence and a roam with an 11 510 ms gap from
+    /// the deauthentication. It disassociates from AP1 (reason 8) at 21 000 ms.
+    public static let steeringDeauthReason: UInt16 = 12, steeringBTMStatus: UInt8 = 7
+
+    public static func steering() -> Fixture {
+        let (a, b) = roamingAPs(ft: false)
+        var r: [Record] = []
+        func add(_ t: Int64, _ f: [UInt8]) { r.append(Record(timeNs: ms(t), bytes: FrameBuilder.radiotap(f))) }
+        add(0, FrameBuilder.beacon(bssid: ap1, a))
+        add(50, FrameBuilder.beacon(bssid: ap2, b))
+        add(100, FrameBuilder.data(from: station, to: ap2, bssid: ap2, toDS: true))
+        add(5000, FrameBuilder.btmRequest(station: station, bssid: ap2, mode: 0x05, disassociationTimer: 15, validity: 10, candidates: [ap1]))
+        add(5010, FrameBuilder.btmResponse(station: station, bssid: ap2, status: steeringBTMStatus, target: nil))
+        add(5500, FrameBuilder.saQuery(from: ap2, to: station, bssid: ap2, response: false))
+        add(5510, FrameBuilder.saQuery(from: station, to: ap2, bssid: ap2, response: true))
+        add(6000, FrameBuilder.data(from: station, to: ap2, bssid: ap2, toDS: true))
+        add(7500, FrameBuilder.deauthentication(from: ap2, to: station, bssid: ap2, reason: steeringDeauthReason))
+        add(19000, FrameBuilder.authentication(from: station, to: ap1, bssid: ap1, algorithm: 0, transaction: 1, status: 0))
+        add(19002, FrameBuilder.authentication(from: ap1, to: station, bssid: ap1, algorithm: 0, transaction: 2, status: 0))
+        add(19005, FrameBuilder.request(reassociation: false, station: station, bssid: ap1, currentAP: nil, ssid: ssid, listenInterval: 3))
+        add(19010, FrameBuilder.associationResponse(reassociation: false, station: station, bssid: ap1, status: 0, aid: 3))
+        add(20000, FrameBuilder.data(from: station, to: ap1, bssid: ap1, toDS: true))
+        add(21000, FrameBuilder.deauthentication(disassociation: true, from: station, to: ap1, bssid: ap1, reason: 8))
+        return Fixture(name: "steering-btm-deauth.pcap", records: r)
+    }
+
+    /// Each roam type once (issue #30), by six stations (…:61 to …:66) that each send a data
+    /// frame to AP1 at T = 1000 × (1 + k) ms and move to AP2: FT over the air (gap 10 ms), FT
+    /// over the DS (60 ms from the FT Request), PMKSA caching (8 ms), SAE (55 ms), 802.1X (150 ms
+    /// to the EAP Success: a warning) and open (4 ms).
+    public static let roamTypeStations = (0..<6).map { MACAddress(rawValue: 0x0200_0000_0061 + UInt64($0)) }
+    public static let roamTypeGapsMs: [Double] = [10, 60, 8, 55, 150, 4]
+
+    public static func roamTypes() -> Fixture {
+        let (a, b) = roamingAPs(ft: true)
+        var r: [Record] = []
+        func add(_ t: Int64, _ f: [UInt8]) { r.append(Record(timeNs: ms(t), bytes: FrameBuilder.radiotap(f))) }
+        add(0, FrameBuilder.beacon(bssid: ap1, a))
+        add(50, FrameBuilder.beacon(bssid: ap2, b))
+        let fte = FrameBuilder.element(55, [UInt8](repeating: 0, count: 82))
+        for (k, sta) in roamTypeStations.enumerated() {
+            let t0 = Int64(k + 1) * 1000
+            func at(_ dt: Int64, _ f: [UInt8]) { add(t0 + dt, f) }
+            func auth(_ dt: Int64, _ alg: UInt16, _ seq: UInt16) {
+                at(dt, FrameBuilder.authentication(from: sta, to: ap2, bssid: ap2, algorithm: alg, transaction: seq, status: 0))
+                at(dt + 1, FrameBuilder.authentication(from: ap2, to: sta, bssid: ap2, algorithm: alg, transaction: seq + 1, status: 0))
+            }
+            func reassoc(_ dt: Int64, _ elements: [UInt8], answer: Int64) {
+                at(dt, FrameBuilder.request(reassociation: true, station: sta, bssid: ap2, currentAP: ap1, ssid: ssid, listenInterval: 10, elements: elements))
+                at(answer, FrameBuilder.associationResponse(reassociation: true, station: sta, bssid: ap2, status: 0, aid: UInt16(k + 1)))
+            }
+            at(0, FrameBuilder.data(from: sta, to: ap1, bssid: ap1, toDS: true))
+            switch k {
+            case 0:
+                auth(100, 2, 1)
+                reassoc(104, fte, answer: 110)
+            case 1:
+                at(100, FrameBuilder.ftRequest(station: sta, currentAP: ap1, target: ap2))
+                reassoc(150, fte, answer: 160)
+            case 2:
+                auth(100, 0, 1)
+                reassoc(103, FrameBuilder.rsnWithPMKIDs(1), answer: 108)
+            case 3:
+                at(100, FrameBuilder.authentication(from: sta, to: ap2, bssid: ap2, algorithm: 3, transaction: 1, status: 0))
+                at(120, FrameBuilder.authentication(from: ap2, to: sta, bssid: ap2, algorithm: 3, transaction: 1, status: 0))
+                at(130, FrameBuilder.authentication(from: sta, to: ap2, bssid: ap2, algorithm: 3, transaction: 2, status: 0))
+                at(140, FrameBuilder.authentication(from: ap2, to: sta, bssid: ap2, algorithm: 3, transaction: 2, status: 0))
+                reassoc(150, [], answer: 155)
+            case 4:
+                auth(100, 0, 1)
+                reassoc(102, [], answer: 105)
+                at(110, FrameBuilder.eap(from: ap2, to: sta, bssid: ap2, toDS: false, code: 1, identifier: 1))
+                at(120, FrameBuilder.eap(from: sta, to: ap2, bssid: ap2, toDS: true, code: 2, identifier: 1))
+                at(250, FrameBuilder.eap(from: ap2, to: sta, bssid: ap2, toDS: false, code: 3, identifier: 2))
+            default:
+                auth(100, 0, 1)
+                reassoc(102, [], answer: 104)
+            }
+            at(500, FrameBuilder.data(from: sta, to: ap2, bssid: ap2, toDS: true))
+        }
+        return Fixture(name: "roam-types.pcap", records: sorted(r))
     }
 }

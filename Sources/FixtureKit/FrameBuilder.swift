@@ -47,6 +47,8 @@ public enum FrameBuilder {
         public var akms: [UInt8] = [2]
         public var radioMeasurement = false
         public var bssTransition = false
+        /// A TIM element: DTIM period and the AIDs with frames buffered.
+        public var tim: (dtimPeriod: UInt8, aids: [Int])?
         public init(ssid: String, channel: UInt8) {
             self.ssid = ssid
             self.channel = channel
@@ -57,6 +59,7 @@ public enum FrameBuilder {
         var e = element(0, Array(o.ssid.utf8))
         e += element(1, [0x82, 0x84, 0x8B, 0x96, 0x0C, 0x12, 0x18, 0x24])
         e += element(3, [o.channel])
+        if let (period, aids) = o.tim { e += tim(dtimCount: 0, dtimPeriod: period, aids: aids) }
         if let (sta, cu) = o.bssLoad { e += element(11, le16(sta) + [cu] + le16(0)) }
         // RSN: version 1, group CCMP, 1 pairwise CCMP, AKMs, capabilities
         var rsn = le16(1) + [0x00, 0x0F, 0xAC, 4] + le16(1) + [0x00, 0x0F, 0xAC, 4] + le16(UInt16(o.akms.count))
@@ -119,6 +122,78 @@ public enum FrameBuilder {
     /// WNM BSS Transition Management Response (category 10, action 8).
     public static func btmResponse(station: MACAddress, bssid: MACAddress, status: UInt8, target: MACAddress?) -> [UInt8] {
         header(type: 0, subtype: 13, addr1: bssid, addr2: station, addr3: bssid) + [10, 8, 1, status, 0] + (target?.bytes ?? [])
+    }
+
+    /// A TIM element (5) whose partial virtual bitmap covers `aids` (9.4.2.5.1: the bitmap starts
+    /// at an even octet N1 and ends at the last nonzero octet).
+    public static func tim(dtimCount: UInt8, dtimPeriod: UInt8, aids: [Int]) -> [UInt8] {
+        guard let low = aids.min(), let high = aids.max() else { return element(5, [dtimCount, dtimPeriod, 0, 0]) }
+        let n1 = (low / 8) & ~1
+        var bitmap = [UInt8](repeating: 0, count: high / 8 - n1 + 1)
+        for a in aids { bitmap[a / 8 - n1] |= 1 << UInt8(a % 8) }
+        return element(5, [dtimCount, dtimPeriod, UInt8(n1)] + bitmap)
+    }
+
+    /// A Null (subtype 4) or QoS Null (12) frame from a station to its AP, PM bit as given.
+    public static func nullData(station: MACAddress, bssid: MACAddress, powerManagement: Bool, qos: Bool = false, retry: Bool = false) -> [UInt8] {
+        let flags: UInt8 = 0x01 | (powerManagement ? 0x10 : 0) | (retry ? 0x08 : 0)
+        let h = header(type: 2, subtype: qos ? 12 : 4, flags: flags, addr1: bssid, addr2: station, addr3: bssid)
+        return qos ? h + [0, 0] : h
+    }
+
+    /// A PS-Poll (control subtype 10): AID with its two top bits set, BSSID, transmitter; PM set.
+    public static func psPoll(station: MACAddress, bssid: MACAddress, aid: UInt16) -> [UInt8] {
+        [0xA4, 0x10] + le16(0xC000 | aid) + bssid.bytes + station.bytes
+    }
+
+    /// An association (subtype 0) or reassociation (2) request with a listen interval and
+    /// elements after the SSID (an RSN element with PMKIDs, a Fast BSS Transition element…).
+    public static func request(
+        reassociation: Bool, station: MACAddress, bssid: MACAddress, currentAP: MACAddress?, ssid: String, listenInterval: UInt16, elements: [UInt8] = []
+    ) -> [UInt8] {
+        var f = header(type: 0, subtype: reassociation ? 2 : 0, addr1: bssid, addr2: station, addr3: bssid) + le16(0x0411) + le16(listenInterval)
+        if reassociation { f += (currentAP ?? MACAddress(rawValue: 0)).bytes }
+        return f + element(0, Array(ssid.utf8)) + elements
+    }
+
+    /// An RSN element (PSK, CCMP) listing `pmkids` PMKIDs.
+    public static func rsnWithPMKIDs(_ pmkids: Int) -> [UInt8] {
+        var rsn = le16(1) + [0x00, 0x0F, 0xAC, 4] + le16(1) + [0x00, 0x0F, 0xAC, 4] + le16(1) + [0x00, 0x0F, 0xAC, 2] + le16(0)
+        rsn += le16(UInt16(pmkids))
+        for i in 0..<pmkids { rsn += [UInt8](repeating: UInt8(0x10 + i), count: 16) }
+        return element(48, rsn)
+    }
+
+    /// WNM BSS Transition Management Request with a request mode, disassociation timer,
+    /// validity and a Neighbor Report element (52) per candidate.
+    public static func btmRequest(
+        station: MACAddress, bssid: MACAddress, mode: UInt8, disassociationTimer: UInt16, validity: UInt8, candidates: [MACAddress]
+    ) -> [UInt8] {
+        var f = header(type: 0, subtype: 13, addr1: station, addr2: bssid, addr3: bssid) + [10, 7, 2, mode] + le16(disassociationTimer) + [validity]
+        for c in candidates { f += element(52, c.bytes + [0x8F, 0, 0, 0] + [115, 36, 7]) }  // BSSID info, operating class, channel, PHY type
+        return f
+    }
+
+    /// An FT Request action frame over the DS (category 6, action 1) from the station to its
+    /// current AP, naming the target.
+    public static func ftRequest(station: MACAddress, currentAP: MACAddress, target: MACAddress) -> [UInt8] {
+        header(type: 0, subtype: 13, addr1: currentAP, addr2: station, addr3: currentAP) + [6, 1] + station.bytes + target.bytes
+    }
+
+    /// An SA Query request (action 0) or response (1), category 8, transaction identifier 2.
+    public static func saQuery(from: MACAddress, to: MACAddress, bssid: MACAddress, response: Bool) -> [UInt8] {
+        header(type: 0, subtype: 13, addr1: to, addr2: from, addr3: bssid) + [8, response ? 1 : 0, 0x12, 0x34]
+    }
+
+    /// An EAP packet in EAPOL (802.1X-2010) in a data frame: code 1 request, 2 response, 3 success.
+    public static func eap(from: MACAddress, to: MACAddress, bssid: MACAddress, toDS: Bool, code: UInt8, identifier: UInt8) -> [UInt8] {
+        let flags: UInt8 = toDS ? 0x01 : 0x02
+        let h =
+            toDS
+            ? header(type: 2, subtype: 0, flags: flags, addr1: bssid, addr2: from, addr3: to)
+            : header(type: 2, subtype: 0, flags: flags, addr1: to, addr2: bssid, addr3: from)
+        let eap: [UInt8] = code >= 3 ? [code, identifier, 0, 4] : [code, identifier, 0, 5, 1]  // Success/Failure: no type; others: Identity
+        return h + [0xAA, 0xAA, 0x03, 0, 0, 0, 0x88, 0x8E] + [2, 0] + [UInt8(eap.count >> 8), UInt8(eap.count & 0xFF)] + eap
     }
 
     /// WNM BSS Transition Management Request (category 10, action 7) with no candidate list.

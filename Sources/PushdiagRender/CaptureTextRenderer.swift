@@ -5,8 +5,13 @@ import PushdiagCore
 public struct CaptureTextRenderer {
     /// At most this many rows per table (0: all).
     public var limit: Int
+    /// One station asked for (`--station`): its details are shown whatever they hold.
+    public var focused: Bool
 
-    public init(limit: Int = 20) { self.limit = limit }
+    public init(limit: Int = 20, focused: Bool = false) {
+        self.limit = limit
+        self.focused = focused
+    }
 
     func pct(_ v: Double?) -> String { v.map { NumberText.format($0) + "%" } ?? "-" }
 
@@ -92,6 +97,8 @@ public struct CaptureTextRenderer {
             out +=
                 "  BSS transition management: \(btm.queries) queries, \(btm.requests) requests, \(btm.responses) responses (\(btm.accepted) accepted, \(btm.rejected) rejected)\n"
         }
+        out += renderSteering(r)
+        out += renderStations(r)
         out += "\n" + renderFindings(r.findings, status: r.status)
         return out
     }

@@ -55,6 +55,55 @@ struct CaptureCommandTests {
         #expect(f["subject"] as? String != nil)
     }
 
+    /// Issue #30: stations[] and each BSS's steering in the JSON, the table and the story in
+    /// text, --station and --silence.
+    @Test func perStationContractTextAndFocus() throws {
+        let r = try pushdiag("capture", "--format", "json", fixture("station-doze-30s.pcap"), fixture("steering-btm-deauth.pcap"))
+        let j = try json(r.stdout)
+        let doze = try #require((j["files"] as? [[String: Any]])?.first)
+        let s = try #require((doze["stations"] as? [[String: Any]])?.first)
+        for key in [
+            "mac", "bssid", "frames", "retry_frames", "power_save_frames", "listen_interval", "aid", "beacon_interval_tu", "dtim_period",
+            "auth_algorithms", "dozes", "silences", "silences_dropped", "roams", "roams_dropped", "steering",
+        ] {
+            #expect(s.keys.contains(key), "stations[].\(key)")
+        }
+        let d = try #require(s["dozes"] as? [String: Any])
+        #expect(d["count"] as? Int == 3 && d["total_ms"] as? Double == 30_310 && d["longest_ms"] as? Double == 30_000)
+        let silence = try #require((s["silences"] as? [[String: Any]])?.first)
+        #expect(silence["duration_ms"] as? Double == 29_999)
+        #expect((silence["before"] as? [String: Any])?["kind"] as? String == "dozing")
+        #expect((silence["after"] as? [String: Any])?["kind"] as? String == "woke")
+        let total = try #require(j["total"] as? [String: Any])
+        let bss = try #require(total["bss"] as? [[String: Any]])
+        let ap2 = try #require(bss.first { $0["bssid"] as? String == Fixtures.ap2.description })
+        let steering = try #require(ap2["steering"] as? [String: Any])
+        #expect(steering["btm_requests"] as? Int == 1)
+        #expect(steering["btm_responses_by_status"] as? [String: Int] == ["7": 1])
+        #expect(steering["deauth_by_reason"] as? [String: Int] == ["12": 1])
+        #expect(steering["disassoc_by_reason"] as? [String: Int] == [:])
+        #expect(bss.allSatisfy { $0.keys.contains("steering") && $0.keys.contains("dtim_period") && $0.keys.contains("beacon_interval_tu") })
+        // Unknown is null, never 0: the retries fixture's station never associates.
+        let retries = try json(try pushdiag("capture", "--format", "json", fixture("retries-above-15pct.pcap")).stdout)
+        let st = try #require((retries["stations"] as? [[String: Any]])?.first)
+        #expect(st["listen_interval"] is NSNull && st["aid"] is NSNull)
+
+        let text = try pushdiag("capture", fixture("steering-btm-deauth.pcap")).stdout
+        #expect(text.contains("stations (1):"))
+        #expect(text.contains("12 (BSS transition management) ×1"))
+        #expect(text.contains("deauthenticated by the AP (\(Fixtures.ap2)), reason 12 (BSS transition management)"))
+        #expect(text.contains("7 (reject: no suitable candidates) ×1"))
+        #expect(text.contains("roam at"))
+
+        let types = try pushdiag("capture", "--station", Fixtures.roamTypeStations[1].description, fixture("roam-types.pcap")).stdout
+        #expect(types.contains("stations (1):") && types.contains("ft_over_the_ds"))
+        #expect(!types.contains("station \(Fixtures.roamTypeStations[0])") && types.contains("station \(Fixtures.roamTypeStations[1])"))
+        let quiet = try pushdiag("capture", "--silence", "40s", "--format", "json", fixture("station-doze-30s.pcap"))
+        #expect(((try json(quiet.stdout)["stations"] as? [[String: Any]])?.first?["silences"] as? [Any])?.isEmpty == true)
+        let bad = try pushdiag("capture", "--station", "not-a-mac", fixture("roam-types.pcap"))
+        #expect(bad.status == 3 && bad.stderr.contains("--station"))
+    }
+
     @Test func severalFilesGiveEachAndTheTotal() throws {
         let r = try pushdiag("capture", "--format", "json", fixture("roam-ft.pcap"), fixture("retries-above-15pct.pcap"))
         let j = try json(r.stdout)

@@ -127,7 +127,7 @@ extension CaptureAnalyzer {
         var status = findings.map(\.severity).max() ?? .ok
         if error != nil { status = max(status, .unknown) }
 
-        return CaptureReport(
+        var report = CaptureReport(
             file: file, linkType: linkType, linkTypeName: linkTypeName,
             frames: frames, dot11Frames: dot11Frames, undecodable: undecodable, invalidFrames: invalidFrames, retryFrames: retryFrames,
             retryPercent: NumberText.percent(retryFrames, of: dot11Frames - invalidFrames), beacons: s[8], management: m,
@@ -140,6 +140,8 @@ extension CaptureAnalyzer {
             bss: bssReports, transmitters: transmitters, untrackedTransmitters: untrackedTransmitters,
             channels: channelReports, roamingEvents: events, roamingEventsDropped: roamsDropped,
             bssTransitionManagement: btm, findings: findings, status: status, truncated: truncated, error: error)
+        stationAnalysis.add(to: &report, end: lastTimestamp)
+        return report
     }
 
     private mutating func appendChannel(_ freq: UInt16) -> Int? {
@@ -222,5 +224,6 @@ extension CaptureAnalyzer {
         btm.responses += o.btm.responses
         btm.accepted += o.btm.accepted
         btm.rejected += o.btm.rejected
+        stationAnalysis.merge(o.stationAnalysis)
     }
 }

@@ -11,6 +11,8 @@ public struct CaptureAnalyzer {
         public var roamingEventCapacity = 10_000
         /// A station that left one BSS and associates with another within this window has roamed.
         public var roamWindowNs: Int64 = 30_000_000_000
+        /// The per-station analysis (StationAnalysis.swift).
+        public var stations = StationAnalysis.Options()
         public init() {}
     }
 
@@ -105,12 +107,14 @@ public struct CaptureAnalyzer {
     var untrackedTransmitters = 0
     var btm = BSSTransitionReport()
     var radiotapLayout = Radiotap.LayoutCache()
+    public internal(set) var stationAnalysis: StationAnalysis
 
     public init(options: Options = Options()) {
         self.options = options
         bssTable = MACTable(capacity: options.bssCapacity)
         transmitterTable = MACTable(capacity: options.transmitterCapacity)
         stationTable = MACTable(capacity: options.stationCapacity)
+        stationAnalysis = StationAnalysis(options: options.stations, bssCapacity: options.bssCapacity)
     }
 
     /// The distinct BSSIDs that sent beacons.
@@ -170,6 +174,7 @@ public struct CaptureAnalyzer {
         case .extensionFrame: extensionFrames += 1
         }
         if options.checkFCS, let fcs = d.fcs, CRC32.checksum(d.frame) != fcs { fcsBad += 1 }
+        stationAnalysis.frame(h, time: timestampNs)
 
         if let ta = h.transmitter {
             if let i = transmitterTable.slot(ta, make: { Transmitter() }) {
@@ -239,6 +244,7 @@ public struct CaptureAnalyzer {
 
     mutating func management(_ h: Dot11Header, body: UnsafeRawBufferPointer, time: Int64, bss: Int?, info: RadioInfo) {
         guard let sub = h.managementSubtype else { return }
+        stationAnalysis.management(h, body: body, time: time)
         switch sub {
         case .beacon, .probeResponse:
             // timestamp 8, beacon interval 2, capability 2, elements

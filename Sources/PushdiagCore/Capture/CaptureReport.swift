@@ -46,6 +46,15 @@ public struct BSSReport: Codable, Sendable, Equatable {
     public var bssTransition: Bool
     @Nullable public var mobilityDomain: Int?
     @Nullable public var signalDbm: Double?
+    /// From its beacons: the beacon interval (TU) and the TIM element's DTIM period.
+    @Nullable public var beaconIntervalTu: Int? = nil
+    @Nullable public var dtimPeriod: Int? = nil
+    /// BSS transition requests and responses, deauthentications, disassociations and SA Queries
+    /// that it sent or received.
+    @Added public var steering = SteeringReport()
+    /// The same per hour (UTC), the hours with any; at most a week of hours, then counted here.
+    @Added public var steeringByHour: [SteeringHourReport] = []
+    @Added public var steeringHoursDropped = 0
 }
 
 public struct TransmitterReport: Codable, Sendable, Equatable {
@@ -147,6 +156,10 @@ public struct CaptureReport: Codable, Sendable, Equatable {
     public var status: Severity
     public var truncated: Bool
     @Nullable public var error: String?
+    /// Every station (issue #30), most frames first.
+    @Added public var stations: [CaptureStationReport] = []
+    /// Frames from stations beyond the table's bound, not followed.
+    @Added public var untrackedStations = 0
 }
 
 public struct MultiCaptureReport: Codable, Sendable, Equatable {

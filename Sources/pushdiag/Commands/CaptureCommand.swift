@@ -90,6 +90,14 @@ struct CaptureCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Rows per table in text output (0: all).", valueName: "N"))
     var limit: Int = 20
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("A gap longer than D with no frame from a station is a silence (default 10s).", valueName: "D"))
+    var silence: String = "10s"
+
+    @Option(help: ArgumentHelp("Show only this station: its row, what happened to it, its roaming events.", valueName: "MAC"))
+    var station: String?
+
     @OptionGroup var thresholds: ThresholdOptions
 
     func validate() throws {
@@ -101,12 +109,24 @@ struct CaptureCommand: ParsableCommand {
             guard write == nil else { throw ValidationError("--write goes with --interface") }
         }
         guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
+        _ = try parseDuration(silence, option: "--silence")
+        if let station, MACAddress(station) == nil { throw ValidationError("--station must be a MAC address (aa:bb:cc:dd:ee:ff), not '\(station)'") }
+    }
+
+    /// The report narrowed to `--station`'s station and its roaming events.
+    func focus(_ r: CaptureReport) -> CaptureReport {
+        guard let mac = station.flatMap(MACAddress.init) else { return r }
+        var r = r
+        r.stations = r.stations.filter { $0.mac == mac }
+        r.roamingEvents = r.roamingEvents.filter { $0.station == mac }
+        return r
     }
 
     func run() throws {
         var options = CaptureAnalyzer.Options()
         options.checkFCS = checkFCS
         options.thresholds = thresholds.thresholds
+        options.stations.silenceNs = Int64(try parseDuration(silence, option: "--silence") * 1e9)
         let progress = Progress()
         var reports: [CaptureReport] = []
         var total = CaptureAnalyzer(options: options)
@@ -115,7 +135,7 @@ struct CaptureCommand: ParsableCommand {
             let seconds = try parseDuration(duration, option: "--duration")
             let outcome = CaptureFileAnalysis.analyzeLive(interface: interface, seconds: seconds, writeTo: write, options: options) { StopSignal.isRequested }
             if let e = outcome.error { diagnose(e.description) }
-            reports.append(outcome.report(file: interface))
+            reports.append(focus(outcome.report(file: interface)))
         }
         for path in files {
             let outcome = CaptureFileAnalysis.analyze(path: path, options: options) { done, size in
@@ -123,7 +143,7 @@ struct CaptureCommand: ParsableCommand {
             }
             progress.clear()
             if let e = outcome.error { diagnose(e.description) }
-            reports.append(outcome.report(file: path))
+            reports.append(focus(outcome.report(file: path)))
             total.merge(outcome.analyzer)
         }
 
@@ -131,16 +151,16 @@ struct CaptureCommand: ParsableCommand {
         let output: String
         if reports.count == 1 {
             status = reports[0].status
-            output = format == .json ? try JSONRenderer.render(reports[0]) : CaptureTextRenderer(limit: limit).render(reports[0])
+            output = format == .json ? try JSONRenderer.render(reports[0]) : CaptureTextRenderer(limit: limit, focused: station != nil).render(reports[0])
         } else {
             let errors = reports.compactMap(\.error)
             let anyTruncated = reports.contains { $0.truncated }
             let summary: String? = errors.isEmpty ? nil : "\(errors.count) of \(reports.count) files could not be read completely"
-            var combined = total.report(file: nil, truncated: anyTruncated, error: summary)
+            var combined = focus(total.report(file: nil, truncated: anyTruncated, error: summary))
             combined.status = max(combined.status, reports.map(\.status).max() ?? .ok)
             let multi = MultiCaptureReport(files: reports, total: combined, status: combined.status)
             status = multi.status
-            output = format == .json ? try JSONRenderer.render(multi) : CaptureTextRenderer(limit: limit).render(multi)
+            output = format == .json ? try JSONRenderer.render(multi) : CaptureTextRenderer(limit: limit, focused: station != nil).render(multi)
         }
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
         throw ExitCode(status.exitCode)

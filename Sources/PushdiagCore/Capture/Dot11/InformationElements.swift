@@ -21,6 +21,9 @@ public struct ElementSummary {
     public var fastTransitionElement = false
     /// Element 48 present.
     public var rsn = false
+    /// Element 48's PMKID count, where the element goes that far: in a (re)association request,
+    /// a PMKID names a cached PMKSA (PMKSA caching or opportunistic key caching).
+    public var rsnPMKIDCount: Int?
     /// Element 70 (RM Enabled Capabilities): 802.11k.
     public var radioMeasurement = false
     /// Element 127 (Extended Capabilities) bit 19: BSS Transition, 802.11v.
@@ -98,6 +101,10 @@ public struct ElementSummary {
                 }
             }
         }
+        o += 4 * Int(akms)
+        // RSN capabilities 2, PMKID count 2, PMKIDs 16 each, group management cipher 4: the
+        // count is taken where it is there; what follows the AKMs is not judged (as before).
+        if let pmkids = v.u16le(at: o + 2) { s.rsnPMKIDCount = Int(pmkids) }
         return true
     }
 }

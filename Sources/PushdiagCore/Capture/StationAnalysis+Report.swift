@@ -1,0 +1,101 @@
+/// The per-station tables as report values, and the steering added to each BSS's row.
+extension StationAnalysis {
+    static func ms(_ ns: Int64) -> Double { NumberText.rounded(Double(ns) / 1e6, places: 1000) }
+
+    static func keyed<K: BinaryInteger>(_ d: [K: Int]) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: d.map { (String($0.key), $0.value) })
+    }
+
+    func steeringReport(_ s: Steering) -> SteeringReport {
+        var r = SteeringReport()
+        r.btmQueries = s.btmQueries
+        r.btmRequests = s.btmRequests
+        r.btmDisassociationImminent = s.btmDisassociationImminent
+        r.btmCandidates = s.btmCandidates
+        r.btmResponses = s.btmResponses
+        r.btmResponsesByStatus = Self.keyed(s.btmResponsesByStatus)
+        r.deauthByReason = Self.keyed(s.deauthByReason)
+        r.disassocByReason = Self.keyed(s.disassocByReason)
+        r.deauthFromAp = s.deauthFromAP
+        r.deauthFromStations = s.deauthFromStations
+        r.disassocFromAp = s.disassocFromAP
+        r.disassocFromStations = s.disassocFromStations
+        r.saQueryRequests = s.saQueryRequests
+        r.saQueryResponses = s.saQueryResponses
+        return r
+    }
+
+    /// The walk's grade of a roam's gap: 802.11r against ft_gap, the others against roam_gap.
+    public static func grade(type: RoamType, gapMs: Double?, status: Int?) -> Severity? {
+        if let s = status, s != 0 { return .critical }
+        guard let gap = gapMs else { return nil }
+        let row = type.isFastTransition ? ThresholdRow.ftGap : ThresholdRow.roamGap
+        return Thresholds.grade(gap, warning: row.warning, critical: row.critical ?? .infinity)?.0 ?? .ok
+    }
+
+    /// Every station, most frames first; `end` is the capture's last timestamp (a silence still
+    /// running then is reported up to it).
+    public func stationReports(end: Int64) -> [CaptureStationReport] {
+        var out: [CaptureStationReport] = []
+        out.reserveCapacity(stations.count)
+        for i in 0..<stations.count {
+            let s = stations[i]
+            // The BSS it is in, or the one it last left.
+            let lastBSSID = s.bssid ?? s.leave?.bssid
+            let bss = lastBSSID.flatMap { bsses.find($0) }.map { bsses[$0] }
+            let timKnown = s.dozesBuffered + s.dozesNotBuffered > 0
+            let dozes = DozeReport(
+                count: s.dozes, totalMs: Self.ms(s.dozeTotalNs), longestMs: s.dozes > 0 ? Self.ms(s.dozeLongestNs) : nil,
+                wokeByPsPoll: s.wokeByPSPoll, wokeByPmClear: s.wokeByPMClear, wokeByUapsdTrigger: s.wokeByTrigger, wokeByOther: s.wokeByOther,
+                framesFromApWhileDozing: s.framesWhileDozing,
+                bufferedInTim: timKnown ? s.dozesBuffered : nil, notBufferedInTim: timKnown ? s.dozesNotBuffered : nil,
+                timUnknown: s.dozesTIMUnknown, dozingAtEnd: s.dozing)
+            var silences = s.silences.map {
+                SilenceReport(start: Timestamp.rfc3339(nanoseconds: $0.start), durationMs: Self.ms($0.durationNs), before: $0.before, after: $0.after)
+            }
+            var dropped = s.silencesDropped
+            if s.lastFrame != .min, end - s.lastFrame > options.silenceNs {
+                if silences.count < options.silencesPerStation {
+                    silences.append(
+                        SilenceReport(
+                            start: Timestamp.rfc3339(nanoseconds: s.lastFrame), durationMs: Self.ms(end - s.lastFrame),
+                            before: edgeBefore(i, start: s.lastFrame), after: SilenceEdge(kind: .endOfCapture)))
+                } else {
+                    dropped += 1
+                }
+            }
+            let roams = s.roams.map { r -> StationRoamReport in
+                let gap = r.gapNs.map(Self.ms)
+                let status = r.status.map(Int.init)
+                return StationRoamReport(
+                    time: Timestamp.rfc3339(nanoseconds: r.time), fromBssid: r.from, toBssid: r.to, type: r.type, statusCode: status, gapMs: gap,
+                    grade: Self.grade(type: r.type, gapMs: gap, status: status))
+            }
+            out.append(
+                CaptureStationReport(
+                    mac: stations.keys[i], bssid: lastBSSID, frames: s.frames, retryFrames: s.retries, powerSaveFrames: s.powerSaveFrames,
+                    listenInterval: s.listenInterval.map(Int.init), aid: s.aid.map(Int.init),
+                    beaconIntervalTu: bss?.beaconInterval.map(Int.init), dtimPeriod: bss?.dtimPeriod.map(Int.init),
+                    authAlgorithms: Self.keyed(s.authAlgorithms), dozes: dozes, silences: silences, silencesDropped: dropped,
+                    roams: roams, roamsDropped: s.roamsDropped, steering: steeringReport(s.steering)))
+        }
+        out.sort { ($0.frames, $1.mac) > ($1.frames, $0.mac) }
+        return out
+    }
+
+    /// Adds the stations, and each BSS's beacon interval, DTIM period and steering, to a report.
+    public func add(to report: inout CaptureReport, end: Int64) {
+        report.stations = stationReports(end: end)
+        report.untrackedStations = untrackedStations
+        for k in report.bss.indices {
+            guard let i = bsses.find(report.bss[k].bssid) else { continue }
+            report.bss[k].beaconIntervalTu = bsses[i].beaconInterval.map(Int.init)
+            report.bss[k].dtimPeriod = bsses[i].dtimPeriod.map(Int.init)
+            report.bss[k].steering = steeringReport(bsses[i].steering)
+            report.bss[k].steeringByHour = bsses[i].hours.sorted { $0.key < $1.key }.map {
+                SteeringHourReport(hour: Timestamp.rfc3339(nanoseconds: $0.key * 3_600_000_000_000), steering: steeringReport($0.value))
+            }
+            report.bss[k].steeringHoursDropped = bsses[i].hoursDropped
+        }
+    }
+}

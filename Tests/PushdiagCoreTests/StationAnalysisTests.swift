@@ -1,0 +1,239 @@
+import FixtureKit
+import Foundation
+import PushdiagCore
+import Testing
+
+/// The per-station analysis (issue #30) on the fixtures' records, and its parsers on good,
+/// truncated and hostile bytes.
+struct StationAnalysisTests {
+    static func analyze(_ f: Fixtures.Fixture, silence: Int64 = 10_000_000_000) -> CaptureReport {
+        var o = CaptureAnalyzer.Options()
+        o.stations.silenceNs = silence
+        var a = CaptureAnalyzer(options: o)
+        for r in f.records {
+            r.bytes.withUnsafeBytes { a.ingest(linkType: .radiotap, timestampNs: r.timeNs, packet: $0, originalLength: r.bytes.count) }
+        }
+        return a.report(file: f.name)
+    }
+
+    static func station(_ r: CaptureReport, _ mac: MACAddress) throws -> CaptureStationReport {
+        try #require(r.stations.first { $0.mac == mac })
+    }
+
+    @Test func aPhoneDozing30SecondsWithItsAIDInTheTIM() throws {
+        let r = Self.analyze(Fixtures.stationDoze())
+        let s = try Self.station(r, Fixtures.station)
+        #expect(r.stations.count == 1)
+        #expect(s.bssid == Fixtures.ap1)
+        #expect(s.frames == 11 && s.retryFrames == 1 && s.powerSaveFrames == 5)
+        #expect(s.listenInterval == Int(Fixtures.dozeListenInterval) && s.aid == Int(Fixtures.dozeAID))
+        #expect(s.beaconIntervalTu == 100 && s.dtimPeriod == Int(Fixtures.dozeDTIM))
+        let d = s.dozes
+        #expect(d.count == 3 && d.totalMs == 30_310 && d.longestMs == 30_000)
+        #expect(d.wokeByPsPoll == 1 && d.wokeByPmClear == 1 && d.wokeByUapsdTrigger == 1 && d.wokeByOther == 0)
+        #expect(d.framesFromApWhileDozing == 3)
+        #expect(d.bufferedInTim == 1 && d.notBufferedInTim == 1 && d.timUnknown == 1)
+        #expect(d.dozingAtEnd)
+        #expect(s.silences.count == 1)
+        let x = try #require(s.silences.first)
+        #expect(x.durationMs == 29_999)
+        #expect(x.before == SilenceEdge(kind: .dozing, bssid: Fixtures.ap1))
+        #expect(x.after.kind == .woke)
+        #expect(s.roams.isEmpty && s.steering.isEmpty)
+        let bss = try #require(r.bss.first { $0.bssid == Fixtures.ap1 })
+        #expect(bss.beaconIntervalTu == 100 && bss.dtimPeriod == 3)
+        // A longer --silence finds none.
+        #expect(try Self.station(Self.analyze(Fixtures.stationDoze(), silence: 40_000_000_000), Fixtures.station).silences.isEmpty)
+    }
+
+    @Test func aBTMRequestWithDisassociationImminentThenADeauthentication() throws {
+        let r = Self.analyze(Fixtures.steering())
+        let s = try Self.station(r, Fixtures.station)
+        let st = s.steering
+        #expect(st.btmRequests == 1 && st.btmDisassociationImminent == 1 && st.btmCandidates == 1)
+        #expect(st.btmResponses == 1 && st.btmResponsesByStatus == ["7": 1])
+        #expect(st.saQueryRequests == 1 && st.saQueryResponses == 1)
+        #expect(st.deauthByReason == ["12": 1] && st.deauthFromAp == 1 && st.deauthFromStations == 0)
+        #expect(st.disassocByReason == ["8": 1] && st.disassocFromStations == 1)
+        #expect(s.authAlgorithms == ["0": 1])
+        #expect(s.aid == 3 && s.listenInterval == 3)
+        #expect(s.bssid == Fixtures.ap1 && s.beaconIntervalTu == 100)  // the BSS it left last
+        let ap2 = try #require(r.bss.first { $0.bssid == Fixtures.ap2 }).steering
+        #expect(ap2.btmRequests == 1 && ap2.btmResponsesByStatus == ["7": 1] && ap2.deauthByReason == ["12": 1] && ap2.deauthFromAp == 1)
+        #expect(ap2.disassocByReason.isEmpty)
+        let hours = try #require(r.bss.first { $0.bssid == Fixtures.ap2 }).steeringByHour
+        #expect(hours.map(\.steering) == [ap2] && hours.first?.hour.hasPrefix("2026-01-01T00:00:00") == true)
+        let ap1 = try #require(r.bss.first { $0.bssid == Fixtures.ap1 }).steering
+        #expect(ap1.disassocByReason == ["8": 1] && ap1.disassocFromStations == 1 && ap1.btmRequests == 0)
+        // The 13 s silence: deauthenticated by AP2 (reason 12) before, back on AP1 after.
+        #expect(s.silences.count == 1)
+        let x = try #require(s.silences.first)
+        #expect(x.durationMs == 13_000)
+        #expect(x.before == SilenceEdge(kind: .deauthentication, by: .ap, reasonCode: 12, bssid: Fixtures.ap2))
+        #expect(x.after == SilenceEdge(kind: .roam, bssid: Fixtures.ap1))
+        // The association after the deauthentication is an open roam, its gap from the deauthentication.
+        let roam = try #require(s.roams.first)
+        #expect(s.roams.count == 1)
+        #expect(roam.fromBssid == Fixtures.ap2 && roam.toBssid == Fixtures.ap1 && roam.type == .open)
+        #expect(roam.statusCode == 0 && roam.gapMs == 11_510 && roam.grade == .critical)
+    }
+
+    @Test func everyRoamType() throws {
+        let r = Self.analyze(Fixtures.roamTypes())
+        let types: [RoamType] = [.ftOverTheAir, .ftOverTheDS, .pmksaCaching, .sae, .eap, .open]
+        let grades: [Severity] = [.ok, .ok, .ok, .ok, .warning, .ok]
+        for (k, mac) in Fixtures.roamTypeStations.enumerated() {
+            let s = try Self.station(r, mac)
+            let roam = try #require(s.roams.first, "\(mac)")
+            #expect(s.roams.count == 1, "\(mac)")
+            #expect(roam.type == types[k], "\(mac): \(roam.type)")
+            #expect(roam.fromBssid == Fixtures.ap1 && roam.toBssid == Fixtures.ap2 && roam.statusCode == 0, "\(mac)")
+            #expect(roam.gapMs == Fixtures.roamTypeGapsMs[k], "\(mac): gap \(String(describing: roam.gapMs))")
+            #expect(roam.grade == grades[k], "\(mac)")
+            #expect(s.bssid == Fixtures.ap2 && s.aid == k + 1)
+        }
+        #expect(try Self.station(r, Fixtures.roamTypeStations[3]).authAlgorithms == ["3": 2])
+    }
+
+    @Test func theGradeFollowsTheWalksLimits() {
+        #expect(StationAnalysis.grade(type: .ftOverTheAir, gapMs: 80, status: 0) == .ok)
+        #expect(StationAnalysis.grade(type: .ftOverTheDS, gapMs: 81, status: 0) == .warning)
+        #expect(StationAnalysis.grade(type: .ftOverTheAir, gapMs: 151, status: 0) == .critical)
+        #expect(StationAnalysis.grade(type: .open, gapMs: 100, status: 0) == .ok)
+        #expect(StationAnalysis.grade(type: .sae, gapMs: 301, status: 0) == .critical)
+        #expect(StationAnalysis.grade(type: .open, gapMs: nil, status: 17) == .critical)
+        #expect(StationAnalysis.grade(type: .open, gapMs: nil, status: nil) == nil)
+    }
+
+    @Test func unknownValuesAreNullNotZero() throws {
+        // The retries fixture's station never associates in the capture: no listen interval, no AID.
+        let s = try Self.station(Self.analyze(Fixtures.retriesAbove15Percent()), Fixtures.station)
+        #expect(s.listenInterval == nil && s.aid == nil)
+        #expect(s.dozes.count == 0 && s.dozes.longestMs == nil && s.dozes.bufferedInTim == nil)
+        #expect(s.frames == Fixtures.retriesData && s.retryFrames == Fixtures.retriesRetried)
+    }
+
+    @Test func severalFilesAddUp() throws {
+        var o = CaptureAnalyzer.Options()
+        o.stations.silenceNs = 10_000_000_000
+        var total = CaptureAnalyzer(options: o)
+        for f in [Fixtures.stationDoze(), Fixtures.steering()] {
+            var a = CaptureAnalyzer(options: o)
+            for r in f.records {
+                r.bytes.withUnsafeBytes { a.ingest(linkType: .radiotap, timestampNs: r.timeNs, packet: $0, originalLength: r.bytes.count) }
+            }
+            total.merge(a)
+        }
+        let s = try Self.station(total.report(), Fixtures.station)
+        #expect(s.frames == 11 + 8)
+        #expect(s.dozes.count == 3 && s.steering.btmRequests == 1 && s.roams.count == 1)
+    }
+
+    /// A report stored before the per-station fields (the history's rows) still decodes, with
+    /// them empty.
+    @Test func aReportWithoutTheNewFieldsStillDecodes() throws {
+        let r = Self.analyze(Fixtures.steering())
+        var j = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(r)) as? [String: Any])
+        j["stations"] = nil
+        j["untrackedStations"] = nil
+        j["bss"] = (j["bss"] as? [[String: Any]])?.map { b in
+            var b = b
+            b["steering"] = nil
+            b["dtimPeriod"] = nil
+            b["beaconIntervalTu"] = nil
+            return b
+        }
+        let old = try JSONDecoder().decode(CaptureReport.self, from: JSONSerialization.data(withJSONObject: j))
+        #expect(old.stations.isEmpty && old.untrackedStations == 0 && old.bss.allSatisfy { $0.steering.isEmpty && $0.dtimPeriod == nil })
+        #expect(try JSONDecoder().decode(CaptureReport.self, from: JSONEncoder().encode(r)) == r)
+    }
+
+    // MARK: - Parsers
+
+    @Test func timElement() {
+        let e = FrameBuilder.tim(dtimCount: 1, dtimPeriod: 3, aids: [5, 17, 40])
+        withBytes(Array(e.dropFirst(2))) { b in
+            let t = TIMElement.parse(b)!
+            #expect(t.dtimCount == 1 && t.dtimPeriod == 3 && t.firstAID == 0)
+            #expect(t.isSet(aid: 5) && t.isSet(aid: 17) && t.isSet(aid: 40) && !t.isSet(aid: 6) && !t.isSet(aid: 2000))
+            var seen: [Int] = []
+            t.forEachSetAID { seen.append($0) }
+            #expect(seen == [5, 17, 40])
+        }
+        // An offset bitmap: N1 = 2 (AIDs 16 on), AID 17 set; AIDs below the offset are not set.
+        withBytes([0, 1, 2, 0x02]) { b in
+            let t = TIMElement.parse(b)!
+            #expect(t.firstAID == 16 && t.isSet(aid: 17) && !t.isSet(aid: 1))
+        }
+        withBytes(FrameBuilder.element(0, [0x61]) + e + FrameBuilder.element(3, [6])) { #expect(TIMElement.find(in: $0)?.dtimPeriod == 3) }
+    }
+
+    @Test func btmRequestAndResponse() {
+        let req = FrameBuilder.btmRequest(
+            station: Fixtures.station, bssid: Fixtures.ap1, mode: 0x05, disassociationTimer: 15, validity: 10, candidates: [Fixtures.ap1, Fixtures.ap2])
+        withBytes(Array(req.dropFirst(24))) { b in
+            let r = BTMRequest.parse(b)!
+            #expect(r.disassociationImminent && r.disassociationTimer == 15 && r.validityInterval == 10 && r.candidates == 2)
+        }
+        let resp = FrameBuilder.btmResponse(station: Fixtures.station, bssid: Fixtures.ap1, status: 0, target: Fixtures.ap2)
+        withBytes(Array(resp.dropFirst(24))) { b in
+            let r = BTMResponse.parse(b)!
+            #expect(r.status == 0 && r.target == Fixtures.ap2)
+        }
+    }
+
+    @Test func rsnPMKIDCount() {
+        withBytes(FrameBuilder.rsnWithPMKIDs(2)) { #expect(ElementSummary.parse($0).rsnPMKIDCount == 2) }
+        // A beacon's RSN element ends at its capabilities: no PMKID count.
+        withBytes(FrameBuilder.elements(.init(ssid: "a", channel: 1))) { #expect(ElementSummary.parse($0).rsnPMKIDCount == nil) }
+    }
+
+    /// Every prefix of every frame the parsers read, and bytes of every value: nothing crashes,
+    /// nothing reads past the end, and a cut frame yields nothing or what it holds.
+    @Test func truncatedAndHostileInputNeverCrash() {
+        let frames: [[UInt8]] = [
+            FrameBuilder.tim(dtimCount: 0, dtimPeriod: 1, aids: [1, 2007]),
+            Array(
+                FrameBuilder.btmRequest(
+                    station: Fixtures.station, bssid: Fixtures.ap1, mode: 0x1F, disassociationTimer: 1, validity: 1, candidates: [Fixtures.ap2]
+                )
+                .dropFirst(24)),
+            Array(FrameBuilder.btmResponse(station: Fixtures.station, bssid: Fixtures.ap1, status: 0, target: Fixtures.ap2).dropFirst(24)),
+            Array(FrameBuilder.eap(from: Fixtures.ap1, to: Fixtures.station, bssid: Fixtures.ap1, toDS: false, code: 3, identifier: 1).dropFirst(24)),
+            Array(FrameBuilder.associationResponse(reassociation: false, station: Fixtures.station, bssid: Fixtures.ap1, status: 0, aid: 5).dropFirst(24)),
+            FrameBuilder.rsnWithPMKIDs(3),
+        ]
+        for f in frames {
+            for n in 0...f.count {
+                withBytes(Array(f.prefix(n))) { b in
+                    if let t = TIMElement.parse(b) { t.forEachSetAID { #expect($0 < 4096) } }
+                    _ = TIMElement.find(in: b)
+                    if let r = BTMRequest.parse(b) { #expect(r.candidates <= 1) }
+                    _ = BTMResponse.parse(b)
+                    _ = AssociationFields.response(b)
+                    _ = AssociationFields.requestElements(b, reassociation: true).map(ElementSummary.parse)
+                    _ = EAPOLFrame.parse(b)
+                    _ = ElementSummary.parse(b)
+                }
+            }
+        }
+        // A TIM whose bitmap offset points past any AID, and a BTM request whose URL length runs past the end.
+        withBytes([0, 1, 0xFE, 0xFF]) { b in
+            let t = TIMElement.parse(b)!
+            var n = 0
+            t.forEachSetAID { _ in n += 1 }
+            #expect(n == 8 && !t.isSet(aid: 5))
+        }
+        withBytes([10, 7, 1, 0x10, 0, 0, 0, 200, 1, 2]) { #expect(BTMRequest.parse($0)?.candidates == 0) }
+        // Truncated management frames through the whole analyser: every prefix of each fixture's records.
+        var a = CaptureAnalyzer()
+        for f in [Fixtures.stationDoze(), Fixtures.steering(), Fixtures.roamTypes()] {
+            for r in f.records.prefix(60) {
+                for n in stride(from: 0, through: r.bytes.count, by: 3) {
+                    Array(r.bytes.prefix(n)).withUnsafeBytes { a.ingest(linkType: .radiotap, timestampNs: r.timeNs, packet: $0, originalLength: r.bytes.count) }
+                }
+            }
+        }
+        _ = a.report()
+    }
+}
