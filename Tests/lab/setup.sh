@@ -45,6 +45,13 @@ lab_aps_up() {
   [ -z "${LAB_MEDIUM:-}" ] || lab_medium_start "$LAB_MEDIUM" || return 1
   ip link set lo up
   ip link add br0 type bridge && ip link set br0 up && ip addr add 10.40.0.1/24 dev br0
+  # 5 GHz: the regulatory domain is the country's before anything scans. Left to hostapd's
+  # country_code it arrived late once (2026-11-26): the station's first scans of 5180 were passive
+  # under the world domain, missed ap2's beacons, and the sticky walk never saw ap2.
+  if [ "$1" -gt 14 ]; then
+    iw reg set US
+    for _ in $(seq 1 50); do iw reg get | grep -q "country US" && break; sleep 0.1; done
+  fi
   lab_ap_conf wlan0 1 ap1.lab 020000000000
   lab_ap_conf wlan1 "$1" ap2.lab 020000000100
   if [ "$1" -gt 14 ]; then
