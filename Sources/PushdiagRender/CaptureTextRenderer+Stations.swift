@@ -8,7 +8,9 @@ extension CaptureTextRenderer {
     func seconds(_ ms: Double) -> String { ms >= 1000 ? NumberText.format(NumberText.rounded(ms / 1000, places: 10)) + " s" : NumberText.format(ms) + " ms" }
 
     func renderStations(_ r: CaptureReport) -> String {
-        guard !r.stations.isEmpty else { return "" }
+        guard !r.stations.isEmpty else {
+            return focused ? "\n  stations (0): the station asked for (--station) is not in this capture: no frame from it, none to it\n" : ""
+        }
         var out = "\n  stations (\(r.stations.count)):\n"
         var t = TextTable([
             ("STATION", .left), ("BSSID", .left), ("FRAMES", .right), ("RETRY", .right), ("PS", .right), ("LI", .right), ("AID", .right),

@@ -102,6 +102,12 @@ struct CaptureCommandTests {
         #expect(((try json(quiet.stdout)["stations"] as? [[String: Any]])?.first?["silences"] as? [Any])?.isEmpty == true)
         let bad = try pushdiag("capture", "--station", "not-a-mac", fixture("roam-types.pcap"))
         #expect(bad.status == 3 && bad.stderr.contains("--station"))
+        // A station that is not in the capture is said to be absent, not silently left out; a
+        // silence of 0 would make every gap between two frames one.
+        let absent = try pushdiag("capture", "--station", "02:00:00:00:00:99", fixture("station-doze-30s.pcap"))
+        #expect(absent.status == 0 && absent.stdout.contains("is not in this capture"), "\(absent.stdout)")
+        let zero = try pushdiag("capture", "--silence", "0", fixture("station-doze-30s.pcap"))
+        #expect(zero.status == 3 && zero.stderr.contains("--silence must be longer than 0"), "\(zero.stderr)")
     }
 
     @Test func severalFilesGiveEachAndTheTotal() throws {

@@ -109,7 +109,7 @@ struct CaptureCommand: ParsableCommand {
             guard write == nil else { throw ValidationError("--write goes with --interface") }
         }
         guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
-        _ = try parseDuration(silence, option: "--silence")
+        guard try parseDuration(silence, option: "--silence") > 0 else { throw ValidationError("--silence must be longer than 0 (a gap of D with no frame)") }
         if let station, MACAddress(station) == nil { throw ValidationError("--station must be a MAC address (aa:bb:cc:dd:ee:ff), not '\(station)'") }
     }
 
