@@ -17,6 +17,8 @@ struct CaptureCommandTests {
         #expect(try pushdiag("capture", fixture("capture-truncated.pcap")).status == 3)
         // A warning: 20% retries is between 18 and 25.
         #expect(try pushdiag("capture", "--retry-warning", "18", "--retry-critical", "25", fixture("retries-above-15pct.pcap")).status == 1)
+        // The table's spelling, and survey's input (a range open on the good side), say the same.
+        #expect(try pushdiag("capture", "--retransmission-warning", "~:18", "--retransmission-critical", "25", fixture("retries-above-15pct.pcap")).status == 1)
         // Critical beats a file that could not be read.
         #expect(try pushdiag("capture", fixture("retries-above-15pct.pcap"), fixture("capture-truncated.pcap")).status == 2)
     }
@@ -152,7 +154,9 @@ struct CaptureCommandTests {
         let a = try pushdiag("capture", "--format", "xml", fixture("roam-ft.pcap"))
         #expect(a.status == 3 && a.stderr.contains("xml"))
         let b = try pushdiag("capture", "--retry-critical", "150", fixture("roam-ft.pcap"))
-        #expect(b.status == 3 && b.stderr.contains("--retry-critical"))
+        #expect(b.status == 3 && b.stderr.contains("--retransmission-critical: '150' is outside 0…100 percent"), "\(b.stderr)")
+        let d = try pushdiag("capture", "--utilization-warning", "50", fixture("roam-ft.pcap"))
+        #expect(d.status == 3 && d.stderr.contains("--utilization-warning (50) must not be above --utilization-critical (40)"), "\(d.stderr)")
         let c = try pushdiag("capture")
         #expect(c.status == 3)
     }

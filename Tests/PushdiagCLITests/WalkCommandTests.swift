@@ -123,7 +123,7 @@ struct WalkCommandTests {
         let roams = try #require(try json(r.stdout)["roams"] as? [[String: Any]])
         #expect(roams.map { $0["grade"] as? String } == roams.map { $0["connection"] as? String == "kept" ? "ok" : "critical" })
         let bad = try pushdiag("walk", "--replay", fixture("lab-walk"), "--ft-gap-warning", "200", "--ft-gap-critical", "100")
-        #expect(bad.status != 0 && bad.stderr.contains("warning gap"))
+        #expect(bad.status == 3 && bad.stderr.contains("ft_gap_warning (200) must not be above ft_gap_critical (100)"), "\(bad.stderr)")
         let signal = try pushdiag("walk", "--replay", fixture("lab-walk"), "--signal-warning=5")
         #expect(signal.status != 0 && signal.stderr.contains("--signal-warning"))
     }

@@ -95,4 +95,39 @@ import Testing
         #expect(Double(w.signalWarningDbm) == ThresholdRow.signal.warning && w.roamCriticalMs == ThresholdRow.roamGap.critical)
         #expect(SurveyThresholds().plain == Thresholds(), "the survey's default ranges say the same plain limits")
     }
+
+    /// The flags of every command are read by the same rows: a number or a range open on the good
+    /// side is one limit; a range closed on both sides, or outside the row's bounds, is refused
+    /// naming the flag; the order of warning and critical is checked by the row's direction.
+    @Test func flagLimitsAndTheirOrderAreTheRowsEverywhere() throws {
+        let ok = try ThresholdRow.limits(flags: [(.utilization, .warning, "~:30"), (.signal, .critical, "-75:"), (.rtt, .warning, nil)]).get()
+        #expect(ok == ["utilization_warning": 30, "signal_critical": -75])
+        #expect(throws: SettingsError.usage("--utilization-critical: '@0:100' is \(ThresholdProblem.notOneLimit(examples: "32 or ~:32"))")) {
+            try ThresholdRow.limits(flags: [(.utilization, .critical, "@0:100")]).get()
+        }
+        #expect(throws: SettingsError.usage("--retransmission-critical: '150' is outside 0…100 percent")) {
+            try ThresholdRow.limits(flags: [(.retransmission, .critical, "150")]).get()
+        }
+        #expect(ThresholdRow.loss.orderProblem(warning: 6, critical: 5) == "--loss-warning (6) must not be above --loss-critical (5)")
+        #expect(ThresholdRow.loss.orderProblem(warning: 5, critical: 5) == nil)
+        #expect(ThresholdRow.signal.orderProblem(warning: -67, critical: -60) == "--signal-critical (-60) must not be above --signal-warning (-67)")
+        #expect(ThresholdRow.signal.orderProblem(warning: -67, critical: -70) == nil)
+        #expect(
+            ThresholdRow.ftGap.orderProblem(warning: 200, critical: 150, name: { ThresholdRow.ftGap.key($0) })
+                == "ft_gap_warning (200) must not be above ft_gap_critical (150)")
+    }
+
+    @Test func theAirsLimitsResolveFromTheRows() throws {
+        let t = try Thresholds.resolve(["retransmission_warning": 18, "retransmission_critical": 25, "signal_warning": -60, "snr_warning": 20]).get()
+        #expect(t.retryWarning == 18 && t.retryCritical == 25 && t.signalWarningDbm == -60 && t.snrWarningDb == 20)
+        #expect(t.utilizationCritical == ThresholdRow.utilization.critical && t.signalCriticalDbm == ThresholdRow.signal.critical)
+        #expect(throws: SettingsError.usage("--retransmission-warning (20) must not be above --retransmission-critical (15)")) {
+            try Thresholds.resolve(["retransmission_warning": 20]).get()
+        }
+        #expect(throws: SettingsError.usage("--signal-critical (-65) must not be above --signal-warning (-67)")) {
+            try Thresholds.resolve(["signal_critical": -65]).get()
+        }
+        let h = HeartbeatThresholds(["loss_critical": 10, "rtt_warning": 300])
+        #expect(h.lossCritical == 10 && h.rttWarningMs == 300 && h.lossWarning == ThresholdRow.loss.warning)
+    }
 }

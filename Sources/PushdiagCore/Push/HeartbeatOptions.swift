@@ -75,11 +75,8 @@ extension HeartbeatOptions {
         where !v.isFinite || v < 0 {
             throw usage("\(name): '\(v)' is not a number of 0 or more")
         }
-        guard t.lossWarning <= t.lossCritical else {
-            throw usage("--loss-warning (\(NumberText.format(t.lossWarning))) must not be above --loss-critical (\(NumberText.format(t.lossCritical)))")
-        }
-        guard t.rttWarningMs <= t.rttCriticalMs else {
-            throw usage("--rtt-warning (\(NumberText.format(t.rttWarningMs))) must not be above --rtt-critical (\(NumberText.format(t.rttCriticalMs)))")
+        for (row, w, c) in [(ThresholdRow.loss, t.lossWarning, t.lossCritical), (.rtt, t.rttWarningMs, t.rttCriticalMs)] {
+            if let why = row.orderProblem(warning: w, critical: c) { throw usage(why) }
         }
         if let pin = tls?.pin, let why = TLSOptions.pinProblem(pin) { throw usage("--pin: \(why)") }
     }

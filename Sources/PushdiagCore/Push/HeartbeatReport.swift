@@ -202,6 +202,15 @@ public struct HeartbeatThresholds: Sendable, Equatable {
     public var rttWarningMs = ThresholdRow.rtt.warning
     public var rttCriticalMs = ThresholdRow.rtt.critical!
     public init() {}
+
+    /// The defaults with `values` (keyed `loss_warning`, …, as `ThresholdRow.limits` gives them)
+    /// over them; `HeartbeatOptions.validate` checks their order.
+    public init(_ values: [String: Double]) {
+        lossWarning = values[ThresholdRow.loss.key(.warning)] ?? lossWarning
+        lossCritical = values[ThresholdRow.loss.key(.critical)] ?? lossCritical
+        rttWarningMs = values[ThresholdRow.rtt.key(.warning)] ?? rttWarningMs
+        rttCriticalMs = values[ThresholdRow.rtt.key(.critical)] ?? rttCriticalMs
+    }
 }
 
 public enum HeartbeatAnalysis {

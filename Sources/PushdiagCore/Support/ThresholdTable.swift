@@ -98,6 +98,32 @@ public struct ThresholdRow: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a threshold's text was refused.
+extension ThresholdRow {
+    /// The limits a command's flags give, keyed as the configuration keys them (`loss_warning`):
+    /// each text read by its row as one limit (a number, or a range open on the good side), the
+    /// same way in every command. Flags not given are left out.
+    public static func limits(flags typed: [(ThresholdRow, Level, String?)]) -> Result<[String: Double], SettingsError> {
+        var values: [String: Double] = [:]
+        for case (let row, let level, let text?) in typed {
+            switch row.parseLimit(text) {
+            case .failure(let why): return .failure(.usage("\(row.flag(level)): '\(text)' is \(why)"))
+            case .success(let v): values[row.key(level)] = v
+            }
+        }
+        return .success(values)
+    }
+
+    /// Why a warning and a critical limit of this row are the wrong way round (nil when they are
+    /// not): on the way from good to bad the warning comes first. `name` spells a level (the flag,
+    /// by default; a configuration key where the limits came from a file).
+    public func orderProblem(warning w: Double, critical c: Double, name: ((Level) -> String)? = nil) -> String? {
+        let name = name ?? { flag($0) }
+        let (low, lowValue, high, highValue) = bad == .above ? (Level.warning, w, Level.critical, c) : (Level.critical, c, Level.warning, w)
+        guard lowValue > highValue else { return nil }
+        return "\(name(low)) (\(NumberText.format(lowValue))) must not be above \(name(high)) (\(NumberText.format(highValue)))"
+    }
+}
+
 public enum ThresholdProblem: Error, Equatable, CustomStringConvertible {
     case notARange(examples: String)
     case outside(valid: ClosedRange<Double>, unit: ValueUnit)

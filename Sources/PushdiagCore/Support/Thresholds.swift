@@ -18,6 +18,25 @@ public struct Thresholds: Sendable, Equatable {
 
     public init() {}
 
+    /// The defaults with `values` (keyed `retransmission_warning`, …, as `ThresholdRow.limits`
+    /// gives them) over them, refused when a warning and a critical limit are the wrong way round.
+    public static func resolve(_ values: [String: Double]) -> Result<Thresholds, SettingsError> {
+        // The rows these limits come from, each with the properties it sets (snr has no critical
+        // limit here).
+        let rows: [(ThresholdRow, WritableKeyPath<Thresholds, Double>, WritableKeyPath<Thresholds, Double>?)] = [
+            (.retransmission, \.retryWarning, \.retryCritical), (.utilization, \.utilizationWarning, \.utilizationCritical),
+            (.signal, \.signalWarningDbm, \.signalCriticalDbm), (.snr, \.snrWarningDb, nil),
+        ]
+        var t = Thresholds()
+        for (row, warning, critical) in rows {
+            if let v = values[row.key(.warning)] { t[keyPath: warning] = v }
+            guard let critical else { continue }
+            if let v = values[row.key(.critical)] { t[keyPath: critical] = v }
+            if let why = row.orderProblem(warning: t[keyPath: warning], critical: t[keyPath: critical]) { return .failure(.usage(why)) }
+        }
+        return .success(t)
+    }
+
     /// As `grade`, for a value whose low side is bad (a signal): below the limits.
     public static func grade(below value: Double, warning: Double, critical: Double) -> (Severity, Double)? {
         if value < critical { return (.critical, critical) }

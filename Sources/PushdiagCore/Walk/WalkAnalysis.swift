@@ -165,18 +165,11 @@ public struct WalkThresholds: Sendable, Equatable {
         t.roamCriticalMs = values["roam_gap_critical"] ?? t.roamCriticalMs
         t.signalWarningDbm = values["signal_warning"].map { Int($0.rounded()) } ?? t.signalWarningDbm
         t.signalCriticalDbm = values["signal_critical"].map { Int($0.rounded()) } ?? t.signalCriticalDbm
-        for (w, c, a, b) in [
-            ("ft_gap_warning", "ft_gap_critical", t.fastTransitionWarningMs, t.fastTransitionCriticalMs),
-            ("roam_gap_warning", "roam_gap_critical", t.roamWarningMs, t.roamCriticalMs),
-        ] where a > b {
-            return .failure(
-                .usage(
-                    "walk thresholds: \(w) (\(NumberText.format(a)) ms) is above \(c) (\(NumberText.format(b)) ms); a warning gap must not be above its critical gap"
-                ))
-        }
-        guard t.signalCriticalDbm <= t.signalWarningDbm else {
-            return .failure(
-                .usage("walk thresholds: signal_critical (\(t.signalCriticalDbm) dBm) is above signal_warning (\(t.signalWarningDbm) dBm); it must not be"))
+        for (row, w, c) in [
+            (ThresholdRow.ftGap, t.fastTransitionWarningMs, t.fastTransitionCriticalMs), (.roamGap, t.roamWarningMs, t.roamCriticalMs),
+            (.signal, Double(t.signalWarningDbm), Double(t.signalCriticalDbm)),
+        ] {
+            if let why = row.orderProblem(warning: w, critical: c, name: { row.key($0) }) { return .failure(.usage("walk thresholds: \(why)")) }
         }
         return .success(t)
     }

@@ -4,57 +4,6 @@ import PushdiagCore
 import PushdiagIO
 import PushdiagRender
 
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
-}
-
-struct ThresholdOptions: ParsableArguments {
-    @Option(
-        name: .customLong("retry-warning"), parsing: .unconditional,
-        help: ArgumentHelp("Warn when retransmissions are above PCT percent of frames.", valueName: "PCT"))
-    var retryWarning: Double = Thresholds().retryWarning
-    @Option(
-        name: .customLong("retry-critical"), parsing: .unconditional,
-        help: ArgumentHelp("Critical when retransmissions are above PCT percent (Apple: 15).", valueName: "PCT"))
-    var retryCritical: Double = Thresholds().retryCritical
-    @Option(
-        name: .customLong("utilization-warning"), parsing: .unconditional,
-        help: ArgumentHelp("Warn when channel utilisation is above PCT percent.", valueName: "PCT"))
-    var utilizationWarning: Double = Thresholds().utilizationWarning
-    @Option(
-        name: .customLong("utilization-critical"), parsing: .unconditional,
-        help: ArgumentHelp("Critical when channel utilisation is above PCT percent (Apple: 40).", valueName: "PCT"))
-    var utilizationCritical: Double = Thresholds().utilizationCritical
-    @Option(name: .customLong("min-frames"), parsing: .unconditional, help: ArgumentHelp("Judge retry rates only over at least N frames.", valueName: "N"))
-    var minimumFrames: Int = Thresholds().minimumFrames
-
-    func validate() throws {
-        for (name, v) in [
-            ("retry-warning", retryWarning), ("retry-critical", retryCritical), ("utilization-warning", utilizationWarning),
-            ("utilization-critical", utilizationCritical),
-        ] {
-            guard v.isFinite, (0...100).contains(v) else { throw ValidationError("--\(name) must be a percentage from 0 to 100, not \(v)") }
-        }
-        guard retryWarning <= retryCritical else {
-            throw ValidationError("--retry-warning (\(retryWarning)) must not be above --retry-critical (\(retryCritical))")
-        }
-        guard utilizationWarning <= utilizationCritical else {
-            throw ValidationError("--utilization-warning (\(utilizationWarning)) must not be above --utilization-critical (\(utilizationCritical))")
-        }
-        guard minimumFrames >= 1 else { throw ValidationError("--min-frames must be at least 1") }
-    }
-
-    var thresholds: Thresholds {
-        var t = Thresholds()
-        t.retryWarning = retryWarning
-        t.retryCritical = retryCritical
-        t.utilizationWarning = utilizationWarning
-        t.utilizationCritical = utilizationCritical
-        t.minimumFrames = minimumFrames
-        return t
-    }
-}
-
 struct CaptureCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "capture",
@@ -125,7 +74,7 @@ struct CaptureCommand: ParsableCommand {
     func run() throws {
         var options = CaptureAnalyzer.Options()
         options.checkFCS = checkFCS
-        options.thresholds = thresholds.thresholds
+        options.thresholds = try thresholds.thresholds()
         options.stations.silenceNs = Int64(try parseDuration(silence, option: "--silence") * 1e9)
         let progress = Progress()
         var reports: [CaptureReport] = []

@@ -33,14 +33,10 @@ struct HeartbeatCommand: ParsableCommand {
     @OptionGroup var connection: PushConnectionOptions
     var proto: HeartbeatProtocol { connection.proto }
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when more than PCT percent of heartbeats are lost.", valueName: "PCT"))
-    var lossWarning: Double = HeartbeatThresholds().lossWarning
-    @Option(parsing: .unconditional, help: ArgumentHelp("Critical when more than PCT percent of heartbeats are lost.", valueName: "PCT"))
-    var lossCritical: Double = HeartbeatThresholds().lossCritical
-    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
-    var rttWarning: Double = HeartbeatThresholds().rttWarningMs
-    @Option(parsing: .unconditional, help: ArgumentHelp("Critical when the 95th percentile round trip is above MS milliseconds.", valueName: "MS"))
-    var rttCritical: Double = HeartbeatThresholds().rttCriticalMs
+    @Option(parsing: .unconditional, help: ThresholdRow.loss.argumentHelp(.warning)) var lossWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.loss.argumentHelp(.critical)) var lossCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.rtt.argumentHelp(.warning)) var rttWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.rtt.argumentHelp(.critical)) var rttCritical: String?
 
     @Option(
         help: ArgumentHelp(
@@ -97,10 +93,10 @@ struct HeartbeatCommand: ParsableCommand {
             o.register = register
             o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
             o.pathIdleTimeoutS = try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: 0.1) }
-            o.thresholds.lossWarning = lossWarning
-            o.thresholds.lossCritical = lossCritical
-            o.thresholds.rttWarningMs = rttWarning
-            o.thresholds.rttCriticalMs = rttCritical
+            o.thresholds = HeartbeatThresholds(
+                try ThresholdRow.flagLimits([
+                    (.loss, .warning, lossWarning), (.loss, .critical, lossCritical), (.rtt, .warning, rttWarning), (.rtt, .critical, rttCritical),
+                ]))
         }
     }
 

@@ -37,36 +37,24 @@ struct WiFiCommand: ParsableCommand {
     @OptionGroup var driver: DriverOption
     @OptionGroup var thresholds: ThresholdOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when the AP's signal is below DBM (default -67).", valueName: "DBM"))
-    var signalWarning: Double = Thresholds().signalWarningDbm
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("Critical when the AP's signal is below DBM (default -70, where iOS looks for another AP).", valueName: "DBM"))
-    var signalCritical: Double = Thresholds().signalCriticalDbm
-    @Option(parsing: .unconditional, help: ArgumentHelp("Warn when signal over noise is below DB (default 25).", valueName: "DB"))
-    var snrWarning: Double = Thresholds().snrWarningDb
+    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.warning)) var signalWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.critical)) var signalCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.snr.argumentHelp(.warning)) var snrWarning: String?
+
+    /// The air's limits and the signal's, over the table's defaults.
+    func airLimits() throws -> Thresholds {
+        try thresholds.thresholds([(.signal, .warning, signalWarning), (.signal, .critical, signalCritical), (.snr, .warning, snrWarning)])
+    }
 
     func validate() throws {
         guard (count ?? 1) >= 1 else { throw ValidationError("--count must be at least 1") }
-        for (name, v) in [("--signal-warning", signalWarning), ("--signal-critical", signalCritical)] {
-            guard v.isFinite, (-120...0).contains(v) else { throw ValidationError("\(name) must be a signal from -120 to 0 dBm, not \(NumberText.format(v))") }
-        }
-        guard snrWarning.isFinite, (0...100).contains(snrWarning) else {
-            throw ValidationError("--snr-warning must be from 0 to 100 dB, not \(NumberText.format(snrWarning))")
-        }
-        guard signalCritical <= signalWarning else {
-            throw ValidationError(
-                "--signal-critical (\(NumberText.format(signalCritical))) must not be above --signal-warning (\(NumberText.format(signalWarning)))")
-        }
+        _ = try airLimits()
         _ = try parseDuration(interval, option: "--interval")
     }
 
     func run() throws {
         let seconds = try parseDuration(interval, option: "--interval")
-        var limits = thresholds.thresholds
-        limits.signalWarningDbm = signalWarning
-        limits.signalCriticalDbm = signalCritical
-        limits.snrWarningDb = snrWarning
+        let limits = try airLimits()
         StopSignal.install()
         let progress = Progress()
         defer { progress.clear() }

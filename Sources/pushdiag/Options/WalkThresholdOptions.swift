@@ -30,12 +30,7 @@ struct WalkThresholdOptions: ParsableArguments {
             (.ftGap, .warning, ftGapWarning), (.ftGap, .critical, ftGapCritical), (.roamGap, .warning, roamGapWarning),
             (.roamGap, .critical, roamGapCritical), (.signal, .warning, signalWarning), (.signal, .critical, signalCritical),
         ]
-        for case (let row, let level, let text?) in typed {
-            switch row.parseLimit(text) {
-            case .failure(let why): throw ValidationError("\(row.flag(level)): '\(text)' is \(why)")
-            case .success(let limit): values[row.key(level)] = limit
-            }
-        }
+        values.merge(try ThresholdRow.flagLimits(typed)) { _, flag in flag }
         switch WalkThresholds.resolve(values) {
         case .success(let t): return t
         case .failure(let e): throw ValidationError(e.description)

@@ -1,0 +1,6 @@
+import ArgumentParser
+
+/// `--format`: what a command prints.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import PushdiagCore
+
+/// The limits `capture` and `wifi` grade the air with. Help, bounds and input come from the
+/// threshold table (`ThresholdRow`), so each flag takes what survey's flag of the same name
+/// takes: a number, or a range open on the good side. `--retry-warning` and `--retry-critical`
+/// are the older spellings of the retransmission limits.
+struct ThresholdOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.warning)) var utilizationWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.critical)) var utilizationCritical: String?
+    @Option(
+        name: [.customLong("retransmission-warning"), .customLong("retry-warning")], parsing: .unconditional,
+        help: ThresholdRow.retransmission.argumentHelp(.warning))
+    var retransmissionWarning: String?
+    @Option(
+        name: [.customLong("retransmission-critical"), .customLong("retry-critical")], parsing: .unconditional,
+        help: ThresholdRow.retransmission.argumentHelp(.critical))
+    var retransmissionCritical: String?
+    @Option(name: .customLong("min-frames"), parsing: .unconditional, help: ArgumentHelp("Judge retry rates only over at least N frames.", valueName: "N"))
+    var minimumFrames: Int = Thresholds().minimumFrames
+
+    var typed: [(ThresholdRow, ThresholdRow.Level, String?)] {
+        [
+            (.utilization, .warning, utilizationWarning), (.utilization, .critical, utilizationCritical),
+            (.retransmission, .warning, retransmissionWarning), (.retransmission, .critical, retransmissionCritical),
+        ]
+    }
+
+    /// The limits these flags and `more` (a command's other limits, typed the same way) give over
+    /// the table's defaults.
+    func thresholds(_ more: [(ThresholdRow, ThresholdRow.Level, String?)] = []) throws -> Thresholds {
+        switch Thresholds.resolve(try ThresholdRow.flagLimits(typed + more)) {
+        case .failure(let e): throw ValidationError(e.description)
+        case .success(var t):
+            t.minimumFrames = minimumFrames
+            return t
+        }
+    }
+
+    func validate() throws {
+        guard minimumFrames >= 1 else { throw ValidationError("--min-frames must be at least 1") }
+        _ = try thresholds()
+    }
+}
