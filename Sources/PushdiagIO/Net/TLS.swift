@@ -67,6 +67,28 @@ private func sslWriteAll(_ ssl: OpaquePointer, fd: Int32, _ bytes: [UInt8], time
     }
 }
 
+/// Why `sslReadAvailable` stopped.
+enum SSLReadEnd { case wouldBlock, closedCleanly, failed }
+
+/// Every byte of plaintext OpenSSL can give now, read `chunk` bytes at a time, and why it stopped:
+/// it wants more bytes from the peer (or to write), the peer closed the session (close_notify),
+/// or the session failed.
+func sslReadAvailable(_ ssl: OpaquePointer, chunk: Int) -> (bytes: [UInt8], end: SSLReadEnd) {
+    var out: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: chunk)
+    while true {
+        ERR_clear_error()
+        let n = buf.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+        if n > 0 {
+            out += buf[0..<Int(n)]
+            continue
+        }
+        let e = SSL_get_error(ssl, n)
+        if e == CSSL_ERROR_WANT_READ() || e == CSSL_ERROR_WANT_WRITE() { return (out, .wouldBlock) }
+        return (out, e == CSSL_ERROR_ZERO_RETURN() ? .closedCleanly : .failed)
+    }
+}
+
 /// TLS over a TCP connection through OpenSSL, non-blocking with the same deadlines. Owns its
 /// `SSL_CTX` and `SSL`, freed once.
 public final class TLSConnection: ByteStream {
@@ -235,18 +257,7 @@ public final class TLSServerConnection: ByteStream {
 
     /// What is readable now (nil: nothing yet; empty: closed).
     public func receive(max: Int, timeoutMs: Int32) throws(ConnectionFailure) -> [UInt8]? {
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: max)
-        while true {
-            ERR_clear_error()
-            let n = buf.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            if n > 0 {
-                out += buf[0..<Int(n)]
-                continue
-            }
-            let e = SSL_get_error(ssl, n)
-            if e == CSSL_ERROR_WANT_READ() || e == CSSL_ERROR_WANT_WRITE() { return out.isEmpty ? nil : out }
-            return out.isEmpty ? [] : out
-        }
+        let (out, end) = sslReadAvailable(ssl, chunk: max)
+        return end == .wouldBlock && out.isEmpty ? nil : out
     }
 }

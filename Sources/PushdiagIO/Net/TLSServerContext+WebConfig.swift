@@ -100,20 +100,9 @@ public final class TLSMemorySession {
             }
             established = true
         }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            ERR_clear_error()
-            let n = buf.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            if n > 0 {
-                out += buf[0..<Int(n)]
-                continue
-            }
-            let e = SSL_get_error(ssl, n)
-            if e == CSSL_ERROR_WANT_READ() || e == CSSL_ERROR_WANT_WRITE() { return out }
-            if e == CSSL_ERROR_ZERO_RETURN(), !out.isEmpty { return out }
-            throw .closedByPeer("the client closed the connection")
-        }
+        let (out, end) = sslReadAvailable(ssl, chunk: 16_384)
+        if end == .wouldBlock || (end == .closedCleanly && !out.isEmpty) { return out }
+        throw .closedByPeer("the client closed the connection")
     }
 
     /// Plaintext to send (once established); its records wait in `takeOutput`.
