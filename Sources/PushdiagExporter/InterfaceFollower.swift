@@ -17,10 +17,7 @@ public final class InterfaceFollower: Sendable {
     let replay: String?
     let metrics: MetricSet
     let log: ExporterLog
-    let stopped = StopEvent()
-    let running = Atomic<Int>(0)
-    /// Set when the last of its threads has ended.
-    let finished = StopEvent()
+    let workers = Workers()
 
     public init(name: String, intervalSeconds: Double, limits: WalkThresholds, replay: String?, metrics: MetricSet, log: ExporterLog) {
         self.name = name
@@ -31,7 +28,7 @@ public final class InterfaceFollower: Sendable {
         self.log = log
     }
 
-    var isStopped: Bool { stopped.isRequested }
+    var isStopped: Bool { workers.isStopped }
 
     public func start() {
         metrics.gauge(MetricFamily.wifiUp).set(0.0)
@@ -40,21 +37,11 @@ public final class InterfaceFollower: Sendable {
             for r in RoamResult.allCases { _ = metrics.counter(MetricFamily.roams, [("grade", g.rawValue), ("result", r.rawValue)]) }
         }
         _ = metrics.histogram(MetricFamily.roamGap)
-        let loops: [(String, @Sendable () -> Void)] = [("samples", sampleLoop), ("events", eventLoop)]
-        running.add(loops.count, ordering: .sequentiallyConsistent)  // both counted before either can end
-        for (label, body) in loops {
-            let t = Thread { [self] in
-                body()
-                if running.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { finished.request() }
-            }
-            t.name = "wifi \(name) \(label)"
-            t.start()
-        }
+        workers.start("wifi \(name)", [("samples", sampleLoop), ("events", eventLoop)])
     }
 
     public func stop(waitSeconds seconds: Double = 5, remove: Bool) {
-        stopped.request()
-        finished.wait(ms: seconds * 1000)
+        workers.stop(waitSeconds: seconds)
         if remove {
             metrics.removeAll()
             log.forget("wifi \(name)")
@@ -63,7 +50,7 @@ public final class InterfaceFollower: Sendable {
     }
 
     /// Waits `seconds` unless stopped; false when stopped.
-    func pause(_ seconds: Double) -> Bool { stopped.sleep(ms: seconds * 1000) }
+    func pause(_ seconds: Double) -> Bool { workers.pause(ms: seconds * 1000) }
 
     // MARK: Samples
 

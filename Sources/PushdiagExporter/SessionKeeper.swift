@@ -13,9 +13,7 @@ public final class SessionKeeper: Sendable {
     let metrics: MetricSet
     let log: ExporterLog
     let subject: String
-    let stopped = StopEvent()
-    /// Set when the thread has ended.
-    let finished = StopEvent()
+    let workers = Workers()
     let lastServerHeartbeat = Mutex<Double?>(nil)
 
     public init(options: HeartbeatOptions, metrics: MetricSet, log: ExporterLog) {
@@ -25,7 +23,7 @@ public final class SessionKeeper: Sendable {
         subject = "push \(options.endpoint)"
     }
 
-    var isStopped: Bool { stopped.isRequested }
+    var isStopped: Bool { workers.isStopped }
 
     public func start() {
         metrics.gauge(MetricFamily.up).set(0.0)
@@ -34,19 +32,13 @@ public final class SessionKeeper: Sendable {
         for r in ["connected", "failed"] { _ = metrics.counter(MetricFamily.attempts, [("result", r)]) }
         _ = metrics.histogram(MetricFamily.rtt)
         _ = metrics.histogram(MetricFamily.reestablish)
-        let t = Thread { [self] in
-            run()
-            finished.request()
-        }
-        t.name = subject
-        t.start()
+        workers.start(subject, [("", run)])
     }
 
     /// Asks the thread to end (it closes the session as the protocol does) and waits up to
     /// `seconds` for it; its series are removed when `remove`.
     public func stop(waitSeconds seconds: Double = 5, remove: Bool) {
-        stopped.request()
-        finished.wait(ms: seconds * 1000)
+        workers.stop(waitSeconds: seconds)
         if remove {
             metrics.removeAll()
             log.forget(subject)
@@ -62,7 +54,7 @@ public final class SessionKeeper: Sendable {
             case .success(let a): address = a
             case .failure(let f):
                 log.change(subject, "failed: \(f)")
-                stopped.sleep(ms: o.intervalMs)
+                _ = workers.pause(ms: o.intervalMs)
                 continue
             }
             let session = HeartbeatSession(o, address: address) { self.isStopped }
@@ -142,7 +134,7 @@ public final class SessionKeeper: Sendable {
             return true
         case .exhausted:
             log.change(subject, "failed: \(reason); the reconnect schedule ran out, starting over every \(DurationText.format(options.intervalMs / 1000))")
-            stopped.sleep(ms: options.intervalMs)
+            _ = workers.pause(ms: options.intervalMs)
             return false
         case .stopped:
             return false
