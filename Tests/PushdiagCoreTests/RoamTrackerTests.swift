@@ -159,4 +159,21 @@ struct RoamTrackerTests {
         #expect(r.first?.fastTransition == false && r.first?.fastTransitionAttempt == true)
         #expect(r.first?.fastTransitionFailure == FastTransitionFailure(stage: .authentication, targetBssid: c, statusCode: 53, fallback: .fastTransition))
     }
+
+    /// The lab's walk (2026-11-26): an AP's radio came back as ward-5 on channel 11 while the
+    /// scan cache still held its ward-3 entry on channel 1, listed first. Asked at the
+    /// association event, before the interface named its SSID, the old lookup answered ward-3.
+    @Test func aBSSIDsScanEntryIsTheAssociatedOneOrTheLinksChannelsOrTheFreshest() {
+        let mac = MACAddress("02:00:00:00:00:00")!
+        let stale = NL80211.ScanBSS(bssid: mac, frequency: 2412, seenMsAgo: 12_000, ssid: Array("ward-3".utf8))
+        let fresh = NL80211.ScanBSS(bssid: mac, frequency: 2462, seenMsAgo: 40, ssid: Array("ward-5".utf8))
+        let other = NL80211.ScanBSS(bssid: MACAddress("02:00:00:00:01:00")!, frequency: 2437, seenMsAgo: 1, ssid: Array("ward-3".utf8))
+        #expect(NL80211.ScanBSS.entry(for: mac, frequency: 2462, in: [other, stale, fresh]) == fresh)
+        #expect(NL80211.ScanBSS.entry(for: mac, frequency: nil, in: [other, stale, fresh]) == fresh, "the freshest")
+        #expect(NL80211.ScanBSS.entry(for: mac, frequency: 2412, in: [other, stale, fresh]) == stale, "the link's channel first")
+        var associated = stale
+        associated.status = NL80211.BSSAttr.statusAssociated
+        #expect(NL80211.ScanBSS.entry(for: mac, frequency: 2462, in: [fresh, associated]) == associated, "associated above all")
+        #expect(NL80211.ScanBSS.entry(for: MACAddress("02:00:00:00:09:00")!, frequency: 2462, in: [stale, fresh]) == nil)
+    }
 }

@@ -257,6 +257,16 @@ public enum NL80211 {
         public var malformedElements = false
 
         public var associated: Bool { status == BSSAttr.statusAssociated }
+
+        /// The scan cache's entry for `bssid`: the cache keeps one per BSSID and channel, so an
+        /// AP's radio that came back as another SSID on another channel has two, the old one
+        /// stale. The one the station is associated with, else the one on `frequency` (the
+        /// link's), else the one seen last.
+        public static func entry(for bssid: MACAddress, frequency: UInt32?, in scan: [ScanBSS]) -> ScanBSS? {
+            let mine = scan.filter { $0.bssid == bssid }
+            return mine.first(where: \.associated) ?? mine.first { frequency != nil && $0.frequency == frequency }
+                ?? mine.min { ($0.seenMsAgo ?? .max) < ($1.seenMsAgo ?? .max) }
+        }
     }
 
     /// What a message of the nl80211 family says.

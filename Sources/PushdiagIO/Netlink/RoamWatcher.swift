@@ -70,11 +70,14 @@ public final class RoamWatcher {
         return tracker.flush(now: .max) { names[$0] ?? "ifindex \($0)" }
     }
 
-    /// The SSID after a connect: the interface says it, or the scan cache's entry for the BSS.
+    /// The SSID after a connect: the interface says it, or the scan cache's entry for the BSS
+    /// (`ScanBSS.entry`: at an association event the interface may not name its SSID yet, and a
+    /// BSSID can have a stale entry of another SSID on another channel).
     func ssid(_ ifindex: UInt32, _ bssid: MACAddress?) -> String? {
-        if let s = try? client.interfaces().first(where: { $0.ifindex == ifindex })?.ssid { return SSIDText.render(s) }
-        if let bssid, let s = try? client.scan(ifindex: ifindex).first(where: { $0.bssid == bssid })?.ssid { return SSIDText.render(s) }
-        return nil
+        let iface = try? client.interfaces().first(where: { $0.ifindex == ifindex })
+        if let s = iface?.ssid { return SSIDText.render(s) }
+        guard let bssid, let scan = try? client.scan(ifindex: ifindex) else { return nil }
+        return NL80211.ScanBSS.entry(for: bssid, frequency: iface?.frequency, in: scan)?.ssid.map(SSIDText.render)
     }
 
     /// Follows events until `stop`, `limitSeconds` (of the recording's time in a replay) or the

@@ -151,7 +151,8 @@ public final class WalkLink {
         if sampleCount % scanEvery == 0 {
             let scan: [NL80211.ScanBSS]
             do { scan = try client.scan(ifindex: ifindex) } catch { throw WiFiError.netlink(error) }
-            for b in scan { if let s = b.ssid { ssids[b.bssid] = SSIDText.render(s) } }
+            // The freshest entry of a BSSID last (a stale one of another SSID may stand beside it).
+            for b in scan.sorted(by: { ($0.seenMsAgo ?? .max) > ($1.seenMsAgo ?? .max) }) { if let s = b.ssid { ssids[b.bssid] = SSIDText.render(s) } }
             if pendingDisconnect == nil, let a = scan.first(where: \.associated) { apBssid = a.bssid }
             let ssid = iface.ssid.map(SSIDText.render) ?? scan.first(where: \.associated).flatMap { b in b.ssid.map(SSIDText.render) }
             bestOther =
