@@ -1,7 +1,7 @@
-# Runs inside a lab VM of its own (see vm.sh), after the one that runs run.sh: the radio
-# medium's walks (medium.sh), which bring hwsim up under the medium themselves and share nothing
-# with the other sections. Results in RESULTS_DIR (LabTests read them as RESULTS/medium once
-# both VMs are done: Tests/lab/lab.sh).
+# Runs inside a lab VM of its own (see vm.sh): only the radio medium's walks (medium.sh), which
+# bring hwsim up under the medium themselves; make lab runs them at the end of run.sh instead.
+# For work on the medium: `Tests/lab/vm.sh Tests/lab/run-medium.sh RESULTS/medium`, then
+# LabTests with PUSHDIAG_LAB_RESULTS=RESULTS (the other sections' tests need their files too).
 #   run-medium.sh RESULTS_DIR
 set -u
 out=$1

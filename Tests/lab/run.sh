@@ -1,17 +1,21 @@
 # Runs inside the lab VM (see vm.sh): brings up the simulated Wi-Fi and runs pushdiag against it
 # next to iw (the oracle); the LabTests suite of the test binary checks the results afterwards,
-# on the host (make lab). The radio medium's walks run in a second VM after this one
-# (run-medium.sh, into RESULTS_DIR/medium, which this script leaves alone).
+# on the host (make lab). Sections 1 to 8 run on the radio medium's near layout
+# (Tests/lab/medium/near.json: every link about -30 dBm, nothing lost; LAB_MEDIUM names another
+# scenario, or "none" for hwsim's own perfect air); the medium's walks follow, into
+# RESULTS_DIR/medium (medium.sh; run-medium.sh runs them alone in a VM of their own).
 #   run.sh RESULTS_DIR [record]
-# With "record", refreshes the lab recordings in fixtures/.
+# With "record", refreshes the lab recordings in fixtures/ (and runs no medium walk).
 set -u
 out=$1
 mode=${2:-}
 cd "$(dirname "$0")/../.."
 PD=$(pwd)/.build/debug/pushdiag
-mkdir -p "$out" && find "$out" -mindepth 1 -maxdepth 1 ! -name medium -exec rm -rf {} +
+mkdir -p "$out" && find "$out" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 . Tests/lab/setup.sh
-lab_up > "$out/setup.log" 2>&1 || { cat "$out/setup.log"; exit 1; }
+LAB_MEDIUM=${LAB_MEDIUM:-Tests/lab/medium/near.json}
+[ "$LAB_MEDIUM" = none ] && LAB_MEDIUM=
+LAB_MEDIUM_LOG=$out/medium-near.jsonl lab_up > "$out/setup.log" 2>&1 || { cat "$out/setup.log"; exit 1; }
 initial=$(lab_bssid)
 other=$AP2; [ "$initial" = "$AP2" ] && other=$AP1
 echo "lab: wlan2 connected to $initial"
@@ -121,8 +125,16 @@ kill $iw_pid; wait $iw_pid 2>/dev/null
 echo "lab: watch done (exit $(cat "$out/watch.status"))"
 # Samples after the roams with frames to the AP (as for wifi above: a window in which the station
 # sent nothing has no retransmission ratio), then the scrape beside iw's reading of the station.
-ping -6 -n -I wlan2 -i 0.2 -w 3 ff02::1 > "$out/exporter-ping.txt" 2>&1
-curl -s 127.0.0.1:9745/metrics > "$out/exporter-metrics.txt"
+# The scrape is taken while the frames still go, once a sample has a ratio (a window after the
+# last echo request has none: the ratio is then UNKNOWN, rightly).
+ping -6 -n -I wlan2 -i 0.2 ff02::1 > "$out/exporter-ping.txt" 2>&1 &
+ping_pid=$!
+for _ in $(seq 1 100); do
+  sleep 0.2
+  curl -s 127.0.0.1:9745/metrics > "$out/exporter-metrics.txt"
+  grep -q '^pushdiag_retransmission_ratio{' "$out/exporter-metrics.txt" && break
+done
+kill -INT $ping_pid; wait $ping_pid 2>/dev/null
 iw dev wlan2 station dump > "$out/exporter-station.txt"
 kill -TERM $exp_pid; wait $exp_pid
 echo $? > "$out/exporter.status"
@@ -248,6 +260,14 @@ fi
 . Tests/lab/walk.sh
 lab_walk "$out" || exit 1
 
+# 9. The air moves: the radio medium's walks (medium.sh), from a fresh hwsim of their own.
+if [ "$mode" != record ]; then
+  . Tests/lab/medium.sh
+  mkdir -p "$out/medium" && rm -rf "${out:?}/medium"/*
+  lab_medium_walks "$out/medium" || { echo "lab: the medium's walks did not finish"; exit 1; }
+  echo "lab: the medium's walks done"
+fi
+
 if [ "$mode" = record ]; then
   cp "$out/wifi.pcap" fixtures/lab-wifi.pcap && cp "$out/wifi.json" fixtures/lab-wifi.json
   cp "$out/doctor.pcap" fixtures/lab-doctor.pcap && cp "$out/doctor.json" fixtures/lab-doctor.json
@@ -262,5 +282,5 @@ if [ "$mode" = record ]; then
   echo "lab: fixtures refreshed"
 fi
 
-# The assertions (LabTests, with iw's outputs as the oracle) run on the host once this VM and the
-# medium's (run-medium.sh, after it) are done: make lab.
+# The assertions (LabTests, with iw's outputs as the oracle) run on the host once this VM is
+# done: make lab (Tests/lab/lab.sh).

@@ -227,15 +227,28 @@ lab_nlmon_start() {
   echo "lab: tcpdump on nlmon0 did not start"; cat "$2"; return 1
 }
 
-# lab_nlmon_stop PCAP: once nlmon's last messages are written (the recording stopped growing for
-# 1 s), into PCAP.
+# lab_nlmon_stop PCAP: once the recording holds a message nlmon captured after this call (so
+# every message before it is in), into PCAP. Not "once the file stops growing": hostapd's own
+# nl80211 traffic (about 16 messages a second here) never let it stop, and each recording waited
+# out the 50 s bound (2026-11-26). Bounded at 50 s still, for a lab without that traffic.
 lab_nlmon_stop() {
-  local size=-1 now
-  for _ in $(seq 1 50); do
-    now=$(stat -c %s "$conf/nlmon-rec.pcap")
-    [ "$now" = "$size" ] && break
-    size=$now; sleep 1
-  done
+  python3 - "$conf/nlmon-rec.pcap" "$(date +%s.%N)" <<'PY'
+import struct, sys, time
+path, end = sys.argv[1], float(sys.argv[2])
+deadline = time.time() + 50
+while time.time() < deadline:
+    data = open(path, "rb").read()
+    o, last = 24, 0.0
+    while o + 16 <= len(data):  # classic pcap, microseconds, this machine's byte order (tcpdump -w)
+        sec, usec, incl, _ = struct.unpack_from("=IIII", data, o)
+        if o + 16 + incl > len(data):
+            break
+        last, o = sec + usec / 1e6, o + 16 + incl
+    if last > end:
+        sys.exit(0)
+    time.sleep(0.2)
+print("lab: nlmon captured nothing after the recording's end for 50 s")
+PY
   kill -INT $tcpdump_pid; wait $tcpdump_pid 2>/dev/null
   cp "$conf/nlmon-rec.pcap" "$1"
 }

@@ -51,6 +51,7 @@ cat > "$runner" <<RUN
 #!/bin/sh
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/swift/usr/bin
 export HOME=/root LAB_ARGS_FILE=$args
+${LAB_MEDIUM:+export LAB_MEDIUM=$LAB_MEDIUM}
 # /tmp must be local (wpa_cli and hostapd_cli make their sockets there; 9p has none), but a
 # checkout may live under the host's /tmp: bind it back in.
 mkdir -p /run/hosttmp && mount --bind /tmp /run/hosttmp && mount -t tmpfs tmpfs /tmp
@@ -63,7 +64,7 @@ exit \$status
 RUN
 chmod +x "$runner"
 
-timeout "${LAB_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -m "${LAB_MEMORY:-1024}" -smp 1 -nographic -no-reboot \
+timeout "${LAB_TIMEOUT:-1800}" qemu-system-x86_64 -accel "tcg,thread=${LAB_TCG_THREAD:-multi}" -m "${LAB_MEMORY:-1024}" -smp "${LAB_SMP:-2}" -nographic -no-reboot \
   -kernel "$kernel" -initrd "$work/initrd.gz" \
   -append "console=ttyS0 quiet edd=off panic=-1 pushdiag.script=$runner" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,id=hostroot,multidevs=remap \
