@@ -1,8 +1,8 @@
 /// A push protocol, once: its name, default port and help line, the modes it supports, the
 /// client side a device speaks (hello, heartbeat, what answers it, the server's own heartbeats,
 /// goodbye) and the server side the responder speaks. Both sides are machines over bytes (no
-/// I/O): the session, the load and storm runners and the responder feed them what arrives and
-/// send what they return, so each protocol's rules are written in one file of `Protocols/`.
+/// I/O): the session, the device engine (load and storm) and the responder feed them what arrives
+/// and send what they return, so each protocol's rules are written in one file of `Protocols/`.
 ///
 /// Adding a protocol: a type in `Protocols/`, a line in `HeartbeatProtocol.allCases`, its
 /// decoder in `Tests/fuzz/FuzzPush.swift`, a line of the man page (docs/ARCHITECTURE.md).

@@ -107,7 +107,7 @@ public final class TCPConnection: ByteStream {
 }
 
 /// A listening TCP socket. Accepting from another thread is safe (accept(2) is).
-public final class TCPListener: @unchecked Sendable {
+public final class TCPListener: Sendable {
     let descriptor: Descriptor
     public let port: UInt16
     public var fd: Int32 { descriptor.rawValue }

@@ -35,16 +35,17 @@ extension HeartbeatCommand {
         try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)
     }
 
-    /// `--clients N`: many devices with heartbeats from one poll loop.
+    /// `--clients N`: many devices with heartbeats, from the device engine.
     func runLoad(_ o: HeartbeatOptions, clients: Int) throws {
-        let load = LoadRunner(o, clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp")).run { StopSignal.isRequested }
+        let settings = DeviceEngine.Settings(clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp"))
+        let load = DeviceEngine.load(o, settings) { StopSignal.isRequested }
         try finish(try JSONRenderer.render(load), HeartbeatTextRenderer().render(load), exitCode: load.status.exitCode)
     }
 
     /// `--clients N --storm`: the storm's measurement, the core's report and verdict, rendered.
     func runStorm(_ o: HeartbeatOptions, clients: Int) throws {
         let settings = try storm.settings(clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp"))
-        let measured = StormRunner(o, settings: settings).run { StopSignal.isRequested }
+        let measured = DeviceEngine.storm(o, settings) { StopSignal.isRequested }
         let report = StormReport.assemble(measured)
         if let e = report.error { diagnose(e) }
         try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)

@@ -105,7 +105,7 @@ struct HeartbeatCommand: ParsableCommand {
         _ = try idleRungs()
         if let clients {
             _ = try parseDuration(ramp, option: "--ramp")
-            let most = LoadRunner.maximumClients
+            let most = DeviceEngine.maximumClients
             guard clients <= most else {
                 throw ValidationError("--clients: at most \(most) on this machine (one open file each, within its open-file limit; raise it with ulimit -n)")
             }

@@ -77,7 +77,7 @@ struct ResponderCommand: ParsableCommand {
 
     func run() throws {
         StopSignal.install()
-        LoadRunner.raiseFileLimit()
+        DeviceEngine.raiseFileLimit()
         var o = ResponderOptions(endpoint: Endpoint(listen, defaultPort: proto.served.defaultPort(tls: false))!, proto: proto.served)
         o.delayMs = try parseDuration(delay, option: "--delay") * 1000
         o.dropRatio = drop

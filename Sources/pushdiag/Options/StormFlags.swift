@@ -26,9 +26,8 @@ struct StormFlags: ParsableArguments {
     }
 
     /// The storm's settings for `clients` devices with the first connects spread over `ramp`.
-    func settings(clients: Int, rampSeconds: Double) throws -> StormRunner.Settings {
-        var s = StormRunner.Settings(clients: clients)
-        s.rampSeconds = rampSeconds
+    func settings(clients: Int, rampSeconds: Double) throws -> DeviceEngine.Settings {
+        var s = DeviceEngine.Settings(clients: clients, rampSeconds: rampSeconds)
         if let jitter { s.jitter = jitter }
         if let settle { s.settleSeconds = try parseDuration(settle, option: "--settle") }
         return s
