@@ -154,7 +154,8 @@ public final class JoinRunner: @unchecked Sendable {
             guard let t = wait(since: prepared, seconds: DurationText.longest, { if case .disconnected = $0 { true } else { false } }) else { return }
             add(t, .cycleStart("disconnected"))
         }
-        let start = WallClock.nanoseconds()
+        // From the cycle's start: a link message sent before the drop took effect may still say "up".
+        let start = events(since: prepared).last { if case .cycleStart = $0.kind { true } else { false } }?.timeNs ?? WallClock.nanoseconds()
         let limit = settings.cycleTimeoutSeconds
         // Usable: the operstate up, and an address (a new one, or the one that stayed).
         guard wait(since: start, seconds: limit, { $0 == .operstate(6) }) != nil else { return end() }
