@@ -15,7 +15,7 @@ struct Pushdiag: ParsableCommand {
         version: version,
         subcommands: [
             SurveyCommand.self, ReportCommand.self, ConfigCommand.self, CaptureCommand.self, WiFiCommand.self, WatchCommand.self, RouteCommand.self,
-            HeartbeatCommand.self, WalkCommand.self, DoctorCommand.self, ExporterCommand.self, ResponderCommand.self,
+            HeartbeatCommand.self, WalkCommand.self, JoinCommand.self, DoctorCommand.self, ExporterCommand.self, ResponderCommand.self,
         ]
     )
 

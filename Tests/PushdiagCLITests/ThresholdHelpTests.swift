@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func everyRowIsAFlagWithTheRowsHelp() throws {
-        let commands: [([String], ThresholdRow.Scope)] = [(["survey"], .survey), (["report", "run"], .survey), (["walk"], .walk)]
+        let commands: [([String], ThresholdRow.Scope)] = [(["survey"], .survey), (["report", "run"], .survey), (["walk"], .walk), (["join"], .join)]
         for (command, scope) in commands {
             let help = try Self.abstracts(command)
             for row in ThresholdRow.rows(scope) {

@@ -84,6 +84,22 @@ import Testing
         }
     }
 
+    @Test(arguments: ThresholdRow.rows(.join)) func joinRowFromFlagAndConfigToVerdict(row: ThresholdRow) throws {
+        let (w, c) = Self.moved(row)
+        var values: [String: Double] = [:]
+        for (level, v) in [(Level.warning, w), (.critical, c)] {
+            values[row.key(level)] = try row.parseLimit(NumberText.format(v)).get()
+        }
+        let config = try ConfigParser.parse(
+            "[join]\n\(row.key(.warning)) = \(NumberText.format(w))\n\(row.key(.critical)) = \(NumberText.format(c))\n", file: "t.toml")
+        #expect(config.join == values)
+        #expect(throws: ConfigError.self) { try ConfigParser.parse("[join]\nft_gap_warning = 1\n", file: "t.toml") }
+        let t = try JoinThresholds.resolve(values).get()
+        #expect(t != JoinThresholds())
+        let p = Self.probes(row)
+        #expect(t.grade(p.critical, row)?.0 == .critical && t.grade(p.warning, row)?.0 == .warning && t.grade(p.ok, row) == nil, "\(row)")
+    }
+
     /// The limits every command's plain defaults carry are the table's.
     @Test func theOtherCommandsDefaultsAreTheTables() {
         let t = Thresholds()

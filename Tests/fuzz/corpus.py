@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Seed corpora for the libFuzzer targets, from the project's fixtures and, when present,
 ../shared/pcaps: one file per capture record (link type index + record) for FuzzCapture, one per
-netlink record for FuzzNetlink, protocol frames for FuzzPush, configuration files for FuzzConfig and
-web configuration files (the exporter's --web-config) for FuzzWebConfig."""
+netlink record for FuzzNetlink, protocol frames for FuzzPush, configuration files for FuzzConfig,
+web configuration files (the exporter's --web-config) for FuzzWebConfig and a station's rejoin
+frames (EAPOL-Key, DHCP, DNS, an association response) for FuzzJoin."""
 import hashlib, os, struct, sys
 
 root, out = sys.argv[1], sys.argv[2]
@@ -80,5 +81,22 @@ for t in (b"---\ntls_server_config:\n  cert_file: a.crt\n  key_file: 'b.key'\n",
           b"basic_auth_users: {}\n", b'tls_server_config:\n  cert_file: "a\\"b"  # c\n  key_file: b\n  client_ca_file: c\n  client_auth_type: RequestClientCert\n',
           b"a:\n    b:\n      c: ~\n  d: 1\n", b"- x\n", b"'k''q': [1]\n", b"tls_server_config:\r\n\tcert_file: a\r\n"):
     put(web, t, 100)
-for k in ("capture", "netlink", "push", "config", "webconfig"):
+join = os.path.join(out, "join")
+eth = b"\x02\x00\x00\x00\x00\x51\x02\x00\x00\x00\x01\x00"
+def udp4(sport, dport, payload):
+    u = struct.pack(">HHHH", sport, dport, 8 + len(payload), 0) + payload
+    return eth + b"\x08\x00" + struct.pack(">BBHHHBBH", 0x45, 0, 20 + len(u), 1, 0, 64, 17, 0) + bytes([10, 0, 0, 7, 10, 0, 0, 1]) + u
+def key(info, data=b""):
+    body = struct.pack(">BHH", 2, info, 16) + b"\x00" * 7 + b"\x01" + b"\x00" * 80 + struct.pack(">H", len(data)) + data
+    return eth + b"\x88\x8e" + struct.pack(">BBH", 2, 3, len(body)) + body
+dhcp = bytes([2, 1, 6, 0]) + b"\xde\xad\xbe\xef" + b"\x00" * 8 + bytes([10, 0, 0, 7]) + b"\x00" * 8 + b"\x02\x00\x00\x00\x00\x51" + b"\x00" * 202
+dhcp += b"\x63\x82\x53\x63" + bytes([53, 1, 5, 51, 4, 0, 0, 14, 16, 255])
+dns = struct.pack(">HHHHHH", 9, 0x0100, 1, 0, 0, 0) + b"\x04push\x07example\x00\x00\x01\x00\x01"
+frames = [key(0x008A), key(0x010A, b"\xdd" * 22), key(0x13CA, b"\xdd" * 56), key(0x030A), udp4(67, 68, dhcp), udp4(40000, 53, dns),
+          eth + b"\x88\x8e" + bytes([1, 0, 0, 5, 1, 7, 0, 5, 1])]
+put(join, b"".join(bytes([5, len(f)]) + f for f in frames if len(f) < 256), 100)
+for f in frames:
+    put(join, f, 100)
+put(join, b"\x10\x00\x00\x00" + b"\x02\x00\x00\x00\x00\x51" + b"\x02\x00\x00\x00\x01\x00" * 2 + b"\x00\x00\x01\x04\x00\x00\x01\xc0" + bytes([90, 3, 44, 1, 1]), 100)
+for k in ("capture", "netlink", "push", "config", "webconfig", "join"):
     print(k, len(os.listdir(os.path.join(out, k))) if os.path.isdir(os.path.join(out, k)) else 0)

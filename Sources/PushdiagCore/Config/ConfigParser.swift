@@ -103,23 +103,25 @@ public enum ConfigParser {
                     if case .failure(let why) = row.parse(v) { throw fail(t, k, "thresholds", "'\(v)' is \(why)") }
                     c.thresholds[k] = v
                 }
-            case "walk":
-                let t = try table(key, named: "[walk]")
+            case "walk", "join":
+                // The one-limit tables: each key a row of the table's scope, a number within its range.
+                let scope: ThresholdRow.Scope = key == "walk" ? .walk : .join
+                let t = try table(key, named: "[\(key)]")
                 for k in t.keys {
-                    guard let (row, _) = ThresholdRow.row(key: k, in: .walk) else {
-                        let keys = ThresholdRow.rows(.walk).flatMap { r in ThresholdRow.Level.allCases.map { r.key($0) } }
-                        throw fail(t, k, "walk", "unknown key (\(keys.sorted().joined(separator: ", ")))")
+                    guard let (row, _) = ThresholdRow.row(key: k, in: scope) else {
+                        let keys = ThresholdRow.rows(scope).flatMap { r in ThresholdRow.Level.allCases.map { r.key($0) } }
+                        throw fail(t, k, key, "unknown key (\(keys.sorted().joined(separator: ", ")))")
                     }
                     let v: Double
                     switch t[k] {
                     case .integer(let i)?: v = Double(i)
                     case .float(let d)?: v = d
-                    default: throw fail(t, k, "walk", "expected a number")
+                    default: throw fail(t, k, key, "expected a number")
                     }
                     guard row.valid.contains(v) else {
-                        throw fail(t, k, "walk", "\(NumberText.format(v)) is \(ThresholdProblem.outside(valid: row.valid, unit: row.unit))")
+                        throw fail(t, k, key, "\(NumberText.format(v)) is \(ThresholdProblem.outside(valid: row.valid, unit: row.unit))")
                     }
-                    c.walk[k] = v
+                    if scope == .walk { c.walk[k] = v } else { c.join[k] = v }
                 }
             case "report":
                 let t = try table(key, named: "[report]")
@@ -172,7 +174,7 @@ public enum ConfigParser {
                     }
                 }
             default:
-                throw fail(root, key, nil, "unknown key (interface, monitor, duration, [[server]], [thresholds], [walk], [report], [exporter])")
+                throw fail(root, key, nil, "unknown key (interface, monitor, duration, [[server]], [thresholds], [walk], [join], [report], [exporter])")
             }
         }
         return c

@@ -29,6 +29,8 @@ public struct PushdiagConfig: Sendable, Equatable {
     public var textfile: String?
     /// [walk]: the walk's limits by key (the walk's rows of `ThresholdRow`: ft_gap_warning, …, signal_critical).
     public var walk: [String: Double] = [:]
+    /// [join]: the join's limits by key (the join's rows of `ThresholdRow`: push_ready_warning, …, join_push_critical).
+    public var join: [String: Double] = [:]
     /// [exporter]: the resident process's own settings.
     public var exporter = Exporter()
 

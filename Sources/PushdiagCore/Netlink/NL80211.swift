@@ -284,6 +284,9 @@ public enum NL80211 {
         /// drivers): its algorithm (0 open, 1 shared key, 2 fast transition, 3 SAE) and, when the
         /// frame holds it, its status code (0 success; anything else the AP refused).
         case authenticate(ifindex: UInt32?, bssid: MACAddress?, algorithm: UInt16?, status: UInt16? = nil)
+        /// The (re)association response from `bssid` (SME in wpa_supplicant, mac80211 drivers):
+        /// its status code and the AP's BSS Max Idle Period, from the frame the event carries.
+        case associate(ifindex: UInt32?, bssid: MACAddress?, status: UInt16?, maxIdle: BSSMaxIdle?)
         case disconnect(ifindex: UInt32?, reason: UInt16?, byAP: Bool)
         case newScanResults(ifindex: UInt32?)
         case other(command: UInt8, ifindex: UInt32?)
@@ -393,6 +396,25 @@ public enum NL80211 {
                 }
             }
             return .authenticate(ifindex: ifindex, bssid: bssid, algorithm: algorithm, status: status)
+        case .associate:
+            var bssid: MACAddress?
+            var status: UInt16?
+            var idle: BSSMaxIdle?
+            Netlink.forEachAttribute(attrs) { t, v in
+                switch t {
+                case Attr.ifindex: ifindex = v.nlU32
+                case Attr.frame:
+                    // A (re)association response: the header (address 3 the BSSID), capability,
+                    // status, AID, then the elements.
+                    if v.count >= 28, v[0] & 0x0C == 0, v[0] >> 4 == 1 || v[0] >> 4 == 3 {
+                        bssid = v.mac(at: 16)
+                        status = v.u16le(at: 26)
+                        idle = BSSMaxIdle.inAssociationResponse(v)
+                    }
+                default: break
+                }
+            }
+            return .associate(ifindex: ifindex, bssid: bssid, status: status, maxIdle: idle)
         case .disconnect:
             var reason: UInt16?
             var byAP = false

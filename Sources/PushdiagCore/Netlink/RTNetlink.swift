@@ -8,6 +8,8 @@ public enum RTNetlink {
     public static let delLink: UInt16 = 17, newAddress: UInt16 = 20, delAddress: UInt16 = 21, getAddress: UInt16 = 22
     /// Multicast groups (`RTNLGRP_*`): links, IPv4 and IPv6 addresses.
     public static let groupLink: UInt32 = 1, groupIPv4Address: UInt32 = 5, groupIPv6Address: UInt32 = 9
+    /// `RTNLGRP_NEIGH`: neighbour entries (the gateway's state).
+    public static let groupNeighbour: UInt32 = 3
     /// `IFA_*`.
     public static let ifaAddress: UInt16 = 1, ifaLocal: UInt16 = 2
     /// `RTA_*`.
@@ -93,7 +95,7 @@ public enum RTNetlink {
         return b.finish()
     }
 
-    static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
+    public static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
 
     public static func route(_ m: Netlink.Message) -> Route? {
         guard m.type == newRoute, m.payload.count >= 12 else { return nil }

@@ -27,6 +27,13 @@ public enum CheckName: String, Codable, Sendable, CaseIterable, CustomStringConv
     case `protocol`
     case tls
     case tlsCertificate = "tls_certificate"
+    // Join: push-ready and the groups of steps.
+    case pushReady = "push_ready"
+    case joinLink = "join_link"
+    case joinKeys = "join_keys"
+    case joinAddress = "join_address"
+    case joinName = "join_name"
+    case joinPush = "join_push"
     // Idle timeout.
     case idleTimeout = "idle_timeout"
     case idleSurvived = "idle_survived"

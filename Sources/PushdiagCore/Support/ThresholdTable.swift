@@ -8,8 +8,8 @@ public struct ThresholdRow: Sendable, Equatable, CustomStringConvertible {
     public enum Bad: Sendable, Equatable { case above, below }
     /// `warning` or `critical`: the two limits of every row.
     public enum Level: String, Sendable, CaseIterable { case warning, critical }
-    /// Where the row may be set: survey and report (`[thresholds]`), walk (`[walk]`).
-    public enum Scope: Sendable, Equatable { case survey, walk }
+    /// Where the row may be set: survey and report (`[thresholds]`), walk (`[walk]`), join (`[join]`).
+    public enum Scope: Sendable, Equatable { case survey, walk, join }
 
     /// `utilization`, …: the stem of its keys and flags.
     public let name: String
@@ -175,8 +175,39 @@ extension ThresholdRow {
         reference: "pushdiag's walk default", hint: "enable 802.11r on every AP of the SSID",
         scopes: [.walk])
 
+    public static let joinLink = ThresholdRow(
+        name: "join_link", unit: .ms, bad: .above, warning: 1000, critical: 3000, valid: anyMs, what: "A rejoin's scan, authentication and association",
+        reference:
+            "mac80211 resends authentication and association after 200 ms each, 3 tries (IEEE80211_AUTH_TIMEOUT, IEEE80211_ASSOC_TIMEOUT, net/mac80211/mlme.c); past 1 s the scan crossed many channels or frames were lost",
+        hint: "limit the SSID to few channels and check for frames lost near the AP", scopes: [.join])
+    public static let joinKeys = ThresholdRow(
+        name: "join_keys", unit: .ms, bad: .above, warning: 1000, critical: 4000, valid: anyMs, what: "A rejoin's 802.1X and 4-way handshake",
+        reference:
+            "hostapd resends 4-way message 1 after 100 ms and later messages after 1 s (eapol_key_timeout_first, eapol_key_timeout_subseq, src/ap/wpa_auth.c); past 1 s a key message was lost, past 4 s several",
+        hint: "check the RADIUS server's latency and frames lost during the handshake", scopes: [.join])
+    public static let joinAddress = ThresholdRow(
+        name: "join_address", unit: .ms, bad: .above, warning: 1000, critical: 4000, valid: anyMs, what: "A rejoin's DHCP, address and gateway",
+        reference: "RFC 2131 4.1: a DHCP client resends after 4 s (±1 s); past 4 s a DHCP message was lost",
+        hint: "check the DHCP server or relay and its lease pool", scopes: [.join])
+    public static let joinName = ThresholdRow(
+        name: "join_name", unit: .ms, bad: .above, warning: 1000, critical: 5000, valid: anyMs, what: "A rejoin's DNS lookup of the push server",
+        reference: "resolv.conf(5): the resolver asks again after 5 s (timeout); past 5 s a query went unanswered",
+        hint: "check the DNS servers DHCP hands out", scopes: [.join])
+    public static let joinPush = ThresholdRow(
+        name: "join_push", unit: .ms, bad: .above, warning: 1000, critical: 3000, valid: anyMs,
+        what: "A rejoin's TCP, TLS, hello and first heartbeat",
+        reference: "RFC 6298 2.1: TCP resends a SYN after 1 s, then 2 s later; past 1 s a segment was lost or the server is slow, past 3 s twice",
+        hint: "check the push server's load and the path to it", scopes: [.join])
+    public static let pushReady = ThresholdRow(
+        name: "push_ready", unit: .ms, bad: .above, warning: 5000, critical: 19000, valid: anyMs, what: "A rejoin from its start to push-ready",
+        reference: "the sum of the join_link, join_keys, join_address, join_name and join_push limits",
+        hint: "the slowest step says where the time went", scopes: [.join])
+
     /// The table, in the order help and the configuration list it.
-    public static let all: [ThresholdRow] = [.utilization, .retransmission, .loss, .rtt, .signal, .snr, .certificate, .ftGap, .roamGap]
+    public static let all: [ThresholdRow] = [
+        .utilization, .retransmission, .loss, .rtt, .signal, .snr, .certificate, .ftGap, .roamGap, .pushReady, .joinLink, .joinKeys, .joinAddress,
+        .joinName, .joinPush,
+    ]
 
     /// The rows a scope sets.
     public static func rows(_ scope: Scope) -> [ThresholdRow] { all.filter { $0.scopes.contains(scope) } }

@@ -111,6 +111,9 @@ public final class HeartbeatSession {
     public private(set) var connectMs: Double?
     public private(set) var tlsMs: Double?
     public private(set) var handshakeMs: Double?
+    /// The last connect's phase boundaries on the run's clock (`WallClock.nanoseconds`): TCP's
+    /// start and end, TLS's and the hello's end where there were such phases (the join's milestones).
+    public private(set) var phaseEndsNs: (tcpStart: Int64, tcp: Int64, tls: Int64?, hello: Int64?)?
 
     var connection: ByteStream?
     /// The protocol's side of the connection, new with each connection.
@@ -147,8 +150,12 @@ public final class HeartbeatSession {
         connection = nil
         let timeout = Int32(min(options.connectTimeoutMs, Double(Int32.max)))
         let t0 = Clock.ms()
+        let tcpStartNs = WallClock.nanoseconds()
+        phaseEndsNs = nil
         let tcp = try TCPConnection.connect(address, port: options.endpoint.port, name: peer, timeoutMs: timeout, stop: stop)
         connectMs = Clock.ms() - t0
+        var ends = (tcpStart: tcpStartNs, tcp: WallClock.nanoseconds(), tls: Int64?.none, hello: Int64?.none)
+        defer { phaseEndsNs = ends }
         tlsMs = nil
         handshakeMs = nil
         var stream: ByteStream = tcp
@@ -156,6 +163,7 @@ public final class HeartbeatSession {
             let t1 = Clock.ms()
             let t = try TLSConnection(over: tcp, options: tls, timeoutMs: timeout)
             tlsMs = Clock.ms() - t1
+            ends.tls = WallClock.nanoseconds()
             tlsInfo = t.info
             if let why = TLSConnection.refusal(t.info, options: tls, peer: peer) { throw .tls(why) }
             stream = t
@@ -170,6 +178,7 @@ public final class HeartbeatSession {
                 try send(hello)
                 try handshakeReceive(until: deadline, what: client.helloName, awaiting: .opened)
                 handshakeMs = Clock.ms() - t2
+                ends.hello = WallClock.nanoseconds()
             }
             if let name = options.register, options.proto.modes.contains(.register), let bytes = client.register(name) {
                 try send(bytes)

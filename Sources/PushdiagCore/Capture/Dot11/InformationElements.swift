@@ -28,6 +28,8 @@ public struct ElementSummary {
     public var radioMeasurement = false
     /// Element 127 (Extended Capabilities) bit 19: BSS Transition, 802.11v.
     public var bssTransition = false
+    /// Element 90 (BSS Max Idle Period): how long the AP keeps a silent station.
+    public var bssMaxIdle: BSSMaxIdle?
     /// Bytes left over, or an element shorter than its definition.
     public var malformed = false
     public var elementCount = 0
@@ -70,6 +72,13 @@ public struct ElementSummary {
                 if len == 22 { s.htPrimaryChannel = v[0] } else { s.malformed = true }
             case 70:
                 if len == 5 { s.radioMeasurement = true } else { s.malformed = true }
+            case 90:
+                // Max idle period u16 (1000 TUs), idle options u8 (bit 0: protected keep-alive).
+                if len == 3 {
+                    s.bssMaxIdle = BSSMaxIdle(periodUnits: v.u16le(at: 0)!, protectedKeepAliveRequired: v[2] & 0x01 != 0)
+                } else {
+                    s.malformed = true
+                }
             case 127:
                 if len >= 3, v[2] & 0x08 != 0 { s.bssTransition = true }
             default:

@@ -1,0 +1,443 @@
+/// Events of one rejoin → its steps, each timed from the events that mark it; then the cycles →
+/// statistics and grades. Pure: the same events always give the same report.
+public enum JoinAnalysis {
+    typealias Kind = JoinEvent.Kind
+
+    /// One cycle's steps from its events, in any order (sources arrive on different threads;
+    /// they are put in time order, ties kept as given). Duplicates count once: a step's end is
+    /// the first event that ends it after its start.
+    public static func cycle(_ number: Int, events raw: [JoinEvent], setup: JoinCycleSetup, thresholds: JoinThresholds = JoinThresholds()) -> JoinCycleReport {
+        let events = raw.enumerated().sorted { ($0.element.timeNs, $0.offset) < ($1.element.timeNs, $1.offset) }.map(\.element)
+        var b = CycleBuilder(events: events, setup: setup)
+        b.linkSteps()
+        b.keySteps()
+        b.addressSteps()
+        b.pushSteps()
+        return b.report(number, thresholds: thresholds)
+    }
+
+    /// The report over all cycles: per step statistics, the groups and push-ready graded at their
+    /// slowest cycle, a finding for every cycle that did not reach push-ready.
+    public static func report(
+        interface: String, server: String, mode: String, cycles: [JoinCycleReport], thresholds: JoinThresholds, notes: [String] = []
+    ) -> JoinReport {
+        let summary = JoinStep.allCases.map { step in
+            let reports = cycles.compactMap { $0.step(step) }
+            var statuses: [String: Int] = [:]
+            for s in JoinStepStatus.allCases { statuses[s.rawValue] = reports.filter { $0.status == s }.count }
+            return JoinStepSummary(name: step, statuses: statuses, durations: JoinDurationStats(reports.compactMap(\.durationMs)))
+        }
+        var findings: [Finding] = []
+        func grade(_ check: CheckName, _ row: ThresholdRow, _ values: [(Int, Double)], what: String) -> Severity? {
+            guard let (cycle, worst) = values.max(by: { $0.1 < $1.1 }) else { return nil }
+            guard let (severity, limit) = thresholds.grade(worst, row) else { return .ok }
+            findings.append(
+                Finding(
+                    check: check, severity: severity, subject: "cycle \(cycle)", value: worst, threshold: limit, unit: row.unit.rawValue,
+                    source: "join", message: "\(what) took \(NumberText.format(worst.rounded3)) ms (limit \(NumberText.format(limit)) ms): \(row.hint)"))
+            return severity
+        }
+        let groups = JoinGroup.allCases.map { g in
+            let values = cycles.compactMap { c in c.groups.first { $0.group == g }?.durationMs.map { (c.cycle, $0) } }
+            return JoinGroupSummary(
+                group: g, durations: JoinDurationStats(values.map(\.1)), warningMs: thresholds.warning(g.row), criticalMs: thresholds.critical(g.row),
+                severity: grade(g.check, g.row, values, what: "the \(g) steps (\(g.steps.map(\.rawValue).joined(separator: ", ")))"))
+        }
+        let ready = cycles.compactMap { c in c.pushReadyMs.map { (c.cycle, $0) } }
+        let readySeverity = grade(.pushReady, .pushReady, ready, what: "push-ready")
+        for c in cycles where c.pushReadyMs == nil {
+            let why = c.steps.first { $0.status == .failed }.map { "\($0.name) failed: \($0.detail)" } ?? "the cycle ended first"
+            findings.append(
+                Finding(
+                    check: .pushReady, severity: .critical, subject: "cycle \(c.cycle)", value: 0, threshold: 0, unit: "ms", source: "join",
+                    message: "never push-ready: \(why)"))
+        }
+        let stats = JoinDurationStats(ready.map(\.1))
+        let slowest = summary.filter { $0.durations.p50Ms != nil }.max { $0.durations.p50Ms! < $1.durations.p50Ms! }
+        let status: Severity = cycles.isEmpty ? .unknown : findings.map(\.severity).max() ?? .ok
+        return JoinReport(
+            interface: interface, server: server, mode: mode, cycles: cycles, summary: summary, pushReady: stats,
+            pushReadyWarningMs: thresholds.warning(.pushReady), pushReadyCriticalMs: thresholds.critical(.pushReady),
+            pushReadySeverity: readySeverity, groups: groups,
+            slowest: slowest?.name,
+            slowestPercent: slowest.flatMap { s in stats.p50Ms.flatMap { $0 > 0 ? (s.durations.p50Ms! / $0 * 100).rounded3 : nil } },
+            findings: findings, notes: notes, status: status)
+    }
+}
+
+extension Double {
+    /// To the microsecond when in ms: what the clocks resolve, no more.
+    var rounded3: Double { (self * 1000).rounded() / 1000 }
+}
+
+/// Builds one cycle's steps in order; each step reads the events after the milestone before it.
+struct CycleBuilder {
+    typealias Kind = JoinEvent.Kind
+    let events: [JoinEvent]
+    let setup: JoinCycleSetup
+    let origin: Int64
+    let trigger: String
+    var steps: [JoinStep: (status: JoinStepStatus, start: Int64?, end: Int64?, detail: String)] = [:]
+    /// The last milestone reached: where the next step without a start event of its own starts.
+    var last: Int64
+    /// The step that failed: every later one is not reached.
+    var failedAt: JoinStep?
+    var notVisible: [JoinStep: String] = [:]
+    var stepFailures: [JoinStep: String] = [:]
+    var bssid: MACAddress?
+    var maxIdle: BSSMaxIdle?
+    var addressBefore: String?
+    var address: String?
+    /// The association's end (nil when the link never came).
+    var linkDone: Int64?
+    var ended: Bool
+
+    init(events: [JoinEvent], setup: JoinCycleSetup) {
+        self.setup = setup
+        let start = events.first { if case .cycleStart = $0.kind { true } else { false } }
+        origin = start?.timeNs ?? events.first?.timeNs ?? 0
+        if case .cycleStart(let how)? = start?.kind { trigger = how } else { trigger = "the first event" }
+        self.events = events
+        last = origin
+        ended = events.contains { $0.kind == .cycleEnd }
+        for e in events {
+            if case .notVisible(let s, let why) = e.kind { notVisible[s] = notVisible[s] ?? why }
+            if case .stepFailed(let s, let why) = e.kind, e.timeNs >= origin { stepFailures[s] = stepFailures[s] ?? why }
+        }
+    }
+
+    /// The first event at or after `t` that `match` takes, with its time.
+    func first<T>(after t: Int64, before end: Int64 = .max, _ match: (Kind) -> T?) -> (time: Int64, value: T)? {
+        for e in events where e.timeNs >= t && e.timeNs <= end {
+            if let v = match(e.kind) { return (e.timeNs, v) }
+        }
+        return nil
+    }
+
+    func all<T>(after t: Int64, before end: Int64 = .max, _ match: (Kind) -> T?) -> [(time: Int64, value: T)] {
+        events.compactMap { e in e.timeNs >= t && e.timeNs <= end ? match(e.kind).map { (e.timeNs, $0) } : nil }
+    }
+
+    mutating func set(_ s: JoinStep, _ status: JoinStepStatus, _ start: Int64? = nil, _ end: Int64? = nil, detail: String) {
+        if let f = failedAt, status != .notUsed {
+            steps[s] = (.notReached, nil, nil, "\(f) failed first")
+            return
+        }
+        steps[s] = (status, start, end, detail)
+        if status == .failed { failedAt = s }
+        if status == .ok, let end { last = max(last, end) }
+    }
+
+    /// A step whose end never came: not visible when a source said so, else failed (or not
+    /// reached when an earlier step failed: `set` decides).
+    mutating func missing(_ s: JoinStep, _ why: String) {
+        if let f = stepFailures[s] {
+            set(s, .failed, detail: f)
+        } else if let nv = notVisible[s] {
+            set(s, .notVisible, detail: nv)
+        } else {
+            set(s, .failed, detail: why + (ended ? " before the cycle ended" : ""))
+        }
+    }
+
+    // MARK: Link: scan, authentication, association
+
+    mutating func linkSteps() {
+        let assoc = first(after: origin) { k -> (MACAddress?, BSSMaxIdle?)? in
+            if case .associated(let b, let s, let idle) = k, s ?? 0 == 0 { return (b, idle) }
+            return nil
+        }
+        let connect = first(after: origin) { k -> MACAddress?? in
+            if case .connected(let b, let s, let t) = k, s ?? 0 == 0, !t { return .some(b) }
+            return nil
+        }
+        linkDone = assoc?.time ?? connect?.time
+        let limit = linkDone ?? .max
+        let auth = first(after: origin, before: limit) { k -> MACAddress?? in
+            if case .authenticated(let b, let s) = k, s ?? 0 == 0 { return .some(b) }
+            return nil
+        }
+        // Scan: the first TRIGGER_SCAN to the last scan's end before authentication.
+        let scans = all(after: origin, before: limit) { $0 == .scanStarted ? () : nil }
+        if let s0 = scans.first {
+            let finishes = all(after: s0.time, before: auth?.time ?? limit) { k -> Bool? in
+                if case .scanFinished(let aborted) = k { return aborted }
+                return nil
+            }
+            if let f = finishes.last {
+                let aborted = finishes.filter(\.value).count
+                set(
+                    .scan, .ok, s0.time, f.time,
+                    detail: "TRIGGER_SCAN to NEW_SCAN_RESULTS" + (scans.count > 1 ? ", \(scans.count) scans" : "") + (aborted > 0 ? ", \(aborted) aborted" : "")
+                )
+            } else {
+                missing(.scan, "no scan results after TRIGGER_SCAN")
+            }
+        } else if let nv = notVisible[.scan] {
+            set(.scan, .notVisible, detail: nv)
+        } else if linkDone != nil {
+            set(.scan, .skipped, detail: "no scan: the manager went to a BSS it knew")
+        } else {
+            missing(.scan, "no scan and no association")
+        }
+        // Refusals on the way (a BSS that said no before one said yes).
+        let refusals = all(after: origin, before: limit) { k -> String? in
+            switch k {
+            case .authenticated(_, let s?) where s != 0: return "authentication refused (status \(s))"
+            case .associated(_, let s?, _) where s != 0: return "association refused (status \(s))"
+            case .connected(_, let s, let t) where t || s ?? 0 != 0: return t ? "connect timed out" : "connect refused (status \(s ?? 0))"
+            default: return nil
+            }
+        }
+        let refused = refusals.isEmpty ? "" : "; first \(refusals.map(\.value).joined(separator: ", "))"
+        if let auth {
+            bssid = auth.value
+            set(.authentication, .ok, last, auth.time, detail: "to AUTHENTICATE" + (auth.value.map { " from \($0)" } ?? ""))
+        } else if connect != nil && assoc == nil {
+            set(.authentication, .notVisible, detail: "the driver authenticates and associates itself (full-MAC): one CONNECT event covers both")
+        } else if assoc != nil {
+            set(.authentication, .notVisible, detail: "no AUTHENTICATE event before ASSOCIATE")
+        } else if let r = refusals.first {
+            set(.authentication, .failed, detail: r.value)
+        } else {
+            missing(.authentication, "no authentication")
+        }
+        if let assoc {
+            bssid = assoc.value.0 ?? bssid
+            maxIdle = assoc.value.1
+            set(.association, .ok, last, assoc.time, detail: "to ASSOCIATE" + (assoc.value.0.map { " from \($0)" } ?? "") + refused)
+        } else if let connect {
+            bssid = connect.value ?? bssid
+            set(.association, .ok, last, connect.time, detail: "to CONNECT" + (connect.value.map { " to \($0)" } ?? "") + refused)
+        } else if let r = refusals.last {
+            set(.association, .failed, detail: r.value)
+        } else {
+            missing(.association, "no association")
+        }
+    }
+
+    // MARK: Keys: EAP, the 4-way handshake
+
+    mutating func keySteps() {
+        let from = linkDone ?? last
+        let eaps = all(after: from) { k -> EAPPacket? in
+            if case .eapol(.eap(let p)) = k { return p }
+            return nil
+        }
+        if let e0 = eaps.first {
+            let methods = eaps.compactMap { $0.value.code == .request ? $0.value.type.map(EAPPacket.typeName) : nil }
+            let named = methods.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: ", ")
+            if let ok = eaps.first(where: { $0.value.code == .success }) {
+                set(.eap, .ok, e0.time, ok.time, detail: "\(named.isEmpty ? "EAP" : named) to EAP-Success")
+            } else if eaps.contains(where: { $0.value.code == .failure }) {
+                set(.eap, .failed, detail: "EAP-Failure after \(named.isEmpty ? "EAP" : named)")
+            } else {
+                missing(.eap, "no EAP-Success after \(named.isEmpty ? "EAP" : named)")
+            }
+        } else if let nv = notVisible[.eap] {
+            set(.eap, .notVisible, detail: nv)
+        } else {
+            set(.eap, .notUsed, detail: "no EAP packets: not 802.1X (a pre-shared key or an open network)")
+        }
+        let start = last
+        let messages = all(after: from) { k -> EAPOLKey.Message? in
+            if case .eapol(.key(let key)) = k { return key.message }
+            return nil
+        }
+        let m4 = messages.first { $0.value == .pairwise(4) && $0.time >= start }
+        let port = first(after: start) { $0 == .portAuthorized ? () : nil }
+        let up = first(after: start) { $0 == .operstate(6) ? () : nil }
+        var seen = ""
+        let pairwise = messages.compactMap { if case .pairwise(let n) = $0.value { n } else { nil } }
+        if !pairwise.isEmpty {
+            let again = Set(pairwise.filter { n in pairwise.filter { $0 == n }.count > 1 })
+            seen = "; messages " + Array(Set(pairwise)).sorted().map(String.init).joined(separator: ", ") + " seen"
+            if !again.isEmpty { seen += " (\(again.sorted().map { "message \($0)" }.joined(separator: ", ")) sent more than once)" }
+        }
+        if let m4 {
+            set(.keyHandshake, .ok, start, m4.time, detail: "to 4-way message 4" + seen)
+        } else if let port {
+            set(.keyHandshake, .ok, start, port.time, detail: "to PORT_AUTHORIZED (the driver's own handshake)" + seen)
+        } else if let up {
+            set(.keyHandshake, .ok, start, up.time, detail: "to operstate up (the supplicant authorized the port)" + seen)
+        } else {
+            missing(.keyHandshake, "no message 4, port authorization or operstate up" + seen)
+        }
+    }
+
+    // MARK: Address: DHCP, the address, the gateway
+
+    mutating func addressSteps() {
+        let from = linkDone ?? last
+        // The address before: the last one added before the cycle; gone when a removal followed
+        // it (udhcpc deconfigures on the disconnect, before or after the cycle's start).
+        let baseline = events.last { e in
+            if case .addressAdded = e.kind { e.timeNs < origin } else { false }
+        }
+        if case .addressAdded(let a)? = baseline?.kind { addressBefore = a }
+        let removed = first(after: baseline.map { $0.timeNs + 1 } ?? .min) { k -> String? in
+            if case .addressRemoved(let a) = k { return a }
+            return nil
+        }
+        if let removed { addressBefore = addressBefore ?? removed.value }
+        let dhcp = all(after: from) { k -> DHCPMessage? in
+            if case .dhcp(let m) = k { return m }
+            return nil
+        }
+        let client = dhcp.first { $0.value.messageType?.fromClient == true && $0.value.messageType != .release }
+        var dhcpEnd: Int64?
+        if let client {
+            let exchange = dhcp.filter { $0.value.xid == client.value.xid && $0.time >= client.time }
+            let names = exchange.compactMap { $0.value.messageType?.description }
+            var sequence: [String] = []
+            for n in names where sequence.last != n { sequence.append(n) }
+            let discovers = names.filter { $0 == "DISCOVER" }.count
+            let note = discovers > 1 ? " (\(discovers) DISCOVERs)" : ""
+            if let ack = exchange.first(where: { $0.value.messageType == .ack }) {
+                dhcpEnd = ack.time
+                let lease = ack.value.leaseSeconds.map { ", lease \($0) s" } ?? ""
+                let kind = client.value.messageType == .request ? " (the client asked for its lease again)" : ""
+                set(
+                    .dhcp, .ok, client.time, ack.time,
+                    detail: sequence.joined(separator: ", ") + note + (ack.value.yourAddress.map { ": \($0)" } ?? "") + lease + kind)
+            } else if exchange.contains(where: { $0.value.messageType == .nak }) {
+                set(.dhcp, .failed, detail: "the server refused: " + sequence.joined(separator: ", "))
+            } else {
+                missing(.dhcp, "no ACK after " + sequence.joined(separator: ", ") + note)
+            }
+        } else if let nv = notVisible[.dhcp] {
+            set(.dhcp, .notVisible, detail: nv)
+        } else if removed == nil, linkDone != nil {
+            set(.dhcp, .skipped, detail: "no DHCP exchange: the address and its lease were kept")
+        } else {
+            missing(.dhcp, "no DHCP exchange")
+        }
+        let addressFrom = max(dhcpEnd ?? from, removed?.time ?? from)
+        let added = first(after: addressFrom) { k -> String? in
+            if case .addressAdded(let a) = k { return a }
+            return nil
+        }
+        if let added {
+            address = added.value
+            let change = addressBefore.map { $0 == added.value ? "" : " (was \($0))" } ?? ""
+            set(.address, .ok, last, added.time, detail: "RTM_NEWADDR \(added.value)" + change)
+        } else if removed == nil, linkDone != nil {
+            address = addressBefore
+            set(.address, .skipped, detail: "the address stayed" + (addressBefore.map { " (\($0))" } ?? ""))
+        } else {
+            missing(.address, "no address" + (removed.map { " after \($0.value) went" } ?? ""))
+        }
+        let gateway = first(after: last) { k -> IPAddress? in
+            if case .gateway(let a, .reachable) = k { return a }
+            return nil
+        }
+        if let gateway {
+            set(.gateway, .ok, last, gateway.time, detail: "\(gateway.value) reachable")
+        } else if let nv = notVisible[.gateway] {
+            set(.gateway, .notVisible, detail: nv)
+        } else if failedAt != nil {
+            set(.gateway, .notReached, detail: "")
+        } else {
+            set(.gateway, .notVisible, detail: "no REACHABLE neighbour event for the gateway (an entry still valid from before shows none)")
+        }
+    }
+
+    // MARK: Push: DNS, TCP, TLS, hello, first heartbeat
+
+    mutating func pushSteps() {
+        func milestone(_ m: JoinEvent.PushMilestone) -> Int64? { first(after: origin) { $0 == .push(m) ? () : nil }?.time }
+        let resolveStart = first(after: origin) { k -> String? in
+            if case .push(.resolveStarted(let n)) = k { return n }
+            return nil
+        }
+        let resolved = first(after: resolveStart?.time ?? origin) { k -> IPAddress? in
+            if case .push(.resolved(let a)) = k { return a }
+            return nil
+        }
+        if !setup.resolvesName {
+            set(.dns, .notUsed, detail: "the server is an address")
+        } else if let s = resolveStart, let r = resolved {
+            set(.dns, .ok, s.time, r.time, detail: "\(s.value) → \(r.value)" + servers(from: s.time, to: r.time))
+        } else {
+            missing(.dns, "no answer for the server's name")
+        }
+        let tcpStart = first(after: origin) { k -> IPAddress? in
+            if case .push(.tcpStarted(let a)) = k { return a }
+            return nil
+        }
+        let connected = milestone(.tcpConnected)
+        if let s = tcpStart, let c = connected, c >= s.time {
+            set(.tcpConnect, .ok, s.time, c, detail: "to \(s.value)")
+        } else {
+            missing(.tcpConnect, "no connection")
+        }
+        var before = connected
+        if !setup.tls {
+            set(.tls, .notUsed, detail: "the server speaks plain TCP")
+        } else if let c = connected, let t = milestone(.tlsDone) {
+            set(.tls, .ok, c, t, detail: "handshake")
+            before = t
+        } else {
+            missing(.tls, "no TLS handshake")
+        }
+        if !setup.hello {
+            set(.hello, .notUsed, detail: "the protocol has no hello")
+        } else if let b = before, let h = milestone(.helloDone) {
+            set(.hello, .ok, b, h, detail: "the protocol's hello answered")
+        } else {
+            missing(.hello, "no answer to the protocol's hello")
+        }
+        if let s = milestone(.heartbeatSent), let a = first(after: s, { $0 == .push(.heartbeatAnswered) ? () : nil })?.time {
+            set(.firstHeartbeat, .ok, s, a, detail: "answered: push-ready")
+        } else {
+            missing(.firstHeartbeat, "no answer to the first heartbeat")
+        }
+    }
+
+    /// The DNS servers asked between `start` and `end`: each query paired with its answer by
+    /// identifier and name.
+    func servers(from start: Int64, to end: Int64) -> String {
+        let seen = all(after: start, before: end) { k -> (DNSMessage, IPAddress)? in
+            if case .dns(let m, let server) = k { return (m, server) }
+            return nil
+        }
+        var parts: [String] = []
+        for q in seen where !q.value.0.isResponse {
+            let answer = seen.first { $0.time >= q.time && $0.value.0.isResponse && $0.value.0.id == q.value.0.id && $0.value.0.name == q.value.0.name }
+            let ms = answer.map { NumberText.format((Double($0.time - q.time) / 1e6).rounded3) + " ms" } ?? "no answer"
+            let rcode = answer.map { " " + DNSMessage.rcodeName($0.value.0.rcode) } ?? ""
+            parts.append("\(q.value.1)\(rcode) \(ms)")
+        }
+        return parts.isEmpty ? "" : "; asked " + parts.joined(separator: ", ")
+    }
+
+    // MARK: The report
+
+    func report(_ number: Int, thresholds: JoinThresholds) -> JoinCycleReport {
+        func ms(_ ns: Int64) -> Double { (Double(ns) / 1e6).rounded3 }
+        let reports = JoinStep.allCases.map { s in
+            let v = steps[s] ?? (.notReached, nil, nil, "")
+            return JoinStepReport(
+                name: s, start: v.start.map { Timestamp.rfc3339(nanoseconds: $0) }, offsetMs: v.start.map { ms($0 - origin) },
+                durationMs: v.status == .ok ? v.start.flatMap { st in v.end.map { ms($0 - st) } } : nil, status: v.status, detail: v.detail)
+        }
+        let readyEnd = steps[.firstHeartbeat].flatMap { $0.status == .ok ? $0.end : nil }
+        let pushReady = readyEnd.map { ms($0 - origin) }
+        let slowest = reports.filter { $0.durationMs != nil }.max { $0.durationMs! < $1.durationMs! }
+        var severity: Severity = pushReady == nil ? .critical : .ok
+        let groups = JoinGroup.allCases.map { g -> JoinGroupValue in
+            let mine = reports.filter { $0.name.group == g }
+            let visible = mine.allSatisfy { [.ok, .skipped, .notUsed].contains($0.status) } && mine.contains { $0.status == .ok }
+            let value = visible ? mine.compactMap(\.durationMs).reduce(0, +).rounded3 : nil
+            let grade = value.map { thresholds.grade($0, g.row)?.0 ?? .ok }
+            if let grade { severity = max(severity, grade) }
+            return JoinGroupValue(group: g, durationMs: value, severity: grade)
+        }
+        if let pushReady { severity = max(severity, thresholds.grade(pushReady, .pushReady)?.0 ?? .ok) }
+        return JoinCycleReport(
+            cycle: number, start: Timestamp.rfc3339(nanoseconds: origin), trigger: trigger, pushReadyMs: pushReady, steps: reports, slowest: slowest?.name,
+            slowestPercent: slowest.flatMap { s in pushReady.flatMap { $0 > 0 ? (s.durationMs! / $0 * 100).rounded3 : nil } }, bssid: bssid,
+            bssMaxIdleS: maxIdle.map { $0.seconds.rounded3 }, addressBefore: addressBefore, address: address,
+            addressChanged: addressBefore != nil && address != nil && addressBefore != address, groups: groups, severity: severity)
+    }
+}

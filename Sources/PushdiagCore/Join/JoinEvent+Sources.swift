@@ -1,0 +1,53 @@
+/// What each source's messages mean to a join, in one place: nl80211 events, rtnetlink messages
+/// and a station's packets → join events for one interface; anything else nil.
+extension JoinEvent.Kind {
+    /// An nl80211 event about `ifindex`.
+    public static func nl80211(_ e: NL80211.Event, ifindex: UInt32) -> JoinEvent.Kind? {
+        switch e {
+        case .other(let cmd, let i) where i == ifindex:
+            switch NL80211.Command(rawValue: cmd) {
+            case .triggerScan?: return .scanStarted
+            case .scanAborted?: return .scanFinished(aborted: true)
+            case .portAuthorized?: return .portAuthorized
+            default: return nil
+            }
+        case .newScanResults(let i) where i == ifindex: return .scanFinished(aborted: false)
+        case .authenticate(let i, let bssid, _, let status) where i == ifindex: return .authenticated(bssid: bssid, status: status)
+        case .associate(let i, let bssid, let status, let idle) where i == ifindex: return .associated(bssid: bssid, status: status, maxIdle: idle)
+        case .connect(let i, let bssid, let status, let timedOut, _) where i == ifindex: return .connected(bssid: bssid, status: status, timedOut: timedOut)
+        case .disconnect(let i, let reason, let byAP) where i == ifindex: return .disconnected(reason: reason, byAP: byAP)
+        default: return nil
+        }
+    }
+
+    /// An rtnetlink message about `ifindex`: its operstate, its addresses, its neighbours
+    /// (every neighbour: the caller keeps the gateway's).
+    public static func rtnetlink(_ m: Netlink.Message, ifindex: Int32) -> JoinEvent.Kind? {
+        if let l = RTNetlink.link(m), l.index == ifindex, !l.removed, let s = l.operstate { return .operstate(s) }
+        if let a = RTNetlink.address(m), a.ifindex == ifindex { return a.removed ? .addressRemoved(a.text) : .addressAdded(a.text) }
+        if let n = RTNetlink.neighbour(m), n.ifindex == ifindex, let address = n.address { return .gateway(address, NeighbourState(nud: n.state)) }
+        return nil
+    }
+
+    /// A packet on the station's interface; a DNS message names the server (the query's
+    /// destination, the answer's source).
+    public static func packet(_ p: StationPacket) -> JoinEvent.Kind {
+        switch p {
+        case .eapol(let e): return .eapol(e)
+        case .dhcp(let m): return .dhcp(m)
+        case .dns(let m, let source, let destination): return .dns(m, server: m.isResponse ? source : destination)
+        }
+    }
+}
+
+/// wpa_supplicant's `STATUS` reply: `key=value` lines (wpa_state, bssid, ssid, ip_address, …).
+public enum WPAStatus {
+    public static func parse(_ text: String) -> [String: String] {
+        var out: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            out[String(line[..<eq])] = String(line[line.index(after: eq)...])
+        }
+        return out
+    }
+}

@@ -1,0 +1,82 @@
+/// One thing seen during a rejoin, on the run's one clock (`timeNs`: nanoseconds since the
+/// epoch, anchored to the monotonic clock): an nl80211 event, an rtnetlink change, a packet on
+/// the interface, or a milestone of pushdiag's own push session. The analysis turns a list of
+/// them into steps; nothing else decides a step's time.
+public struct JoinEvent: Equatable, Sendable {
+    public var timeNs: Int64
+    public var kind: Kind
+
+    public init(_ timeNs: Int64, _ kind: Kind) {
+        self.timeNs = timeNs
+        self.kind = kind
+    }
+
+    public enum Kind: Equatable, Sendable {
+        /// Where the cycle starts, in words: pushdiag's RECONNECT, the link set up, or (passive)
+        /// the loss that began a rejoin by itself.
+        case cycleStart(String)
+        /// The association went (nl80211 `DISCONNECT`).
+        case disconnected(reason: UInt16?, byAP: Bool)
+        /// `NL80211_CMD_TRIGGER_SCAN`.
+        case scanStarted
+        /// `NL80211_CMD_NEW_SCAN_RESULTS` or, aborted, `NL80211_CMD_SCAN_ABORTED`.
+        case scanFinished(aborted: Bool)
+        /// `NL80211_CMD_AUTHENTICATE`: the AP's authentication frame and its status.
+        case authenticated(bssid: MACAddress?, status: UInt16?)
+        /// `NL80211_CMD_ASSOCIATE`: the (re)association response, its status and BSS Max Idle.
+        case associated(bssid: MACAddress?, status: UInt16?, maxIdle: BSSMaxIdle?)
+        /// `NL80211_CMD_CONNECT`: the connection as a whole (full-MAC drivers report only this).
+        case connected(bssid: MACAddress?, status: UInt16?, timedOut: Bool)
+        /// `NL80211_CMD_PORT_AUTHORIZED`: the driver finished the key handshake itself.
+        case portAuthorized
+        /// rtnetlink `IFLA_OPERSTATE` (RFC 2863: 2 down, 5 dormant, 6 up).
+        case operstate(UInt8)
+        /// An EAPOL packet on the interface.
+        case eapol(EAPOLPacket)
+        /// A DHCP message on the interface.
+        case dhcp(DHCPMessage)
+        /// rtnetlink `RTM_NEWADDR` / `RTM_DELADDR` on the interface ("10.40.0.2/24").
+        case addressAdded(String)
+        case addressRemoved(String)
+        /// rtnetlink `RTM_NEWNEIGH`: the gateway's entry and its state.
+        case gateway(IPAddress, NeighbourState)
+        /// A DNS query or answer on the interface, with the server's address.
+        case dns(DNSMessage, server: IPAddress)
+        /// pushdiag's own push session.
+        case push(PushMilestone)
+        /// A step that pushdiag's own session or a source could not carry out or see, and why.
+        case stepFailed(JoinStep, String)
+        case notVisible(JoinStep, String)
+        /// The cycle's time ran out.
+        case cycleEnd
+    }
+
+    /// The milestones of pushdiag's push session, each taken where the session crosses it.
+    public enum PushMilestone: Equatable, Sendable {
+        case resolveStarted(String)
+        /// The name resolved, to the address the session connects to.
+        case resolved(IPAddress)
+        case tcpStarted(IPAddress)
+        case tcpConnected
+        case tlsDone
+        case helloDone
+        case heartbeatSent
+        case heartbeatAnswered
+    }
+}
+
+/// What a cycle's analysis needs to know besides its events: what the server and the network
+/// use, so that a step they do not use is "not used" rather than missing.
+public struct JoinCycleSetup: Sendable, Equatable {
+    /// The push server is a name (else the DNS step is not used).
+    public var resolvesName: Bool
+    public var tls: Bool
+    /// The protocol sends a hello (MQTT CONNECT, the WebSocket upgrade).
+    public var hello: Bool
+
+    public init(resolvesName: Bool, tls: Bool, hello: Bool) {
+        self.resolvesName = resolvesName
+        self.tls = tls
+        self.hello = hello
+    }
+}

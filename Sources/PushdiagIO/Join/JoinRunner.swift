@@ -1,0 +1,229 @@
+import Foundation
+import PushdiagCore
+
+/// How a cycle is started: wpa_supplicant's DISCONNECT then RECONNECT, the interface set down
+/// and up (CAP_NET_ADMIN), or none (passive: a rejoin that happens by itself).
+public enum JoinKick: String, Sendable, CaseIterable {
+    case wpaSupplicant = "wpa_supplicant", link, passive
+}
+
+public struct JoinSettings: Sendable {
+    public var interface: String
+    public var heartbeat: HeartbeatOptions
+    public var kick: JoinKick = .wpaSupplicant
+    public var count = 1
+    public var intervalSeconds: Double = 2
+    /// A cycle that has not reached push-ready by then ends.
+    public var cycleTimeoutSeconds: Double = 30
+    public var controlDirectory = "/var/run/wpa_supplicant"
+
+    public init(interface: String, heartbeat: HeartbeatOptions) {
+        self.interface = interface
+        self.heartbeat = heartbeat
+    }
+}
+
+/// Runs the join's cycles: nl80211's MLME and scan events, rtnetlink's link, address and
+/// neighbour changes and the interface's packets (libpcap) are collected on their own threads
+/// onto one clock (`WallClock.anchor`); this thread kicks the manager and drives the push
+/// session, adding its milestones. The core (`JoinAnalysis`) makes the steps.
+public final class JoinRunner: @unchecked Sendable {
+    let settings: JoinSettings
+    let thresholds: JoinThresholds
+    let stop: () -> Bool
+    let lock = NSLock()
+    var log: [JoinEvent] = []
+    var finished = false
+    public private(set) var notes: [String] = []
+
+    public init(_ s: JoinSettings, thresholds: JoinThresholds, stop: @escaping () -> Bool) {
+        settings = s
+        self.thresholds = thresholds
+        self.stop = stop
+    }
+
+    func add(_ t: Int64, _ k: JoinEvent.Kind) { lock.withLock { log.append(JoinEvent(t, k)) } }
+    func events(since t: Int64) -> [JoinEvent] { lock.withLock { log.filter { $0.timeNs >= t } } }
+    var isFinished: Bool { lock.withLock { finished } || stop() }
+
+    public func run() throws -> [JoinCycleReport] {
+        WallClock.anchor()
+        let generic = try LiveNetlink(protocol: Netlink.protocolGeneric)
+        let nl = try NL80211Client(transport: generic)
+        guard let wifi = try nl.interfaces().first(where: { $0.name == settings.interface }) else {
+            throw WiFiError.noSuchInterface(settings.interface + " (or not a wireless interface)")
+        }
+        let ifindex = wifi.ifindex
+        try nl.subscribe()
+        let route = try LiveNetlink(protocol: Netlink.protocolRoute)
+        for g in [RTNetlink.groupLink, RTNetlink.groupIPv4Address, RTNetlink.groupIPv6Address, RTNetlink.groupNeighbour] { try route.join(group: g) }
+        apply(try route.exchange(RTNetlink.addressDumpRequest(sequence: 1), dump: true), ifindex: Int32(bitPattern: ifindex))
+        let control = settings.kick == .wpaSupplicant ? try WPAControl(interface: settings.interface, directory: settings.controlDirectory) : nil
+        var packets: PcapLive?
+        do throws(CaptureError) { packets = try PcapLive(interface: settings.interface) } catch {
+            notes.append("no packets: \(error); EAP, the key messages' frames, DHCP and DNS servers are not visible")
+        }
+        let threads = DispatchGroup()
+        func thread(_ body: @escaping @Sendable () -> Void) {
+            threads.enter()
+            Thread {
+                body()
+                threads.leave()
+            }.start()
+        }
+        let me = self
+        nonisolated(unsafe) let nlClient = nl
+        thread {
+            while !me.isFinished {
+                guard let (t, evs) = try? nlClient.nextEvent(timeoutMs: 100) else { continue }
+                for e in evs { if let k = JoinEvent.Kind.nl80211(e, ifindex: ifindex) { me.add(t, k) } }
+            }
+        }
+        nonisolated(unsafe) let rt = route
+        thread {
+            while !me.isFinished {
+                guard let buf = try? rt.nextEvent(timeoutMs: 100) else { continue }
+                me.apply([buf], ifindex: Int32(bitPattern: ifindex))
+            }
+        }
+        nonisolated(unsafe) let pcap = packets
+        if packets != nil {
+            thread {
+                _ = try? pcap?.capture(seconds: DurationText.longest, stop: { me.isFinished }) { r in
+                    // libpcap's time is the kernel's wall clock at reception.
+                    if let p = StationPacket.parse(ethernet: r.bytes) { me.add(r.timestampNs, .packet(p)) }
+                }
+            }
+        }
+        defer {
+            lock.withLock { finished = true }
+            threads.wait()
+        }
+        var cycles: [JoinCycleReport] = []
+        var session = settings.heartbeat.proto.definition.client(settings.heartbeat, clientID: "pushdiag-join")
+        let setup = JoinCycleSetup(
+            resolvesName: IPAddress(settings.heartbeat.endpoint.host) == nil, tls: settings.heartbeat.tls != nil, hello: session.hello() != nil)
+        for n in 1...settings.count where !stop() {
+            if n > 1 { Clock.sleep(ms: settings.intervalSeconds * 1000, stop: stop) }
+            let prepared = WallClock.nanoseconds()
+            try cycle(control: control, ifindex: ifindex, packets: packets != nil)
+            // The address the cycle began with: the last one added before it.
+            let before = lock.withLock { log.last { e in if case .addressAdded = e.kind { e.timeNs < prepared } else { false } } }
+            cycles.append(JoinAnalysis.cycle(n, events: (before.map { [$0] } ?? []) + events(since: prepared), setup: setup, thresholds: thresholds))
+        }
+        return cycles
+    }
+
+    func apply(_ buffers: [[UInt8]], ifindex: Int32) {
+        let t = WallClock.nanoseconds()
+        for buf in buffers {
+            buf.withUnsafeBytes { b in
+                try? Netlink.forEachMessage(b) { m in if let k = JoinEvent.Kind.rtnetlink(m, ifindex: ifindex) { add(t, k) } }
+            }
+        }
+    }
+
+    /// Waits until `match` holds for an event since `t`, or `seconds` pass: the event's time.
+    func wait(since t: Int64, seconds: Double, _ match: (JoinEvent.Kind) -> Bool) -> Int64? {
+        let deadline = Clock.ms() + seconds * 1000
+        while Clock.ms() < deadline && !stop() {
+            if let e = events(since: t).first(where: { match($0.kind) }) { return e.timeNs }
+            Clock.sleep(ms: 5, stop: stop)
+        }
+        return nil
+    }
+
+    func cycle(control: WPAControl?, ifindex: UInt32, packets: Bool) throws {
+        let prepared = WallClock.nanoseconds()
+        if !packets {
+            for s in [JoinStep.eap, .dhcp] { add(prepared, .notVisible(s, "packets on \(settings.interface) need CAP_NET_RAW")) }
+        }
+        let down = { (k: JoinEvent.Kind) -> Bool in if case .disconnected = k { true } else { k == .operstate(2) || k == .operstate(5) } }
+        switch settings.kick {
+        case .wpaSupplicant:
+            try control?.expectOK("DISCONNECT")
+            _ = wait(since: prepared, seconds: 5, down)
+            add(WallClock.nanoseconds(), .cycleStart("wpa_supplicant RECONNECT"))
+            try control?.expectOK("RECONNECT")
+        case .link:
+            try setLink(ifindex: ifindex, up: false)
+            _ = wait(since: prepared, seconds: 5, down)
+            add(WallClock.nanoseconds(), .cycleStart("link set up"))
+            try setLink(ifindex: ifindex, up: true)
+        case .passive:
+            guard let t = wait(since: prepared, seconds: DurationText.longest, { if case .disconnected = $0 { true } else { false } }) else { return }
+            add(t, .cycleStart("disconnected"))
+        }
+        // From the cycle's start: a link message sent before the drop took effect may still say "up".
+        let start = events(since: prepared).last { if case .cycleStart = $0.kind { true } else { false } }?.timeNs ?? WallClock.nanoseconds()
+        let limit = settings.cycleTimeoutSeconds
+        // Usable: the operstate up, and an address (a new one, or the one that stayed).
+        guard wait(since: start, seconds: limit, { $0 == .operstate(6) }) != nil else { return end() }
+        let removed = events(since: prepared).contains { if case .addressRemoved = $0.kind { true } else { false } }
+        if removed, wait(since: start, seconds: limit, { if case .addressAdded = $0 { true } else { false } }) == nil { return end() }
+        push()
+        end()
+    }
+
+    func end() { add(WallClock.nanoseconds(), .cycleEnd) }
+
+    /// Resolve, connect, TLS, hello, the first heartbeat, each milestone on the run's clock.
+    func push() {
+        let o = settings.heartbeat
+        let address: IPAddress
+        if let a = IPAddress(o.endpoint.host) {
+            address = a
+        } else {
+            add(WallClock.nanoseconds(), .push(.resolveStarted(o.endpoint.host)))
+            switch Resolver.resolve(o.endpoint.host) {
+            case .success(let a):
+                add(WallClock.nanoseconds(), .push(.resolved(a)))
+                address = a
+            case .failure(let f):
+                add(WallClock.nanoseconds(), .stepFailed(.dns, f.description))
+                return
+            }
+        }
+        let session = HeartbeatSession(o, address: address, stop: stop)
+        add(WallClock.nanoseconds(), .push(.tcpStarted(address)))
+        do throws(ConnectionFailure) {
+            defer { milestones(session) }
+            try session.open()
+        } catch {
+            let step: JoinStep
+            switch error {
+            case .tls: step = .tls
+            case .protocolViolation: step = .hello
+            default: step = session.phaseEndsNs == nil ? .tcpConnect : (o.tls != nil && session.phaseEndsNs?.tls == nil ? .tls : .hello)
+            }
+            add(WallClock.nanoseconds(), .stepFailed(step, error.description))
+            return
+        }
+        add(WallClock.nanoseconds(), .push(.heartbeatSent))
+        do throws(ConnectionFailure) {
+            switch try session.heartbeat(1) {
+            case .answered: add(WallClock.nanoseconds(), .push(.heartbeatAnswered))
+            case .unanswered: add(WallClock.nanoseconds(), .stepFailed(.firstHeartbeat, "no answer within \(DurationText.format(o.timeoutMs / 1000))"))
+            case .connectionLost(let f): add(WallClock.nanoseconds(), .stepFailed(.firstHeartbeat, f.description))
+            }
+        } catch {
+            add(WallClock.nanoseconds(), .stepFailed(.firstHeartbeat, error.description))
+        }
+        session.close()
+    }
+
+    func milestones(_ s: HeartbeatSession) {
+        guard let p = s.phaseEndsNs else { return }
+        add(p.tcp, .push(.tcpConnected))
+        if let t = p.tls { add(t, .push(.tlsDone)) }
+        if let h = p.hello { add(h, .push(.helloDone)) }
+    }
+
+    /// `ip link set IF down|up` over rtnetlink (RTM_NEWLINK, IFF_UP in the change mask): needs CAP_NET_ADMIN.
+    func setLink(ifindex: UInt32, up: Bool) throws {
+        let t = try LiveNetlink(protocol: Netlink.protocolRoute)
+        var b = NetlinkMessageBuilder(type: RTNetlink.newLink, flags: Netlink.flagRequest | Netlink.flagAck, sequence: 1)
+        b.raw([0, 0, 0, 0] + RTNetlink.le32(ifindex) + RTNetlink.le32(up ? 1 : 0) + RTNetlink.le32(1))
+        _ = try t.exchange(b.finish(), dump: false)
+    }
+}

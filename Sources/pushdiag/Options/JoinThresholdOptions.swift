@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import PushdiagCore
+import PushdiagIO
+
+/// `join`'s limits: the flags, then the configuration file's [join] table, then the defaults;
+/// their help, bounds and meaning come from the threshold table (`ThresholdRow`, scope `.join`).
+struct JoinThresholdOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: ThresholdRow.pushReady.argumentHelp(.warning)) var pushReadyWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.pushReady.argumentHelp(.critical)) var pushReadyCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.joinLink.argumentHelp(.warning)) var joinLinkWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.joinLink.argumentHelp(.critical)) var joinLinkCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.joinKeys.argumentHelp(.warning)) var joinKeysWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.joinKeys.argumentHelp(.critical)) var joinKeysCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.joinAddress.argumentHelp(.warning)) var joinAddressWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.joinAddress.argumentHelp(.critical)) var joinAddressCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.joinName.argumentHelp(.warning)) var joinNameWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.joinName.argumentHelp(.critical)) var joinNameCritical: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.joinPush.argumentHelp(.warning)) var joinPushWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.joinPush.argumentHelp(.critical)) var joinPushCritical: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Configuration file for the [join] limits (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.", valueName: "FILE"),
+        completion: .file())
+    var config: String?
+
+    /// The limits: flags, then the configuration's [join] table, then the defaults.
+    func thresholds() throws -> JoinThresholds {
+        var values: [String: Double] = [:]
+        let path = config ?? (access(ConfigLoader.defaultPath, R_OK) == 0 ? ConfigLoader.defaultPath : nil)
+        if let path {
+            do throws(ConfigError) { values = try ConfigLoader.load(path: path).join } catch { throw ValidationError(error.description) }
+        }
+        let typed: [(ThresholdRow, String?, String?)] = [
+            (.pushReady, pushReadyWarning, pushReadyCritical), (.joinLink, joinLinkWarning, joinLinkCritical),
+            (.joinKeys, joinKeysWarning, joinKeysCritical), (.joinAddress, joinAddressWarning, joinAddressCritical),
+            (.joinName, joinNameWarning, joinNameCritical), (.joinPush, joinPushWarning, joinPushCritical),
+        ]
+        for (row, warning, critical) in typed {
+            for case (let level, let text?) in [(ThresholdRow.Level.warning, warning), (.critical, critical)] {
+                switch row.parseLimit(text) {
+                case .failure(let why): throw ValidationError("\(row.flag(level)): '\(text)' is \(why)")
+                case .success(let limit): values[row.key(level)] = limit
+                }
+            }
+        }
+        switch JoinThresholds.resolve(values) {
+        case .success(let t): return t
+        case .failure(let e): throw ValidationError(e.description)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import PushdiagCore
+import TestSupport
+import Testing
+
+/// `pushdiag join` as users run it, outside the lab: every bad option and a missing or
+/// non-wireless interface give one line naming it on stderr and exit 3, before anything is kicked. The
+/// rejoin itself needs wpa_supplicant and a Wi-Fi interface: the lab's.
+@Suite struct JoinCommandTests {
+    static func expectOneLine(_ arguments: [String], saying words: String) throws {
+        let r = try pushdiag(arguments)
+        #expect(r.status == 3, "\(arguments): \(r.status) \(r.stderr)")
+        // The error is its first line (argument-parser's usage lines follow a usage error).
+        let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.contains(words), "\(arguments): \(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func badOptionsAreOneLineAndExit3() throws {
+        try Self.expectOneLine(["join", "127.0.0.1:5223"], saying: "--interface")
+        try Self.expectOneLine(["join", "--interface", "lo"], saying: "push server")
+        try Self.expectOneLine(["join", "--interface", "nosuch0", "127.0.0.1:5223"], saying: "nosuch0: no such interface")
+        try Self.expectOneLine(["join", "--interface", "lo", "--count", "0", "127.0.0.1:5223"], saying: "--count")
+        try Self.expectOneLine(["join", "--interface", "lo", "--kick", "nm", "127.0.0.1:5223"], saying: "--kick")
+        try Self.expectOneLine(["join", "--interface", "lo", "--cycle-timeout", "soon", "127.0.0.1:5223"], saying: "--cycle-timeout")
+        try Self.expectOneLine(["join", "--interface", "lo", "--push-ready-warning", "garbage", "127.0.0.1:5223"], saying: "--push-ready-warning")
+        try Self.expectOneLine(["join", "--interface", "lo", "--join-name-warning", "9000", "127.0.0.1:5223"], saying: "join_name_warning")
+    }
+
+    /// lo exists but is no Wi-Fi interface (or the machine has no nl80211 at all): one line, 3.
+    @Test func aNonWirelessInterfaceIsRefused() throws {
+        let r = try pushdiag(["join", "--interface", "lo", "--passive", "--cycle-timeout", "1s", "127.0.0.1:5223"])
+        #expect(r.status == 3, "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").filter { !$0.isEmpty }.count == 1, "\(r.stderr)")
+    }
+
+    /// A [join] table in the configuration sets the limits; a key of another table is named.
+    @Test func theConfigurationsJoinTable() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("p.toml")
+        try "[join]\nroam_gap_warning = 5\n".write(to: config, atomically: true, encoding: .utf8)
+        try Self.expectOneLine(["join", "--interface", "lo", "--config", config.path, "127.0.0.1:5223"], saying: "join.roam_gap_warning")
+    }
+}

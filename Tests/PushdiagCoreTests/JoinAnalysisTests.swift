@@ -1,0 +1,196 @@
+import PushdiagCore
+import Testing
+
+/// The join's analysis from synthetic event sequences: each step timed from the events that mark
+/// it, a step the manager did without skipped, a failure stopping the steps after it, the order
+/// and duplicates of the events not changing the result.
+@Suite struct JoinAnalysisTests {
+    typealias K = JoinEvent.Kind
+    static let base: Int64 = 1_767_225_600_000_000_000
+    static func at(_ ms: Double, _ k: K) -> JoinEvent { JoinEvent(base + Int64(ms * 1e6), k) }
+    static let ap = MACAddress("02:00:00:00:01:00")!
+    static let setup = JoinCycleSetup(resolvesName: true, tls: true, hello: false)
+
+    static func key(_ info: UInt16, keyData: UInt16 = 0) -> K {
+        .eapol(.key(EAPOLKey(descriptorType: 2, keyInfo: info, replayCounter: 1, keyDataLength: keyData)))
+    }
+    static func dhcp(_ t: DHCPMessage.MessageType, xid: UInt32 = 7, lease: UInt32? = nil, yours: String? = nil) -> K {
+        var m = DHCPMessage(op: t.fromClient ? 1 : 2, xid: xid)
+        m.messageType = t
+        m.leaseSeconds = lease
+        m.yourAddress = yours.flatMap { IPAddress($0) }
+        return .dhcp(m)
+    }
+    static let gw = IPAddress("10.0.0.1")!
+    static let server = IPAddress("10.0.0.9")!
+
+    /// A WPA2-PSK rejoin with a full DHCP exchange, every step seen.
+    static var psk: [JoinEvent] {
+        [
+            at(-100, .addressAdded("10.0.0.2/24")), at(-40, .disconnected(reason: 3, byAP: false)), at(-30, .addressRemoved("10.0.0.2/24")),
+            at(0, .cycleStart("wpa_supplicant RECONNECT")), at(2, .scanStarted), at(60, .scanFinished(aborted: false)),
+            at(65, .authenticated(bssid: ap, status: 0)),
+            at(70, .associated(bssid: ap, status: 0, maxIdle: BSSMaxIdle(periodUnits: 300, protectedKeepAliveRequired: false))),
+            at(72, key(0x008A)), at(73, key(0x010A, keyData: 22)), at(75, key(0x13CA, keyData: 56)), at(76, key(0x030A)), at(77, .operstate(6)),
+            at(80, dhcp(.discover)), at(85, dhcp(.offer)), at(86, dhcp(.request)), at(90, dhcp(.ack, lease: 3600, yours: "10.0.0.7")),
+            at(92, .addressAdded("10.0.0.7/24")), at(95, .gateway(gw, .reachable)), at(96, .push(.resolveStarted("push.example"))),
+            at(
+                96.2, .dns(DNSMessage(id: 9, isResponse: false, rcode: 0, truncated: false, questionCount: 1, answerCount: 0, name: "push.example"), server: gw)
+            ),
+            at(97, .dns(DNSMessage(id: 9, isResponse: true, rcode: 0, truncated: false, questionCount: 1, answerCount: 1, name: "push.example"), server: gw)),
+            at(97.5, .push(.resolved(server))), at(98, .push(.tcpStarted(server))), at(99, .push(.tcpConnected)), at(105, .push(.tlsDone)),
+            at(108, .push(.heartbeatSent)), at(110, .push(.heartbeatAnswered)),
+        ]
+    }
+
+    static func durations(_ c: JoinCycleReport) -> [JoinStep: Double] {
+        var out: [JoinStep: Double] = [:]
+        for s in c.steps { out[s.name] = s.durationMs }
+        return out
+    }
+
+    @Test func everyStepOfAPreSharedKeyRejoinIsTimedFromItsEvents() throws {
+        let c = JoinAnalysis.cycle(1, events: Self.psk, setup: Self.setup)
+        let expected: [JoinStep: Double] = [
+            .scan: 58, .authentication: 5, .association: 5, .keyHandshake: 6, .dhcp: 10, .address: 2, .gateway: 3, .dns: 1.5, .tcpConnect: 1, .tls: 6,
+            .firstHeartbeat: 2,
+        ]
+        #expect(Self.durations(c).compactMapValues { $0 } == expected)
+        #expect(c.step(.eap)?.status == .notUsed && c.step(.hello)?.status == .notUsed)
+        #expect(c.pushReadyMs == 110 && c.slowest == .scan)
+        #expect(c.slowestPercent.map { abs($0 - 58.0 / 110 * 100) < 0.001 } == true)
+        #expect(c.step(.scan)?.offsetMs == 2 && c.step(.dhcp)?.offsetMs == 80)
+        #expect(c.step(.keyHandshake)?.detail.contains("messages 1, 2, 3, 4 seen") == true, "\(c.step(.keyHandshake)!.detail)")
+        #expect(c.step(.dhcp)?.detail.hasPrefix("DISCOVER, OFFER, REQUEST, ACK: 10.0.0.7, lease 3600 s") == true, "\(c.step(.dhcp)!.detail)")
+        #expect(c.step(.dns)?.detail.contains("asked 10.0.0.1 NOERROR 0.8 ms") == true, "\(c.step(.dns)!.detail)")
+        #expect(c.addressBefore == "10.0.0.2/24" && c.address == "10.0.0.7/24" && c.addressChanged)
+        #expect(c.bssid == Self.ap && c.bssMaxIdleS == 307.2)
+        #expect(c.step(.scan)?.start == Timestamp.rfc3339(nanoseconds: Self.base + 2_000_000))
+        // The groups: sums of their steps, graded with the default rows (all well within).
+        #expect(c.groups.map(\.durationMs) == [68, 6, 15, 1.5, 9])
+        #expect(c.severity == .ok)
+    }
+
+    @Test func aKeptLeaseSkipsDHCPAndTheAddress() throws {
+        // Passive: the AP went away and came back; the full-MAC driver reports one CONNECT, does
+        // the handshake itself, and the manager kept its lease (no DHCP, the address stayed).
+        let events = [
+            Self.at(-100, .addressAdded("10.0.0.2/24")), Self.at(0, .cycleStart("disconnected: reason 4")),
+            Self.at(40, .connected(bssid: Self.ap, status: 0, timedOut: false)), Self.at(55, .portAuthorized), Self.at(56, .operstate(6)),
+            Self.at(60, .push(.tcpStarted(Self.server))), Self.at(62, .push(.tcpConnected)), Self.at(63, .push(.heartbeatSent)),
+            Self.at(65, .push(.heartbeatAnswered)),
+        ]
+        let c = JoinAnalysis.cycle(1, events: events, setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false))
+        #expect(c.step(.scan)?.status == .skipped && c.step(.dhcp)?.status == .skipped && c.step(.address)?.status == .skipped)
+        #expect(c.step(.dhcp)?.durationMs == nil && c.step(.address)?.detail == "the address stayed (10.0.0.2/24)")
+        #expect(c.step(.authentication)?.status == .notVisible && c.step(.authentication)?.detail.contains("full-MAC") == true)
+        #expect(c.step(.association)?.durationMs == 40 && c.step(.keyHandshake)?.durationMs == 15)
+        #expect(c.step(.keyHandshake)?.detail.contains("PORT_AUTHORIZED") == true)
+        #expect(c.step(.gateway)?.status == .notVisible)
+        #expect(c.step(.dns)?.status == .notUsed && c.pushReadyMs == 65 && !c.addressChanged)
+        // The address group has a step not visible: not graded, not zero.
+        #expect(c.groups.first { $0.group == .address }?.durationMs == nil)
+    }
+
+    @Test func aRefusedAssociationFailsAndStopsEveryLaterStep() {
+        let events = [
+            Self.at(0, .cycleStart("wpa_supplicant RECONNECT")), Self.at(5, .scanStarted), Self.at(50, .scanFinished(aborted: false)),
+            Self.at(52, .authenticated(bssid: Self.ap, status: 0)), Self.at(54, .associated(bssid: Self.ap, status: 17, maxIdle: nil)),
+            Self.at(3000, .cycleEnd),
+        ]
+        let c = JoinAnalysis.cycle(1, events: events, setup: Self.setup)
+        #expect(c.step(.association)?.status == .failed && c.step(.association)?.detail == "association refused (status 17)")
+        #expect(c.step(.authentication)?.status == .ok && c.step(.scan)?.durationMs == 45)
+        for s in JoinStep.allCases.drop(while: { $0 != .keyHandshake }) {
+            // Steps the setup does not use stay "not used" (this server has no hello).
+            #expect(c.step(s)?.status == (s == .hello ? .notUsed : .notReached) && c.step(s)?.durationMs == nil, "\(s)")
+        }
+        #expect(c.pushReadyMs == nil && c.severity == .critical)
+        let r = JoinAnalysis.report(interface: "wlan0", server: "push:5223", mode: "kick", cycles: [c], thresholds: JoinThresholds())
+        #expect(r.status == .critical && r.findings.contains { $0.check == .pushReady && $0.message.contains("association failed") })
+    }
+
+    @Test func aDHCPNakFailsTheStep() {
+        var events = Array(Self.psk.prefix { $0.timeNs < Self.base + 80_000_000 })
+        events += [Self.at(80, Self.dhcp(.request)), Self.at(82, Self.dhcp(.nak)), Self.at(4000, .cycleEnd)]
+        let c = JoinAnalysis.cycle(1, events: events, setup: Self.setup)
+        #expect(c.step(.dhcp)?.status == .failed && c.step(.dhcp)?.detail == "the server refused: REQUEST, NAK")
+        #expect(c.step(.address)?.status == .notReached && c.step(.firstHeartbeat)?.status == .notReached)
+    }
+
+    @Test func aCycleThatNeverReachesPushReady() {
+        // Everything up to the first heartbeat, which nobody answers before the cycle's end.
+        let events = Self.psk.filter { $0.kind != .push(.heartbeatAnswered) } + [Self.at(2110, .cycleEnd)]
+        let c = JoinAnalysis.cycle(3, events: events, setup: Self.setup)
+        #expect(c.step(.firstHeartbeat)?.status == .failed)
+        #expect(c.step(.firstHeartbeat)?.detail == "no answer to the first heartbeat before the cycle ended")
+        #expect(c.pushReadyMs == nil && c.slowest == .scan && c.slowestPercent == nil)
+        #expect(c.groups.first { $0.group == .push }?.durationMs == nil)
+        let ok = JoinAnalysis.cycle(1, events: Self.psk, setup: Self.setup)
+        let r = JoinAnalysis.report(interface: "wlan0", server: "push.example:5223", mode: "kick", cycles: [ok, c], thresholds: JoinThresholds())
+        #expect(r.pushReady.count == 1 && r.pushReady.maxMs == 110)
+        #expect(r.status == .critical && r.findings.map(\.subject) == ["cycle 3"])
+        #expect(
+            r.summary.first { $0.name == .firstHeartbeat }?.statuses == ["ok": 1, "failed": 1, "skipped": 0, "not_used": 0, "not_visible": 0, "not_reached": 0])
+    }
+
+    @Test func orderAndDuplicatesOfTheEventsDoNotChangeTheSteps() {
+        let straight = JoinAnalysis.cycle(1, events: Self.psk, setup: Self.setup)
+        let reversed = JoinAnalysis.cycle(1, events: Self.psk.reversed(), setup: Self.setup)
+        #expect(reversed == straight)
+        // Every event twice (two sources saw it), shuffled, and a late duplicate of the ACK.
+        var rng = SeededRandom(seed: 28)
+        var doubled = (Self.psk + Self.psk + [Self.at(91, Self.dhcp(.ack, lease: 3600, yours: "10.0.0.7"))])
+        for i in stride(from: doubled.count - 1, to: 0, by: -1) { doubled.swapAt(i, Int(rng.next() * Double(i + 1))) }
+        let c = JoinAnalysis.cycle(1, events: doubled, setup: Self.setup)
+        #expect(Self.durations(c) == Self.durations(straight) && c.pushReadyMs == straight.pushReadyMs)
+        // A retransmitted DISCOVER is named.
+        let again = JoinAnalysis.cycle(1, events: Self.psk + [Self.at(83, Self.dhcp(.discover))], setup: Self.setup)
+        #expect(again.step(.dhcp)?.detail.contains("(2 DISCOVERs)") == true && again.step(.dhcp)?.durationMs == 10)
+    }
+
+    @Test func anEnterpriseRejoinTimesEAPBeforeTheKeys() {
+        func eap(_ code: UInt8, _ type: UInt8?) -> K { .eapol(.eap(EAPPacket(code: .init(rawValue: code), rawCode: code, identifier: 1, type: type))) }
+        // The pre-shared key's events without its key frames, everything from 77 ms on 20 ms later,
+        // and 802.1X before the keys: Identity, PEAP, Success at 80 ms, message 4 at 84 ms.
+        var events = Self.psk.compactMap { e -> JoinEvent? in
+            if case .eapol = e.kind { return nil }
+            return e.timeNs >= Self.base + 77_000_000 ? JoinEvent(e.timeNs + 20_000_000, e.kind) : e
+        }
+        events += [
+            Self.at(71, eap(1, 1)), Self.at(71.5, eap(2, 1)), Self.at(72, eap(1, 25)), Self.at(80, eap(3, nil)), Self.at(81, Self.key(0x008A)),
+            Self.at(84, Self.key(0x030A)),
+        ]
+        let c = JoinAnalysis.cycle(1, events: events, setup: Self.setup)
+        #expect(c.step(.eap)?.status == .ok && c.step(.eap)?.durationMs == 9 && c.step(.eap)?.detail == "Identity, PEAP to EAP-Success")
+        // The keys start at EAP-Success (80 ms) and end at message 4 (84 ms).
+        #expect(c.step(.keyHandshake)?.durationMs == 4 && c.pushReadyMs == 130)
+    }
+
+    @Test func theReportSummarisesAndGradesOverCycles() throws {
+        // Three cycles whose DHCP takes 10, 1010 and 4010 ms (the ACK later each time).
+        let cycles = [0.0, 1000, 4000].enumerated().map { i, extra in
+            let events = Self.psk.map { e in e.timeNs >= Self.base + 90_000_000 ? JoinEvent(e.timeNs + Int64(extra * 1e6), e.kind) : e }
+            return JoinAnalysis.cycle(i + 1, events: events, setup: Self.setup)
+        }
+        let t = try JoinThresholds.resolve(["join_address_warning": 500]).get()
+        let r = JoinAnalysis.report(interface: "wlan0", server: "push.example:5223", mode: "kick", cycles: cycles, thresholds: t)
+        let dhcp = try #require(r.summary.first { $0.name == .dhcp })
+        #expect(dhcp.durations.p50Ms == 1010 && dhcp.durations.p95Ms == 4010 && dhcp.durations.maxMs == 4010 && dhcp.durations.count == 3)
+        #expect(r.pushReady.p50Ms == 1110 && r.pushReady.maxMs == 4110)
+        let address = try #require(r.groups.first { $0.group == .address })
+        // 4015 ms past the default critical limit (4000): critical, in cycle 3.
+        #expect(address.severity == .critical && address.warningMs == 500)
+        #expect(r.findings.contains { $0.check == .joinAddress && $0.severity == .critical && $0.subject == "cycle 3" && $0.value == 4015 })
+        #expect(r.slowest == .dhcp && r.slowestPercent.map { abs($0 - 1010.0 / 1110 * 100) < 0.001 } == true)
+        #expect(r.status == .critical)
+        #expect(JoinAnalysis.report(interface: "wlan0", server: "s", mode: "kick", cycles: [], thresholds: t).status == .unknown)
+    }
+
+    @Test func thresholdsRefuseWhatIsNotAJoinLimit() {
+        #expect(throws: SettingsError.self) { try JoinThresholds.resolve(["ft_gap_warning": 10]).get() }
+        #expect(throws: SettingsError.self) { try JoinThresholds.resolve(["push_ready_warning": 20000]).get() }
+        #expect(throws: SettingsError.self) { try JoinThresholds.resolve(["join_name_critical": -1]).get() }
+        #expect((try? JoinThresholds.resolve(["join_name_critical": 8000]).get())?.critical(.joinName) == 8000)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import PushdiagCore
+import PushdiagRender
+import TestSupport
+import Testing
+
+/// The join's text waterfall and JSON against golden files (fixtures/join-report.txt, .json),
+/// from three synthetic cycles: a pre-shared key rejoin seen whole, a passive rejoin with a kept
+/// lease on a full-MAC driver, and a refused association. `RECORD_SNAPSHOTS=1` rewrites them.
+@Suite struct JoinRendererTests {
+    static var report: JoinReport {
+        let a = JoinAnalysisTests.self
+        let kept = [
+            a.at(-100, .addressAdded("10.0.0.2/24")), a.at(0, .cycleStart("disconnected: reason 4")),
+            a.at(40, .connected(bssid: a.ap, status: 0, timedOut: false)), a.at(55, .portAuthorized), a.at(60, .push(.resolveStarted("push.example"))),
+            a.at(61, .push(.resolved(a.server))), a.at(62, .push(.tcpStarted(a.server))), a.at(64, .push(.tcpConnected)),
+            a.at(70, .push(.tlsDone)), a.at(71, .push(.heartbeatSent)), a.at(73, .push(.heartbeatAnswered)),
+            a.at(0, .notVisible(.eap, "EAPOL, DHCP and DNS packets need CAP_NET_RAW")),
+            a.at(0, .notVisible(.dhcp, "EAPOL, DHCP and DNS packets need CAP_NET_RAW")),
+        ]
+        let refused = [
+            a.at(0, .cycleStart("wpa_supplicant RECONNECT")), a.at(5, .scanStarted), a.at(50, .scanFinished(aborted: false)),
+            a.at(52, .authenticated(bssid: a.ap, status: 0)), a.at(54, .associated(bssid: a.ap, status: 17, maxIdle: nil)), a.at(3000, .cycleEnd),
+        ]
+        let cycles = [a.psk, kept, refused].enumerated().map { JoinAnalysis.cycle($0 + 1, events: $1, setup: a.setup) }
+        return JoinAnalysis.report(
+            interface: "wlan0", server: "push.example:5223", mode: "kick (wpa_supplicant)", cycles: cycles, thresholds: JoinThresholds(),
+            notes: ["a synthetic report"])
+    }
+
+    static func golden(_ name: String, _ text: String) throws {
+        let url = TestPaths.fixtures.appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] != nil { try text.write(to: url, atomically: true, encoding: .utf8) }
+        let want = try String(contentsOf: url, encoding: .utf8)
+        #expect(text == want, "\(name) differs; RECORD_SNAPSHOTS=1 rewrites it after a look at the difference")
+    }
+
+    @Test func textWaterfallMatchesItsGoldenFile() throws {
+        let text = JoinTextRenderer.render(Self.report)
+        try Self.golden("join-report.txt", text)
+        // The bars sit where the steps lie: the scan's (2–60 ms of 110) covers columns 0 to 17 of 32.
+        #expect(text.contains("|" + String(repeating: "#", count: 18) + String(repeating: " ", count: 14) + "|"))
+    }
+
+    @Test func jsonKeepsTheContract() throws {
+        let text = try JSONRenderer.render(Self.report)
+        try Self.golden("join-report.json", text + "\n")
+        let j = try json(text)
+        let cycles = try #require(j["cycles"] as? [[String: Any]])
+        #expect(cycles.count == 3)
+        for c in cycles {
+            for s in try #require(c["steps"] as? [[String: Any]]) {
+                #expect(Set(s.keys) == ["name", "start", "offset_ms", "duration_ms", "status", "detail"])
+                // A duration only where the step was measured; null, not 0, elsewhere.
+                #expect((s["status"] as? String == "ok") == !(s["duration_ms"] is NSNull), "\(s)")
+            }
+        }
+        let summary = try #require(j["summary"] as? [[String: Any]])
+        #expect(summary.map { $0["name"] as? String } == JoinStep.allCases.map(\.rawValue))
+        #expect(j["status"] as? String == "critical")
+    }
+}

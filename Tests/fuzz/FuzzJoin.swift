@@ -1,0 +1,47 @@
+// libFuzzer target: what a rejoin shows on the wire, through every parser pushdiag join reads —
+// Ethernet frames of a station (EAPOL and EAP, DHCP, DNS over IPv4 and IPv6), each payload
+// parser alone, the association response's elements (BSS Max Idle Period) — and the join's
+// analysis fed the packets that decoded as events at times taken from the input, so that any
+// order, duplicate or gap of events reaches the step logic.
+#if !FUZZ_WITH_CORE_SOURCES
+    import PushdiagCore
+#endif
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let b = UnsafeRawBufferPointer(start: data, count: size)
+    _ = DHCPMessage.parse(b)
+    _ = DNSMessage.parse(b)
+    _ = EAPOLPacket.parse(b)
+    _ = BSSMaxIdle.inAssociationResponse(b)
+    _ = BSSMaxIdle.find(b)
+    // The input as a list of frames: [time u8][length u8][frame], each frame an Ethernet frame.
+    var events: [JoinEvent] = [JoinEvent(0, .cycleStart("fuzz"))]
+    var o = 0
+    var t: Int64 = 0
+    while let dt = b.u8(at: o), let len = b.u8(at: o + 1) {
+        let frame = b.slice(o + 2, min(Int(len), b.count - o - 2)) ?? b.suffix(from: o + 2)
+        t += Int64(dt) * 1_000_000 - 20_000_000
+        switch StationPacket.parse(ethernet: frame) {
+        case .eapol(let p)?: events.append(JoinEvent(t, .eapol(p)))
+        case .dhcp(let m)?: events.append(JoinEvent(t, .dhcp(m)))
+        case .dns(let m, let s, let d)?: events.append(JoinEvent(t, .dns(m, server: m.isResponse ? s : d)))
+        case nil:
+            // A byte that is no packet picks a milestone instead.
+            let milestones: [JoinEvent.Kind] = [
+                .scanStarted, .scanFinished(aborted: dt & 1 == 0), .authenticated(bssid: nil, status: UInt16(len & 1)),
+                .associated(bssid: nil, status: UInt16(len & 2), maxIdle: nil), .connected(bssid: nil, status: 0, timedOut: len & 4 != 0),
+                .portAuthorized, .operstate(len & 7), .addressAdded("10.0.0.\(len)/24"), .addressRemoved("10.0.0.\(dt)/24"),
+                .push(.resolveStarted("p")), .push(.tcpConnected), .push(.tlsDone), .push(.helloDone), .push(.heartbeatSent),
+                .push(.heartbeatAnswered), .cycleEnd, .notVisible(JoinStep.allCases[Int(len) % JoinStep.allCases.count], "fuzz"),
+                .stepFailed(JoinStep.allCases[Int(dt) % JoinStep.allCases.count], "fuzz"),
+            ]
+            events.append(JoinEvent(t, milestones[Int(dt ^ len) % milestones.count]))
+        }
+        o += 2 + Int(len)
+    }
+    let setup = JoinCycleSetup(resolvesName: size & 1 == 0, tls: size & 2 == 0, hello: size & 4 == 0)
+    let c = JoinAnalysis.cycle(1, events: events, setup: setup)
+    _ = JoinAnalysis.report(interface: "wlan0", server: "s", mode: "kick", cycles: [c, c], thresholds: JoinThresholds())
+    return 0
+}
