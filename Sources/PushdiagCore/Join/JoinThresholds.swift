@@ -29,11 +29,8 @@ public struct JoinThresholds: Sendable, Equatable {
         var t = JoinThresholds()
         t.values = values
         for row in ThresholdRow.rows(.join) {
-            if let c = t.critical(row), t.warning(row) > c {
-                return .failure(
-                    .usage(
-                        "join thresholds: \(row.key(.warning)) (\(NumberText.format(t.warning(row))) ms) is above \(row.key(.critical)) (\(NumberText.format(c)) ms); it must not be"
-                    ))
+            if let c = t.critical(row), let why = row.orderProblem(warning: t.warning(row), critical: c, name: { row.key($0) }) {
+                return .failure(.usage("join thresholds: \(why)"))
             }
         }
         return .success(t)

@@ -37,14 +37,7 @@ struct JoinThresholdOptions: ParsableArguments {
             (.joinKeys, joinKeysWarning, joinKeysCritical), (.joinAddress, joinAddressWarning, joinAddressCritical),
             (.joinName, joinNameWarning, joinNameCritical), (.joinPush, joinPushWarning, joinPushCritical),
         ]
-        for (row, warning, critical) in typed {
-            for case (let level, let text?) in [(ThresholdRow.Level.warning, warning), (.critical, critical)] {
-                switch row.parseLimit(text) {
-                case .failure(let why): throw ValidationError("\(row.flag(level)): '\(text)' is \(why)")
-                case .success(let limit): values[row.key(level)] = limit
-                }
-            }
-        }
+        values.merge(try ThresholdRow.flagLimits(typed.flatMap { row, w, c in [(row, .warning, w), (row, .critical, c)] })) { _, flag in flag }
         switch JoinThresholds.resolve(values) {
         case .success(let t): return t
         case .failure(let e): throw ValidationError(e.description)
