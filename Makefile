@@ -168,7 +168,7 @@ clean:
 	$(Q)rm -rf .build bench/out bench/bin
 
 # The Wi-Fi lab: Debian's kernel under qemu with mac80211_hwsim, hostapd and wpa_supplicant; see
-# Tests/lab/. `make lab` checks pushdiag against iw there (two VMs in turn, then LabTests on the
+# Tests/lab/. `make lab` checks pushdiag against iw there (one VM of two vCPUs, then LabTests on the
 # host: Tests/lab/lab.sh); `make lab-record` also refreshes the lab recordings in fixtures/.
 
 lab-deps:

@@ -216,12 +216,16 @@ lab_medium_start() {
 }
 
 # lab_nlmon_start PCAP LOG: tcpdump on nlmon0 (which the caller made), back once it listens; its
-# counts go to LOG (LabTests read "dropped by kernel"). It writes to the VM's own tmpfs with a
-# 16 MiB buffer, not to the 9p share: a recording of 2026-11-25 written to 9p lost the events of
+# counts go to LOG (LabTests read "dropped by kernel"). It writes to the VM's own tmpfs (a 64 MiB
+# ring, below), not to the 9p share: a recording of 2026-11-25 written to 9p lost the events of
 # one association (tcpdump fell behind a burst of scan dumps and hostapd's station changes).
 lab_nlmon_start() {
   rm -f "$conf/nlmon-rec.pcap"
-  tcpdump -i nlmon0 -B 16384 --immediate-mode -U -w "$conf/nlmon-rec.pcap" > "$2" 2>&1 &
+  # Immediate mode puts libpcap on TPACKET_V2, whose ring has a slot per packet of the snapshot
+  # length: 16 MiB of 256 KiB slots held 64 messages, and a fresh-clone run of 2026-11-26 (two
+  # vCPUs) dropped 9 of a burst. 64 KiB slots (the largest message seen is 16 KiB; a netlink
+  # dump's are at most 32) in 64 MiB hold 1,024.
+  tcpdump -i nlmon0 -s 65535 -B 65536 --immediate-mode -U -w "$conf/nlmon-rec.pcap" > "$2" 2>&1 &
   tcpdump_pid=$!
   for _ in $(seq 1 150); do grep -q listening "$2" && return 0; sleep 0.2; done
   echo "lab: tcpdump on nlmon0 did not start"; cat "$2"; return 1

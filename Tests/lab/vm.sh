@@ -4,8 +4,8 @@
 #
 #   Tests/lab/vm.sh SCRIPT [ARGS...]
 #
-# The console is printed with each line prefixed "LAB_NAME| " (vm by default), so that the
-# lab's two VMs can be told apart; on failure a digest of what failed closes the output.
+# The console is printed with each line prefixed "LAB_NAME| " (vm by default), so that its lines
+# can be told from the host's; on failure a digest of what failed closes the output.
 #
 # Needs: qemu-system-x86, linux-image-amd64, busybox-static (make lab-deps installs them).
 set -euo pipefail
