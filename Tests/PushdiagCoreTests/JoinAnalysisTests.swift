@@ -193,4 +193,63 @@ import Testing
         #expect(throws: SettingsError.self) { try JoinThresholds.resolve(["join_name_critical": -1]).get() }
         #expect((try? JoinThresholds.resolve(["join_name_critical": 8000]).get())?.critical(.joinName) == 8000)
     }
+
+    /// Seen in the lab (2026-11-26): the station's DHCP client (udhcpc from wpa_cli's action
+    /// script) began 0.7 s after the link was up, after pushdiag had pushed over the address from
+    /// before. The runner pushes again once the address is settled; the push steps are the
+    /// second push's, and the first push's failure is not theirs.
+    @Test func aPushMadeAgainAfterDHCPIsTheOneTimed() {
+        let events = [
+            Self.at(-100, .addressAdded("10.0.0.2/24")), Self.at(0, .cycleStart("wpa_supplicant RECONNECT")),
+            Self.at(10, .authenticated(bssid: Self.ap, status: 0)), Self.at(12, .associated(bssid: Self.ap, status: 0, maxIdle: nil)),
+            Self.at(20, .operstate(6)), Self.at(21, .push(.tcpStarted(Self.server))), Self.at(22, .push(.tcpConnected)),
+            Self.at(23, .push(.heartbeatSent)), Self.at(30, .stepFailed(.firstHeartbeat, "connection reset")),
+            Self.at(25, .addressRemoved("10.0.0.2/24")), Self.at(700, Self.dhcp(.discover)), Self.at(710, Self.dhcp(.offer)),
+            Self.at(720, Self.dhcp(.request)), Self.at(730, Self.dhcp(.ack, yours: "10.0.0.2")), Self.at(735, .addressAdded("10.0.0.2/24")),
+            Self.at(740, .pushAgain("the DHCP client began 4 ms after the first push had started")), Self.at(741, .push(.tcpStarted(Self.server))),
+            Self.at(743, .push(.tcpConnected)), Self.at(744, .push(.heartbeatSent)), Self.at(747, .push(.heartbeatAnswered)), Self.at(748, .cycleEnd),
+        ]
+        let c = JoinAnalysis.cycle(1, events: events, setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false))
+        #expect(c.step(.dhcp)?.durationMs == 30 && c.step(.address)?.durationMs == 5, "\(c.steps)")
+        #expect(c.step(.tcpConnect)?.durationMs == 2 && c.step(.tcpConnect)?.offsetMs == 741, "\(c.steps)")
+        #expect(c.step(.tcpConnect)?.detail.contains("the push made again: the DHCP client began") == true, "\(c.step(.tcpConnect)!.detail)")
+        #expect(c.step(.firstHeartbeat)?.status == .ok && c.pushReadyMs == 747)
+        // Without the push made again, the failure of the only push is the step's.
+        let once = JoinAnalysis.cycle(
+            1, events: Array(events.prefix(9)) + [Self.at(748, .cycleEnd)], setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false))
+        #expect(once.step(.firstHeartbeat)?.status == .failed && once.step(.firstHeartbeat)?.detail == "connection reset")
+    }
+
+    /// Also seen in the lab: the address a previous cycle's DHCP client added lands after this
+    /// cycle's start but before its link was up. It is not this cycle's address step, and no
+    /// step's duration is ever negative.
+    @Test func anAddressFromBeforeTheLinkIsNotThisCyclesAndNoDurationIsNegative() {
+        let events = [
+            Self.at(-500, .addressRemoved("10.0.0.2/24")), Self.at(0, .cycleStart("wpa_supplicant RECONNECT")),
+            Self.at(10, .authenticated(bssid: Self.ap, status: 0)), Self.at(12, .associated(bssid: Self.ap, status: 0, maxIdle: nil)),
+            Self.at(100, .addressAdded("10.0.0.2/24")), Self.at(150, .operstate(6)),
+            Self.at(151, .push(.tcpStarted(Self.server))), Self.at(152, .push(.tcpConnected)), Self.at(153, .push(.heartbeatSent)),
+            Self.at(155, .push(.heartbeatAnswered)), Self.at(160, .cycleEnd),
+        ]
+        let c = JoinAnalysis.cycle(1, events: events, setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false))
+        #expect(c.steps.allSatisfy { ($0.durationMs ?? 0) >= 0 }, "\(c.steps)")
+        #expect(c.step(.address)?.status == .skipped && c.step(.dhcp)?.status == .skipped, "\(c.steps)")
+        #expect(c.step(.address)?.detail == "the address stayed (10.0.0.2/24)" && c.pushReadyMs == 155, "\(c.step(.address)!)")
+    }
+
+    /// IPv6's link-local address comes and goes with the link by itself: not an address a push
+    /// server is reached by, so not the cycle's address.
+    @Test func linkScopeAddressesAreNotTheCyclesAddress() {
+        func message(scope: UInt8) -> Netlink.Message {
+            var b = NetlinkMessageBuilder(type: RTNetlink.newAddress, flags: 0, sequence: 0)
+            b.raw([10, 64, 0, scope, 3, 0, 0, 0])
+            b.attribute(RTNetlink.ifaAddress, [0xfe, 0x80] + [UInt8](repeating: 0, count: 13) + [1])
+            let bytes = b.finish()
+            var out: Netlink.Message?
+            bytes.withUnsafeBytes { try? Netlink.forEachMessage($0) { out = $0 } }
+            return out!
+        }
+        #expect(JoinEvent.Kind.rtnetlink(message(scope: RTNetlink.scopeLink), ifindex: 3) == nil)
+        #expect(JoinEvent.Kind.rtnetlink(message(scope: 0), ifindex: 3) == .addressAdded("fe80::1/64"))
+    }
 }

@@ -91,6 +91,10 @@ struct CycleBuilder {
     /// The association's end (nil when the link never came).
     var linkDone: Int64?
     var ended: Bool
+    /// Where the push steps' events begin: the cycle's start, or the last time the push was made
+    /// again (`pushAgain`), with why.
+    let pushFrom: Int64
+    let pushAgain: String?
 
     init(events: [JoinEvent], setup: JoinCycleSetup) {
         self.setup = setup
@@ -100,9 +104,15 @@ struct CycleBuilder {
         self.events = events
         last = origin
         ended = events.contains { $0.kind == .cycleEnd }
+        let again = events.last { e in if case .pushAgain = e.kind { e.timeNs >= start?.timeNs ?? .min } else { false } }
+        pushFrom = again?.timeNs ?? origin
+        if case .pushAgain(let why)? = again?.kind { pushAgain = why } else { pushAgain = nil }
         for e in events {
             if case .notVisible(let s, let why) = e.kind { notVisible[s] = notVisible[s] ?? why }
-            if case .stepFailed(let s, let why) = e.kind, e.timeNs >= origin { stepFailures[s] = stepFailures[s] ?? why }
+            // A failure of a push made again from its start is not this push's.
+            if case .stepFailed(let s, let why) = e.kind, e.timeNs >= (s.isPushSession ? pushFrom : origin) {
+                stepFailures[s] = stepFailures[s] ?? why
+            }
         }
     }
 
@@ -280,6 +290,22 @@ struct CycleBuilder {
             return nil
         }
         if let removed { addressBefore = addressBefore ?? removed.value }
+        // The address on the interface when the link became usable (the keys' end; the last change
+        // before it an addition: a previous cycle's DHCP client may have added it back after this
+        // one began), and not removed since: kept.
+        let usable = last
+        let lastChange = events.last { e in
+            switch e.kind {
+            case .addressAdded, .addressRemoved: e.timeNs < usable
+            default: false
+            }
+        }
+        let removedSinceLink = first(after: usable) { k -> String? in
+            if case .addressRemoved(let a) = k { return a }
+            return nil
+        }
+        var kept = removedSinceLink == nil && linkDone != nil
+        if case .addressAdded? = lastChange?.kind {} else { kept = false }
         let dhcp = all(after: from) { k -> DHCPMessage? in
             if case .dhcp(let m) = k { return m }
             return nil
@@ -307,12 +333,14 @@ struct CycleBuilder {
             }
         } else if let nv = notVisible[.dhcp] {
             set(.dhcp, .notVisible, detail: nv)
-        } else if removed == nil, linkDone != nil {
+        } else if kept {
             set(.dhcp, .skipped, detail: "no DHCP exchange: the address and its lease were kept")
         } else {
             missing(.dhcp, "no DHCP exchange")
         }
-        let addressFrom = max(dhcpEnd ?? from, removed?.time ?? from)
+        // Not before the last milestone (DHCP's ACK, or the keys): an address added earlier came
+        // from an exchange before this cycle's.
+        let addressFrom = max(last, dhcpEnd ?? from, removedSinceLink?.time ?? from)
         let added = first(after: addressFrom) { k -> String? in
             if case .addressAdded(let a) = k { return a }
             return nil
@@ -321,7 +349,7 @@ struct CycleBuilder {
             address = added.value
             let change = addressBefore.map { $0 == added.value ? "" : " (was \($0))" } ?? ""
             set(.address, .ok, last, added.time, detail: "RTM_NEWADDR \(added.value)" + change)
-        } else if removed == nil, linkDone != nil {
+        } else if kept {
             address = addressBefore
             set(.address, .skipped, detail: "the address stayed" + (addressBefore.map { " (\($0))" } ?? ""))
         } else {
@@ -345,12 +373,12 @@ struct CycleBuilder {
     // MARK: Push: DNS, TCP, TLS, hello, first heartbeat
 
     mutating func pushSteps() {
-        func milestone(_ m: JoinEvent.PushMilestone) -> Int64? { first(after: origin) { $0 == .push(m) ? () : nil }?.time }
-        let resolveStart = first(after: origin) { k -> String? in
+        func milestone(_ m: JoinEvent.PushMilestone) -> Int64? { first(after: pushFrom) { $0 == .push(m) ? () : nil }?.time }
+        let resolveStart = first(after: pushFrom) { k -> String? in
             if case .push(.resolveStarted(let n)) = k { return n }
             return nil
         }
-        let resolved = first(after: resolveStart?.time ?? origin) { k -> IPAddress? in
+        let resolved = first(after: resolveStart?.time ?? pushFrom) { k -> IPAddress? in
             if case .push(.resolved(let a)) = k { return a }
             return nil
         }
@@ -361,13 +389,13 @@ struct CycleBuilder {
         } else {
             missing(.dns, "no answer for the server's name")
         }
-        let tcpStart = first(after: origin) { k -> IPAddress? in
+        let tcpStart = first(after: pushFrom) { k -> IPAddress? in
             if case .push(.tcpStarted(let a)) = k { return a }
             return nil
         }
         let connected = milestone(.tcpConnected)
         if let s = tcpStart, let c = connected, c >= s.time {
-            set(.tcpConnect, .ok, s.time, c, detail: "to \(s.value)")
+            set(.tcpConnect, .ok, s.time, c, detail: "to \(s.value)" + (pushAgain.map { "; the push made again: \($0)" } ?? ""))
         } else {
             missing(.tcpConnect, "no connection")
         }

@@ -44,6 +44,10 @@ public struct JoinEvent: Equatable, Sendable {
         case dns(DNSMessage, server: IPAddress)
         /// pushdiag's own push session.
         case push(PushMilestone)
+        /// The push is made again from its start, and why: the DHCP client began after the first
+        /// push had started, which therefore went over the address from before (a phone's push
+        /// provider starts once its address is configured). The steps are those of the last push.
+        case pushAgain(String)
         /// A step that pushdiag's own session or a source could not carry out or see, and why.
         case stepFailed(JoinStep, String)
         case notVisible(JoinStep, String)

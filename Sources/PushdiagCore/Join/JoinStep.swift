@@ -31,6 +31,10 @@ public enum JoinStep: String, Codable, Sendable, CaseIterable, CustomStringConve
 
     public var description: String { rawValue }
 
+    /// A step of pushdiag's own push session (DNS to the first heartbeat), which it makes again
+    /// when the DHCP client began after it (`JoinEvent.Kind.pushAgain`).
+    public var isPushSession: Bool { group == .name || group == .push }
+
     /// The group the step is graded in.
     public var group: JoinGroup {
         switch self {

@@ -10,6 +10,8 @@ public enum RTNetlink {
     public static let groupLink: UInt32 = 1, groupIPv4Address: UInt32 = 5, groupIPv6Address: UInt32 = 9
     /// `RTNLGRP_NEIGH`: neighbour entries (the gateway's state).
     public static let groupNeighbour: UInt32 = 3
+    /// `RT_SCOPE_LINK`: an address good on its own link only.
+    public static let scopeLink: UInt8 = 253
     /// `IFA_*`.
     public static let ifaAddress: UInt16 = 1, ifaLocal: UInt16 = 2
     /// `RTA_*`.
@@ -59,6 +61,10 @@ public enum RTNetlink {
         public var prefixLength: UInt8
         public var address: IPAddress?
         public var removed: Bool
+        /// `ifa_scope`: 0 universe (global), 253 link (IPv6's fe80::/10), 254 host.
+        public var scope: UInt8 = 0
+        /// Good only on its own link (an IPv6 link-local address): no route to a push server.
+        public var isLinkScope: Bool { scope == RTNetlink.scopeLink }
         /// "10.40.0.2/24", as `ip addr` writes it.
         public var text: String { "\(address?.description ?? "?")/\(prefixLength)" }
     }
@@ -142,7 +148,7 @@ public enum RTNetlink {
     /// point-to-point link `IFA_ADDRESS` is the peer's), else `IFA_ADDRESS`.
     public static func address(_ m: Netlink.Message) -> Address? {
         guard m.type == newAddress || m.type == delAddress, m.payload.count >= 8, let index = m.payload.u32le(at: 4) else { return nil }
-        var a = Address(ifindex: Int32(bitPattern: index), prefixLength: m.payload[1], address: nil, removed: m.type == delAddress)
+        var a = Address(ifindex: Int32(bitPattern: index), prefixLength: m.payload[1], address: nil, removed: m.type == delAddress, scope: m.payload[3])
         var local: IPAddress?
         Netlink.forEachAttribute(m.payload.suffix(from: 8)) { t, v in
             if t == ifaLocal { local = IPAddress(bytes: v.nlBytes) }
