@@ -16,6 +16,10 @@ public struct JoinSettings: Sendable {
     /// A cycle that has not reached push-ready by then ends.
     public var cycleTimeoutSeconds: Double = 30
     public var controlDirectory = "/var/run/wpa_supplicant"
+    /// How long after the link is up a DHCP client may take to begin (a DHCP client message or
+    /// the address removed): one that begins after the push had started makes the push again
+    /// once the address is settled. 0: the address counts as settled at once.
+    public var dhcpWaitSeconds: Double = 2
 
     public init(interface: String, heartbeat: HeartbeatOptions) {
         self.interface = interface
@@ -43,6 +47,11 @@ public final class JoinRunner: @unchecked Sendable {
     }
 
     func add(_ t: Int64, _ k: JoinEvent.Kind) { lock.withLock { log.append(JoinEvent(t, k)) } }
+    /// The push attempt whose events count: one made obsolete by a later attempt (`pushAgain`)
+    /// may still be under way on its thread, blocked in the resolver or a connect, and adds
+    /// nothing more.
+    var pushAttempt = 0
+    func add(_ t: Int64, _ k: JoinEvent.Kind, attempt: Int) { lock.withLock { if attempt == pushAttempt { log.append(JoinEvent(t, k)) } } }
     func events(since t: Int64) -> [JoinEvent] { lock.withLock { log.filter { $0.timeNs >= t } } }
     var isFinished: Bool { lock.withLock { finished } || stop() }
 
@@ -157,18 +166,80 @@ public final class JoinRunner: @unchecked Sendable {
         // From the cycle's start: a link message sent before the drop took effect may still say "up".
         let start = events(since: prepared).last { if case .cycleStart = $0.kind { true } else { false } }?.timeNs ?? WallClock.nanoseconds()
         let limit = settings.cycleTimeoutSeconds
-        // Usable: the operstate up, and an address (a new one, or the one that stayed).
-        guard wait(since: start, seconds: limit, { $0 == .operstate(6) }) != nil else { return end() }
-        let removed = events(since: prepared).contains { if case .addressRemoved = $0.kind { true } else { false } }
-        if removed, wait(since: start, seconds: limit, { if case .addressAdded = $0 { true } else { false } }) == nil { return end() }
-        push()
+        // Usable: the operstate up, and the address settled (a DHCP exchange under way waited for).
+        guard let up = wait(since: start, seconds: limit, { $0 == .operstate(6) }) else { return end() }
+        if let began = dhcpBegan(since: prepared), !settle(since: began, seconds: limit) { return end() }
+        // The push on a thread of its own, while a DHCP client that begins only after it had
+        // started (within --dhcp-wait of the link up) is watched for: that push goes over the
+        // address from before, which a phone's push provider would not have had. It is left
+        // (its later events dropped) and the push made again once the address is settled.
+        let pushed = WallClock.nanoseconds()
+        let attempt = lock.withLock { pushAttempt }
+        let done = DispatchSemaphore(value: 0)
+        let me = self
+        Thread {
+            me.push(attempt: attempt)
+            done.signal()
+        }.start()
+        let dhcpDeadline = up + Int64(settings.dhcpWaitSeconds * 1e9)
+        var finished = false
+        var began: Int64?
+        while !stop() {
+            if !finished, done.wait(timeout: .now() + .milliseconds(5)) == .success { finished = true }
+            if let b = dhcpBegan(since: pushed), b <= dhcpDeadline { began = b }
+            if began != nil || (finished && WallClock.nanoseconds() >= dhcpDeadline) { break }
+            if finished { Clock.sleep(ms: 5, stop: stop) }
+        }
+        if let began {
+            lock.withLock { pushAttempt += 1 }
+            guard settle(since: began, seconds: limit) else { return end() }
+            let ms = NumberText.format((Double(began - pushed) / 1e6).rounded())
+            let left = finished ? "" : " (that push, still under way, was left)"
+            add(WallClock.nanoseconds(), .pushAgain("the DHCP client began \(ms) ms after the first push had started\(left)"))
+            push(attempt: lock.withLock { pushAttempt })
+        } else if !finished {
+            done.wait()
+        }
         end()
+    }
+
+    /// A DHCP client at work: a message of its own (not a release), or the address it removes.
+    static func beginsDHCP(_ k: JoinEvent.Kind) -> Bool {
+        switch k {
+        case .dhcp(let m): return m.messageType?.fromClient == true && m.messageType != .release
+        case .addressRemoved: return true
+        default: return false
+        }
+    }
+
+    func dhcpBegan(since t: Int64) -> Int64? { events(since: t).first { Self.beginsDHCP($0.kind) }?.timeNs }
+
+    /// Until the address is settled after a DHCP client began at `began`: the address added again
+    /// after a removal, or the lease acknowledged with the address kept (a NAK ends the wait too:
+    /// the step fails). False when `seconds` pass first.
+    func settle(since began: Int64, seconds: Double) -> Bool {
+        let deadline = Clock.ms() + seconds * 1000
+        while Clock.ms() < deadline && !stop() {
+            let seen = events(since: began)
+            let lastAddress = seen.last { e in
+                switch e.kind {
+                case .addressAdded, .addressRemoved: true
+                default: false
+                }
+            }
+            if case .addressAdded? = lastAddress?.kind { return true }
+            let answered = seen.contains { e in if case .dhcp(let m) = e.kind { m.messageType == .ack || m.messageType == .nak } else { false } }
+            if lastAddress == nil && answered { return true }
+            Clock.sleep(ms: 5, stop: stop)
+        }
+        return false
     }
 
     func end() { add(WallClock.nanoseconds(), .cycleEnd) }
 
     /// Resolve, connect, TLS, hello, the first heartbeat, each milestone on the run's clock.
-    func push() {
+    func push(attempt: Int) {
+        let add = { (t: Int64, k: JoinEvent.Kind) in self.add(t, k, attempt: attempt) }
         let o = settings.heartbeat
         let address: IPAddress
         if let a = IPAddress(o.endpoint.host) {
@@ -187,7 +258,7 @@ public final class JoinRunner: @unchecked Sendable {
         let session = HeartbeatSession(o, address: address, stop: stop)
         add(WallClock.nanoseconds(), .push(.tcpStarted(address)))
         do throws(ConnectionFailure) {
-            defer { milestones(session) }
+            defer { milestones(session, attempt: attempt) }
             try session.open()
         } catch {
             let step: JoinStep
@@ -212,7 +283,8 @@ public final class JoinRunner: @unchecked Sendable {
         session.close()
     }
 
-    func milestones(_ s: HeartbeatSession) {
+    func milestones(_ s: HeartbeatSession, attempt: Int) {
+        let add = { (t: Int64, k: JoinEvent.Kind) in self.add(t, k, attempt: attempt) }
         guard let p = s.phaseEndsNs else { return }
         add(p.tcp, .push(.tcpConnected))
         if let t = p.tls { add(t, .push(.tlsDone)) }

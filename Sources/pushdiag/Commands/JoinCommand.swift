@@ -48,6 +48,13 @@ struct JoinCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("A cycle not push-ready by then ends.", valueName: "D"))
     var cycleTimeout: String = "30s"
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "How long after the link is up a DHCP client may take to begin; a push made before it began is made again once the address is settled (0: the address counts as settled at once).",
+            valueName: "D"))
+    var dhcpWait: String = "2s"
+
     @Option(help: ArgumentHelp("wpa_supplicant's control interface directory.", valueName: "DIR"), completion: .directory)
     var controlDirectory: String = "/var/run/wpa_supplicant"
 
@@ -68,6 +75,7 @@ struct JoinCommand: ParsableCommand {
         s.intervalSeconds = try parseDuration(interval, option: "--interval")
         s.cycleTimeoutSeconds = try parseDuration(cycleTimeout, option: "--cycle-timeout", atLeast: 1)
         s.controlDirectory = controlDirectory
+        s.dhcpWaitSeconds = try parseDuration(dhcpWait, option: "--dhcp-wait")
         return s
     }
 
