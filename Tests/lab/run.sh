@@ -260,6 +260,14 @@ fi
 . Tests/lab/walk.sh
 lab_walk "$out" || exit 1
 
+# 8b. pushdiag join against real rejoins (join.sh): a fresh hwsim, dnsmasq, a DHCP client on
+#     every connect; into RESULTS_DIR/join.
+. Tests/lab/medium.sh  # lab_down
+. Tests/lab/join.sh
+mkdir -p "$out/join" && rm -rf "${out:?}/join"/*
+lab_join "$out/join" || { echo "lab: join's section did not finish"; exit 1; }
+echo "lab: join's section done"
+
 # 9. The air moves: the radio medium's walks (medium.sh), from a fresh hwsim of their own.
 if [ "$mode" != record ]; then
   . Tests/lab/medium.sh

@@ -33,6 +33,7 @@ chan_util_avg_period=20
 rrm_neighbor_report=1
 rrm_beacon_report=1
 bss_transition=1
+${LAB_AP_EXTRA:-}
 CONF
 }
 

@@ -1,0 +1,161 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// pushdiag join against real rejoins (Tests/lab/join.sh, into join/): wpa_supplicant's
+/// DISCONNECT and RECONNECT three times, the interface down and up, and a rejoin with netem
+/// delaying DNS's queries alone. Oracles, recorded beside each run in the same VM: iw event -t,
+/// ip -ts monitor, nlmon (rtnetlink's messages as the kernel sent them) and tcpdump on the
+/// station's interface (both read here with tshark).
+extension LabTests {
+    static let joinRuns = ["join", "join-link", "join-dns-delay"]
+    /// How close a step's start or end must be to the event or packet it stands for: the issue's
+    /// 10 ms.
+    static let joinToleranceMs = 10.0
+
+    /// A step of a join report: (name, status, start, end) in Unix seconds.
+    typealias JoinStepTimes = (name: String, status: String, start: Double?, end: Double?, detail: String)
+
+    func joinCycles(_ run: String) throws -> [[JoinStepTimes]] {
+        let report = try object("join/\(run).json")
+        return (report["cycles"] as? [[String: Any]] ?? []).map { c in
+            (c["steps"] as? [[String: Any]] ?? []).map { s in
+                let start = (s["start"] as? String).flatMap(Self.unixTime)
+                let end = start.flatMap { st in (s["duration_ms"] as? Double).map { st + $0 / 1000 } }
+                return (s["name"] as? String ?? "", s["status"] as? String ?? "", start, end, s["detail"] as? String ?? "")
+            }
+        }
+    }
+
+    /// `iw event -t` lines: (Unix time, the text after the interface).
+    func iwEvents(_ run: String) throws -> [(time: Double, text: String)] {
+        try text("join/\(run)-iw-event.txt").split(separator: "\n").compactMap { line in
+            guard let colon = line.firstIndex(of: ":"), let t = Double(line[..<colon]) else { return nil }
+            return (t, String(line[line.index(after: colon)...]))
+        }
+    }
+
+    /// `ip -ts monitor` lines: "[2026-11-26T06:30:56.227779] text" (UTC) → (Unix time, text).
+    func ipMonitor(_ run: String) throws -> [(time: Double, text: String)] {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return try text("join/\(run)-ip-monitor.txt").split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("["), let close = line.firstIndex(of: "]") else { return nil }
+            let stamp = String(line[line.index(after: line.startIndex)..<close])
+            // ISO8601DateFormatter reads milliseconds only: the microseconds are added back.
+            guard let dot = stamp.lastIndex(of: "."), let micros = Double("0" + stamp[dot...]),
+                let whole = f.date(from: String(stamp[..<dot]) + ".000Z")
+            else { return nil }
+            return (whole.timeIntervalSince1970 + micros, String(line[line.index(after: close)...]))
+        }
+    }
+
+    /// tshark's fields of the station's packets (or of `capture`, nlmon's): (time, fields…), one
+    /// array per packet.
+    func joinPackets(_ run: String, _ capture: String = "wlan2", filter: String, fields: [String]) throws -> [(time: Double, fields: [String])] {
+        let path = dir.appendingPathComponent("join/\(run)-\(capture).pcap").path
+        let r = try TestSupport.run(
+            TestPaths.which("tshark")!,
+            ["-r", path, "-Y", filter, "-T", "fields", "-E", "separator=|", "-e", "frame.time_epoch"] + fields.flatMap { ["-e", $0] })
+        return r.stdout.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            return Double(parts[0]).map { ($0, Array(parts.dropFirst())) }
+        }
+    }
+
+    /// The distance from `t` to the nearest of `times`, in ms (infinity when there is none).
+    static func nearestMs(_ t: Double, _ times: [Double]) -> Double { times.map { abs($0 - t) * 1000 }.min() ?? .infinity }
+
+    @Test func joinRejoinsAndTheAPsIdleLimit() throws {
+        for run in Self.joinRuns {
+            #expect(try text("join/\(run).status").trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(run): \(peek("join/\(run).err"))")
+        }
+        let report = try object("join/join.json")
+        let cycles = try #require(report["cycles"] as? [[String: Any]])
+        #expect(cycles.count == 3 && cycles.allSatisfy { $0["push_ready_ms"] is Double }, "\(cycles.map { $0["push_ready_ms"] ?? "nil" })")
+        // hostapd advertises ap_max_inactivity in units of 1,000 TU (1.024 s), rounded down.
+        let idle = try #require(Int(try text("join/join-ap-max-inactivity.txt").trimmingCharacters(in: .whitespacesAndNewlines)))
+        let advertised = Double(idle * 1000 / 1024) * 1.024
+        for c in cycles { #expect((c["bss_max_idle_s"] as? Double).map { abs($0 - advertised) < 0.001 } == true, "\(c["bss_max_idle_s"] ?? "nil")") }
+        // Every rejoin ran DHCP (udhcpc from wpa_cli's action script): each cycle shows it, and
+        // no step took negative time.
+        for run in Self.joinRuns {
+            for (n, steps) in try joinCycles(run).enumerated() {
+                let dhcp = steps.first { $0.name == "dhcp" }
+                #expect(dhcp?.status == "ok" && dhcp?.detail.contains("ACK: 10.40.0.") == true, "\(run) cycle \(n + 1): \(String(describing: dhcp))")
+                #expect(steps.allSatisfy { s in s.start.flatMap { st in s.end.map { $0 >= st } } ?? true }, "\(run) cycle \(n + 1)")
+            }
+        }
+    }
+
+    /// Every step's start and end within 10 ms of the kernel event or packet it stands for.
+    @Test(.enabled(if: TestPaths.which("tshark") != nil, "tshark is not installed"))
+    func joinStepsAreTheEventsAndPacketsTheyStandFor() throws {
+        for run in Self.joinRuns {
+            let iw = try iwEvents(run)
+            let ip = try ipMonitor(run)
+            let iwTimes = { (p: (String) -> Bool) in iw.filter { p($0.text) }.map(\.time) }
+            let ipTimes = { (p: (String) -> Bool) in ip.filter { p($0.text) }.map(\.time) }
+            let dhcp = try joinPackets(run, filter: "dhcp", fields: ["dhcp.option.dhcp"])
+            let tcp = try joinPackets(run, filter: "tcp.port == 3000", fields: ["tcp.flags.syn", "tcp.flags.ack", "tcp.len", "tcp.dstport"])
+            let dns = try joinPackets(run, filter: "dns", fields: ["dns.flags.response"])
+            let operstateUp = try joinPackets(run, "nlmon", filter: "netlink-route.ifla_operstate == 6", fields: []).map(\.time)
+            // What each boundary stands for: the times it may be.
+            let oracle: [String: (start: [Double]?, end: [Double]?)] = [
+                "scan": (iwTimes { $0.hasSuffix("scan started") }, iwTimes { $0.contains("scan finished") }),
+                "authentication": (nil, iwTimes { $0.contains(": auth ") && $0.contains("status: 0") }),
+                "association": (nil, iwTimes { $0.contains(": assoc ") && $0.contains("status: 0") }),
+                "key_handshake": (nil, operstateUp),
+                "dhcp": (dhcp.filter { ["1", "3"].contains($0.fields[0]) }.map(\.time), dhcp.filter { $0.fields[0] == "5" }.map(\.time)),
+                "address": (nil, ipTimes { $0.contains("inet 10.40.0.") && !$0.hasPrefix(" Deleted") }),
+                "gateway": (nil, ipTimes { $0.contains("10.40.0.1 dev wlan2") && $0.contains("REACHABLE") && !$0.hasPrefix(" Deleted") }),
+                "tcp_connect": (
+                    tcp.filter { $0.fields[0] == "1" && $0.fields[1] == "0" }.map(\.time), tcp.filter { $0.fields[0] == "1" && $0.fields[1] == "1" }.map(\.time)
+                ),
+                "first_heartbeat": (
+                    tcp.filter { $0.fields[2] != "0" && $0.fields[3] == "3000" }.map(\.time),
+                    tcp.filter { $0.fields[2] != "0" && $0.fields[3] != "3000" }.map(\.time)
+                ),
+            ]
+            var compared = 0
+            for (n, steps) in try joinCycles(run).enumerated() {
+                for s in steps where s.status == "ok" {
+                    let what = "\(run) cycle \(n + 1) \(s.name)"
+                    if let o = oracle[s.name] {
+                        if let times = o.start, let t = s.start {
+                            #expect(Self.nearestMs(t, times) <= Self.joinToleranceMs, "\(what) start: \(Self.nearestMs(t, times)) ms from the nearest")
+                            compared += 1
+                        }
+                        if let times = o.end, let t = s.end {
+                            #expect(Self.nearestMs(t, times) <= Self.joinToleranceMs, "\(what) end: \(Self.nearestMs(t, times)) ms from the nearest")
+                            compared += 1
+                        }
+                    }
+                    // DNS: pushdiag's resolver call holds the queries and the answers it waited for.
+                    if s.name == "dns", let a = s.start, let b = s.end {
+                        let inside = dns.filter { $0.time >= a - Self.joinToleranceMs / 1000 && $0.time <= b + Self.joinToleranceMs / 1000 }
+                        #expect(inside.contains { $0.fields[0] == "0" } && inside.contains { $0.fields[0] == "1" }, "\(what): \(inside)")
+                    }
+                }
+            }
+            #expect(compared >= 12, "\(run): \(compared) boundaries compared")
+        }
+    }
+
+    /// netem's delay on DNS's queries alone is the name step's, and no other step's.
+    @Test func aDelayOnDNSIsTheNameStepsAlone() throws {
+        let qdisc = try text("join/join-dns-delay-qdisc.txt")
+        let delayMs = try #require(qdisc.firstMatch(of: /delay (\d+)ms/).flatMap { Double($0.1) }, "\(qdisc)")
+        let delayed = try #require(try joinCycles("join-dns-delay").first)
+        let normal = try joinCycles("join")
+        func ms(_ s: JoinStepTimes?) -> Double? { s.flatMap { x in x.start.flatMap { a in x.end.map { ($0 - a) * 1000 } } } }
+        let dns = try #require(ms(delayed.first { $0.name == "dns" }))
+        #expect(dns >= delayMs, "the name step took \(dns) ms with \(delayMs) ms of delay")
+        let usual = normal.compactMap { c in ms(c.first { $0.name == "dns" }) }.max() ?? 0
+        #expect(usual < delayMs / 2, "without the delay the name step took \(usual) ms")
+        for name in ["tcp_connect", "first_heartbeat", "dhcp", "gateway"] {
+            let v = ms(delayed.first { $0.name == name })
+            #expect(v.map { $0 < delayMs } == true, "\(name) took \(v.map { "\($0)" } ?? "nil") ms: not the delay's step")
+        }
+    }
+}

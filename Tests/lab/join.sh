@@ -1,0 +1,128 @@
+# Sourced inside the lab VM (run.sh's section 10, or run-join.sh alone): pushdiag join against a
+# real rejoin. A fresh hwsim on its own air (no medium): the two APs of setup.sh (WPA2-PSK with
+# FT, bridged to br0, 10.40.0.1) with an inactivity limit, dnsmasq on br0 for DHCP and for DNS
+# (push.lab is 10.40.0.1), the responder as the push server, and the station in its own network
+# namespace "join" with wpa_supplicant, a wpa_cli action script that runs busybox udhcpc on every
+# connect (as a phone asks DHCP again after each rejoin), and a resolv.conf naming dnsmasq.
+# Oracles, recorded beside each run: iw event -t (scan, authentication, association), ip -ts
+# monitor (the address, the gateway's neighbour entry), nlmon in the station's namespace (the
+# operstate's RTM_NEWLINK, stamped by the kernel as it is sent: ip monitor printed a burst of link
+# messages up to 20 ms late) and tcpdump on the station's interface (DHCP, DNS, TCP and the
+# heartbeat's packets).
+LAB_JOIN_NS=join
+LAB_JOIN_IDLE=40   # hostapd's ap_max_inactivity, advertised as the BSS Max Idle Period
+
+# lab_wait_text FILE TEXT SECONDS: until FILE holds TEXT.
+lab_wait_text() {
+  for _ in $(seq 1 $(( $3 * 5 ))); do grep -q "$2" "$1" 2> /dev/null && return 0; sleep 0.2; done
+  echo "lab: no \"$2\" in $1 after $3 s"; return 1
+}
+
+lab_join_up() {
+  local out=$1
+  LAB_MEDIUM= LAB_AP_EXTRA="ap_max_inactivity=$LAB_JOIN_IDLE" lab_aps_up 6 || return 1
+  dnsmasq --conf-file=/dev/null --interface=br0 --bind-interfaces --except-interface=lo \
+    --dhcp-range=10.40.0.100,10.40.0.150,255.255.255.0,1h --dhcp-option=option:router,10.40.0.1 \
+    --dhcp-option=option:dns-server,10.40.0.1 --address=/push.lab/10.40.0.1 --local=/lab/ --no-resolv --no-hosts \
+    --dhcp-leasefile="$conf/dnsmasq.leases" --pid-file="$conf/dnsmasq.pid" --log-dhcp --log-queries \
+    --log-facility="$out/join-dnsmasq.log" || return 1
+  cat > "$conf/udhcpc.sh" <<'SCRIPT'
+#!/bin/sh
+# busybox udhcpc's script: as Debian's default.script, the address goes at the start and comes
+# with the lease.
+case "$1" in
+  deconfig) ip addr flush dev "$interface" scope global ;;
+  bound|renew)
+    ip addr replace "$ip/${mask:-24}" dev "$interface"
+    [ -n "${router:-}" ] && ip route replace default via "${router%% *}" dev "$interface"
+    ;;
+esac
+exit 0
+SCRIPT
+  cat > "$conf/wpa-action.sh" <<SCRIPT
+#!/bin/sh
+# wpa_cli -a: DHCP on every connect, the client of the connection before stopped.
+case "\$2" in
+  CONNECTED)
+    [ -f $conf/udhcpc.pid ] && kill \$(cat $conf/udhcpc.pid) 2> /dev/null
+    busybox udhcpc -i "\$1" -n -q -t 4 -T 1 -p $conf/udhcpc.pid -s $conf/udhcpc.sh >> $conf/udhcpc.log 2>&1 &
+    ;;
+  DISCONNECTED) [ -f $conf/udhcpc.pid ] && kill \$(cat $conf/udhcpc.pid) 2> /dev/null ;;
+esac
+exit 0
+SCRIPT
+  chmod +x "$conf/udhcpc.sh" "$conf/wpa-action.sh"
+  echo "nameserver 10.40.0.1" > "$conf/join-resolv.conf"
+  cat > "$conf/wpa.conf" <<CONF
+ctrl_interface=/run/wpa_supplicant
+network={
+  ssid="$LAB_SSID"
+  psk="pushdiag-lab-passphrase"
+  key_mgmt=FT-PSK WPA-PSK
+  bgscan=""
+  scan_freq=2412 2437
+}
+CONF
+  wpa_cli -i wlan2 terminate > /dev/null 2>&1
+  ip netns add "$LAB_JOIN_NS" || return 1
+  iw phy "$(cat /sys/class/net/wlan2/phy80211/name)" set netns name "$LAB_JOIN_NS" || return 1
+  ip -n "$LAB_JOIN_NS" link set lo up
+  ip -n "$LAB_JOIN_NS" link add nlmon0 type nlmon && ip -n "$LAB_JOIN_NS" link set nlmon0 up
+  ip netns exec "$LAB_JOIN_NS" wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa-join.pid" -f "$conf/wpa-join.log" || return 1
+  ip netns exec "$LAB_JOIN_NS" wpa_cli -i wlan2 -a "$conf/wpa-action.sh" -B -P "$conf/wpa-cli.pid" || return 1
+  ip netns exec "$LAB_JOIN_NS" sh -c 'wpa_cli -i wlan2 status | grep -q "^wpa_state=COMPLETED" && exec "$0" CONNECTED' "$conf/wpa-action.sh" wlan2
+  lab_wait_connected 60 || return 1
+  for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && return 0; sleep 0.2; done
+  echo "lab: the station got no DHCP lease"; cat "$conf/udhcpc.log"; return 1
+}
+
+# lab_join_run NAME ARGS...: pushdiag join in the station's namespace (resolv.conf bound over
+# /etc/resolv.conf in a mount namespace of its own), with iw event -t, ip -ts monitor and
+# tcpdump beside it. iw and ip stamp a line when they print it: they write to the VM's tmpfs
+# (copied to RESULTS_DIR afterwards), since a line written over 9p took long enough to put ip's
+# stamps 30 to 60 ms behind the messages they stand for.
+lab_join_run() {
+  local out=$1 name=$2 iw dump monitor nlmon
+  shift 2
+  ip netns exec "$LAB_JOIN_NS" iw event -t > "$conf/$name-iw-event.txt" 2>&1 &
+  iw=$!
+  ip -n "$LAB_JOIN_NS" -ts monitor link address neigh > "$conf/$name-ip-monitor.txt" 2>&1 &
+  monitor=$!
+  ip netns exec "$LAB_JOIN_NS" tcpdump -i wlan2 -n -U -w "$out/$name-wlan2.pcap" > "$out/$name-tcpdump.log" 2>&1 &
+  dump=$!
+  ip netns exec "$LAB_JOIN_NS" tcpdump -i nlmon0 -s 65535 -B 65536 -U -w "$out/$name-nlmon.pcap" > "$out/$name-nlmon.log" 2>&1 &
+  nlmon=$!
+  lab_wait_text "$out/$name-tcpdump.log" "listening on" 30
+  lab_wait_text "$out/$name-nlmon.log" "listening on" 30
+  ip netns exec "$LAB_JOIN_NS" unshare -m sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' "$conf/join-resolv.conf" \
+    $PD join --interface wlan2 "$@" --format json > "$out/$name.json" 2> "$out/$name.err"
+  echo $? > "$out/$name.status"
+  sleep 0.5
+  kill $iw $dump $monitor $nlmon; wait $iw $dump $monitor $nlmon 2> /dev/null
+  cp "$conf/$name-iw-event.txt" "$conf/$name-ip-monitor.txt" "$out/"
+  echo "lab: join $name done (exit $(cat "$out/$name.status"))"
+}
+
+lab_join() {
+  local out=$1 responder
+  lab_down
+  echo "$LAB_JOIN_IDLE" > "$out/join-ap-max-inactivity.txt"
+  lab_join_up "$out" > "$out/join-setup.log" 2>&1 || { cat "$out/join-setup.log"; return 1; }
+  $PD responder --listen 10.40.0.1:3000 > "$out/join-responder.log" 2>&1 &
+  responder=$!
+  lab_wait_text "$out/join-responder.log" "listening on" 60
+  # Three rejoins through wpa_supplicant's DISCONNECT and RECONNECT.
+  lab_join_run "$out" join push.lab:3000 --count 3 --interval 1s
+  # The interface down and up.
+  lab_join_run "$out" join-link push.lab:3000 --kick link
+  # A delay on DNS's queries alone (netem behind a prio qdisc's filter on UDP port 53): the name
+  # step takes it, no other.
+  ip netns exec "$LAB_JOIN_NS" tc qdisc add dev wlan2 root handle 1: prio
+  ip netns exec "$LAB_JOIN_NS" tc qdisc add dev wlan2 parent 1:3 handle 30: netem delay 300ms
+  ip netns exec "$LAB_JOIN_NS" tc filter add dev wlan2 parent 1:0 protocol ip u32 match ip dport 53 0xffff flowid 1:3
+  ip netns exec "$LAB_JOIN_NS" tc qdisc show dev wlan2 > "$out/join-dns-delay-qdisc.txt"
+  lab_join_run "$out" join-dns-delay push.lab:3000
+  ip netns exec "$LAB_JOIN_NS" tc qdisc del dev wlan2 root
+  kill -TERM $responder; wait $responder 2> /dev/null
+  cp "$conf/udhcpc.log" "$out/join-udhcpc.log"; cp "$conf/wpa-join.log" "$out/join-wpa.log"
+}
