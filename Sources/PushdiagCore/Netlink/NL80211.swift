@@ -381,18 +381,13 @@ public enum NL80211 {
             var bssid: MACAddress?
             var algorithm: UInt16?
             var status: UInt16?
-            Netlink.forEachAttribute(attrs) { t, v in
-                switch t {
-                case Attr.ifindex: ifindex = v.nlU32
-                case Attr.frame:
-                    // An Authentication frame: a 24-byte management header (address 3 is the
-                    // BSSID), then the algorithm number, the transaction sequence and the status.
-                    if v.count >= 26, v[0] & 0xFC == 0xB0 {
-                        bssid = v.mac(at: 16)
-                        algorithm = v.u16le(at: 24)
-                        if v.count >= 30 { status = v.u16le(at: 28) }
-                    }
-                default: break
+            forEachFrame(attrs, ifindex: &ifindex) { v in
+                // An Authentication frame: a 24-byte management header (address 3 is the BSSID),
+                // then the algorithm number, the transaction sequence and the status.
+                if v.count >= 26, v[0] & 0xFC == 0xB0 {
+                    bssid = v.mac(at: 16)
+                    algorithm = v.u16le(at: 24)
+                    if v.count >= 30 { status = v.u16le(at: 28) }
                 }
             }
             return .authenticate(ifindex: ifindex, bssid: bssid, algorithm: algorithm, status: status)
@@ -400,18 +395,13 @@ public enum NL80211 {
             var bssid: MACAddress?
             var status: UInt16?
             var idle: BSSMaxIdle?
-            Netlink.forEachAttribute(attrs) { t, v in
-                switch t {
-                case Attr.ifindex: ifindex = v.nlU32
-                case Attr.frame:
-                    // A (re)association response: the header (address 3 the BSSID), capability,
-                    // status, AID, then the elements.
-                    if v.count >= 28, v[0] & 0x0C == 0, v[0] >> 4 == 1 || v[0] >> 4 == 3 {
-                        bssid = v.mac(at: 16)
-                        status = v.u16le(at: 26)
-                        idle = BSSMaxIdle.inAssociationResponse(v)
-                    }
-                default: break
+            forEachFrame(attrs, ifindex: &ifindex) { v in
+                // A (re)association response: the header (address 3 the BSSID), capability,
+                // status, AID, then the elements.
+                if v.count >= 28, v[0] & 0x0C == 0, v[0] >> 4 == 1 || v[0] >> 4 == 3 {
+                    bssid = v.mac(at: 16)
+                    status = v.u16le(at: 26)
+                    idle = BSSMaxIdle.inAssociationResponse(v)
                 }
             }
             return .associate(ifindex: ifindex, bssid: bssid, status: status, maxIdle: idle)
@@ -434,6 +424,18 @@ public enum NL80211 {
     }
 
     /// A nested set of flag attributes whose types are the values (interface types).
+    /// Reads a command that carries a frame (authenticate, associate): the interface, and each
+    /// frame attribute handed to `frame` in its turn.
+    static func forEachFrame(_ attrs: UnsafeRawBufferPointer, ifindex: inout UInt32?, _ frame: (UnsafeRawBufferPointer) -> Void) {
+        Netlink.forEachAttribute(attrs) { t, v in
+            switch t {
+            case Attr.ifindex: ifindex = v.nlU32
+            case Attr.frame: frame(v)
+            default: break
+            }
+        }
+    }
+
     static func flags(_ b: UnsafeRawBufferPointer) -> Set<UInt32> {
         var out: Set<UInt32> = []
         Netlink.forEachAttribute(b) { t, _ in out.insert(UInt32(t)) }
