@@ -187,12 +187,17 @@ public struct WalkHTMLRenderer {
         return "<figure>\(svg)</figure>"
     }
 
+    /// A table of the page: its heading with the count of rows, then the rows under their
+    /// columns, or `empty` in a paragraph when there are none.
+    static func table<Row>(_ title: String, id: String, columns: [String], _ rows: [Row], empty: String, row: (Row) -> String) -> String {
+        let heading = "<h2>\(title) (\(rows.count))</h2>"
+        guard !rows.isEmpty else { return heading + "<p>\(empty)</p>" }
+        return heading + "<table id=\"\(id)\"><tr>" + columns.map { "<th>\($0)</th>" }.joined() + "</tr>" + rows.map(row).joined() + "</table>"
+    }
+
     func roamsTable(_ r: WalkReport) -> String {
-        var out = "<h2>Roams (\(r.roams.count))</h2>"
-        guard !r.roams.isEmpty else { return out + "<p>The link did not move.</p>" }
-        out +=
-            "<table id=\"roams-table\"><tr><th>Time</th><th>Place</th><th>From</th><th>To</th><th>MHz</th><th>802.11r</th><th>Link gap</th><th>Push gap</th><th>Lost</th><th>Connection</th><th>Grade</th></tr>"
-        for m in r.roams {
+        let columns = ["Time", "Place", "From", "To", "MHz", "802.11r", "Link gap", "Push gap", "Lost", "Connection", "Grade"]
+        return Self.table("Roams", id: "roams-table", columns: columns, r.roams, empty: "The link did not move.") { m in
             let ssid = m.fromSsid != m.toSsid ? " (\(m.fromSsid ?? "?") → \(m.toSsid ?? "?"))" : ""
             let cells: [String] = [
                 String(m.time.dropFirst(11).prefix(12)), m.location, m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
@@ -200,19 +205,15 @@ public struct WalkHTMLRenderer {
                 Self.ms(m.linkGapMs), Self.ms(m.pushGapMs), String(m.heartbeatsLost),
                 m.connection.rawValue + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""),
             ]
-            out += "<tr class=\"\(m.grade.rawValue)\">" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined()
-            out += "<td class=\"grade\">\(m.grade.rawValue.uppercased())</td></tr>"
-            out += "<tr class=\"why \(m.grade.rawValue)\"><td></td><td colspan=\"10\">\(HTML.escape(m.reason))</td></tr>"
+            return "<tr class=\"\(m.grade.rawValue)\">" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined()
+                + "<td class=\"grade\">\(m.grade.rawValue.uppercased())</td></tr>"
+                + "<tr class=\"why \(m.grade.rawValue)\"><td></td><td colspan=\"10\">\(HTML.escape(m.reason))</td></tr>"
         }
-        return out + "</table>"
     }
 
     func placesTable(_ r: WalkReport) -> String {
-        var out = "<h2>Places (\(r.locations.count))</h2>"
-        guard !r.locations.isEmpty else { return out + "<p>No samples.</p>" }
-        out +=
-            "<table id=\"places-table\"><tr><th>Place</th><th>Samples</th><th>Signal median</th><th>Worst</th><th>Retries</th><th>Round trip p95</th><th>Heartbeats lost</th><th>Roams</th></tr>"
-        for p in r.locations {
+        let columns = ["Place", "Samples", "Signal median", "Worst", "Retries", "Round trip p95", "Heartbeats lost", "Roams"]
+        return Self.table("Places", id: "places-table", columns: columns, r.locations, empty: "No samples.") { p in
             let median: String = p.signalMedianDbm.map { "\(NumberText.format($0)) dBm" } ?? "UNKNOWN"
             let worst: String = p.signalMinDbm.map { "\($0) dBm" } ?? "UNKNOWN"
             let retries: String = p.retriesPct.map { "\(NumberText.format($0))%" } ?? "UNKNOWN"
@@ -220,19 +221,16 @@ public struct WalkHTMLRenderer {
                 p.name.isEmpty ? "(unnamed)" : p.name, String(p.samples), median, worst, retries, Self.ms(p.rttP95Ms), String(p.heartbeatsLost),
                 String(p.roams),
             ]
-            out += "<tr>" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
+            return "<tr>" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
         }
-        return out + "</table>"
     }
 
     func interfaceTable(_ r: WalkReport) -> String {
         guard let changes = r.interfaceChanges, !changes.isEmpty else { return "" }
-        var out = "<h2>Interface changes (\(changes.count))</h2><table id=\"interface-table\"><tr><th>Time</th><th>Place</th><th>Change</th></tr>"
-        for c in changes {
+        return Self.table("Interface changes", id: "interface-table", columns: ["Time", "Place", "Change"], changes, empty: "") { c in
             let what = c.change.words + (c.address.map { " \($0)" } ?? "")
-            out += "<tr><td>\(HTML.escape(String(c.time.dropFirst(11).prefix(12))))</td><td>\(HTML.escape(c.location))</td><td>\(HTML.escape(what))</td></tr>"
+            return "<tr><td>\(HTML.escape(String(c.time.dropFirst(11).prefix(12))))</td><td>\(HTML.escape(c.location))</td><td>\(HTML.escape(what))</td></tr>"
         }
-        return out + "</table>"
     }
 
     func findings(_ r: WalkReport) -> String {

@@ -28,13 +28,9 @@ extension NetlinkReplayTests {
     static func checkIwPerObjectReplay(_ dir: URL) throws {
         func text(_ name: String) throws -> String { try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) }
         let pcap = dir.appendingPathComponent("nlmon.pcap").path
-        let wifi = try pushdiag("wifi", "--replay", pcap, "--interface", "wlan2", "--format", "json")
-        #expect(wifi.status == 0 && wifi.stderr.isEmpty, "\(wifi.stderr)")
-        let j = try json(wifi.stdout)
-        #expect(j["samples"] as? Int == 2, "one sample per round of iw's questions")
+        let (j, percent) = try replayedWifiEqualsIw(dir)
         #expect((j["notes"] as? [String] ?? []).contains { $0.hasPrefix(perObjectNote) }, "\(j["notes"] ?? "")")
         #expect(j["frequency_mhz"] as? Int == infoFrequency(try text("info-2.txt")), "\(j["frequency_mhz"] ?? "nil")")
-        let percent = try wifiEqualsIw(j, dir)
         let station = try #require((j["stations"] as? [[String: Any]])?.first)
         #expect(station["mac"] as? String == (try text("bssid.txt")).trimmingCharacters(in: .whitespacesAndNewlines))
         // Without --interface: the only interface the recording asks about.
@@ -43,10 +39,7 @@ extension NetlinkReplayTests {
         #expect(only.status == 0 && onlyPercent == percent, "\(only.stderr)")
 
         // survey and doctor take the same answers.
-        let s = try pushdiag("survey", "--replay", pcap, "--interface", "wlan2", "--format", "json")
-        let checks = (try json(s.stdout)["checks"] as? [[String: Any]]) ?? []
-        let retx = try #require(checks.first { $0["check"] as? String == "retransmissions" }, "\(s.stdout) \(s.stderr)")
-        #expect(retx["value"] as? Double == percent && retx["status"] as? String == "ok", "\(retx)")
+        try surveyAgrees(pcap, percent: percent)
         let d = try pushdiag("doctor", "--replay", pcap, "--interface", "wlan2", "--format", "json")
         let doctor = try #require((try json(d.stdout)["interfaces"] as? [[String: Any]])?.first, "\(d.stderr)")
         let addr = try text("info.txt").split(separator: "\n").first { $0.contains("addr ") }?.split(separator: " ").last.map(String.init)

@@ -297,6 +297,25 @@ struct NetlinkReplayTests {
         return percent
     }
 
+    /// A lab recording's `wifi --replay` on wlan2 (`dir`/nlmon.pcap, iw's outputs beside it):
+    /// clean, one sample per round of iw's questions, the last equal to iw's second round
+    /// (wifiEqualsIw); returns the report and its retransmission percentage.
+    static func replayedWifiEqualsIw(_ dir: URL) throws -> (json: [String: Any], percent: Double) {
+        let wifi = try pushdiag("wifi", "--replay", dir.appendingPathComponent("nlmon.pcap").path, "--interface", "wlan2", "--format", "json")
+        #expect(wifi.status == 0 && wifi.stderr.isEmpty, "\(wifi.stderr)")
+        let j = try json(wifi.stdout)
+        #expect(j["samples"] as? Int == 2, "one sample per round of iw's questions")
+        return (j, try wifiEqualsIw(j, dir))
+    }
+
+    /// survey --replay of the same recording grades the same retransmission percentage, ok.
+    static func surveyAgrees(_ pcap: String, percent: Double) throws {
+        let s = try pushdiag("survey", "--replay", pcap, "--interface", "wlan2", "--format", "json")
+        let checks = (try json(s.stdout)["checks"] as? [[String: Any]]) ?? []
+        let retx = try #require(checks.first { $0["check"] as? String == "retransmissions" }, "\(s.stdout) \(s.stderr)")
+        #expect(retx["value"] as? Double == percent && retx["status"] as? String == "ok", "\(retx)")
+    }
+
     /// nlmon's recording of iw's dumps and wpa_supplicant's roams (with hostapd's traffic beside
     /// them), made in the lab with iw's printed outputs. pushdiag replays it by meaning: its
     /// questions are answered with the replies iw got, so every counter equals what iw printed.
@@ -304,12 +323,8 @@ struct NetlinkReplayTests {
     static func checkOtherToolsReplay(_ dir: URL) throws {
         func text(_ name: String) throws -> String { try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) }
         let pcap = dir.appendingPathComponent("nlmon.pcap").path
-        let wifi = try pushdiag("wifi", "--replay", pcap, "--interface", "wlan2", "--format", "json")
-        #expect(wifi.status == 0 && wifi.stderr.isEmpty, "\(wifi.stderr)")
-        let j = try json(wifi.stdout)
-        #expect(j["samples"] as? Int == 2, "one sample per round of iw's dumps")
         // The last sample is iw's second round: the same dumps, decoded by pushdiag.
-        let percent = try wifiEqualsIw(j, dir)
+        let (j, percent) = try replayedWifiEqualsIw(dir)
         // hwsim's survey does not advance between scans: the AP's BSS Load, as iw's scan shows it.
         let scan = try text("scan.txt").split(separator: "\n")
         let associated = try #require(scan.firstIndex { $0.hasPrefix("BSS ") && $0.contains("associated") })
@@ -319,10 +334,7 @@ struct NetlinkReplayTests {
         #expect(abs((j["channel_utilization_percent"] as? Double ?? -1) - x * 100 / 255) < 0.01)
 
         // survey takes as many samples as the recording answers, and agrees.
-        let s = try pushdiag("survey", "--replay", pcap, "--interface", "wlan2", "--format", "json")
-        let checks = (try json(s.stdout)["checks"] as? [[String: Any]]) ?? []
-        let retx = try #require(checks.first { $0["check"] as? String == "retransmissions" }, "\(s.stdout) \(s.stderr)")
-        #expect(retx["value"] as? Double == percent && retx["status"] as? String == "ok", "\(retx)")
+        try surveyAgrees(pcap, percent: percent)
 
         // watch follows wpa_supplicant's roams there and back, each once (nlmon records a multicast
         // message once per socket that receives it).

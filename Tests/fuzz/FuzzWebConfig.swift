@@ -7,15 +7,11 @@
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    do {
-        let config = try WebConfig.parse(bytes, file: "fuzz/web.yml")
-        _ = config.users.count
-    } catch {
-        if error.description.contains("\n") { fatalError("an error of more than one line: \(error.description)") }
+    configurationOrOneLine(data, size) { bytes throws(ConfigError) in
+        _ = try WebConfig.parse(bytes, file: "fuzz/web.yml").users.count
+    } check: { error, bytes in
         guard error.file == "fuzz/web.yml", let line = error.line, line >= 1, line <= bytes.count + 1 else {
             fatalError("an error without a line of the input: \(error.description)")
         }
     }
-    return 0
 }

@@ -6,7 +6,8 @@
 # The core's sources are compiled once for all targets (-sanitize=fuzzer,address -O, a static
 # library built for testing, so the targets reach the few internal initialisers they use with
 # access control off); each target is then its one file, compiled and linked against it. (Each
-# target used to compile the whole core again: four compiles of the same sources.)
+# target used to compile the whole core again: four compiles of the same sources.) ConfigFiles.swift,
+# what the configuration targets share, is compiled into each target.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${FUZZ_SECONDS:-30}
@@ -23,10 +24,10 @@ if [ ! -f "$lib" ] || [ -n "$(find Sources/PushdiagCore Tests/fuzz/run.sh -newer
 fi
 for t in $TARGETS; do
   bin=$OUT/fuzz-$t
-  [ -f "$bin" ] && [ "$bin" -nt "$lib" ] && [ "$bin" -nt "Tests/fuzz/Fuzz$t.swift" ] && continue
+  [ -f "$bin" ] && [ "$bin" -nt "$lib" ] && [ "$bin" -nt "Tests/fuzz/Fuzz$t.swift" ] && [ "$bin" -nt Tests/fuzz/ConfigFiles.swift ] && continue
   # The ASan runtime's symbols make gold warn once each ("cannot export local symbol"): noise.
   swiftc "${FLAGS[@]}" -module-name "Fuzz$t" -I "$OUT/core" -Xfrontend -disable-access-control \
-    "Tests/fuzz/Fuzz$t.swift" "$lib" -o "$OUT/fuzz-$t" 2> "$OUT/fuzz-$t.build.log" || { cat "$OUT/fuzz-$t.build.log"; exit 1; }
+    "Tests/fuzz/Fuzz$t.swift" Tests/fuzz/ConfigFiles.swift "$lib" -o "$OUT/fuzz-$t" 2> "$OUT/fuzz-$t.build.log" || { cat "$OUT/fuzz-$t.build.log"; exit 1; }
 done
 [ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
 /usr/bin/python3 Tests/fuzz/corpus.py "$(pwd)" "$OUT/corpus" > "$OUT/corpus.txt"

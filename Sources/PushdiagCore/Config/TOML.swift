@@ -24,12 +24,6 @@ public struct TOMLError: Error, Equatable, Sendable, CustomStringConvertible {
     public var column: Int
     public var message: String
 
-    public init(line: Int, column: Int, message: String) {
-        self.line = line
-        self.column = column
-        self.message = message
-    }
-
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 

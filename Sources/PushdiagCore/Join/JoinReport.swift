@@ -11,15 +11,6 @@ public struct JoinStepReport: Codable, Sendable, Equatable {
     public var status: JoinStepStatus
     /// What timed it ("NEW_SCAN_RESULTS, 2 scans"), or why it has no time.
     public var detail: String
-
-    public init(name: JoinStep, start: String?, offsetMs: Double?, durationMs: Double?, status: JoinStepStatus, detail: String) {
-        self.name = name
-        self.start = start
-        self.offsetMs = offsetMs
-        self.durationMs = durationMs
-        self.status = status
-        self.detail = detail
-    }
 }
 
 /// A group's value in one cycle (the sum of its steps' measured durations) and its grade; no

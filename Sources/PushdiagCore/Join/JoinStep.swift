@@ -73,24 +73,20 @@ public enum JoinGroup: String, Codable, Sendable, CaseIterable, CustomStringConv
 
     public var steps: [JoinStep] { JoinStep.allCases.filter { $0.group == self } }
 
-    /// The row that grades the group's span.
-    public var row: ThresholdRow {
+    /// The row that grades the group's span, and the check its finding is named by (the row's
+    /// own name): one table, so that the two cannot drift apart.
+    private var graded: (row: ThresholdRow, check: CheckName) {
         switch self {
-        case .link: return .joinLink
-        case .keys: return .joinKeys
-        case .address: return .joinAddress
-        case .name: return .joinName
-        case .push: return .joinPush
+        case .link: return (.joinLink, .joinLink)
+        case .keys: return (.joinKeys, .joinKeys)
+        case .address: return (.joinAddress, .joinAddress)
+        case .name: return (.joinName, .joinName)
+        case .push: return (.joinPush, .joinPush)
         }
     }
 
-    public var check: CheckName {
-        switch self {
-        case .link: return .joinLink
-        case .keys: return .joinKeys
-        case .address: return .joinAddress
-        case .name: return .joinName
-        case .push: return .joinPush
-        }
-    }
+    /// The row that grades the group's span.
+    public var row: ThresholdRow { graded.row }
+
+    public var check: CheckName { graded.check }
 }

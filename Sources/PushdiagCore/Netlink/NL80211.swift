@@ -331,10 +331,7 @@ public enum NL80211 {
             return .wiphy(wiphy)
         case .newSurveyResults:
             var entry: SurveyEntry?
-            Netlink.forEachAttribute(attrs) { t, v in
-                if t == Attr.ifindex { ifindex = v.nlU32 }
-                if t == Attr.surveyInfo { entry = survey(v) }
-            }
+            forEach(Attr.surveyInfo, in: attrs, ifindex: &ifindex) { entry = survey($0) }
             return entry.map { .survey(ifindex: ifindex, $0) }
         case .newStation:
             var st: Station?
@@ -353,10 +350,7 @@ public enum NL80211 {
             return .station(s)
         case .newScanResults:
             var bss: ScanBSS?
-            Netlink.forEachAttribute(attrs) { t, v in
-                if t == Attr.ifindex { ifindex = v.nlU32 }
-                if t == Attr.bss { bss = scanBSS(v) }
-            }
+            forEach(Attr.bss, in: attrs, ifindex: &ifindex) { bss = scanBSS($0) }
             if let bss { return .scanBSS(ifindex: ifindex, bss) }
             return .newScanResults(ifindex: ifindex)
         case .connect, .roam:
@@ -381,18 +375,13 @@ public enum NL80211 {
             var bssid: MACAddress?
             var algorithm: UInt16?
             var status: UInt16?
-            Netlink.forEachAttribute(attrs) { t, v in
-                switch t {
-                case Attr.ifindex: ifindex = v.nlU32
-                case Attr.frame:
-                    // An Authentication frame: a 24-byte management header (address 3 is the
-                    // BSSID), then the algorithm number, the transaction sequence and the status.
-                    if v.count >= 26, v[0] & 0xFC == 0xB0 {
-                        bssid = v.mac(at: 16)
-                        algorithm = v.u16le(at: 24)
-                        if v.count >= 30 { status = v.u16le(at: 28) }
-                    }
-                default: break
+            forEach(Attr.frame, in: attrs, ifindex: &ifindex) { v in
+                // An Authentication frame: a 24-byte management header (address 3 is the BSSID),
+                // then the algorithm number, the transaction sequence and the status.
+                if v.count >= 26, v[0] & 0xFC == 0xB0 {
+                    bssid = v.mac(at: 16)
+                    algorithm = v.u16le(at: 24)
+                    if v.count >= 30 { status = v.u16le(at: 28) }
                 }
             }
             return .authenticate(ifindex: ifindex, bssid: bssid, algorithm: algorithm, status: status)
@@ -400,18 +389,13 @@ public enum NL80211 {
             var bssid: MACAddress?
             var status: UInt16?
             var idle: BSSMaxIdle?
-            Netlink.forEachAttribute(attrs) { t, v in
-                switch t {
-                case Attr.ifindex: ifindex = v.nlU32
-                case Attr.frame:
-                    // A (re)association response: the header (address 3 the BSSID), capability,
-                    // status, AID, then the elements.
-                    if v.count >= 28, v[0] & 0x0C == 0, v[0] >> 4 == 1 || v[0] >> 4 == 3 {
-                        bssid = v.mac(at: 16)
-                        status = v.u16le(at: 26)
-                        idle = BSSMaxIdle.inAssociationResponse(v)
-                    }
-                default: break
+            forEach(Attr.frame, in: attrs, ifindex: &ifindex) { v in
+                // A (re)association response: the header (address 3 the BSSID), capability,
+                // status, AID, then the elements.
+                if v.count >= 28, v[0] & 0x0C == 0, v[0] >> 4 == 1 || v[0] >> 4 == 3 {
+                    bssid = v.mac(at: 16)
+                    status = v.u16le(at: 26)
+                    idle = BSSMaxIdle.inAssociationResponse(v)
                 }
             }
             return .associate(ifindex: ifindex, bssid: bssid, status: status, maxIdle: idle)
@@ -434,6 +418,15 @@ public enum NL80211 {
     }
 
     /// A nested set of flag attributes whose types are the values (interface types).
+    /// Reads a command that carries one attribute of substance (a survey entry, a BSS, a frame):
+    /// the interface, and each attribute of type `type` handed to `body` in its turn.
+    static func forEach(_ type: UInt16, in attrs: UnsafeRawBufferPointer, ifindex: inout UInt32?, _ body: (UnsafeRawBufferPointer) -> Void) {
+        Netlink.forEachAttribute(attrs) { t, v in
+            if t == Attr.ifindex { ifindex = v.nlU32 }
+            if t == type { body(v) }
+        }
+    }
+
     static func flags(_ b: UnsafeRawBufferPointer) -> Set<UInt32> {
         var out: Set<UInt32> = []
         Netlink.forEachAttribute(b) { t, _ in out.insert(UInt32(t)) }

@@ -132,6 +132,15 @@ public struct SurveyThresholds: Sendable, Equatable {
 
     /// The ranges a check of `row` was graded against, carried with it to the renderers.
     func limits(_ row: ThresholdRow) -> SurveyLimits { SurveyLimits(warning: self[row].warning, critical: self[row].critical) }
+
+    /// A check of a value graded on `row`: its grade, the row's limits, and the hint `hint` gives
+    /// for that grade.
+    func check(
+        _ check: CheckName, _ row: ThresholdRow, subject: String, value v: Double, unit: ValueUnit, source: String?, hint: (CheckStatus) -> String
+    ) -> SurveyCheck {
+        let s = grade(v, row)
+        return SurveyCheck(check: check, status: s, subject: subject, value: v, unit: unit, threshold: limits(row), hint: hint(s), source: source)
+    }
 }
 
 public struct SurveyReport: Codable, Sendable, Equatable {
@@ -206,7 +215,6 @@ public enum SurveyVerdicts {
         let onChannel = channel.map { "\(r.interface) \($0)" } ?? r.interface
         let band = r.frequencyMhz.map { $0 < 3000 ? "2.4 GHz" : "5 GHz" }
         if let u = r.channelUtilizationPercent {
-            let s = t.grade(u, .utilization)
             // Which source decided, in words.
             let from =
                 switch r.channelUtilizationSource {
@@ -215,15 +223,13 @@ public enum SurveyVerdicts {
                 default: "; from the channel's survey"
                 }
             out.append(
-                SurveyCheck(
-                    check: .channelUtilization, status: s, subject: onChannel, value: u, unit: .percent,
-                    threshold: t.limits(.utilization),
-                    hint: (s == .ok
+                t.check(.channelUtilization, .utilization, subject: onChannel, value: u, unit: .percent, source: r.channelUtilizationSource?.rawValue) {
+                    ($0 == .ok
                         ? limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).within
                         : "\(channel ?? r.interface) is \(pct(u)) busy: move the SSID to a less used channel"
                             + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "")
-                            + " (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))") + from,
-                    source: r.channelUtilizationSource?.rawValue))
+                            + " (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))") + from
+                })
         } else {
             out.append(
                 SurveyCheck(
@@ -260,15 +266,12 @@ public enum SurveyVerdicts {
         }
         let link = r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface
         if let sig = r.signalDbm {
-            let v = Double(sig)
-            let s = t.grade(v, .signal)
             out.append(
-                SurveyCheck(
-                    check: .signal, status: s, subject: link, value: v, unit: .dBm, threshold: t.limits(.signal),
-                    hint: s == .ok
+                t.check(.signal, .signal, subject: link, value: Double(sig), unit: .dBm, source: "station") {
+                    $0 == .ok
                         ? "\(sig) dBm: at or above \(Self.floor(t[.signal].warning, "dBm")) (iOS looks for another BSS below \(NumberText.format(ThresholdRow.signal.critical!)) dBm)"
-                        : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used",
-                    source: "station"))
+                        : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used"
+                })
         } else if r.bssid != nil {
             out.append(
                 SurveyCheck(
@@ -277,15 +280,12 @@ public enum SurveyVerdicts {
                     source: nil))
         }
         if let snr = r.snrDb, let noise = r.noiseDbm {
-            let v = Double(snr)
-            let s = t.grade(v, .snr)
             out.append(
-                SurveyCheck(
-                    check: .snr, status: s, subject: link, value: v, unit: .dB, threshold: t.limits(.snr),
-                    hint: s == .ok
+                t.check(.snr, .snr, subject: link, value: Double(snr), unit: .dB, source: "station_and_survey") {
+                    $0 == .ok
                         ? "\(snr) dB over the noise floor (\(noise) dBm)"
-                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t[.snr].warning, "dB")): look for interference on the channel, or a stronger signal",
-                    source: "station_and_survey"))
+                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t[.snr].warning, "dB")): look for interference on the channel, or a stronger signal"
+                })
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
         // (The current AP's figure is already the utilisation check when it stood in for the survey.)
@@ -328,31 +328,24 @@ public enum SurveyVerdicts {
         var out: [SurveyCheck] = []
         let subject = r.file ?? "capture"
         if let x = r.retryPercent, r.dot11Frames >= 50 {
-            let s = t.grade(x, .retransmission)
             out.append(
-                SurveyCheck(
-                    check: .frameRetries, status: s, subject: subject, value: x, unit: .percent,
-                    threshold: t.limits(.retransmission),
-                    hint: s == .ok
+                t.check(.frameRetries, .retransmission, subject: subject, value: x, unit: .percent, source: nil) {
+                    $0 == .ok
                         ? "retry bit on \(pct(x)) of \(r.dot11Frames) frames"
                         : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
-                ))
+                })
         } else {
             out.append(SurveyCheck(check: .frameRetries, status: .unknown, subject: subject, hint: r.error ?? "fewer than 50 802.11 frames captured"))
         }
         for c in r.channels {
             guard let u = c.utilizationPercent else { continue }
-            let s = t.grade(u, .utilization)
+            let airtime = "\(c.channel.map { "channel \($0)" } ?? "\(c.frequencyMhz) MHz") (airtime)"
             out.append(
-                SurveyCheck(
-                    check: .channelUtilization, status: s, subject: "\(c.channel.map { "channel \($0)" } ?? "\(c.frequencyMhz) MHz") (airtime)", value: u,
-                    unit: .percent,
-                    threshold: t.limits(.utilization),
-                    hint: s == .ok
+                t.check(.channelUtilization, .utilization, subject: airtime, value: u, unit: .percent, source: nil) {
+                    $0 == .ok
                         ? "airtime of the frames captured; a lower bound"
                         : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))"
-                )
-            )
+                })
         }
         out += r.bss.filter { $0.beacons > 0 }.compactMap { b in
             b.bssLoad.flatMap { bssLoad(b.bssid, $0.channelUtilizationMeanPercent, t: t, advice: "") }
