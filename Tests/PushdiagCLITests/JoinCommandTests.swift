@@ -42,4 +42,28 @@ import Testing
         try "[join]\nroam_gap_warning = 5\n".write(to: config, atomically: true, encoding: .utf8)
         try Self.expectOneLine(["join", "--interface", "lo", "--config", config.path, "127.0.0.1:5223"], saying: "join.roam_gap_warning")
     }
+
+    /// The lab's recorded run (fixtures/lab-join: three wpa_supplicant rejoins, Tests/lab/join.sh)
+    /// replays to what it printed live (fixtures/lab-join.json), and a limit given on replay
+    /// grades it again.
+    @Test func theLabsRecordingReplaysAsItRanLive() throws {
+        let rec = TestPaths.fixtures.appendingPathComponent("lab-join").path
+        let r = try pushdiag(["join", "--replay", rec, "--format", "json"])
+        let live = try String(contentsOf: TestPaths.fixtures.appendingPathComponent("lab-join.json"), encoding: .utf8)
+        #expect(r.status == 0 && r.stdout == live, "\(r.stderr)")
+        let strict = try pushdiag(["join", "--replay", rec, "--push-ready-warning", "1000"])
+        #expect(strict.status == 1 && strict.stdout.contains("push-ready"), "\(strict.stdout)")
+        let text = try pushdiag(["join", "--replay", rec])
+        #expect(text.stdout.contains("the push made again: the DHCP client began"), "\(text.stdout)")
+    }
+
+    /// A recording that is not one: one line naming the file (and the line), exit 3.
+    @Test func aBrokenRecordingIsOneLine() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Self.expectOneLine(["join", "--replay", dir.path], saying: "join.jsonl")
+        try "{\"header\":{}}\n".write(to: dir.appendingPathComponent("join.jsonl"), atomically: true, encoding: .utf8)
+        try Self.expectOneLine(["join", "--replay", dir.path], saying: "join.jsonl:1: not a line of a join recording")
+        try Self.expectOneLine(["join", "--replay", dir.path, "--record", dir.path], saying: "--record and --replay cannot be combined")
+    }
 }

@@ -253,3 +253,40 @@ import Testing
         #expect(JoinEvent.Kind.rtnetlink(message(scope: 0), ifindex: 3) == .addressAdded("fe80::1/64"))
     }
 }
+
+/// join.jsonl: pushdiag's own events and the cycles' windows, written and read back; a line
+/// that is none is one error naming the file and the line.
+@Suite struct JoinLogTests {
+    @Test func ownEventsAndWindowsRoundTrip() throws {
+        let header = JoinLog.Header(
+            interface: "wlan2", ifindex: 4, server: "push.lab:3000", mode: "wpa_supplicant",
+            setup: JoinCycleSetup(resolvesName: true, tls: false, hello: false), notes: ["a note"])
+        let own =
+            JoinAnalysisTests.psk.filter { JoinLog.isOwn($0.kind) } + [
+                JoinAnalysisTests.at(111, .pushAgain("why")), JoinAnalysisTests.at(112, .stepFailed(.dns, "no")),
+                JoinAnalysisTests.at(113, .notVisible(.eap, "CAP_NET_RAW")), JoinAnalysisTests.at(114, .cycleEnd),
+            ]
+        let windows = [JoinLog.Window(cycle: 1, from: 5, to: 9)]
+        // The kernel's and the wire's events are not written: the recordings hold them.
+        let text = JoinLog.encode(header: header, events: JoinAnalysisTests.psk + own.suffix(4), windows: windows)
+        #expect(text.split(separator: "\n").count == 1 + own.count + 1, "\(text)")
+        let (h, events, w) = try JoinLog.decode(text, file: "j").get()
+        #expect(h == header && events == own && w == windows)
+    }
+
+    @Test func aLineThatIsNoneIsOneErrorNamingIt() {
+        let good = #"{"header":{"interface":"w","ifindex":1,"server":"s:1","mode":"link","resolves_name":false,"tls":false,"hello":false,"notes":[]}}"#
+        for (text, said) in [
+            (good + "\n{\"t\":1,\"event\":\"cycle_end\"}\nnot json\n", "j.jsonl:3: not a line of a join recording"),
+            (good + "\n{\"t\":1,\"event\":\"teleported\"}\n", "j.jsonl:2: an event this version does not know (teleported)"),
+            ("{\"t\":1,\"event\":\"cycle_end\"}\n", "j.jsonl: no header line: not a join recording"),
+            (good + "\n{\"t\":1,\"event\":\"push\",\"milestone\":\"resolved\"}\n", "j.jsonl:2: an event this version does not know (push)"),
+        ] {
+            guard case .failure(let e) = JoinLog.decode(text, file: "j.jsonl") else {
+                Issue.record("accepted: \(text)")
+                continue
+            }
+            #expect(e.description == said)
+        }
+    }
+}

@@ -2,7 +2,8 @@
 // Ethernet frames of a station (EAPOL and EAP, DHCP, DNS over IPv4 and IPv6), each payload
 // parser alone, the association response's elements (BSS Max Idle Period) — and the join's
 // analysis fed the packets that decoded as events at times taken from the input, so that any
-// order, duplicate or gap of events reaches the step logic.
+// order, duplicate or gap of events reaches the step logic; the input as text is also a join
+// recording's join.jsonl (JoinLog.decode), whose events and windows go through the analysis.
 #if !FUZZ_WITH_CORE_SOURCES
     import PushdiagCore
 #endif
@@ -15,6 +16,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = EAPOLPacket.parse(b)
     _ = BSSMaxIdle.inAssociationResponse(b)
     _ = BSSMaxIdle.find(b)
+    if case .success(let (header, logged, windows)) = JoinLog.decode(String(decoding: b, as: UTF8.self), file: "fuzz") {
+        for w in windows.prefix(4) { _ = JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: logged), setup: header.setup) }
+    }
     // The input as a list of frames: [time u8][length u8][frame], each frame an Ethernet frame.
     var events: [JoinEvent] = [JoinEvent(0, .cycleStart("fuzz"))]
     var o = 0
@@ -33,7 +37,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                 .associated(bssid: nil, status: UInt16(len & 2), maxIdle: nil), .connected(bssid: nil, status: 0, timedOut: len & 4 != 0),
                 .portAuthorized, .operstate(len & 7), .addressAdded("10.0.0.\(len)/24"), .addressRemoved("10.0.0.\(dt)/24"),
                 .push(.resolveStarted("p")), .push(.tcpConnected), .push(.tlsDone), .push(.helloDone), .push(.heartbeatSent),
-                .push(.heartbeatAnswered), .cycleEnd, .notVisible(JoinStep.allCases[Int(len) % JoinStep.allCases.count], "fuzz"),
+                .push(.heartbeatAnswered), .cycleEnd, .pushAgain("fuzz"), .notVisible(JoinStep.allCases[Int(len) % JoinStep.allCases.count], "fuzz"),
                 .stepFailed(JoinStep.allCases[Int(dt) % JoinStep.allCases.count], "fuzz"),
             ]
             events.append(JoinEvent(t, milestones[Int(dt ^ len) % milestones.count]))

@@ -98,5 +98,13 @@ put(join, b"".join(bytes([5, len(f)]) + f for f in frames if len(f) < 256), 100)
 for f in frames:
     put(join, f, 100)
 put(join, b"\x10\x00\x00\x00" + b"\x02\x00\x00\x00\x00\x51" + b"\x02\x00\x00\x00\x01\x00" * 2 + b"\x00\x00\x01\x04\x00\x00\x01\xc0" + bytes([90, 3, 44, 1, 1]), 100)
+# join recordings' join.jsonl (a line each, and whole).
+for dirpath, _, files in os.walk(os.path.join(root, "fixtures")):
+    if "join.jsonl" in files:
+        with open(os.path.join(dirpath, "join.jsonl"), "rb") as f:
+            text = f.read()
+        put(join, text, 100)
+        for line in text.split(b"\n"):
+            put(join, line, 100)
 for k in ("capture", "netlink", "push", "config", "webconfig", "join"):
     print(k, len(os.listdir(os.path.join(out, k))) if os.path.isdir(os.path.join(out, k)) else 0)

@@ -111,8 +111,9 @@ lab_join() {
   $PD responder --listen 10.40.0.1:3000 > "$out/join-responder.log" 2>&1 &
   responder=$!
   lab_wait_text "$out/join-responder.log" "listening on" 60
-  # Three rejoins through wpa_supplicant's DISCONNECT and RECONNECT.
-  lab_join_run "$out" join push.lab:3000 --count 3 --interval 1s
+  # Three rejoins through wpa_supplicant's DISCONNECT and RECONNECT, recorded (replayed by the
+  # tests, and fixtures/lab-join in record mode).
+  lab_join_run "$out" join push.lab:3000 --count 3 --interval 1s --record "$out/join-rec"
   # The interface down and up.
   lab_join_run "$out" join-link push.lab:3000 --kick link
   # A delay on DNS's queries alone (netem behind a prio qdisc's filter on UDP port 53): the name

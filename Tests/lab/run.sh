@@ -287,6 +287,7 @@ if [ "$mode" = record ]; then
   cp "$out/hwsim0.pcap" fixtures/lab-hwsim0-beacons.pcap
   cp "$out/route-vlan.pcap" fixtures/lab-route-vlan.pcap && cp "$out/route-vlan.json" fixtures/lab-route-vlan.json
   rm -rf fixtures/lab-walk && cp -r "$out/walk-rec" fixtures/lab-walk && cp "$out/walk.json" fixtures/lab-walk.json
+  rm -rf fixtures/lab-join && cp -r "$out/join/join-rec" fixtures/lab-join && cp "$out/join/join.json" fixtures/lab-join.json
   echo "lab: fixtures refreshed"
 fi
 

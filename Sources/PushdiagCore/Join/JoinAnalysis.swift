@@ -16,6 +16,13 @@ public enum JoinAnalysis {
         return b.report(number, thresholds: thresholds)
     }
 
+    /// One cycle's events out of a run's (live or replayed, in any order): those of its window,
+    /// after the address the cycle began with (the last one added before the window).
+    public static func window(_ w: JoinLog.Window, of all: [JoinEvent]) -> [JoinEvent] {
+        let before = all.filter { e in if case .addressAdded = e.kind { e.timeNs < w.from } else { false } }.max { $0.timeNs < $1.timeNs }
+        return (before.map { [$0] } ?? []) + all.filter { $0.timeNs >= w.from && $0.timeNs <= w.to }
+    }
+
     /// The report over all cycles: per step statistics, the groups and push-ready graded at their
     /// slowest cycle, a finding for every cycle that did not reach push-ready.
     public static func report(

@@ -43,6 +43,20 @@ extension JoinEvent.Kind {
     }
 }
 
+extension JoinEvent {
+    /// Every rtnetlink message of `buffers` about `ifindex`, at `time` (when they were received:
+    /// the same live and in a replay).
+    public static func rtnetlink(_ buffers: [[UInt8]], ifindex: Int32, time: Int64) -> [JoinEvent] {
+        var out: [JoinEvent] = []
+        for buf in buffers {
+            buf.withUnsafeBytes { b in
+                try? Netlink.forEachMessage(b) { m in if let k = Kind.rtnetlink(m, ifindex: ifindex) { out.append(JoinEvent(time, k)) } }
+            }
+        }
+        return out
+    }
+}
+
 /// wpa_supplicant's `STATUS` reply: `key=value` lines (wpa_state, bssid, ssid, ip_address, …).
 public enum WPAStatus {
     public static func parse(_ text: String) -> [String: String] {

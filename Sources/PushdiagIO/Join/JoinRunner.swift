@@ -1,3 +1,4 @@
+private import CPcap
 import Foundation
 import PushdiagCore
 
@@ -55,22 +56,31 @@ public final class JoinRunner: @unchecked Sendable {
     func events(since t: Int64) -> [JoinEvent] { lock.withLock { log.filter { $0.timeNs >= t } } }
     var isFinished: Bool { lock.withLock { finished } || stop() }
 
-    public func run() throws -> [JoinCycleReport] {
+    /// Runs the cycles on nl80211 from `generic` and rtnetlink from `route` (each recorded when it
+    /// records: `NetlinkSource`); with `record`, the packets go to DIR/packets.pcap and
+    /// pushdiag's own events and the cycles' windows to DIR/join.jsonl (`JoinLog`), for
+    /// `JoinReplay`.
+    public func run(generic: NetlinkTransport, route: NetlinkTransport, record: String? = nil) throws -> [JoinCycleReport] {
         WallClock.anchor()
-        let generic = try LiveNetlink(protocol: Netlink.protocolGeneric)
         let nl = try NL80211Client(transport: generic)
         guard let wifi = try nl.interfaces().first(where: { $0.name == settings.interface }) else {
             throw WiFiError.noSuchInterface(settings.interface + " (or not a wireless interface)")
         }
         let ifindex = wifi.ifindex
         try nl.subscribe()
-        let route = try LiveNetlink(protocol: Netlink.protocolRoute)
         for g in [RTNetlink.groupLink, RTNetlink.groupIPv4Address, RTNetlink.groupIPv6Address, RTNetlink.groupNeighbour] { try route.join(group: g) }
-        apply(try route.exchange(RTNetlink.addressDumpRequest(sequence: 1), dump: true), ifindex: Int32(bitPattern: ifindex))
+        let dump = try route.exchange(RTNetlink.addressDumpRequest(sequence: 1), dump: true)
+        for e in JoinEvent.rtnetlink(dump, ifindex: Int32(bitPattern: ifindex), time: route.lastReceived) { add(e.timeNs, e.kind) }
         let control = settings.kick == .wpaSupplicant ? try WPAControl(interface: settings.interface, directory: settings.controlDirectory) : nil
         var packets: PcapLive?
         do throws(CaptureError) { packets = try PcapLive(interface: settings.interface) } catch {
             notes.append("no packets: \(error); EAP, the key messages' frames, DHCP and DNS servers are not visible")
+        }
+        var packetRecording: PcapWriter?
+        if let record, packets != nil {
+            do throws(CaptureError) { packetRecording = try PcapWriter(path: record + "/packets.pcap", linkType: CPcap_DLT_EN10MB()) } catch {
+                throw JoinLogError("--record: \(error)")
+            }
         }
         let threads = DispatchGroup()
         func thread(_ body: @escaping @Sendable () -> Void) {
@@ -92,14 +102,16 @@ public final class JoinRunner: @unchecked Sendable {
         thread {
             while !me.isFinished {
                 guard let buf = try? rt.nextEvent(timeoutMs: 100) else { continue }
-                me.apply([buf], ifindex: Int32(bitPattern: ifindex))
+                for e in JoinEvent.rtnetlink([buf], ifindex: Int32(bitPattern: ifindex), time: rt.lastReceived) { me.add(e.timeNs, e.kind) }
             }
         }
         nonisolated(unsafe) let pcap = packets
+        nonisolated(unsafe) let writer = packetRecording
         if packets != nil {
             thread {
                 _ = try? pcap?.capture(seconds: DurationText.longest, stop: { me.isFinished }) { r in
                     // libpcap's time is the kernel's wall clock at reception.
+                    writer?.write(timestampNs: r.timestampNs, bytes: Array(r.bytes), originalLength: r.originalLength)
                     if let p = StationPacket.parse(ethernet: r.bytes) { me.add(r.timestampNs, .packet(p)) }
                 }
             }
@@ -112,24 +124,28 @@ public final class JoinRunner: @unchecked Sendable {
         var session = settings.heartbeat.proto.definition.client(settings.heartbeat, clientID: "pushdiag-join")
         let setup = JoinCycleSetup(
             resolvesName: IPAddress(settings.heartbeat.endpoint.host) == nil, tls: settings.heartbeat.tls != nil, hello: session.hello() != nil)
+        var windows: [JoinLog.Window] = []
         for n in 1...settings.count where !stop() {
             if n > 1 { Clock.sleep(ms: settings.intervalSeconds * 1000, stop: stop) }
             let prepared = WallClock.nanoseconds()
-            try cycle(control: control, ifindex: ifindex, packets: packets != nil)
-            // The address the cycle began with: the last one added before it.
-            let before = lock.withLock { log.last { e in if case .addressAdded = e.kind { e.timeNs < prepared } else { false } } }
-            cycles.append(JoinAnalysis.cycle(n, events: (before.map { [$0] } ?? []) + events(since: prepared), setup: setup, thresholds: thresholds))
+            let ended = try cycle(control: control, ifindex: ifindex, packets: packets != nil)
+            // The sources deliver what happened before the end a little later (their own threads).
+            Clock.sleep(ms: 100, stop: stop)
+            let w = JoinLog.Window(cycle: n, from: prepared, to: ended)
+            windows.append(w)
+            cycles.append(JoinAnalysis.cycle(n, events: JoinAnalysis.window(w, of: lock.withLock { log }), setup: setup, thresholds: thresholds))
+        }
+        if let record {
+            lock.withLock { finished = true }
+            threads.wait()
+            do throws(CaptureError) { try packetRecording?.close() } catch { throw JoinLogError("--record: \(error)") }
+            let header = JoinLog.Header(
+                interface: settings.interface, ifindex: ifindex, server: settings.heartbeat.endpoint.description, mode: settings.kick.rawValue, setup: setup,
+                notes: notes)
+            let text = JoinLog.encode(header: header, events: lock.withLock { log }, windows: windows)
+            do throws(StoreError) { try AtomicFile.write(text, to: record + "/join.jsonl") } catch { throw JoinLogError("--record: \(error)") }
         }
         return cycles
-    }
-
-    func apply(_ buffers: [[UInt8]], ifindex: Int32) {
-        let t = WallClock.nanoseconds()
-        for buf in buffers {
-            buf.withUnsafeBytes { b in
-                try? Netlink.forEachMessage(b) { m in if let k = JoinEvent.Kind.rtnetlink(m, ifindex: ifindex) { add(t, k) } }
-            }
-        }
     }
 
     /// Waits until `match` holds for an event since `t`, or `seconds` pass: the event's time.
@@ -142,7 +158,8 @@ public final class JoinRunner: @unchecked Sendable {
         return nil
     }
 
-    func cycle(control: WPAControl?, ifindex: UInt32, packets: Bool) throws {
+    /// One cycle; returns when it ended.
+    func cycle(control: WPAControl?, ifindex: UInt32, packets: Bool) throws -> Int64 {
         let prepared = WallClock.nanoseconds()
         if !packets {
             for s in [JoinStep.eap, .dhcp] { add(prepared, .notVisible(s, "packets on \(settings.interface) need CAP_NET_RAW")) }
@@ -160,7 +177,9 @@ public final class JoinRunner: @unchecked Sendable {
             add(WallClock.nanoseconds(), .cycleStart("link set up"))
             try setLink(ifindex: ifindex, up: true)
         case .passive:
-            guard let t = wait(since: prepared, seconds: DurationText.longest, { if case .disconnected = $0 { true } else { false } }) else { return }
+            guard let t = wait(since: prepared, seconds: DurationText.longest, { if case .disconnected = $0 { true } else { false } }) else {
+                return WallClock.nanoseconds()
+            }
             add(t, .cycleStart("disconnected"))
         }
         // From the cycle's start: a link message sent before the drop took effect may still say "up".
@@ -200,7 +219,7 @@ public final class JoinRunner: @unchecked Sendable {
         } else if !finished {
             done.wait()
         }
-        end()
+        return end()
     }
 
     /// A DHCP client at work: a message of its own (not a release), or the address it removes.
@@ -235,7 +254,11 @@ public final class JoinRunner: @unchecked Sendable {
         return false
     }
 
-    func end() { add(WallClock.nanoseconds(), .cycleEnd) }
+    func end() -> Int64 {
+        let t = WallClock.nanoseconds()
+        add(t, .cycleEnd)
+        return t
+    }
 
     /// Resolve, connect, TLS, hello, the first heartbeat, each milestone on the run's clock.
     func push(attempt: Int) {

@@ -23,14 +23,17 @@ struct JoinCommand: ParsableCommand {
             privilege named; never a guessed time. Prints a waterfall per cycle, p50/p95/max per \
             step over --count cycles and the groups (link, keys, address, name, push) and \
             push-ready graded. Exit status: 0 OK, 1 WARNING, 2 CRITICAL (also a cycle that never \
-            got to push-ready), 3 could not run (no such interface, no wpa_supplicant).
+            got to push-ready), 3 could not run (no such interface, no wpa_supplicant). \
+            --record DIR keeps the netlink traffic, the packets and pushdiag's own events; \
+            --replay DIR reports them again.
             """
     )
 
-    @Argument(help: ArgumentHelp("The push server, HOST[:PORT] ([v6]:PORT for IPv6).", valueName: "HOST[:PORT]"))
+    @Argument(help: ArgumentHelp("The push server, HOST[:PORT] ([v6]:PORT for IPv6); with --replay, the recording's.", valueName: "HOST[:PORT]"))
     var target: String?
 
-    @Option(help: ArgumentHelp("The Wi-Fi interface to rejoin.", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
+    @Option(
+        help: ArgumentHelp("The Wi-Fi interface to rejoin (with --replay, the recording's).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
     var interface: String?
 
     @Option(help: ArgumentHelp("How a cycle starts: wpa_supplicant, link or passive.", valueName: "HOW"))
@@ -62,6 +65,16 @@ struct JoinCommand: ParsableCommand {
 
     @OptionGroup var limits: JoinThresholdOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Write the run to DIR (nl80211.pcap and rtnetlink.pcap: the netlink traffic; packets.pcap: the interface's packets; join.jsonl: pushdiag's own events) to replay it.",
+            valueName: "DIR"),
+        completion: .directory)
+    var record: String?
+
+    @Option(help: ArgumentHelp("Report a run recorded with --record DIR instead of rejoining.", valueName: "DIR"), completion: .directory)
+    var replay: String?
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -80,6 +93,11 @@ struct JoinCommand: ParsableCommand {
     }
 
     func validate() throws {
+        if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
+        if replay != nil {
+            _ = try limits.thresholds()
+            return
+        }
         let s = try settings()
         _ = try limits.thresholds()
         guard if_nametoindex(s.interface) != 0 else { throw ValidationError("--interface \(s.interface): no such interface") }
@@ -88,13 +106,24 @@ struct JoinCommand: ParsableCommand {
     func run() throws {
         StopSignal.install()
         BrokenPipe.ignore()
-        let s = try settings()
         let limits = try self.limits.thresholds()
-        let runner = JoinRunner(s, thresholds: limits, stop: { StopSignal.isRequested })
-        let cycles = try unknownOnFailure(json: format == .json ? .object : nil) { try runner.run() }
-        let report = JoinAnalysis.report(
-            interface: s.interface, server: s.heartbeat.endpoint.description, mode: s.kick.rawValue, cycles: cycles, thresholds: limits,
-            notes: runner.notes)
+        let report = try unknownOnFailure(json: format == .json ? .object : nil) {
+            if let replay {
+                let (h, cycles) = try JoinReplay.run(directory: replay, thresholds: limits)
+                return JoinAnalysis.report(interface: h.interface, server: h.server, mode: h.mode, cycles: cycles, thresholds: limits, notes: h.notes)
+            }
+            let s = try settings()
+            if let record { try WalkRunner.createRecordDirectory(record) }
+            let runner = JoinRunner(s, thresholds: limits, stop: { StopSignal.isRequested })
+            let cycles = try NetlinkSource.with(protocol: Netlink.protocolGeneric, record: record.map { $0 + "/nl80211.pcap" }, replay: nil) { generic in
+                try NetlinkSource.with(protocol: Netlink.protocolRoute, record: record.map { $0 + "/rtnetlink.pcap" }, replay: nil) { route in
+                    try runner.run(generic: generic, route: route, record: record)
+                }
+            }
+            return JoinAnalysis.report(
+                interface: s.interface, server: s.heartbeat.endpoint.description, mode: s.kick.rawValue, cycles: cycles, thresholds: limits,
+                notes: runner.notes)
+        }
         let output = format == .json ? try JSONRenderer.render(report) : JoinTextRenderer.render(report)
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
         throw ExitCode(report.status.exitCode)
