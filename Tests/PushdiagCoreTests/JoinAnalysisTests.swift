@@ -252,6 +252,67 @@ import Testing
         #expect(JoinEvent.Kind.rtnetlink(message(scope: RTNetlink.scopeLink), ifindex: 3) == nil)
         #expect(JoinEvent.Kind.rtnetlink(message(scope: 0), ifindex: 3) == .addressAdded("fe80::1/64"))
     }
+
+    /// Seen through the lab's emulation: pushdiag's own stamps around connect, send and receive
+    /// ran up to 21 ms from the packets. On a plain connection the TCP step and the first
+    /// heartbeat are timed from the segments the interface saw; through TLS (a record may be a
+    /// session ticket) the heartbeat keeps pushdiag's times.
+    @Test func theWireTimesTheConnectionAndTheHeartbeat() {
+        let station = IPAddress("10.0.0.7")!
+        func seg(_ out: Bool, syn: Bool = false, ack: Bool = true, data: Int = 0) -> K {
+            .tcp(
+                TCPSegment(
+                    source: out ? station : Self.server, destination: out ? Self.server : station, sourcePort: out ? 40000 : 3000,
+                    destinationPort: out ? 3000 : 40000, syn: syn, ack: ack, payloadLength: data))
+        }
+        let base = Self.psk.filter { e in if case .push = e.kind { false } else { true } }
+        let plain =
+            base + [
+                Self.at(98, .push(.tcpStarted(Self.server))), Self.at(98.4, seg(true, syn: true, ack: false)), Self.at(99.1, seg(false, syn: true)),
+                Self.at(99.2, seg(true)), Self.at(112, .push(.tcpConnected)), Self.at(113, .push(.heartbeatSent)), Self.at(113.5, seg(true, data: 4)),
+                Self.at(114.25, seg(false, data: 4)), Self.at(130, .push(.heartbeatAnswered)),
+            ]
+        let c = JoinAnalysis.cycle(1, events: plain, setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false))
+        #expect(c.step(.tcpConnect)?.durationMs == 0.7 && c.step(.tcpConnect)?.offsetMs == 98.4, "\(c.steps)")
+        #expect(c.step(.tcpConnect)?.detail.contains("SYN to SYN-ACK on the wire") == true)
+        #expect(c.step(.firstHeartbeat)?.durationMs == 0.75 && c.pushReadyMs == 114.25, "\(c.steps)")
+        // A SYN to another server is not this connection's; without its own, pushdiag's times.
+        let elsewhere = plain.map { e -> JoinEvent in
+            guard case .tcp(var s) = e.kind else { return e }
+            if s.destination == Self.server { s.destination = IPAddress("10.9.9.9")! }
+            if s.source == Self.server { s.source = IPAddress("10.9.9.9")! }
+            return JoinEvent(e.timeNs, .tcp(s))
+        }
+        let own = JoinAnalysis.cycle(1, events: elsewhere, setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false))
+        #expect(own.step(.tcpConnect)?.durationMs == 14 && own.step(.firstHeartbeat)?.durationMs == 17 && own.pushReadyMs == 130, "\(own.steps)")
+        let tls = JoinAnalysis.cycle(
+            1, events: plain + [Self.at(112.5, .push(.tlsDone))], setup: JoinCycleSetup(resolvesName: false, tls: true, hello: false))
+        #expect(tls.step(.tcpConnect)?.durationMs == 0.7 && tls.step(.firstHeartbeat)?.durationMs == 17, "\(tls.steps)")
+    }
+
+    /// wpa_supplicant 2.10 on mac80211 sends EAPOL over nl80211's control port: no packet socket
+    /// sees it, but the TX status events carry the station's own frames. The keys end at message
+    /// 4 acknowledged; EAP is the station's first to last response, and says what it cannot see.
+    @Test func theControlPortsTxStatusShowsTheStationsSide() {
+        func sent(_ p: EAPOLPacket, acked: Bool = true) -> K { .eapolSent(p, acked: acked) }
+        func key(_ info: UInt16, data: UInt16 = 0) -> EAPOLPacket { .key(EAPOLKey(descriptorType: 2, keyInfo: info, replayCounter: 1, keyDataLength: data)) }
+        func eap(_ code: EAPPacket.Code, _ type: UInt8?) -> EAPOLPacket { .eap(EAPPacket(code: code, rawCode: code.rawValue, identifier: 1, type: type)) }
+        let base = Self.psk.filter { e in if case .eapol = e.kind { false } else { e.kind != .operstate(6) } }
+        let psk = base + [Self.at(73, sent(key(0x010A, data: 22))), Self.at(76.5, sent(key(0x030A))), Self.at(78, .operstate(6))]
+        let c = JoinAnalysis.cycle(1, events: psk, setup: Self.setup)
+        #expect(c.step(.keyHandshake)?.durationMs == 6.5, "\(c.steps)")
+        #expect(c.step(.keyHandshake)?.detail.hasPrefix("to 4-way message 4 acknowledged by the AP (nl80211's control-port TX status)") == true)
+        #expect(c.step(.eap)?.status == .notUsed)
+        let enterprise =
+            base + [
+                Self.at(71, sent(eap(.response, 1))), Self.at(71.5, sent(eap(.response, 25))), Self.at(72.5, sent(eap(.response, 25))),
+                Self.at(73, sent(key(0x010A, data: 22))), Self.at(76.5, sent(key(0x030A), acked: false)), Self.at(78, .operstate(6)),
+            ]
+        let e = JoinAnalysis.cycle(1, events: enterprise, setup: Self.setup)
+        #expect(e.step(.eap)?.status == .ok && e.step(.eap)?.durationMs == 1.5, "\(e.steps)")
+        #expect(e.step(.eap)?.detail.hasPrefix("Identity, PEAP: the station's first to last response acknowledged") == true, "\(e.step(.eap)!.detail)")
+        #expect(e.step(.keyHandshake)?.detail.hasPrefix("to 4-way message 4 sent, not acknowledged") == true, "\(e.step(.keyHandshake)!.detail)")
+    }
 }
 
 /// join.jsonl: pushdiag's own events and the cycles' windows, written and read back; a line

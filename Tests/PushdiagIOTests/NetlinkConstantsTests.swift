@@ -18,6 +18,8 @@ struct NetlinkConstantsTests {
         #expect(UInt32(NL80211.Command.authenticate.rawValue) == NL80211_CMD_AUTHENTICATE.rawValue)
         #expect(UInt32(NL80211.Command.getSurvey.rawValue) == NL80211_CMD_GET_SURVEY.rawValue)
         #expect(UInt32(NL80211.Command.newSurveyResults.rawValue) == NL80211_CMD_NEW_SURVEY_RESULTS.rawValue)
+        #expect(UInt32(NL80211.Command.portAuthorized.rawValue) == NL80211_CMD_PORT_AUTHORIZED.rawValue)
+        #expect(UInt32(NL80211.Command.controlPortFrameTxStatus.rawValue) == NL80211_CMD_CONTROL_PORT_FRAME_TX_STATUS.rawValue)
         let attrs: [(UInt16, nl80211_attrs)] = [
             (NL80211.Attr.wiphy, NL80211_ATTR_WIPHY), (NL80211.Attr.ifindex, NL80211_ATTR_IFINDEX), (NL80211.Attr.ifname, NL80211_ATTR_IFNAME),
             (NL80211.Attr.iftype, NL80211_ATTR_IFTYPE), (NL80211.Attr.mac, NL80211_ATTR_MAC), (NL80211.Attr.staInfo, NL80211_ATTR_STA_INFO),
@@ -25,7 +27,7 @@ struct NetlinkConstantsTests {
             (NL80211.Attr.reasonCode, NL80211_ATTR_REASON_CODE), (NL80211.Attr.timedOut, NL80211_ATTR_TIMED_OUT),
             (NL80211.Attr.disconnectedByAP, NL80211_ATTR_DISCONNECTED_BY_AP), (NL80211.Attr.statusCode, NL80211_ATTR_STATUS_CODE),
             (NL80211.Attr.surveyInfo, NL80211_ATTR_SURVEY_INFO), (NL80211.Attr.channelWidth, NL80211_ATTR_CHANNEL_WIDTH),
-            (NL80211.Attr.frame, NL80211_ATTR_FRAME), (NL80211.Attr.reqIE, NL80211_ATTR_REQ_IE),
+            (NL80211.Attr.frame, NL80211_ATTR_FRAME), (NL80211.Attr.reqIE, NL80211_ATTR_REQ_IE), (NL80211.Attr.ack, NL80211_ATTR_ACK),
             (NL80211.Attr.surveyRadioStats, NL80211_ATTR_SURVEY_RADIO_STATS),
         ]
         for (ours, theirs) in attrs { #expect(UInt32(ours) == theirs.rawValue) }

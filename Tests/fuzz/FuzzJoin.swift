@@ -30,6 +30,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case .eapol(let p)?: events.append(JoinEvent(t, .eapol(p)))
         case .dhcp(let m)?: events.append(JoinEvent(t, .dhcp(m)))
         case .dns(let m, let s, let d)?: events.append(JoinEvent(t, .dns(m, server: m.isResponse ? s : d)))
+        case .tcp(let s)?: events.append(JoinEvent(t, .tcp(s)))
         case nil:
             // A byte that is no packet picks a milestone instead.
             let milestones: [JoinEvent.Kind] = [

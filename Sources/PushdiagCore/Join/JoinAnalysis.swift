@@ -237,14 +237,24 @@ struct CycleBuilder {
 
     mutating func keySteps() {
         let from = linkDone ?? last
+        // EAPOL on the interface (a packet socket), or only what the station sent over nl80211's
+        // control port (its TX status events): then the AP's frames are not seen.
         let eaps = all(after: from) { k -> EAPPacket? in
             if case .eapol(.eap(let p)) = k { return p }
+            if case .eapolSent(.eap(let p), _) = k { return p }
             return nil
         }
+        let sentOnly = !events.contains { if case .eapol = $0.kind { true } else { false } }
         if let e0 = eaps.first {
-            let methods = eaps.compactMap { $0.value.code == .request ? $0.value.type.map(EAPPacket.typeName) : nil }
+            // The methods the AP asked for (or, seeing only the station's side, answered with).
+            let methods = eaps.compactMap { $0.value.code == (sentOnly ? .response : .request) ? $0.value.type.map(EAPPacket.typeName) : nil }
             let named = methods.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: ", ")
-            if let ok = eaps.first(where: { $0.value.code == .success }) {
+            if sentOnly, let lastResponse = eaps.last {
+                set(
+                    .eap, .ok, e0.time, lastResponse.time,
+                    detail: "\(named.isEmpty ? "EAP" : named): the station's first to last response acknowledged (nl80211's control-port TX status; "
+                        + "the AP's requests and EAP-Success are not seen there)")
+            } else if let ok = eaps.first(where: { $0.value.code == .success }) {
                 set(.eap, .ok, e0.time, ok.time, detail: "\(named.isEmpty ? "EAP" : named) to EAP-Success")
             } else if eaps.contains(where: { $0.value.code == .failure }) {
                 set(.eap, .failed, detail: "EAP-Failure after \(named.isEmpty ? "EAP" : named)")
@@ -259,9 +269,14 @@ struct CycleBuilder {
         let start = last
         let messages = all(after: from) { k -> EAPOLKey.Message? in
             if case .eapol(.key(let key)) = k { return key.message }
+            if case .eapolSent(.key(let key), _) = k { return key.message }
             return nil
         }
         let m4 = messages.first { $0.value == .pairwise(4) && $0.time >= start }
+        let m4Acked = first(after: start) { k -> Bool? in
+            if case .eapolSent(.key(let key), let acked) = k, key.message == .pairwise(4) { return acked }
+            return nil
+        }
         let port = first(after: start) { $0 == .portAuthorized ? () : nil }
         let up = first(after: start) { $0 == .operstate(6) ? () : nil }
         var seen = ""
@@ -271,7 +286,10 @@ struct CycleBuilder {
             seen = "; messages " + Array(Set(pairwise)).sorted().map(String.init).joined(separator: ", ") + " seen"
             if !again.isEmpty { seen += " (\(again.sorted().map { "message \($0)" }.joined(separator: ", ")) sent more than once)" }
         }
-        if let m4 {
+        if let m4, let acked = m4Acked, acked.time == m4.time {
+            let how = acked.value ? "acknowledged by the AP" : "sent, not acknowledged"
+            set(.keyHandshake, .ok, start, m4.time, detail: "to 4-way message 4 \(how) (nl80211's control-port TX status)" + seen)
+        } else if let m4 {
             set(.keyHandshake, .ok, start, m4.time, detail: "to 4-way message 4" + seen)
         } else if let port {
             set(.keyHandshake, .ok, start, port.time, detail: "to PORT_AUTHORIZED (the driver's own handshake)" + seen)
@@ -401,8 +419,19 @@ struct CycleBuilder {
             return nil
         }
         let connected = milestone(.tcpConnected)
+        let again = pushAgain.map { "; the push made again: \($0)" } ?? ""
+        // The station's port of the connection, when its SYN was seen.
+        var port: UInt16?
         if let s = tcpStart, let c = connected, c >= s.time {
-            set(.tcpConnect, .ok, s.time, c, detail: "to \(s.value)" + (pushAgain.map { "; the push made again: \($0)" } ?? ""))
+            let server = s.value
+            if let syn = segment(from: max(s.time - Self.wireSlackNs, pushFrom), to: c, { $0.syn && !$0.ack && $0.destination == server }),
+                let synAck = segment(from: syn.time, to: c, { $0.syn && $0.ack && $0.source == server && $0.destinationPort == syn.value.sourcePort })
+            {
+                port = syn.value.sourcePort
+                set(.tcpConnect, .ok, syn.time, synAck.time, detail: "to \(server), SYN to SYN-ACK on the wire" + again)
+            } else {
+                set(.tcpConnect, .ok, s.time, c, detail: "to \(server)" + again)
+            }
         } else {
             missing(.tcpConnect, "no connection")
         }
@@ -423,9 +452,33 @@ struct CycleBuilder {
             missing(.hello, "no answer to the protocol's hello")
         }
         if let s = milestone(.heartbeatSent), let a = first(after: s, { $0 == .push(.heartbeatAnswered) ? () : nil })?.time {
-            set(.firstHeartbeat, .ok, s, a, detail: "answered: push-ready")
+            // On a plain connection the heartbeat and its answer are the first data each way
+            // after it was sent (through TLS a record may be a session ticket: pushdiag's own
+            // times stand there).
+            if !setup.tls, let port, let server = tcpStart?.value,
+                let out = segment(
+                    from: max(s - Self.wireSlackNs, before ?? s), to: a, { $0.payloadLength > 0 && $0.destination == server && $0.sourcePort == port }),
+                let back = segment(from: out.time, to: a, { $0.payloadLength > 0 && $0.source == server && $0.destinationPort == port })
+            {
+                set(.firstHeartbeat, .ok, out.time, back.time, detail: "answered: push-ready (its segments on the wire)")
+            } else {
+                set(.firstHeartbeat, .ok, s, a, detail: "answered: push-ready")
+            }
         } else {
             missing(.firstHeartbeat, "no answer to the first heartbeat")
+        }
+    }
+
+    /// How far the kernel's time of a packet may lie before pushdiag's stamp taken before the
+    /// system call that sent it, and after the stamp taken once the call returned: one clock,
+    /// the slack covers the anchoring of pushdiag's to the kernel's wall clock.
+    static let wireSlackNs: Int64 = 5_000_000
+
+    /// The first TCP segment between `from` and `to` (plus the slack) that `match` takes.
+    func segment(from a: Int64, to b: Int64, _ match: (TCPSegment) -> Bool) -> (time: Int64, value: TCPSegment)? {
+        first(after: a, before: b + Self.wireSlackNs) { k -> TCPSegment? in
+            if case .tcp(let s) = k, match(s) { return s }
+            return nil
         }
     }
 

@@ -16,6 +16,10 @@ extension JoinEvent.Kind {
         case .associate(let i, let bssid, let status, let idle) where i == ifindex: return .associated(bssid: bssid, status: status, maxIdle: idle)
         case .connect(let i, let bssid, let status, let timedOut, _) where i == ifindex: return .connected(bssid: bssid, status: status, timedOut: timedOut)
         case .disconnect(let i, let reason, let byAP) where i == ifindex: return .disconnected(reason: reason, byAP: byAP)
+        case .controlPortTxStatus(let i, let frame, let acked) where i == ifindex:
+            // The supplicant's EAPOL frame, as it handed it to nl80211 (an Ethernet header first).
+            guard case .eapol(let p)? = frame.withUnsafeBytes({ StationPacket.parse(ethernet: $0) }) else { return nil }
+            return .eapolSent(p, acked: acked)
         default: return nil
         }
     }
@@ -39,6 +43,7 @@ extension JoinEvent.Kind {
         case .eapol(let e): return .eapol(e)
         case .dhcp(let m): return .dhcp(m)
         case .dns(let m, let source, let destination): return .dns(m, server: m.isResponse ? source : destination)
+        case .tcp(let s): return .tcp(s)
         }
     }
 }

@@ -33,6 +33,10 @@ public struct JoinEvent: Equatable, Sendable {
         case operstate(UInt8)
         /// An EAPOL packet on the interface.
         case eapol(EAPOLPacket)
+        /// An EAPOL packet the station sent over nl80211's control port (wpa_supplicant 2.10 on a
+        /// mac80211 driver), from its TX status event: whether the AP acknowledged it. The AP's
+        /// own EAPOL frames (EAP requests and Success, messages 1 and 3) are not seen this way.
+        case eapolSent(EAPOLPacket, acked: Bool)
         /// A DHCP message on the interface.
         case dhcp(DHCPMessage)
         /// rtnetlink `RTM_NEWADDR` / `RTM_DELADDR` on the interface ("10.40.0.2/24").
@@ -42,6 +46,9 @@ public struct JoinEvent: Equatable, Sendable {
         case gateway(IPAddress, NeighbourState)
         /// A DNS query or answer on the interface, with the server's address.
         case dns(DNSMessage, server: IPAddress)
+        /// A TCP segment on the interface (its header): the push connection's handshake and data
+        /// at the kernel's times.
+        case tcp(TCPSegment)
         /// pushdiag's own push session.
         case push(PushMilestone)
         /// The push is made again from its start, and why: the DHCP client began after the first

@@ -19,6 +19,7 @@ public enum NL80211 {
         case connect = 46, roam = 47, disconnect = 48
         case getSurvey = 50, newSurveyResults = 51
         case frame = 59, unprotectedDeauthenticate = 70, channelSwitchNotify = 88, portAuthorized = 125
+        case controlPortFrameTxStatus = 139
 
         /// The kernel's name, for messages ("NL80211_CMD_GET_SCAN").
         public var kernelName: String {
@@ -36,7 +37,7 @@ public enum NL80211 {
         public static let wiphy: UInt16 = 1, ifindex: UInt16 = 3, ifname: UInt16 = 4, iftype: UInt16 = 5, mac: UInt16 = 6
         public static let staInfo: UInt16 = 21, wiphyFreq: UInt16 = 38, generation: UInt16 = 46, bss: UInt16 = 47
         public static let ssid: UInt16 = 52, reasonCode: UInt16 = 54, timedOut: UInt16 = 65, disconnectedByAP: UInt16 = 71
-        public static let frame: UInt16 = 51
+        public static let frame: UInt16 = 51, ack: UInt16 = 92
         public static let statusCode: UInt16 = 72, reqIE: UInt16 = 77, respIE: UInt16 = 78, surveyInfo: UInt16 = 84
         public static let wdev: UInt16 = 153, channelWidth: UInt16 = 159, centerFreq1: UInt16 = 160, pad: UInt16 = 229
         /// A flag on GET_SURVEY: include the radio-wide entry (no frequency) a driver may keep
@@ -288,6 +289,11 @@ public enum NL80211 {
         /// its status code and the AP's BSS Max Idle Period, from the frame the event carries.
         case associate(ifindex: UInt32?, bssid: MACAddress?, status: UInt16?, maxIdle: BSSMaxIdle?)
         case disconnect(ifindex: UInt32?, reason: UInt16?, byAP: Bool)
+        /// A frame the supplicant sent over nl80211's control port (an EAPOL frame: the station's
+        /// EAP responses and its 4-way handshake messages 2 and 4) and whether the AP acknowledged
+        /// it. mac80211 hands the frame as the supplicant gave it, an Ethernet header first. With
+        /// the control port, EAPOL frames reach no packet socket: this event is what shows them.
+        case controlPortTxStatus(ifindex: UInt32?, frame: [UInt8], acked: Bool)
         case newScanResults(ifindex: UInt32?)
         case other(command: UInt8, ifindex: UInt32?)
     }
@@ -399,6 +405,18 @@ public enum NL80211 {
                 }
             }
             return .associate(ifindex: ifindex, bssid: bssid, status: status, maxIdle: idle)
+        case .controlPortFrameTxStatus:
+            var frame: [UInt8] = []
+            var acked = false
+            Netlink.forEachAttribute(attrs) { t, v in
+                switch t {
+                case Attr.ifindex: ifindex = v.nlU32
+                case Attr.frame: frame = v.nlBytes
+                case Attr.ack: acked = true
+                default: break
+                }
+            }
+            return .controlPortTxStatus(ifindex: ifindex, frame: frame, acked: acked)
         case .disconnect:
             var reason: UInt16?
             var byAP = false

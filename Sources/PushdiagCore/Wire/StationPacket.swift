@@ -1,11 +1,13 @@
 /// What a station's own interface shows of a rejoin, from an Ethernet frame as a packet socket
 /// or libpcap gives it on a managed Wi-Fi interface (DLT_EN10MB): EAPOL (0x888E), DHCP (UDP
-/// 67/68) and DNS (UDP 53) over IPv4 or IPv6, one 802.1Q tag allowed. Anything else, or a
-/// header that does not fit, is nil.
+/// 67/68) and DNS (UDP 53) over IPv4 or IPv6, and TCP segments' headers (the push connection's
+/// handshake and data, timed by the kernel), one 802.1Q tag allowed. Anything else, or a header
+/// that does not fit, is nil.
 public enum StationPacket: Equatable, Sendable {
     case eapol(EAPOLPacket)
     case dhcp(DHCPMessage)
     case dns(DNSMessage, source: IPAddress, destination: IPAddress)
+    case tcp(TCPSegment)
 
     public static func parse(ethernet b: UnsafeRawBufferPointer) -> StationPacket? {
         guard var type = b.u16be(at: 12) else { return nil }
@@ -27,20 +29,32 @@ public enum StationPacket: Equatable, Sendable {
     /// An IPv4 packet's UDP datagram: the header length from IHL, the total length bounding it,
     /// later fragments skipped (they hold no UDP header).
     static func ipv4(_ b: UnsafeRawBufferPointer) -> StationPacket? {
-        guard let vihl = b.u8(at: 0), vihl >> 4 == 4, let total = b.u16be(at: 2), let frag = b.u16be(at: 6), b.u8(at: 9) == 17 else { return nil }
+        guard let vihl = b.u8(at: 0), vihl >> 4 == 4, let total = b.u16be(at: 2), let frag = b.u16be(at: 6), let proto = b.u8(at: 9) else { return nil }
         let ihl = Int(vihl & 0x0F) * 4
         guard ihl >= 20, frag & 0x1FFF == 0, let src = b.slice(12, 4), let dst = b.slice(16, 4) else { return nil }
         let end = min(Int(total), b.count)
-        guard end >= ihl, let udp = b.slice(ihl, end - ihl) else { return nil }
-        return self.udp(udp, source: IPAddress(bytes: Array(src)), destination: IPAddress(bytes: Array(dst)))
+        guard end >= ihl, let body = b.slice(ihl, end - ihl) else { return nil }
+        return transport(proto, body, source: IPAddress(bytes: Array(src)), destination: IPAddress(bytes: Array(dst)))
     }
 
-    /// An IPv6 packet whose next header is UDP (no extension headers: DHCPv6 and DNS send none).
+    /// An IPv6 packet whose next header is UDP or TCP (no extension headers: DHCPv6, DNS and a
+    /// plain TCP connection send none).
     static func ipv6(_ b: UnsafeRawBufferPointer) -> StationPacket? {
-        guard let v = b.u8(at: 0), v >> 4 == 6, let length = b.u16be(at: 4), b.u8(at: 6) == 17, let src = b.slice(8, 16), let dst = b.slice(24, 16)
+        guard let v = b.u8(at: 0), v >> 4 == 6, let length = b.u16be(at: 4), let next = b.u8(at: 6), let src = b.slice(8, 16), let dst = b.slice(24, 16)
         else { return nil }
-        let udp = b.suffix(from: 40)
-        return self.udp(udp.slice(0, min(Int(length), udp.count)) ?? udp, source: IPAddress(bytes: Array(src)), destination: IPAddress(bytes: Array(dst)))
+        let body = b.suffix(from: 40)
+        return transport(
+            next, body.slice(0, min(Int(length), body.count)) ?? body, source: IPAddress(bytes: Array(src)), destination: IPAddress(bytes: Array(dst)))
+    }
+
+    static func transport(_ proto: UInt8, _ b: UnsafeRawBufferPointer, source: IPAddress?, destination: IPAddress?) -> StationPacket? {
+        switch proto {
+        case 17: return udp(b, source: source, destination: destination)
+        case 6:
+            guard let source, let destination else { return nil }
+            return TCPSegment.parse(b, source: source, destination: destination).map(StationPacket.tcp)
+        default: return nil
+        }
     }
 
     static func udp(_ b: UnsafeRawBufferPointer, source: IPAddress?, destination: IPAddress?) -> StationPacket? {
@@ -51,6 +65,38 @@ public enum StationPacket: Equatable, Sendable {
             return DNSMessage.parse(data).map { .dns($0, source: source, destination: destination) }
         }
         return nil
+    }
+}
+
+/// A TCP segment's header as the station's interface saw it: who to whom, the flags and how many
+/// bytes of data it carried (the data itself is not kept).
+public struct TCPSegment: Equatable, Sendable {
+    public var source: IPAddress
+    public var destination: IPAddress
+    public var sourcePort: UInt16
+    public var destinationPort: UInt16
+    public var syn: Bool
+    public var ack: Bool
+    public var fin: Bool
+    public var rst: Bool
+    public var payloadLength: Int
+
+    public init(source: IPAddress, destination: IPAddress, sourcePort: UInt16, destinationPort: UInt16, syn: Bool, ack: Bool, payloadLength: Int) {
+        (self.source, self.destination, self.sourcePort, self.destinationPort) = (source, destination, sourcePort, destinationPort)
+        (self.syn, self.ack, fin, rst, self.payloadLength) = (syn, ack, false, false, payloadLength)
+    }
+
+    /// RFC 9293 3.1: ports, the data offset (at least 5 words, within the segment) and the flags.
+    static func parse(_ b: UnsafeRawBufferPointer, source: IPAddress, destination: IPAddress) -> TCPSegment? {
+        guard let sport = b.u16be(at: 0), let dport = b.u16be(at: 2), let off = b.u8(at: 12), let flags = b.u8(at: 13) else { return nil }
+        let header = Int(off >> 4) * 4
+        guard header >= 20, header <= b.count else { return nil }
+        var s = TCPSegment(
+            source: source, destination: destination, sourcePort: sport, destinationPort: dport, syn: flags & 0x02 != 0, ack: flags & 0x10 != 0,
+            payloadLength: b.count - header)
+        s.fin = flags & 0x01 != 0
+        s.rst = flags & 0x04 != 0
+        return s
     }
 }
 
