@@ -264,7 +264,7 @@ struct CycleBuilder {
         } else if let nv = notVisible[.eap] {
             set(.eap, .notVisible, detail: nv)
         } else {
-            set(.eap, .notUsed, detail: "no EAP packets: not 802.1X (a pre-shared key or an open network)")
+            set(.eap, .notUsed, detail: "no EAP packets: a pre-shared key, an open network, or 802.1X skipped with a cached PMK (PMKSA caching)")
         }
         let start = last
         let messages = all(after: from) { k -> EAPOLKey.Message? in
