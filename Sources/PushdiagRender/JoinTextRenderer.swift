@@ -97,5 +97,5 @@ extension Double {
 
 extension String {
     /// "not visible" for `not_visible`.
-    fileprivate var spaced: String { String(map { $0 == "_" ? " " : $0 }) }
+    var spaced: String { String(map { $0 == "_" ? " " : $0 }) }
 }

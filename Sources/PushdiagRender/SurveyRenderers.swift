@@ -68,46 +68,10 @@ public struct SurveyNagiosRenderer {
 public struct SurveyPrometheusRenderer {
     public init() {}
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
-
-    static func number(_ v: Double) -> String {
-        if v.isNaN { return "NaN" }
-        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
-        // Twelve significant digits: 54.9% is 0.549, not the 0.5489999999999999 of the division.
-        if v.isFinite { return String(format: "%.12g", v) }
-        return v > 0 ? "+Inf" : "-Inf"
-    }
-
-    struct Family {
-        var name: String
-        var help: String
-        var type = "gauge"
-        var samples: [(name: String, labels: [(String, String)], value: Double)] = []
-    }
-
     public func render(_ r: SurveyReport, timestampMs: Int64? = nil) -> String {
-        var families: [Family] = []
+        var families = PrometheusFamilies()
         func add(_ name: String, _ help: String, type: String = "gauge", _ labels: [(String, String)], _ value: Double) {
-            // A histogram's _bucket, _sum and _count samples belong to its family.
-            let family = type == "histogram" ? String(name.replacing(/_(bucket|sum|count)$/, with: "")) : name
-            if let i = families.firstIndex(where: { $0.name == family }) {
-                // A series twice makes node_exporter refuse the whole textfile: the first stands.
-                guard !families[i].samples.contains(where: { $0.name == name && $0.labels.elementsEqual(labels, by: ==) }) else { return }
-                families[i].samples.append((name, labels, value))
-            } else {
-                families.append(Family(name: family, help: help, type: type, samples: [(name, labels, value)]))
-            }
+            families.add(name, help, type: type, labels, value)
         }
         let statusValue: (CheckStatus) -> Double = { s in
             switch s {
@@ -198,14 +162,6 @@ public struct SurveyPrometheusRenderer {
                     Double(tls.notAfterSeconds))
             }
         }
-        var out = ""
-        for f in families {
-            out += "# HELP \(f.name) \(f.help)\n# TYPE \(f.name) \(f.type)\n"
-            for s in f.samples {
-                let labels = s.labels.isEmpty ? "" : "{" + s.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
-                out += "\(s.name)\(labels) \(Self.number(s.value))" + (timestampMs.map { " \($0)" } ?? "") + "\n"
-            }
-        }
-        return out
+        return families.render(timestampMs: timestampMs)
     }
 }

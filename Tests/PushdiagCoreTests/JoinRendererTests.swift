@@ -59,4 +59,38 @@ import Testing
         #expect(summary.map { $0["name"] as? String } == JoinStep.allCases.map(\.rawValue))
         #expect(j["status"] as? String == "critical")
     }
+
+    /// The page and the textfile of a refused association, a step not visible and a kept lease:
+    /// no bar and no quantile where nothing was measured, the cycle that failed counted.
+    @Test func pageAndTextfileGiveNoTimeThatWasNotMeasured() throws {
+        let r = Self.report
+        let page = JoinHTMLRenderer().render(r)
+        let refused = try #require(page.components(separatedBy: "id=\"cycle-3\"").dropFirst().first?.components(separatedBy: "</section>").first)
+        #expect(!refused.contains("class=\"push-ready\"") && refused.contains("never push-ready"))
+        #expect(
+            refused.contains("<text class=\"step-status failed\" data-step=\"association\"") && !refused.contains("data-step=\"association\" data-offset-ms"))
+        let kept = try #require(page.components(separatedBy: "id=\"cycle-2\"").dropFirst().first?.components(separatedBy: "</section>").first)
+        #expect(kept.contains("<text class=\"step-status not_visible\" data-step=\"dhcp\""))
+        let prom = JoinPrometheusRenderer().render(r)
+        #expect(Exposition.value(prom, "pushdiag_join_cycles", ["result": "failed"]) == 1)
+        #expect(Exposition.value(prom, "pushdiag_join_cycles", ["result": "push_ready"]) == 2)
+        #expect(Exposition.value(prom, "pushdiag_join_status") == 2)
+        #expect(Exposition.value(prom, "pushdiag_join_step_cycles", ["step": "dhcp", "status": "not_visible"]) == 1)
+        #expect(!prom.contains("NaN") && !prom.contains("Inf"))
+    }
+
+    /// Names from a recording are someone else's text: escaped in the page and in the labels; a
+    /// run without a cycle renders (no scale, no quantile) rather than failing.
+    @Test func hostileNamesAndAnEmptyRunRender() throws {
+        let r = JoinAnalysis.report(
+            interface: "wl\"an<script>0\n", server: "</title>push\\:1", mode: "passive", cycles: [], thresholds: JoinThresholds(), notes: ["<b>"])
+        let page = JoinHTMLRenderer().render(r)
+        #expect(!page.contains("<script>") && !page.contains("<b>") && page.contains("wl&quot;an&lt;script&gt;0"))
+        #expect(page.components(separatedBy: "</title>").count == 2)
+        let prom = JoinPrometheusRenderer().render(r)
+        #expect(prom.contains("interface=\"wl\\\"an<script>0\\n\",target=\"</title>push\\\\:1\"") && !prom.contains("quantile"))
+        #expect(
+            Exposition.value(prom, "pushdiag_join_status") == 3
+                && prom.split(separator: "\n").allSatisfy { $0.hasPrefix("#") || $0.hasPrefix("pushdiag_join_") })
+    }
 }

@@ -10,9 +10,9 @@ public struct StoreError: Error, CustomStringConvertible {
     public let description: String
 }
 
-/// The survey history: one SQLite database, every run appended in one transaction (WAL, a busy
-/// timeout for overlapping cron runs), so a run killed at any point loses nothing already
-/// written and leaves the database intact.
+/// The history of surveys (report run), walks and joins: one SQLite database, every run
+/// appended in one transaction (WAL, a busy timeout for overlapping cron runs), so a run killed
+/// at any point loses nothing already written and leaves the database intact.
 public final class HistoryStore {
     private var db: OpaquePointer?
     public let path: String
@@ -54,7 +54,21 @@ public final class HistoryStore {
               signal_min_dbm INTEGER, retries_pct REAL, rtt_p95_ms REAL, heartbeats_lost INTEGER NOT NULL, roams INTEGER NOT NULL);
             CREATE INDEX IF NOT EXISTS walk_roams_by_walk ON walk_roams(walk_id);
             CREATE INDEX IF NOT EXISTS walk_places_by_walk ON walk_places(walk_id);
+            CREATE TABLE IF NOT EXISTS joins (
+              id INTEGER PRIMARY KEY, started TEXT, status TEXT NOT NULL, interface TEXT NOT NULL, server TEXT NOT NULL, mode TEXT NOT NULL,
+              cycles INTEGER NOT NULL, push_ready_cycles INTEGER NOT NULL, push_ready_p50_ms REAL, push_ready_p95_ms REAL, push_ready_max_ms REAL,
+              push_ready_severity TEXT, slowest TEXT, report TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS join_cycles (
+              join_id INTEGER NOT NULL REFERENCES joins(id), cycle INTEGER NOT NULL, start TEXT NOT NULL, trigger TEXT NOT NULL,
+              push_ready_ms REAL, slowest TEXT, bssid TEXT, bss_max_idle_s REAL, address_before TEXT, address TEXT,
+              address_changed INTEGER NOT NULL, severity TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS join_steps (
+              join_id INTEGER NOT NULL REFERENCES joins(id), cycle INTEGER NOT NULL, step TEXT NOT NULL, start TEXT, offset_ms REAL,
+              duration_ms REAL, status TEXT NOT NULL, detail TEXT NOT NULL);
+            CREATE INDEX IF NOT EXISTS join_cycles_by_join ON join_cycles(join_id);
+            CREATE INDEX IF NOT EXISTS join_steps_by_join ON join_steps(join_id);
             """)
+        // Histories written before join (issue 28) gain its tables above, as they gained walk's.
         // Histories written before runs could be marked interrupted gain the column.
         if try !columns("runs").contains("interrupted") { try exec("ALTER TABLE runs ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0") }
         // Walk histories written before failed fast transitions were told apart (issue 32) gain
@@ -167,6 +181,53 @@ public final class HistoryStore {
                         .int(id), .text(p.name), int(p.samples), real(p.signalMedianDbm), int(p.signalMinDbm), real(p.retriesPct), real(p.rttP95Ms),
                         int(p.heartbeatsLost), int(p.roams),
                     ])
+            }
+            try exec("COMMIT")
+        } catch {
+            try? exec("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Appends a join run, its cycles and every cycle's steps in one transaction (a site's
+    /// rejoins compared over time: `SELECT started, step, duration_ms FROM join_steps JOIN joins
+    /// ON id = join_id WHERE status = 'ok'`). The values are the report's JSON's: a step without
+    /// a time has NULL there, never 0.
+    public func append(join r: JoinReport, json: String) throws(StoreError) {
+        func real(_ v: Double?) -> Value { v.map(Value.real) ?? .null }
+        func text(_ v: String?) -> Value { v.map(Value.text) ?? .null }
+        try exec("BEGIN IMMEDIATE")
+        do {
+            let p = r.pushReady
+            let id = try insert(
+                """
+                INSERT INTO joins(started, status, interface, server, mode, cycles, push_ready_cycles, push_ready_p50_ms, push_ready_p95_ms,
+                  push_ready_max_ms, push_ready_severity, slowest, report) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    text(r.cycles.first?.start), .text(r.status.rawValue), .text(r.interface), .text(r.server), .text(r.mode), .int(Int64(r.cycles.count)),
+                    .int(Int64(r.cycles.filter { $0.pushReadyMs != nil }.count)), real(p.p50Ms), real(p.p95Ms), real(p.maxMs),
+                    text(r.pushReadySeverity?.rawValue), text(r.slowest?.rawValue), .text(json),
+                ])
+            for c in r.cycles {
+                _ = try insert(
+                    """
+                    INSERT INTO join_cycles(join_id, cycle, start, trigger, push_ready_ms, slowest, bssid, bss_max_idle_s, address_before, address,
+                      address_changed, severity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .int(id), .int(Int64(c.cycle)), .text(c.start), .text(c.trigger), real(c.pushReadyMs), text(c.slowest?.rawValue),
+                        text(c.bssid?.description), real(c.bssMaxIdleS), text(c.addressBefore), text(c.address), .int(c.addressChanged ? 1 : 0),
+                        .text(c.severity.rawValue),
+                    ])
+                for s in c.steps {
+                    _ = try insert(
+                        "INSERT INTO join_steps(join_id, cycle, step, start, offset_ms, duration_ms, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [
+                            .int(id), .int(Int64(c.cycle)), .text(s.name.rawValue), text(s.start), real(s.offsetMs), real(s.durationMs),
+                            .text(s.status.rawValue), .text(s.detail),
+                        ])
+                }
             }
             try exec("COMMIT")
         } catch {

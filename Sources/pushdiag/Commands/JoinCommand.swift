@@ -25,7 +25,9 @@ struct JoinCommand: ParsableCommand {
             push-ready graded. Exit status: 0 OK, 1 WARNING, 2 CRITICAL (also a cycle that never \
             got to push-ready), 3 could not run (no such interface, no wpa_supplicant). \
             --record DIR keeps the netlink traffic, the packets and pushdiag's own events; \
-            --replay DIR reports them again.
+            --replay DIR reports them again. --html draws the waterfall as a web page, --history \
+            appends the run to report's SQLite history, --textfile writes Prometheus metrics; an \
+            output that cannot be written is one line and exit 3 (CRITICAL outranks it).
             """
     )
 
@@ -78,6 +80,8 @@ struct JoinCommand: ParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    @OptionGroup var outputs: JoinOutputOptions
+
     func settings() throws -> JoinSettings {
         guard let target else { throw ValidationError("join needs the push server: pushdiag join --interface IF HOST[:PORT]") }
         guard let interface, !interface.isEmpty else { throw ValidationError("join needs --interface (the Wi-Fi interface to rejoin)") }
@@ -125,7 +129,8 @@ struct JoinCommand: ParsableCommand {
                 notes: runner.notes)
         }
         let output = format == .json ? try JSONRenderer.render(report) : JoinTextRenderer.render(report)
+        let written = try outputs.write(report)
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-        throw ExitCode(report.status.exitCode)
+        throw ExitCode(written ? report.status.exitCode : max(report.status, .unknown).exitCode)
     }
 }
