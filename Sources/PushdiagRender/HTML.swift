@@ -1,6 +1,28 @@
+import PushdiagCore
+
 /// What the HTML pages share: escaping and the base style (no network assets: the pages are
 /// opened from a laptop on a site without Internet).
 enum HTML {
+    /// A report's findings as a list (or `none` when there are none), then its notes: the same
+    /// on every page.
+    static func findings(_ findings: [Finding], notes: [String], none: String) -> String {
+        var out = "<h2>Findings</h2>"
+        if findings.isEmpty {
+            out += "<p>\(HTML.escape(none))</p>"
+        } else {
+            out += "<ul id=\"findings\">"
+            for f in findings {
+                out +=
+                    "<li class=\"\(f.severity.rawValue)\"><strong>\(f.severity.nagiosName)</strong> \(escape(f.check.rawValue)) \(escape(f.subject)): \(escape(f.message))</li>"
+            }
+            out += "</ul>"
+        }
+        if !notes.isEmpty {
+            out += "<h2>Notes</h2><ul id=\"notes\">" + notes.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
+        }
+        return out
+    }
+
     static func escape(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)

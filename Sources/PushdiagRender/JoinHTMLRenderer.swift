@@ -135,21 +135,5 @@ public struct JoinHTMLRenderer {
         return out
     }
 
-    func findings(_ r: JoinReport) -> String {
-        var out = "<h2>Findings</h2>"
-        if r.findings.isEmpty {
-            out += "<p>None.</p>"
-        } else {
-            out += "<ul id=\"findings\">"
-            for f in r.findings {
-                out +=
-                    "<li class=\"\(f.severity.rawValue)\"><strong>\(f.severity.nagiosName)</strong> \(HTML.escape(f.check.rawValue)) \(HTML.escape(f.subject)): \(HTML.escape(f.message))</li>"
-            }
-            out += "</ul>"
-        }
-        if !r.notes.isEmpty {
-            out += "<h2>Notes</h2><ul id=\"notes\">" + r.notes.map { "<li>\(HTML.escape($0))</li>" }.joined() + "</ul>"
-        }
-        return out
-    }
+    func findings(_ r: JoinReport) -> String { HTML.findings(r.findings, notes: r.notes, none: "None.") }
 }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Checks what `make lab` produced inside the Wi-Fi lab's VMs (Tests/lab/run.sh, and
-/// run-medium.sh into medium/): pushdiag's numbers and events against iw's, read from the same
+/// run-section.sh medium into medium/): pushdiag's numbers and events against iw's, read from the same
 /// kernel at the same time. Runs only where PUSHDIAG_LAB_RESULTS names the results folder
 /// (Tests/lab/lab.sh sets it, on the host, once both VMs are done).
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["PUSHDIAG_LAB_RESULTS"] != nil, "reads the lab VMs' results (make lab)"))

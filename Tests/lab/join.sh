@@ -1,4 +1,4 @@
-# Sourced inside the lab VM (run.sh's section 10, or run-join.sh alone): pushdiag join against a
+# Sourced inside the lab VM (run.sh's section 8b, or run-section.sh join alone): pushdiag join against a
 # real rejoin. A fresh hwsim on its own air (no medium): the two APs of setup.sh (WPA2-PSK with
 # FT, bridged to br0, 10.40.0.1) with an inactivity limit, dnsmasq on br0 for DHCP and for DNS
 # (push.lab is 10.40.0.1), the responder as the push server, and the station in its own network
@@ -53,16 +53,7 @@ exit 0
 SCRIPT
   chmod +x "$conf/udhcpc.sh" "$conf/wpa-action.sh"
   echo "nameserver 10.40.0.1" > "$conf/join-resolv.conf"
-  cat > "$conf/wpa.conf" <<CONF
-ctrl_interface=/run/wpa_supplicant
-network={
-  ssid="$LAB_SSID"
-  psk="pushdiag-lab-passphrase"
-  key_mgmt=FT-PSK WPA-PSK
-  bgscan=""
-  scan_freq=2412 2437
-}
-CONF
+  LAB_STA_NETWORK_EXTRA= lab_wpa_conf
   wpa_cli -i wlan2 terminate > /dev/null 2>&1
   ip netns add "$LAB_JOIN_NS" || return 1
   iw phy "$(cat /sys/class/net/wlan2/phy80211/name)" set netns name "$LAB_JOIN_NS" || return 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make lab: one VM runs run.sh (sections 1 to 8 on the radio medium's near layout, then the
-# medium's walks, which bring hwsim up anew under their own scenario), then LabTests run on the
+# make lab: one VM runs run.sh (sections 1 to 8 on the radio medium's near layout, then join's
+# rejoins (8b) and the medium's walks, each bringing hwsim up anew), then LabTests run on the
 # host against what it wrote. Nothing else should run meanwhile: the VM is emulated (TCG, two
 # vCPUs: vm.sh) and its roams and the medium are timing-sensitive. (Until 2026-11-26 the medium's
 # walks ran in a second VM after the first: a second boot and a second cold start of the debug
@@ -17,7 +17,7 @@ mkdir -p "$out"
 start=$(date +%s)
 LAB_NAME=vm "$here/vm.sh" "$here/run.sh" "$out" $mode
 lab=$?
-echo "lab: the VM (sections 1 to 8 and the medium's walks) in $(( $(date +%s) - start )) s (exit $lab)"
+echo "lab: the VM (sections 1 to 8b and the medium's walks) in $(( $(date +%s) - start )) s (exit $lab)"
 
 # The assertions, with iw's outputs as the oracle; on failure a digest of the issues closes the
 # output, where a CI log's tail shows it.

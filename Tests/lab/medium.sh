@@ -1,4 +1,4 @@
-# Sourced by run.sh after its sections (and by run-medium.sh, which runs them alone in a VM of their own): the air moves.
+# Sourced by run.sh after its sections (and by run-section.sh medium, which runs them alone in a VM of their own): the air moves.
 # The radio medium (Tests/lab/medium) places ap1 (channel 1, 2.4 GHz) and ap2 (channel 36,
 # 5 GHz) of one SSID 105 m apart and walks the station from ap1 towards ap2 (corridor.json), with
 # the walk holding a push connection through the air. Twice:

@@ -3,7 +3,7 @@
 # on the host (make lab). Sections 1 to 8 run on the radio medium's near layout
 # (Tests/lab/medium/near.json: every link about -30 dBm, nothing lost; LAB_MEDIUM names another
 # scenario, or "none" for hwsim's own perfect air); the medium's walks follow, into
-# RESULTS_DIR/medium (medium.sh; run-medium.sh runs them alone in a VM of their own).
+# RESULTS_DIR/medium (medium.sh; run-section.sh medium runs them alone in a VM of their own).
 #   run.sh RESULTS_DIR [record]
 # With "record", refreshes the lab recordings in fixtures/ (and runs no medium walk).
 set -u

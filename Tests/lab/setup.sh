@@ -83,6 +83,14 @@ lab_ap_start() {
 LAB_SCAN_FREQ=2412,2437
 lab_up() {
   lab_aps_up 6 || return 1
+  lab_wpa_conf
+  wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa.pid" -f "$conf/wpa.log" || return 1
+  lab_wait_connected 30
+}
+
+# lab_wpa_conf: the station's wpa_supplicant.conf ($conf/wpa.conf): the lab's SSID with FT-PSK,
+# no background scan, the lab's two channels (and LAB_STA_NETWORK_EXTRA's lines).
+lab_wpa_conf() {
   cat > "$conf/wpa.conf" <<CONF
 ctrl_interface=/run/wpa_supplicant
 network={
@@ -94,8 +102,6 @@ network={
 ${LAB_STA_NETWORK_EXTRA:-}
 }
 CONF
-  wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa.pid" -f "$conf/wpa.log" || return 1
-  lab_wait_connected 30
 }
 
 # lab_wait_connected SECONDS [BSSID]: until wlan2 is associated (with BSSID if given).
