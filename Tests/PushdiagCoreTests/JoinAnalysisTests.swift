@@ -285,6 +285,15 @@ import Testing
         }
         let own = JoinAnalysis.cycle(1, events: elsewhere, setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false))
         #expect(own.step(.tcpConnect)?.durationMs == 14 && own.step(.firstHeartbeat)?.durationMs == 17 && own.pushReadyMs == 130, "\(own.steps)")
+        // With a hello on a LAN its request and answer lie within the slack before the heartbeat:
+        // they are the hello's, not the heartbeat's.
+        let hello =
+            plain.filter { $0.kind != .push(.heartbeatSent) } + [
+                Self.at(112.2, seg(true, data: 30)), Self.at(112.6, seg(false, data: 4)), Self.at(112.8, .push(.helloDone)),
+                Self.at(113, .push(.heartbeatSent)),
+            ]
+        let h = JoinAnalysis.cycle(1, events: hello, setup: JoinCycleSetup(resolvesName: false, tls: false, hello: true))
+        #expect(h.step(.firstHeartbeat)?.offsetMs == 113.5 && h.step(.firstHeartbeat)?.durationMs == 0.75, "\(h.steps)")
         let tls = JoinAnalysis.cycle(
             1, events: plain + [Self.at(112.5, .push(.tlsDone))], setup: JoinCycleSetup(resolvesName: false, tls: true, hello: false))
         #expect(tls.step(.tcpConnect)?.durationMs == 0.7 && tls.step(.firstHeartbeat)?.durationMs == 17, "\(tls.steps)")
@@ -312,6 +321,11 @@ import Testing
         #expect(e.step(.eap)?.status == .ok && e.step(.eap)?.durationMs == 1.5, "\(e.steps)")
         #expect(e.step(.eap)?.detail.hasPrefix("Identity, PEAP: the station's first to last response acknowledged") == true, "\(e.step(.eap)!.detail)")
         #expect(e.step(.keyHandshake)?.detail.hasPrefix("to 4-way message 4 sent, not acknowledged") == true, "\(e.step(.keyHandshake)!.detail)")
+        // A wrong password: the responses, then no handshake. EAP failed, not the keys.
+        let refused = base.filter { $0.timeNs < Self.at(77, .cycleEnd).timeNs } + Array(enterprise.suffix(6).prefix(3)) + [Self.at(3000, .cycleEnd)]
+        let f = JoinAnalysis.cycle(1, events: refused, setup: Self.setup)
+        #expect(f.step(.eap)?.status == .failed && f.step(.keyHandshake)?.status == .notReached, "\(f.steps)")
+        #expect(f.step(.eap)?.detail.hasPrefix("Identity, PEAP: no 4-way handshake after the station's last response") == true)
     }
 }
 
@@ -342,6 +356,9 @@ import Testing
             (good + "\n{\"t\":1,\"event\":\"teleported\"}\n", "j.jsonl:2: an event this version does not know (teleported)"),
             ("{\"t\":1,\"event\":\"cycle_end\"}\n", "j.jsonl: no header line: not a join recording"),
             (good + "\n{\"t\":1,\"event\":\"push\",\"milestone\":\"resolved\"}\n", "j.jsonl:2: an event this version does not know (push)"),
+            // Times no run has: a reader's arithmetic on them would overflow.
+            (good + "\n{\"t\":-9223372036854775808,\"event\":\"cycle_end\"}\n", "j.jsonl:2: a time outside 1970-2096 or a window that ends before it begins"),
+            (good + "\n{\"window\":{\"cycle\":1,\"from\":5,\"to\":4}}\n", "j.jsonl:2: a time outside 1970-2096 or a window that ends before it begins"),
         ] {
             guard case .failure(let e) = JoinLog.decode(text, file: "j.jsonl") else {
                 Issue.record("accepted: \(text)")

@@ -37,7 +37,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                 .scanStarted, .scanFinished(aborted: dt & 1 == 0), .authenticated(bssid: nil, status: UInt16(len & 1)),
                 .associated(bssid: nil, status: UInt16(len & 2), maxIdle: nil), .connected(bssid: nil, status: 0, timedOut: len & 4 != 0),
                 .portAuthorized, .operstate(len & 7), .addressAdded("10.0.0.\(len)/24"), .addressRemoved("10.0.0.\(dt)/24"),
-                .push(.resolveStarted("p")), .push(.tcpConnected), .push(.tlsDone), .push(.helloDone), .push(.heartbeatSent),
+                .push(.resolveStarted("p")), .push(.tcpStarted(IPAddress("10.0.0.\(dt)")!)), .push(.tcpConnected), .push(.tlsDone), .push(.helloDone),
+                .push(.heartbeatSent),
                 .push(.heartbeatAnswered), .cycleEnd, .pushAgain("fuzz"), .notVisible(JoinStep.allCases[Int(len) % JoinStep.allCases.count], "fuzz"),
                 .stepFailed(JoinStep.allCases[Int(dt) % JoinStep.allCases.count], "fuzz"),
             ]

@@ -61,7 +61,7 @@ SCRIPT
   ip -n "$LAB_JOIN_NS" link add nlmon0 type nlmon && ip -n "$LAB_JOIN_NS" link set nlmon0 up
   ip netns exec "$LAB_JOIN_NS" wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa-join.pid" -f "$conf/wpa-join.log" || return 1
   ip netns exec "$LAB_JOIN_NS" wpa_cli -i wlan2 -a "$conf/wpa-action.sh" -B -P "$conf/wpa-cli.pid" || return 1
-  ip netns exec "$LAB_JOIN_NS" sh -c 'wpa_cli -i wlan2 status | grep -q "^wpa_state=COMPLETED" && exec "$0" CONNECTED' "$conf/wpa-action.sh" wlan2
+  ip netns exec "$LAB_JOIN_NS" sh -c 'wpa_cli -i wlan2 status | grep -q "^wpa_state=COMPLETED" && exec "$0" "$1" CONNECTED' "$conf/wpa-action.sh" wlan2
   lab_wait_connected 60 || return 1
   for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && return 0; sleep 0.2; done
   echo "lab: the station got no DHCP lease"; cat "$conf/udhcpc.log"; return 1

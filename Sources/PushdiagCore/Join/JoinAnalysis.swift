@@ -250,10 +250,20 @@ struct CycleBuilder {
             let methods = eaps.compactMap { $0.value.code == (sentOnly ? .response : .request) ? $0.value.type.map(EAPPacket.typeName) : nil }
             let named = methods.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: ", ")
             if sentOnly, let lastResponse = eaps.last {
-                set(
-                    .eap, .ok, e0.time, lastResponse.time,
-                    detail: "\(named.isEmpty ? "EAP" : named): the station's first to last response acknowledged (nl80211's control-port TX status; "
-                        + "the AP's requests and EAP-Success are not seen there)")
+                // EAP-Success and EAP-Failure are the AP's: what shows success is the station's
+                // 4-way message 2 after its last response (the AP sent message 1, so the keys came).
+                let keysFollowed = first(after: lastResponse.time) { k -> Bool? in
+                    if case .eapolSent(.key(let key), _) = k, key.message == .pairwise(2) { return true }
+                    return nil
+                }
+                let seenThere = "nl80211's control-port TX status; the AP's requests, EAP-Success and EAP-Failure are not seen there"
+                if keysFollowed != nil {
+                    set(
+                        .eap, .ok, e0.time, lastResponse.time,
+                        detail: "\(named.isEmpty ? "EAP" : named): the station's first to last response acknowledged (\(seenThere))")
+                } else {
+                    set(.eap, .failed, detail: "\(named.isEmpty ? "EAP" : named): no 4-way handshake after the station's last response (\(seenThere))")
+                }
             } else if let ok = eaps.first(where: { $0.value.code == .success }) {
                 set(.eap, .ok, e0.time, ok.time, detail: "\(named.isEmpty ? "EAP" : named) to EAP-Success")
             } else if eaps.contains(where: { $0.value.code == .failure }) {
@@ -424,7 +434,7 @@ struct CycleBuilder {
         var port: UInt16?
         if let s = tcpStart, let c = connected, c >= s.time {
             let server = s.value
-            if let syn = segment(from: max(s.time - Self.wireSlackNs, pushFrom), to: c, { $0.syn && !$0.ack && $0.destination == server }),
+            if let syn = segment(from: max(s.time &- Self.wireSlackNs, pushFrom), to: c, { $0.syn && !$0.ack && $0.destination == server }),
                 let synAck = segment(from: syn.time, to: c, { $0.syn && $0.ack && $0.source == server && $0.destinationPort == syn.value.sourcePort })
             {
                 port = syn.value.sourcePort
@@ -448,6 +458,8 @@ struct CycleBuilder {
             set(.hello, .notUsed, detail: "the protocol has no hello")
         } else if let b = before, let h = milestone(.helloDone) {
             set(.hello, .ok, b, h, detail: "the protocol's hello answered")
+            // The heartbeat's segments come after the hello's (on a LAN within the slack).
+            before = h
         } else {
             missing(.hello, "no answer to the protocol's hello")
         }
@@ -457,7 +469,7 @@ struct CycleBuilder {
             // times stand there).
             if !setup.tls, let port, let server = tcpStart?.value,
                 let out = segment(
-                    from: max(s - Self.wireSlackNs, before ?? s), to: a, { $0.payloadLength > 0 && $0.destination == server && $0.sourcePort == port }),
+                    from: max(s &- Self.wireSlackNs, before ?? s), to: a, { $0.payloadLength > 0 && $0.destination == server && $0.sourcePort == port }),
                 let back = segment(from: out.time, to: a, { $0.payloadLength > 0 && $0.source == server && $0.destinationPort == port })
             {
                 set(.firstHeartbeat, .ok, out.time, back.time, detail: "answered: push-ready (its segments on the wire)")
@@ -476,7 +488,7 @@ struct CycleBuilder {
 
     /// The first TCP segment between `from` and `to` (plus the slack) that `match` takes.
     func segment(from a: Int64, to b: Int64, _ match: (TCPSegment) -> Bool) -> (time: Int64, value: TCPSegment)? {
-        first(after: a, before: b + Self.wireSlackNs) { k -> TCPSegment? in
+        first(after: a, before: b.addingReportingOverflow(Self.wireSlackNs).overflow ? .max : b + Self.wireSlackNs) { k -> TCPSegment? in
             if case .tcp(let s) = k, match(s) { return s }
             return nil
         }

@@ -69,10 +69,18 @@ public enum JoinLog {
         var events: [JoinEvent] = []
         var windows: [Window] = []
         let d = JSONDecoder()
+        let times: ClosedRange<Int64> = 0...4_000_000_000_000_000_000
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !raw.isEmpty {
             let place = "\(file):\(i + 1)"
             guard let line = try? d.decode(Line.self, from: Data(raw.utf8)) else {
                 return .failure(JoinLogError("\(place): not a line of a join recording"))
+            }
+            // Times a run can have: from 1970 to 2096, a window forwards (so no arithmetic on them
+            // overflows).
+            if let t = line.t ?? line.window?.from,
+                !times.contains(t) || !times.contains(line.window?.to ?? t) || (line.window.map { $0.from > $0.to } ?? false)
+            {
+                return .failure(JoinLogError("\(place): a time outside 1970-2096 or a window that ends before it begins"))
             }
             if let h = line.header {
                 header = h

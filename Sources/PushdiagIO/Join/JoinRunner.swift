@@ -19,7 +19,8 @@ public struct JoinSettings: Sendable {
     public var controlDirectory = "/var/run/wpa_supplicant"
     /// How long after the link is up a DHCP client may take to begin (a DHCP client message or
     /// the address removed): one that begins after the push had started makes the push again
-    /// once the address is settled. 0: the address counts as settled at once.
+    /// once the address is settled. 0: no wait for a client that has not begun (an exchange
+    /// already under way is still waited for).
     public var dhcpWaitSeconds: Double = 2
 
     public init(interface: String, heartbeat: HeartbeatOptions) {
@@ -47,12 +48,26 @@ public final class JoinRunner: @unchecked Sendable {
         self.stop = stop
     }
 
-    func add(_ t: Int64, _ k: JoinEvent.Kind) { lock.withLock { log.append(JoinEvent(t, k)) } }
+    func add(_ t: Int64, _ k: JoinEvent.Kind) {
+        lock.withLock {
+            log.append(JoinEvent(t, k))
+            if case .push(.tcpStarted(let a)) = k { pushPeers.insert(a) }
+        }
+    }
+    /// The addresses the push sessions connected to.
+    var pushPeers: Set<IPAddress> = []
+    func isPushPeer(_ s: TCPSegment) -> Bool { lock.withLock { pushPeers.contains(s.source) || pushPeers.contains(s.destination) } }
     /// The push attempt whose events count: one made obsolete by a later attempt (`pushAgain`)
     /// may still be under way on its thread, blocked in the resolver or a connect, and adds
     /// nothing more.
     var pushAttempt = 0
-    func add(_ t: Int64, _ k: JoinEvent.Kind, attempt: Int) { lock.withLock { if attempt == pushAttempt { log.append(JoinEvent(t, k)) } } }
+    func add(_ t: Int64, _ k: JoinEvent.Kind, attempt: Int) {
+        lock.withLock {
+            guard attempt == pushAttempt else { return }
+            log.append(JoinEvent(t, k))
+            if case .push(.tcpStarted(let a)) = k { pushPeers.insert(a) }
+        }
+    }
     func events(since t: Int64) -> [JoinEvent] { lock.withLock { log.filter { $0.timeNs >= t } } }
     var isFinished: Bool { lock.withLock { finished } || stop() }
 
@@ -94,15 +109,23 @@ public final class JoinRunner: @unchecked Sendable {
         nonisolated(unsafe) let nlClient = nl
         thread {
             while !me.isFinished {
-                guard let (t, evs) = try? nlClient.nextEvent(timeoutMs: 100) else { continue }
-                for e in evs { if let k = JoinEvent.Kind.nl80211(e, ifindex: ifindex) { me.add(t, k) } }
+                do {
+                    guard let (t, evs) = try nlClient.nextEvent(timeoutMs: 100) else { continue }
+                    for e in evs { if let k = JoinEvent.Kind.nl80211(e, ifindex: ifindex) { me.add(t, k) } }
+                } catch {
+                    Clock.sleep(ms: 100, stop: { me.isFinished })  // a socket that keeps failing is not spun on
+                }
             }
         }
         nonisolated(unsafe) let rt = route
         thread {
             while !me.isFinished {
-                guard let buf = try? rt.nextEvent(timeoutMs: 100) else { continue }
-                for e in JoinEvent.rtnetlink([buf], ifindex: Int32(bitPattern: ifindex), time: rt.lastReceived) { me.add(e.timeNs, e.kind) }
+                do {
+                    guard let buf = try rt.nextEvent(timeoutMs: 100) else { continue }
+                    for e in JoinEvent.rtnetlink([buf], ifindex: Int32(bitPattern: ifindex), time: rt.lastReceived) { me.add(e.timeNs, e.kind) }
+                } catch {
+                    Clock.sleep(ms: 100, stop: { me.isFinished })
+                }
             }
         }
         nonisolated(unsafe) let pcap = packets
@@ -112,7 +135,11 @@ public final class JoinRunner: @unchecked Sendable {
                 _ = try? pcap?.capture(seconds: DurationText.longest, stop: { me.isFinished }) { r in
                     // libpcap's time is the kernel's wall clock at reception.
                     writer?.write(timestampNs: r.timestampNs, bytes: Array(r.bytes), originalLength: r.originalLength)
-                    if let p = StationPacket.parse(ethernet: r.bytes) { me.add(r.timestampNs, .packet(p)) }
+                    guard let p = StationPacket.parse(ethernet: r.bytes) else { return }
+                    // Of TCP, only the push connection's segments: the analysis reads no other, and
+                    // a busy interface's would fill the log (the recording keeps them all).
+                    if case .tcp(let s) = p, !me.isPushPeer(s) { return }
+                    me.add(r.timestampNs, .packet(p))
                 }
             }
         }
@@ -120,24 +147,28 @@ public final class JoinRunner: @unchecked Sendable {
             lock.withLock { finished = true }
             threads.wait()
         }
-        var cycles: [JoinCycleReport] = []
         var session = settings.heartbeat.proto.definition.client(settings.heartbeat, clientID: "pushdiag-join")
         let setup = JoinCycleSetup(
             resolvesName: IPAddress(settings.heartbeat.endpoint.host) == nil, tls: settings.heartbeat.tls != nil, hello: session.hello() != nil)
         var windows: [JoinLog.Window] = []
         for n in 1...settings.count where !stop() {
             if n > 1 { Clock.sleep(ms: settings.intervalSeconds * 1000, stop: stop) }
+            if stop() { break }
             let prepared = WallClock.nanoseconds()
-            let ended = try cycle(control: control, ifindex: ifindex, packets: packets != nil)
-            // The sources deliver what happened before the end a little later (their own threads).
-            Clock.sleep(ms: 100, stop: stop)
-            let w = JoinLog.Window(cycle: n, from: prepared, to: ended)
-            windows.append(w)
-            cycles.append(JoinAnalysis.cycle(n, events: JoinAnalysis.window(w, of: lock.withLock { log }), setup: setup, thresholds: thresholds))
+            guard let ended = try cycle(control: control, ifindex: ifindex, packets: packets != nil) else { break }
+            if stop() {
+                notes.append("cycle \(n) was interrupted before it ended and is left out")
+                break
+            }
+            windows.append(JoinLog.Window(cycle: n, from: prepared, to: ended))
         }
+        // Once every source has delivered what it saw (their threads end), each cycle's window is
+        // analysed, as a replay does: an event received late still counts.
+        lock.withLock { finished = true }
+        threads.wait()
+        let all = lock.withLock { log }
+        let cycles = windows.map { w in JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: all), setup: setup, thresholds: thresholds) }
         if let record {
-            lock.withLock { finished = true }
-            threads.wait()
             do throws(CaptureError) { try packetRecording?.close() } catch { throw JoinLogError("--record: \(error)") }
             let header = JoinLog.Header(
                 interface: settings.interface, ifindex: ifindex, server: settings.heartbeat.endpoint.description, mode: settings.kick.rawValue, setup: setup,
@@ -158,8 +189,8 @@ public final class JoinRunner: @unchecked Sendable {
         return nil
     }
 
-    /// One cycle; returns when it ended.
-    func cycle(control: WPAControl?, ifindex: UInt32, packets: Bool) throws -> Int64 {
+    /// One cycle; returns when it ended (nil: stopped before a passive cycle began).
+    func cycle(control: WPAControl?, ifindex: UInt32, packets: Bool) throws -> Int64? {
         let prepared = WallClock.nanoseconds()
         if !packets {
             for s in [JoinStep.eap, .dhcp] { add(prepared, .notVisible(s, "packets on \(settings.interface) need CAP_NET_RAW")) }
@@ -178,7 +209,7 @@ public final class JoinRunner: @unchecked Sendable {
             try setLink(ifindex: ifindex, up: true)
         case .passive:
             guard let t = wait(since: prepared, seconds: DurationText.longest, { if case .disconnected = $0 { true } else { false } }) else {
-                return WallClock.nanoseconds()
+                return nil
             }
             add(t, .cycleStart("disconnected"))
         }
@@ -247,8 +278,8 @@ public final class JoinRunner: @unchecked Sendable {
                 }
             }
             if case .addressAdded? = lastAddress?.kind { return true }
-            let answered = seen.contains { e in if case .dhcp(let m) = e.kind { m.messageType == .ack || m.messageType == .nak } else { false } }
-            if lastAddress == nil && answered { return true }
+            func answered(_ t: DHCPMessage.MessageType) -> Bool { seen.contains { e in if case .dhcp(let m) = e.kind { m.messageType == t } else { false } } }
+            if answered(.nak) || (lastAddress == nil && answered(.ack)) { return true }
             Clock.sleep(ms: 5, stop: stop)
         }
         return false

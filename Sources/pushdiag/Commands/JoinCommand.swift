@@ -56,7 +56,7 @@ struct JoinCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "How long after the link is up a DHCP client may take to begin; a push made before it began is made again once the address is settled (0: the address counts as settled at once).",
+            "How long after the link is up a DHCP client may take to begin; a push made before it began is made again once the address is settled (0: no wait for a client that has not begun; an exchange already under way is still waited for).",
             valueName: "D"))
     var dhcpWait: String = "2s"
 
