@@ -240,17 +240,16 @@ import Testing
     /// IPv6's link-local address comes and goes with the link by itself: not an address a push
     /// server is reached by, so not the cycle's address.
     @Test func linkScopeAddressesAreNotTheCyclesAddress() {
-        func message(scope: UInt8) -> Netlink.Message {
+        // The message's bytes live as long as the buffer the decoder reads (ASan caught a test
+        // that kept a view past them).
+        func kinds(scope: UInt8) -> [JoinEvent.Kind] {
             var b = NetlinkMessageBuilder(type: RTNetlink.newAddress, flags: 0, sequence: 0)
             b.raw([10, 64, 0, scope, 3, 0, 0, 0])
             b.attribute(RTNetlink.ifaAddress, [0xfe, 0x80] + [UInt8](repeating: 0, count: 13) + [1])
-            let bytes = b.finish()
-            var out: Netlink.Message?
-            bytes.withUnsafeBytes { try? Netlink.forEachMessage($0) { out = $0 } }
-            return out!
+            return JoinEvent.rtnetlink([b.finish()], ifindex: 3, time: 0).map(\.kind)
         }
-        #expect(JoinEvent.Kind.rtnetlink(message(scope: RTNetlink.scopeLink), ifindex: 3) == nil)
-        #expect(JoinEvent.Kind.rtnetlink(message(scope: 0), ifindex: 3) == .addressAdded("fe80::1/64"))
+        #expect(kinds(scope: RTNetlink.scopeLink).isEmpty)
+        #expect(kinds(scope: 0) == [.addressAdded("fe80::1/64")])
     }
 
     /// Seen through the lab's emulation: pushdiag's own stamps around connect, send and receive
