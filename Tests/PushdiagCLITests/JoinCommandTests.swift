@@ -65,5 +65,8 @@ import Testing
         try "{\"header\":{}}\n".write(to: dir.appendingPathComponent("join.jsonl"), atomically: true, encoding: .utf8)
         try Self.expectOneLine(["join", "--replay", dir.path], saying: "join.jsonl:1: not a line of a join recording")
         try Self.expectOneLine(["join", "--replay", dir.path, "--record", dir.path], saying: "--record and --replay cannot be combined")
+        // A live-only option given no value it could take is refused on a replay too.
+        let rec = TestPaths.fixtures.appendingPathComponent("lab-join").path
+        try Self.expectOneLine(["join", "--replay", rec, "--dhcp-wait", "garbage"], saying: "--dhcp-wait")
     }
 }

@@ -99,6 +99,10 @@ struct JoinCommand: ParsableCommand {
     func validate() throws {
         if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
         if replay != nil {
+            // What only a live run uses is still refused when it is no value at all.
+            for (text, option) in [(interval, "--interval"), (cycleTimeout, "--cycle-timeout"), (dhcpWait, "--dhcp-wait")] {
+                _ = try parseDuration(text, option: option)
+            }
             _ = try limits.thresholds()
             return
         }
