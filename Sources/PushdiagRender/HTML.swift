@@ -3,6 +3,9 @@ import PushdiagCore
 /// What the HTML pages share: escaping and the base style (no network assets: the pages are
 /// opened from a laptop on a site without Internet).
 enum HTML {
+    /// A grade's colour, the same on every page.
+    static let gradeColour: [Severity: String] = [.ok: "#2ca02c", .warning: "#e69500", .critical: "#d62728", .unknown: "#7f7f7f"]
+
     /// A report's findings as a list (or `none` when there are none), then its notes: the same
     /// on every page.
     static func findings(_ findings: [Finding], notes: [String], none: String) -> String {

@@ -14,7 +14,7 @@ public struct JoinHTMLRenderer {
     static let rowHeight = 22.0
     static let top = 28.0
     static let bottom = 26.0
-    static let gradeColour: [Severity: String] = [.ok: "#2ca02c", .warning: "#e69500", .critical: "#d62728", .unknown: "#7f7f7f"]
+    static let gradeColour = HTML.gradeColour
     static let groupColour: [JoinGroup: String] = [.link: "#1f77b4", .keys: "#9467bd", .address: "#2ca02c", .name: "#e69500", .push: "#d62728"]
 
     static func ms(_ v: Double?) -> String { v.map { "\(NumberText.format($0)) ms" } ?? "–" }

@@ -12,7 +12,7 @@ public struct WalkHTMLRenderer {
     static let width = 900.0
     static let left = 56.0
     static let right = 16.0
-    static let gradeColour: [Severity: String] = [.ok: "#2ca02c", .warning: "#e69500", .critical: "#d62728", .unknown: "#7f7f7f"]
+    static let gradeColour = HTML.gradeColour
     static let bandFill = ["#eef3fb", "#f8f1e7"]
 
     /// Places as stretches of time: each sample's place from its time to the next sample's.

@@ -48,25 +48,19 @@ public final class JoinRunner: @unchecked Sendable {
         self.stop = stop
     }
 
-    func add(_ t: Int64, _ k: JoinEvent.Kind) {
-        lock.withLock {
-            log.append(JoinEvent(t, k))
-            if case .push(.tcpStarted(let a)) = k { pushPeers.insert(a) }
-        }
-    }
-    /// The addresses the push sessions connected to.
-    var pushPeers: Set<IPAddress> = []
-    func isPushPeer(_ s: TCPSegment) -> Bool { lock.withLock { pushPeers.contains(s.source) || pushPeers.contains(s.destination) } }
+    func add(_ t: Int64, _ k: JoinEvent.Kind) { lock.withLock { append(t, k) } }
     /// The push attempt whose events count: one made obsolete by a later attempt (`pushAgain`)
     /// may still be under way on its thread, blocked in the resolver or a connect, and adds
     /// nothing more.
     var pushAttempt = 0
-    func add(_ t: Int64, _ k: JoinEvent.Kind, attempt: Int) {
-        lock.withLock {
-            guard attempt == pushAttempt else { return }
-            log.append(JoinEvent(t, k))
-            if case .push(.tcpStarted(let a)) = k { pushPeers.insert(a) }
-        }
+    func add(_ t: Int64, _ k: JoinEvent.Kind, attempt: Int) { lock.withLock { if attempt == pushAttempt { append(t, k) } } }
+    /// The addresses the push sessions connected to.
+    var pushPeers: Set<IPAddress> = []
+    func isPushPeer(_ s: TCPSegment) -> Bool { lock.withLock { pushPeers.contains(s.source) || pushPeers.contains(s.destination) } }
+    /// Under `lock`.
+    private func append(_ t: Int64, _ k: JoinEvent.Kind) {
+        log.append(JoinEvent(t, k))
+        if case .push(.tcpStarted(let a)) = k { pushPeers.insert(a) }
     }
     func events(since t: Int64) -> [JoinEvent] { lock.withLock { log.filter { $0.timeNs >= t } } }
     var isFinished: Bool { lock.withLock { finished } || stop() }
