@@ -40,7 +40,7 @@ public struct JoinHTMLRenderer {
             + JoinGroup.allCases.map { "<span style=\"color:\(Self.groupColour[$0]!)\">▌\($0.rawValue)</span>" }.joined(separator: " ")
             + " ┆ every cycle on one scale; a step without a time gives its status, not a bar</p>"
         for c in r.cycles { body += cycle(c, scale: scale) }
-        body += summary(r) + findings(r)
+        body += summary(r) + (r.apIdle.map(apIdle) ?? "") + findings(r)
         let css = """
             .status{font-weight:600}.status.critical{color:#b00020}.status.warning{color:#a15c00}.status.ok{color:#2a7d2a}.status.unknown{color:#555}
             .legend{font-size:12px;color:#555}h2{font-size:17px;margin-top:28px}.step-name{font-size:12px;fill:#222}
@@ -131,6 +131,23 @@ public struct JoinHTMLRenderer {
         out += "<p class=\"legend\">Groups: the sum of their steps' times in each cycle, graded at the slowest; UNKNOWN where a step was not visible.</p>"
         if let s = r.slowest {
             out += "<p id=\"slowest\">Slowest step: \(s)" + (r.slowestPercent.map { ", its median \(NumberText.format($0))% of push-ready's" } ?? "") + "</p>"
+        }
+        return out
+    }
+
+    /// `--find-ap-idle`: a row per rung, then the safe interval and the limits it is the lowest of.
+    func apIdle(_ a: APIdleReport) -> String {
+        func s(_ v: Double?) -> String { v.map { "\(NumberText.format($0)) s" } ?? "–" }
+        var out =
+            "<h2>What the AP does to a silent station</h2><table id=\"ap-idle-table\"><tr><th>Silence</th><th>Outcome</th><th>Silent</th><th>Frames</th><th>Detail</th></tr>"
+        for r in a.rungs {
+            out +=
+                "<tr class=\"\(r.outcome.rawValue)\"><td>\(HTML.escape(DurationText.format(r.idleS)))</td><td>\(HTML.escape(r.outcome.rawValue.spaced))</td><td class=\"num\">\(s(r.silentS))</td><td class=\"num\">\(r.stationFrames)</td><td>\(HTML.escape(r.detail))</td></tr>"
+        }
+        out += "</table>"
+        if let safe = a.safeIntervalS {
+            out += "<p id=\"safe-interval\">Longest safe heartbeat interval: <b>\(HTML.escape(DurationText.format(safe)))</b>, the lowest of: "
+            out += a.limits.map { HTML.escape("\($0.source.words) \(DurationText.format($0.seconds))") }.joined(separator: "; ") + ".</p>"
         }
         return out
     }

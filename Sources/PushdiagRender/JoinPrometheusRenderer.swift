@@ -60,6 +60,20 @@ public struct JoinPrometheusRenderer {
                 "pushdiag_join_group_status", "Each group graded at its slowest cycle (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN: a step not visible).",
                 base + [("group", g.group.rawValue)], Self.value(g.severity))
         }
+        if let a = r.apIdle {
+            // Only what the ladder measured or the AP advertised: no series for a limit not found.
+            for l in a.limits {
+                f.add(
+                    "pushdiag_join_idle_limit_seconds",
+                    "How long a device may stay silent on this path, by source: bss_max_idle (advertised by the AP), ap_dropped (the silence the AP dropped the station after, join --find-ap-idle), path_idle_timeout (--idle-timeout).",
+                    base + [("source", l.source.rawValue)], l.seconds)
+            }
+            if let s = a.safeIntervalS {
+                f.add(
+                    "pushdiag_join_safe_heartbeat_interval_seconds",
+                    "The longest safe heartbeat interval on this path: the lowest of pushdiag_join_idle_limit_seconds.", base, s)
+            }
+        }
         return f.render()
     }
 }

@@ -13,8 +13,30 @@ public enum JoinTextRenderer {
         out += "\(reached) push-ready: \(r.status.nagiosName)\n"
         for c in r.cycles { out += "\n" + cycle(c) }
         out += "\n" + summary(r)
+        if let idle = r.apIdle { out += "\n" + apIdle(idle) }
         for n in r.notes { out += "  note: \(n)\n" }
         return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
+    }
+
+    /// `--find-ap-idle`: a line per rung, then the limits, lowest (the safe interval) first.
+    static func apIdle(_ a: APIdleReport) -> String {
+        var out = "what the AP does to a silent station (--find-ap-idle):\n"
+        var t = TextTable([("silence", .left), ("outcome", .left), ("silent", .right), ("frames", .right), ("detail", .left)])
+        for r in a.rungs {
+            t.add([
+                DurationText.format(r.idleS), r.outcome.rawValue.spaced, r.silentS.map { "\(NumberText.format($0)) s" } ?? "-", String(r.stationFrames),
+                r.detail,
+            ])
+        }
+        out += a.rungs.isEmpty ? "  no rung was tried\n" : t.render(indent: "  ")
+        out +=
+            "  frames: the station's own during the silence, as the interface and nl80211's control port show them (null and management frames are not visible)\n"
+        if let safe = a.safeIntervalS {
+            let all = a.limits.map { "\($0.source.words) \(DurationText.format($0.seconds))" }.joined(separator: "; ")
+            out += "  longest safe heartbeat interval: \(DurationText.format(safe)), the lowest of: \(all)\n"
+        }
+        if a.limits.isEmpty { out += "  longest safe heartbeat interval: UNKNOWN (no drop, no BSS Max Idle Period, no --idle-timeout)\n" }
+        return out
     }
 
     static func ms(_ v: Double?) -> String { v.map { "\(NumberText.format($0)) ms" } ?? "-" }

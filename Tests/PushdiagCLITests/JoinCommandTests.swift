@@ -25,6 +25,15 @@ import Testing
         try Self.expectOneLine(["join", "--interface", "lo", "--cycle-timeout", "soon", "127.0.0.1:5223"], saying: "--cycle-timeout")
         try Self.expectOneLine(["join", "--interface", "lo", "--push-ready-warning", "garbage", "127.0.0.1:5223"], saying: "--push-ready-warning")
         try Self.expectOneLine(["join", "--interface", "lo", "--join-name-warning", "9000", "127.0.0.1:5223"], saying: "join_name_warning")
+        // --find-ap-idle's options: alone, or with values no ladder takes.
+        for (extra, said) in [
+            (["--ladder", "10s"], "go with --find-ap-idle"), (["--idle-timeout", "5m"], "go with --find-ap-idle"),
+            (["--find-ap-idle", "--ladder", "10s,,20s"], "--ladder"), (["--find-ap-idle", "--ladder", "-5s"], "--ladder"),
+            (["--find-ap-idle", "--max", "never"], "--max"), (["--find-ap-idle", "--idle-timeout", "0"], "--idle-timeout"),
+            (["--find-ap-idle", "--ladder", Array(repeating: "1s", count: 65).joined(separator: ",")], "at most 64"),
+        ] {
+            try Self.expectOneLine(["join", "--interface", "lo"] + extra + ["127.0.0.1:5223"], saying: said)
+        }
     }
 
     /// lo exists but is no Wi-Fi interface (or the machine has no nl80211 at all): one line, 3.

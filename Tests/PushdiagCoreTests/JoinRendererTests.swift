@@ -93,4 +93,44 @@ import Testing
             Exposition.value(prom, "pushdiag_join_status") == 3
                 && prom.split(separator: "\n").allSatisfy { $0.hasPrefix("#") || $0.hasPrefix("pushdiag_join_") })
     }
+
+    /// `--find-ap-idle` in every output: the rungs in the text and the page, the limits as
+    /// series (only those found), the safe interval as the lowest; nothing of it without the ladder.
+    @Test func theAPIdleLadderInEveryOutput() throws {
+        let a = APIdleTests.self
+        let rungs = APIdle.rungs([
+            a.at(0, .silenceStart(idleS: 10)), a.at(10, .silenceEnd), a.at(10.2, .push(.heartbeatAnswered)), a.at(10.3, .rungEnd),
+            a.at(11, .silenceStart(idleS: 30)), a.at(13, .stationSent("ARP <x>")), a.at(29.5, .disconnected(reason: 4, byAP: true)), a.at(31, .rungEnd),
+        ])
+        var r = Self.report
+        r = JoinAnalysis.report(
+            interface: r.interface, server: r.server, mode: r.mode, cycles: r.cycles, thresholds: JoinThresholds(), notes: r.notes,
+            apIdle: APIdleReport.conclude(rungs: rungs, bssMaxIdleS: 39.936, pathIdleTimeoutS: nil))
+        let text = JoinTextRenderer.render(r)
+        #expect(text.contains("what the AP does to a silent station") && text.contains("dropped by the AP (reason 4 (inactivity)) after 16.5s"), "\(text)")
+        #expect(
+            text.contains(
+                "longest safe heartbeat interval: 16.5s, the lowest of: the AP's drop of a silent station 16.5s; the BSS Max Idle Period advertised 39.94s"),
+            "\(text)")
+        let page = JoinHTMLRenderer().render(r)
+        #expect(
+            page.contains("id=\"ap-idle-table\"") && page.contains("<tr class=\"dropped\">")
+                && page.contains("Longest safe heartbeat interval: <b>16.5s</b>, the lowest of: the AP's drop"))
+        let prom = JoinPrometheusRenderer().render(r)
+        #expect(Exposition.value(prom, "pushdiag_join_idle_limit_seconds", ["source": "ap_dropped"]) == 16.5)
+        #expect(Exposition.value(prom, "pushdiag_join_idle_limit_seconds", ["source": "bss_max_idle"]) == 39.936)
+        #expect(Exposition.value(prom, "pushdiag_join_idle_limit_seconds", ["source": "path_idle_timeout"]) == nil)
+        #expect(Exposition.value(prom, "pushdiag_join_safe_heartbeat_interval_seconds") == 16.5)
+        let j = try json(try JSONRenderer.render(r))
+        let idle = try #require(j["ap_idle"] as? [String: Any])
+        #expect(idle["dropped_after_s"] as? Double == 16.5 && idle["kept_s"] as? Double == 10 && idle["safe_interval_s"] as? Double == 16.5)
+        #expect(
+            (idle["rungs"] as? [[String: Any]])?.first.map { Set($0.keys) } == [
+                "idle_s", "outcome", "silent_s", "reason", "station_frames", "keep_alives", "detail",
+            ])
+        // Without the ladder: null in the JSON, nothing in the text, page or metrics.
+        let plain = Self.report
+        #expect(try json(try JSONRenderer.render(plain))["ap_idle"] is NSNull)
+        #expect(!JoinTextRenderer.render(plain).contains("silent station") && !JoinPrometheusRenderer().render(plain).contains("idle"))
+    }
 }

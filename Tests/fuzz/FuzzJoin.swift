@@ -3,7 +3,8 @@
 // parser alone, the association response's elements (BSS Max Idle Period) — and the join's
 // analysis fed the packets that decoded as events at times taken from the input, so that any
 // order, duplicate or gap of events reaches the step logic; the input as text is also a join
-// recording's join.jsonl (JoinLog.decode), whose events and windows go through the analysis.
+// recording's join.jsonl (JoinLog.decode), whose events and windows go through the analysis;
+// the station's own frames (a silence's end) and the AP idle ladder's rungs from the same events.
 #if !FUZZ_WITH_CORE_SOURCES
     import PushdiagCore
 #endif
@@ -18,6 +19,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = BSSMaxIdle.find(b)
     if case .success(let (header, logged, windows)) = JoinLog.decode(String(decoding: b, as: UTF8.self), file: "fuzz") {
         for w in windows.prefix(4) { _ = JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: logged), setup: header.setup) }
+        _ = APIdleReport.conclude(rungs: APIdle.rungs(logged), bssMaxIdleS: nil, pathIdleTimeoutS: header.pathIdleTimeoutS).findings
     }
     // The input as a list of frames: [time u8][length u8][frame], each frame an Ethernet frame.
     var events: [JoinEvent] = [JoinEvent(0, .cycleStart("fuzz"))]
@@ -26,6 +28,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     while let dt = b.u8(at: o), let len = b.u8(at: o + 1) {
         let frame = b.slice(o + 2, min(Int(len), b.count - o - 2)) ?? b.suffix(from: o + 2)
         t += Int64(dt) * 1_000_000 - 20_000_000
+        if let k = JoinEvent.Kind.stationFrame(ethernet: frame, station: MACAddress(rawValue: UInt64(dt))) { events.append(JoinEvent(t, k)) }
         switch StationPacket.parse(ethernet: frame) {
         case .eapol(let p)?: events.append(JoinEvent(t, .eapol(p)))
         case .dhcp(let m)?: events.append(JoinEvent(t, .dhcp(m)))
@@ -41,6 +44,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                 .push(.heartbeatSent),
                 .push(.heartbeatAnswered), .cycleEnd, .pushAgain("fuzz"), .notVisible(JoinStep.allCases[Int(len) % JoinStep.allCases.count], "fuzz"),
                 .stepFailed(JoinStep.allCases[Int(dt) % JoinStep.allCases.count], "fuzz"),
+                .silenceStart(idleS: Double(len)), .silenceEnd, .rungEnd, .disconnected(reason: UInt16(len), byAP: dt & 1 == 0),
+                .eapolSent(.other(type: len), acked: true),
             ]
             events.append(JoinEvent(t, milestones[Int(dt ^ len) % milestones.count]))
         }
@@ -48,6 +53,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     let setup = JoinCycleSetup(resolvesName: size & 1 == 0, tls: size & 2 == 0, hello: size & 4 == 0)
     let c = JoinAnalysis.cycle(1, events: events, setup: setup)
-    _ = JoinAnalysis.report(interface: "wlan0", server: "s", mode: "kick", cycles: [c, c], thresholds: JoinThresholds())
+    let idle = APIdleReport.conclude(rungs: APIdle.rungs(events), bssMaxIdleS: Double(size), pathIdleTimeoutS: nil)
+    _ = JoinAnalysis.report(interface: "wlan0", server: "s", mode: "kick", cycles: [c, c], thresholds: JoinThresholds(), apIdle: idle)
     return 0
 }

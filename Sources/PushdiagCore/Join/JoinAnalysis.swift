@@ -26,7 +26,8 @@ public enum JoinAnalysis {
     /// The report over all cycles: per step statistics, the groups and push-ready graded at their
     /// slowest cycle, a finding for every cycle that did not reach push-ready.
     public static func report(
-        interface: String, server: String, mode: String, cycles: [JoinCycleReport], thresholds: JoinThresholds, notes: [String] = []
+        interface: String, server: String, mode: String, cycles: [JoinCycleReport], thresholds: JoinThresholds, notes: [String] = [],
+        apIdle: APIdleReport? = nil
     ) -> JoinReport {
         let summary = JoinStep.allCases.map { step in
             let reports = cycles.compactMap { $0.step(step) }
@@ -61,6 +62,7 @@ public enum JoinAnalysis {
         }
         let stats = JoinDurationStats(ready.map(\.1))
         let slowest = summary.filter { $0.durations.p50Ms != nil }.max { $0.durations.p50Ms! < $1.durations.p50Ms! }
+        findings += apIdle?.findings ?? []
         let status: Severity = cycles.isEmpty ? .unknown : findings.map(\.severity).max() ?? .ok
         return JoinReport(
             interface: interface, server: server, mode: mode, cycles: cycles, summary: summary, pushReady: stats,
@@ -68,7 +70,7 @@ public enum JoinAnalysis {
             pushReadySeverity: readySeverity, groups: groups,
             slowest: slowest?.name,
             slowestPercent: slowest.flatMap { s in stats.p50Ms.flatMap { $0 > 0 ? (s.durations.p50Ms! / $0 * 100).rounded3 : nil } },
-            findings: findings, notes: notes, status: status)
+            apIdle: apIdle, findings: findings, notes: notes, status: status)
     }
 }
 

@@ -46,6 +46,31 @@ extension JoinEvent.Kind {
         case .tcp(let s): return .tcp(s)
         }
     }
+
+    /// A frame the station sent (its Ethernet source is `station`): its keep-alive, or any other in
+    /// words for a silence's detail; nil for any other frame or one too short for an Ethernet header.
+    public static func stationFrame(ethernet b: UnsafeRawBufferPointer, station: MACAddress) -> JoinEvent.Kind? {
+        guard b.mac(at: 6) == station, var type = b.u16be(at: 12) else { return nil }
+        var o = 14
+        if type == 0x8100, let inner = b.u16be(at: 16) {
+            type = inner
+            o = 18
+        }
+        let names: [UInt8: String] = [1: "ICMP", 2: "IGMP", 6: "TCP", 17: "UDP", 58: "ICMPv6"]
+        func ip(_ version: String, proto: UInt8?, destination: [UInt8]?) -> String {
+            let p = proto.map { names[$0] ?? "protocol \($0)" } ?? "?"
+            return "\(version) \(p)" + (destination.flatMap(IPAddress.init(bytes:)).map { " to \($0)" } ?? "")
+        }
+        switch type {
+        case 0x0806: return .stationSent("ARP")
+        case 0x888E: return .stationSent("EAPOL")
+        // wpa_supplicant's keep-alive (WNM) is an IPv4 frame with nothing after its Ethernet header.
+        case 0x0800 where b.count == o: return .keepAliveSent
+        case 0x0800: return .stationSent(ip("IPv4", proto: b.u8(at: o + 9), destination: b.slice(o + 16, 4).map(Array.init)))
+        case 0x86DD: return .stationSent(ip("IPv6", proto: b.u8(at: o + 6), destination: b.slice(o + 24, 16).map(Array.init)))
+        default: return .stationSent("ethertype 0x" + String(type, radix: 16))
+        }
+    }
 }
 
 extension JoinEvent {

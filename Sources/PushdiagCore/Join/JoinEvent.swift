@@ -60,6 +60,18 @@ public struct JoinEvent: Equatable, Sendable {
         case notVisible(JoinStep, String)
         /// The cycle's time ran out.
         case cycleEnd
+        /// `--find-ap-idle`: a rung's silence begins (pushdiag sends nothing for `idleS` seconds),
+        /// its time is up, and the rung ends (after the push that checks the association, or the
+        /// rejoin after a drop). `APIdle` reads them.
+        case silenceStart(idleS: Double)
+        case silenceEnd
+        case rungEnd
+        /// A frame the station sent on the interface (its Ethernet source is the station's
+        /// address), in words ("ARP", "IPv4 UDP to 10.40.0.1"): what ends a silence.
+        case stationSent(String)
+        /// The station's keep-alive: an empty IPv4 frame to the AP, as wpa_supplicant sends one
+        /// at the AP's BSS Max Idle Period (802.11v) so that the AP keeps a silent station.
+        case keepAliveSent
     }
 
     /// The milestones of pushdiag's push session, each taken where the session crosses it.

@@ -20,8 +20,20 @@ public enum JoinLog {
         public var tls: Bool
         public var hello: Bool
         public var notes: [String]
+        /// The station's own address, whose frames end an `--find-ap-idle` silence (absent in
+        /// recordings made before it).
+        public var station: MACAddress?
+        /// `--find-ap-idle`: its rungs (seconds) and the path's idle timeout (`--idle-timeout`).
+        public var apIdleRungs: [Double]?
+        public var pathIdleTimeoutS: Double?
 
-        public init(interface: String, ifindex: UInt32, server: String, mode: String, setup: JoinCycleSetup, notes: [String]) {
+        public init(
+            interface: String, ifindex: UInt32, server: String, mode: String, setup: JoinCycleSetup, notes: [String], station: MACAddress? = nil,
+            apIdleRungs: [Double]? = nil, pathIdleTimeoutS: Double? = nil
+        ) {
+            self.station = station
+            self.apIdleRungs = apIdleRungs
+            self.pathIdleTimeoutS = pathIdleTimeoutS
             self.interface = interface
             self.ifindex = ifindex
             self.server = server
@@ -33,8 +45,10 @@ public enum JoinLog {
         public var setup: JoinCycleSetup { JoinCycleSetup(resolvesName: resolvesName, tls: tls, hello: hello) }
 
         enum CodingKeys: String, CodingKey {
-            case interface, ifindex, server, mode, tls, hello, notes
+            case interface, ifindex, server, mode, tls, hello, notes, station
             case resolvesName = "resolves_name"
+            case apIdleRungs = "ap_idle_rungs"
+            case pathIdleTimeoutS = "path_idle_timeout_s"
         }
     }
 
@@ -83,6 +97,9 @@ public enum JoinLog {
                 return .failure(JoinLogError("\(place): a time outside 1970-2096 or a window that ends before it begins"))
             }
             if let h = line.header {
+                guard ((h.apIdleRungs ?? []) + [h.pathIdleTimeoutS ?? 1]).allSatisfy({ (0.001...1e7).contains($0) }) else {
+                    return .failure(JoinLogError("\(place): an idle time that is not between 1 ms and 10^7 s"))
+                }
                 header = h
             } else if let w = line.window {
                 windows.append(w)
@@ -106,6 +123,7 @@ public enum JoinLog {
         var step: JoinStep?
         var text: String?
         var address: IPAddress?
+        var seconds: Double?
 
         init(header: Header) { self.header = header }
         init(window: Window) { self.window = window }
@@ -115,6 +133,9 @@ public enum JoinLog {
             switch k {
             case .cycleStart(let how): (event, text) = ("cycle_start", how)
             case .cycleEnd: event = "cycle_end"
+            case .silenceStart(let idle): (event, seconds) = ("silence_start", idle)
+            case .silenceEnd: event = "silence_end"
+            case .rungEnd: event = "rung_end"
             case .pushAgain(let why): (event, text) = ("push_again", why)
             case .stepFailed(let s, let why): (event, step, text) = ("step_failed", s, why)
             case .notVisible(let s, let why): (event, step, text) = ("not_visible", s, why)
@@ -139,6 +160,9 @@ public enum JoinLog {
             switch (event, milestone) {
             case ("cycle_start", _): return text.map { .cycleStart($0) }
             case ("cycle_end", _): return .cycleEnd
+            case ("silence_start", _): return seconds.flatMap { $0.isFinite && $0 >= 0 ? .silenceStart(idleS: $0) : nil }
+            case ("silence_end", _): return .silenceEnd
+            case ("rung_end", _): return .rungEnd
             case ("push_again", _): return text.map { .pushAgain($0) }
             case ("step_failed", _): return step.flatMap { s in text.map { .stepFailed(s, $0) } }
             case ("not_visible", _): return step.flatMap { s in text.map { .notVisible(s, $0) } }

@@ -96,6 +96,8 @@ public struct JoinReport: Codable, Sendable, Equatable {
     /// The step with the largest median, and its median's share of push-ready's median (percent).
     @Nullable public var slowest: JoinStep?
     @Nullable public var slowestPercent: Double?
+    /// `--find-ap-idle`: what the AP does to a silent station; null without it.
+    @Nullable public var apIdle: APIdleReport?
     public var findings: [Finding]
     public var notes: [String]
     public var status: Severity

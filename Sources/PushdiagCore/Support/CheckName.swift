@@ -34,6 +34,8 @@ public enum CheckName: String, Codable, Sendable, CaseIterable, CustomStringConv
     case joinAddress = "join_address"
     case joinName = "join_name"
     case joinPush = "join_push"
+    /// `join --find-ap-idle`: what the AP does to a silent station.
+    case apIdle = "ap_idle"
     // Idle timeout.
     case idleTimeout = "idle_timeout"
     case idleSurvived = "idle_survived"

@@ -5,9 +5,10 @@ import PushdiagCore
 /// the same decoders and the same analysis as live. nl80211's events (DIR/nl80211.pcap) and
 /// rtnetlink's (DIR/rtnetlink.pcap, its address dump first) at the times they were received, the
 /// packets (DIR/packets.pcap, when the run could capture) at the kernel's times, pushdiag's own
-/// events and each cycle's window from DIR/join.jsonl (`JoinLog`).
+/// events and each cycle's window from DIR/join.jsonl (`JoinLog`); `--find-ap-idle`'s rungs
+/// from the same events (`APIdle`).
 public enum JoinReplay {
-    public static func run(directory: String, thresholds: JoinThresholds) throws -> (header: JoinLog.Header, cycles: [JoinCycleReport]) {
+    public static func run(directory: String, thresholds: JoinThresholds) throws -> (header: JoinLog.Header, cycles: [JoinCycleReport], apIdle: APIdleReport?) {
         let logPath = directory + "/join.jsonl"
         guard let data = FileManager.default.contents(atPath: logPath) else {
             throw JoinLogError("cannot read \(logPath): \(Errno.current)")
@@ -33,10 +34,17 @@ public enum JoinReplay {
                 let record: CaptureRecord?
                 do throws(CaptureError) { record = try file.next(frame: frame) } catch { throw JoinLogError(error.description) }
                 guard let r = record else { break }
+                if let station = header.station, let k = JoinEvent.Kind.stationFrame(ethernet: r.bytes, station: station) {
+                    events.append(JoinEvent(r.timestampNs, k))
+                }
                 if let p = StationPacket.parse(ethernet: r.bytes) { events.append(JoinEvent(r.timestampNs, .packet(p))) }
             }
         }
         let cycles = windows.map { w in JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: events), setup: header.setup, thresholds: thresholds) }
-        return (header, cycles)
+        let apIdle = header.apIdleRungs.map { _ in
+            APIdleReport.conclude(
+                rungs: APIdle.rungs(events), bssMaxIdleS: cycles.last { $0.bssMaxIdleS != nil }?.bssMaxIdleS, pathIdleTimeoutS: header.pathIdleTimeoutS)
+        }
+        return (header, cycles, apIdle)
     }
 }

@@ -22,6 +22,10 @@ public struct JoinSettings: Sendable {
     /// once the address is settled. 0: no wait for a client that has not begun (an exchange
     /// already under way is still waited for).
     public var dhcpWaitSeconds: Double = 2
+    /// `--find-ap-idle`: the silences to try, seconds, in order (nil: no ladder), and the path's
+    /// idle timeout to weigh them with (`--idle-timeout`).
+    public var apIdleRungs: [Double]?
+    public var pathIdleTimeoutS: Double?
 
     public init(interface: String, heartbeat: HeartbeatOptions) {
         self.interface = interface
@@ -41,6 +45,10 @@ public final class JoinRunner: @unchecked Sendable {
     var log: [JoinEvent] = []
     var finished = false
     public private(set) var notes: [String] = []
+    /// `--find-ap-idle`'s verdict, once `run` has returned.
+    public private(set) var apIdle: APIdleReport?
+    /// The ladder is under way: the station's own frames are logged (`stationSent`).
+    var laddering = false
 
     public init(_ s: JoinSettings, thresholds: JoinThresholds, stop: @escaping () -> Bool) {
         settings = s
@@ -76,6 +84,7 @@ public final class JoinRunner: @unchecked Sendable {
             throw WiFiError.noSuchInterface(settings.interface + " (or not a wireless interface)")
         }
         let ifindex = wifi.ifindex
+        let station = wifi.mac
         try nl.subscribe()
         for g in [RTNetlink.groupLink, RTNetlink.groupIPv4Address, RTNetlink.groupIPv6Address, RTNetlink.groupNeighbour] { try route.join(group: g) }
         let dump = try route.exchange(RTNetlink.addressDumpRequest(sequence: 1), dump: true)
@@ -129,6 +138,9 @@ public final class JoinRunner: @unchecked Sendable {
                 _ = try? pcap?.capture(seconds: DurationText.longest, stop: { me.isFinished }) { r in
                     // libpcap's time is the kernel's wall clock at reception.
                     writer?.write(timestampNs: r.timestampNs, bytes: Array(r.bytes), originalLength: r.originalLength)
+                    if let station, me.lock.withLock({ me.laddering }), let k = JoinEvent.Kind.stationFrame(ethernet: r.bytes, station: station) {
+                        me.add(r.timestampNs, k)
+                    }
                     guard let p = StationPacket.parse(ethernet: r.bytes) else { return }
                     // Of TCP, only the push connection's segments: the analysis reads no other, and
                     // a busy interface's would fill the log (the recording keeps them all).
@@ -156,17 +168,22 @@ public final class JoinRunner: @unchecked Sendable {
             }
             windows.append(JoinLog.Window(cycle: n, from: prepared, to: ended))
         }
+        if let rungs = settings.apIdleRungs, !stop() { ladder(rungs) }
         // Once every source has delivered what it saw (their threads end), each cycle's window is
         // analysed, as a replay does: an event received late still counts.
         lock.withLock { finished = true }
         threads.wait()
         let all = lock.withLock { log }
         let cycles = windows.map { w in JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: all), setup: setup, thresholds: thresholds) }
+        if settings.apIdleRungs != nil {
+            apIdle = APIdleReport.conclude(
+                rungs: APIdle.rungs(all), bssMaxIdleS: cycles.last { $0.bssMaxIdleS != nil }?.bssMaxIdleS, pathIdleTimeoutS: settings.pathIdleTimeoutS)
+        }
         if let record {
             do throws(CaptureError) { try packetRecording?.close() } catch { throw JoinLogError("--record: \(error)") }
             let header = JoinLog.Header(
                 interface: settings.interface, ifindex: ifindex, server: settings.heartbeat.endpoint.description, mode: settings.kick.rawValue, setup: setup,
-                notes: notes)
+                notes: notes, station: station, apIdleRungs: settings.apIdleRungs, pathIdleTimeoutS: settings.pathIdleTimeoutS)
             let text = JoinLog.encode(header: header, events: lock.withLock { log }, windows: windows)
             do throws(StoreError) { try AtomicFile.write(text, to: record + "/join.jsonl") } catch { throw JoinLogError("--record: \(error)") }
         }
@@ -245,6 +262,58 @@ public final class JoinRunner: @unchecked Sendable {
             done.wait()
         }
         return end()
+    }
+
+    /// `--find-ap-idle`: each rung a silence of its length (pushdiag sends nothing; the
+    /// station's own frames are logged), then a push to check the association; the first rung
+    /// the association does not survive is the last (the station's rejoin waited for).
+    func ladder(_ rungs: [Double]) {
+        lock.withLock { laddering = true }
+        defer { lock.withLock { laddering = false } }
+        let limit = settings.cycleTimeoutSeconds
+        func isUp() -> Bool {
+            let last = events(since: 0).last { e in
+                switch e.kind {
+                case .disconnected, .operstate: true
+                default: false
+                }
+            }
+            return last == nil || last?.kind == .operstate(6)
+        }
+        func isDrop(_ k: JoinEvent.Kind) -> Bool { if case .disconnected = k { true } else { false } }
+        for idle in rungs where !stop() {
+            let deadline = Clock.ms() + limit * 1000
+            while !isUp() && Clock.ms() < deadline && !stop() { Clock.sleep(ms: 20, stop: stop) }
+            if !isUp() {
+                notes.append(
+                    "the AP idle ladder stopped before its \(DurationText.format(idle)) rung: the link was not up within \(DurationText.format(limit))")
+                return
+            }
+            let start = WallClock.nanoseconds()
+            add(start, .silenceStart(idleS: idle))
+            let drop = wait(since: start, seconds: idle, isDrop)
+            if stop() { return }
+            if let drop {
+                _ = wait(since: drop, seconds: limit) { $0 == .operstate(6) }
+                add(WallClock.nanoseconds(), .rungEnd)
+                return
+            }
+            let checked = WallClock.nanoseconds()
+            add(checked, .silenceEnd)
+            let attempt = lock.withLock {
+                pushAttempt += 1
+                return pushAttempt
+            }
+            push(attempt: attempt)
+            // A refusal of the station's first frames (an AP that had forgotten it) arrives
+            // with them; the push's own time covers it.
+            if let d = events(since: checked).first(where: { isDrop($0.kind) })?.timeNs {
+                _ = wait(since: d, seconds: limit) { $0 == .operstate(6) }
+                add(WallClock.nanoseconds(), .rungEnd)
+                return
+            }
+            add(WallClock.nanoseconds(), .rungEnd)
+        }
     }
 
     /// A DHCP client at work: a message of its own (not a release), or the address it removes.

@@ -13,16 +13,7 @@ extension HeartbeatCommand {
             return nil
         }
         if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
-        var ladder = IdleTimeout.defaultRungs
-        if let text = self.ladder {
-            ladder = try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
-                try parseDuration(part.trimmingCharacters(in: .whitespaces), option: "--ladder", atLeast: 0.1)
-            }
-            guard ladder.count <= 64 else { throw ValidationError("--ladder: at most 64 idle times (one connection each)") }
-        }
-        // A ladder of one's own ends where it ends, unless --max says otherwise.
-        let most = try max.map { try parseDuration($0, option: "--max", atLeast: 0.1) } ?? (self.ladder == nil ? 3600 : ladder.max()!)
-        return IdleTimeout.rungs(upTo: most, from: ladder)
+        return try IdleLadder.rungs(ladder, max: max, defaults: IdleTimeout.defaultRungs)
     }
 
     /// `--find-idle-timeout`: one connection per rung, left idle, then a heartbeat.

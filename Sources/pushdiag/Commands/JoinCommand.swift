@@ -27,7 +27,10 @@ struct JoinCommand: ParsableCommand {
             --record DIR keeps the netlink traffic, the packets and pushdiag's own events; \
             --replay DIR reports them again. --html draws the waterfall as a web page, --history \
             appends the run to report's SQLite history, --textfile writes Prometheus metrics; an \
-            output that cannot be written is one line and exit 3 (CRITICAL outranks it).
+            output that cannot be written is one line and exit 3 (CRITICAL outranks it). \
+            --find-ap-idle then leaves the station silent for longer and longer (--ladder) to find \
+            after how long the AP drops it, and gives the longest safe heartbeat interval: the \
+            lowest of that, the AP's BSS Max Idle Period and --idle-timeout.
             """
     )
 
@@ -67,6 +70,8 @@ struct JoinCommand: ParsableCommand {
 
     @OptionGroup var limits: JoinThresholdOptions
 
+    @OptionGroup var idle: JoinIdleOptions
+
     @Option(
         help: ArgumentHelp(
             "Write the run to DIR (nl80211.pcap and rtnetlink.pcap: the netlink traffic; packets.pcap: the interface's packets; join.jsonl: pushdiag's own events) to replay it.",
@@ -93,6 +98,7 @@ struct JoinCommand: ParsableCommand {
         s.cycleTimeoutSeconds = try parseDuration(cycleTimeout, option: "--cycle-timeout", atLeast: 1)
         s.controlDirectory = controlDirectory
         s.dhcpWaitSeconds = try parseDuration(dhcpWait, option: "--dhcp-wait")
+        (s.apIdleRungs, s.pathIdleTimeoutS) = try idle.settings()
         return s
     }
 
@@ -104,6 +110,7 @@ struct JoinCommand: ParsableCommand {
                 _ = try parseDuration(text, option: option)
             }
             _ = try limits.thresholds()
+            _ = try idle.settings()
             return
         }
         let s = try settings()
@@ -117,8 +124,9 @@ struct JoinCommand: ParsableCommand {
         let limits = try self.limits.thresholds()
         let report = try unknownOnFailure(json: format == .json ? .object : nil) {
             if let replay {
-                let (h, cycles) = try JoinReplay.run(directory: replay, thresholds: limits)
-                return JoinAnalysis.report(interface: h.interface, server: h.server, mode: h.mode, cycles: cycles, thresholds: limits, notes: h.notes)
+                let (h, cycles, apIdle) = try JoinReplay.run(directory: replay, thresholds: limits)
+                return JoinAnalysis.report(
+                    interface: h.interface, server: h.server, mode: h.mode, cycles: cycles, thresholds: limits, notes: h.notes, apIdle: apIdle)
             }
             let s = try settings()
             if let record { try WalkRunner.createRecordDirectory(record) }
@@ -130,7 +138,7 @@ struct JoinCommand: ParsableCommand {
             }
             return JoinAnalysis.report(
                 interface: s.interface, server: s.heartbeat.endpoint.description, mode: s.kick.rawValue, cycles: cycles, thresholds: limits,
-                notes: runner.notes)
+                notes: runner.notes, apIdle: runner.apIdle)
         }
         let output = format == .json ? try JSONRenderer.render(report) : JoinTextRenderer.render(report)
         let written = try outputs.write(report)

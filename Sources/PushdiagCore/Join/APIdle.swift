@@ -1,0 +1,257 @@
+/// What the AP does to a station that says nothing: `join --find-ap-idle`. A locked phone whose
+/// push connection is quiet sends no frame for minutes; an AP with an inactivity limit (hostapd's
+/// `ap_max_inactivity`, a controller's "user idle timeout") disassociates it, and the phone then
+/// rejoins from nothing and its push provider starts again. The ladder leaves the station silent
+/// for each rung's time in turn (pushdiag sends nothing; every frame the station sends anyway is
+/// seen on the interface and restarts the silence), then checks the association with a push; the
+/// first rung the AP ends is the last. What is measured is the silence itself: from the station's
+/// last frame to the AP's disassociation or deauthentication, on the run's one clock.
+public enum APIdle {
+    /// The ladder's default rungs, seconds: 30 s to 20 minutes (hostapd's default limit is 300 s;
+    /// controllers' idle timeouts are commonly 300 s as well, some longer).
+    public static let defaultRungs: [Double] = [30, 60, 120, 300, 600, 900, 1200]
+
+    /// What became of one rung.
+    public enum Outcome: String, Codable, Sendable {
+        /// Silent for the whole rung, and the push after it worked without a rejoin.
+        case kept
+        /// The AP disassociated or deauthenticated the station: during the silence, or on its
+        /// first frame after it (an AP that had forgotten the station without a word).
+        case dropped
+        /// The station sent frames of its own during the rung, so its longest silence fell short
+        /// of the rung (that silence was kept).
+        case notSilent = "not_silent"
+        /// The station kept the association alive itself: its only frames were keep-alives (at
+        /// the AP's BSS Max Idle Period), and the AP kept it. Its limit for a silent station was
+        /// not reached.
+        case keptAlive = "kept_alive"
+        /// The station itself ended the association (its manager, not the AP).
+        case stationLeft = "station_left"
+        /// Silent for the whole rung, but the push after it failed without any disconnection:
+        /// the association's fate is not known.
+        case unverified
+        /// Stopped before the rung ended.
+        case interrupted
+    }
+
+    public struct Rung: Codable, Sendable, Equatable {
+        public var idleS: Double
+        public var outcome: Outcome
+        /// The silence measured: from the station's last frame (or the rung's start) to the drop,
+        /// or the rung's longest silence when nothing was dropped; seconds.
+        @Nullable public var silentS: Double?
+        /// The disconnection's reason code (nl80211 `DISCONNECT`), when there was one.
+        @Nullable public var reason: UInt16?
+        /// Frames the station sent during the silence (seen on the interface or over nl80211's
+        /// control port; null and management frames are not visible to either), and how many of
+        /// them were keep-alives.
+        public var stationFrames: Int
+        public var keepAlives: Int
+        public var detail: String
+
+        public init(idleS: Double, outcome: Outcome, silentS: Double?, reason: UInt16?, stationFrames: Int, keepAlives: Int = 0, detail: String) {
+            (self.idleS, self.outcome, self.silentS, self.reason, self.stationFrames, self.keepAlives, self.detail) =
+                (idleS, outcome, silentS, reason, stationFrames, keepAlives, detail)
+        }
+    }
+
+    /// A limit on how long a device may stay silent on this path, and where it comes from.
+    public struct Limit: Codable, Sendable, Equatable {
+        public enum Source: String, Codable, Sendable {
+            /// The BSS Max Idle Period in the AP's association response.
+            case bssMaxIdle = "bss_max_idle"
+            /// The ladder: the silence after which the AP dropped the station.
+            case apDropped = "ap_dropped"
+            /// The path's idle timeout (`--idle-timeout`, as `heartbeat --find-idle-timeout` found it).
+            case pathIdleTimeout = "path_idle_timeout"
+
+            /// For people, before the limit's value.
+            public var words: String {
+                switch self {
+                case .bssMaxIdle: "the BSS Max Idle Period advertised"
+                case .apDropped: "the AP's drop of a silent station"
+                case .pathIdleTimeout: "the path's idle timeout (--idle-timeout)"
+                }
+            }
+        }
+        public var source: Source
+        public var seconds: Double
+    }
+
+    /// The frames of the station's own that end a silence: any it sent on the interface, and
+    /// the EAPOL frames it sent over the control port.
+    static func isStationFrame(_ k: JoinEvent.Kind) -> Bool {
+        switch k {
+        case .stationSent, .eapolSent, .keepAliveSent: return true
+        default: return false
+        }
+    }
+
+    /// One rung from the events of its window (its `silenceStart` to its `rungEnd`); nil when
+    /// the window holds no silence.
+    public static func rung(_ events: [JoinEvent]) -> Rung? {
+        guard let (t0, idle) = events.lazy.compactMap({ e -> (Int64, Double)? in if case .silenceStart(let s) = e.kind { (e.timeNs, s) } else { nil } }).first
+        else { return nil }
+        let after = events.filter { $0.timeNs >= t0 }
+        let quietEnd = after.first { $0.kind == .silenceEnd }?.timeNs
+        let drop = after.lazy.compactMap { e -> (Int64, UInt16?, Bool)? in if case .disconnected(let r, let byAP) = e.kind { (e.timeNs, r, byAP) } else { nil }
+        }.first
+        // The silence lasts until the rung's time is up or the association ends, whichever first.
+        let end = [quietEnd, drop?.0].compactMap { $0 }.min()
+        let sent = after.filter { isStationFrame($0.kind) && $0.timeNs < (end ?? .max) }.map(\.timeNs)
+        func seconds(_ ns: Int64) -> Double { (Double(ns) / 1e9).rounded3 }
+        let last = sent.last ?? t0
+        var longest: Int64 = 0
+        if let end {
+            var from = t0
+            for t in sent + [end] {
+                longest = max(longest, t - from)
+                from = t
+            }
+        }
+        let frames = sent.count
+        let keepAlives = after.filter { $0.kind == .keepAliveSent && $0.timeNs < (end ?? .max) }.count
+        let spoke =
+            frames == 0
+            ? ""
+            : "; the station sent \(frames) frame\(frames == 1 ? "" : "s") of its own meanwhile\(keepAlives > 0 ? " (\(keepAlives) keep-alive\(keepAlives == 1 ? "" : "s"))" : "")"
+        if let (t, reason, byAP) = drop {
+            let code = reason.map { Dot11Codes.reason(String($0)) } ?? "no reason given"
+            guard byAP else {
+                return Rung(
+                    idleS: idle, outcome: .stationLeft, silentS: seconds(t - last), reason: reason, stationFrames: frames, keepAlives: keepAlives,
+                    detail: "the station itself left (reason \(code)) after \(DurationText.format(seconds(t - last))) of silence\(spoke)")
+            }
+            if let q = quietEnd, t > q {
+                // The AP had let the station go without a word: its first frame after the silence
+                // was refused.
+                return Rung(
+                    idleS: idle, outcome: .dropped, silentS: seconds(q - last), reason: reason, stationFrames: frames, keepAlives: keepAlives,
+                    detail:
+                        "the AP had forgotten the station: its first frame after \(DurationText.format(seconds(q - last))) of silence was answered by a disconnection (reason \(code))\(spoke)"
+                )
+            }
+            return Rung(
+                idleS: idle, outcome: .dropped, silentS: seconds(t - last), reason: reason, stationFrames: frames, keepAlives: keepAlives,
+                detail: "dropped by the AP (reason \(code)) after \(DurationText.format(seconds(t - last))) without a frame from the station\(spoke)")
+        }
+        guard let q = quietEnd else {
+            return Rung(
+                idleS: idle, outcome: .interrupted, silentS: nil, reason: nil, stationFrames: frames, keepAlives: keepAlives,
+                detail: "stopped before the rung's time was up")
+        }
+        let pushed = after.filter { $0.timeNs >= q }
+        let answered = pushed.contains { $0.kind == .push(.heartbeatAnswered) }
+        let failure = pushed.lazy.compactMap { e -> String? in if case .stepFailed(let s, let why) = e.kind { "\(s) failed: \(why)" } else { nil } }.first
+        let kept = seconds(longest)
+        if !answered {
+            return Rung(
+                idleS: idle, outcome: .unverified, silentS: kept, reason: nil, stationFrames: frames, keepAlives: keepAlives,
+                detail: "no disconnection, but the push after the silence did not work (\(failure ?? "no answer")): the association's fate is not known\(spoke)"
+            )
+        }
+        if keepAlives > 0 && keepAlives == frames && kept < idle {
+            return Rung(
+                idleS: idle, outcome: .keptAlive, silentS: kept, reason: nil, stationFrames: frames, keepAlives: keepAlives,
+                detail:
+                    "kept by the station's own keep-alives (\(keepAlives), empty frames to the AP at its BSS Max Idle Period): the longest silence was \(DurationText.format(kept))"
+            )
+        }
+        if frames > 0 && kept < idle {
+            return Rung(
+                idleS: idle, outcome: .notSilent, silentS: kept, reason: nil, stationFrames: frames, keepAlives: keepAlives,
+                detail: "kept, but the longest silence was \(DurationText.format(kept))\(spoke)")
+        }
+        return Rung(
+            idleS: idle, outcome: .kept, silentS: kept, reason: nil, stationFrames: frames, keepAlives: keepAlives,
+            detail: "kept: \(DurationText.format(kept)) without a frame from the station, then the push worked without a rejoin\(spoke)")
+    }
+
+    /// The rungs of a run's events (live or replayed, in any order), one per `silenceStart`, each
+    /// to its `rungEnd` (or the next rung).
+    public static func rungs(_ raw: [JoinEvent]) -> [Rung] {
+        let events = raw.enumerated().sorted { ($0.element.timeNs, $0.offset) < ($1.element.timeNs, $1.offset) }.map(\.element)
+        let starts = events.enumerated().filter { if case .silenceStart = $0.element.kind { true } else { false } }.map(\.offset)
+        return starts.enumerated().compactMap { i, s in
+            let next = i + 1 < starts.count ? starts[i + 1] : events.count
+            let end = events[s..<next].firstIndex { $0.kind == .rungEnd }.map { $0 + 1 } ?? next
+            return rung(Array(events[s..<end]))
+        }
+    }
+}
+
+/// The ladder's verdict: the rungs, the limits found and the longest safe heartbeat interval (the
+/// lowest of them). The JSON contract's `ap_idle`.
+public struct APIdleReport: Codable, Sendable, Equatable {
+    public var rungs: [APIdle.Rung]
+    /// The longest silence the AP kept, and the silence it dropped the station after.
+    @Nullable public var keptS: Double?
+    @Nullable public var droppedAfterS: Double?
+    @Nullable public var droppedReason: UInt16?
+    /// Every limit known, lowest first; the first is the longest safe heartbeat interval.
+    public var limits: [APIdle.Limit]
+    @Nullable public var safeIntervalS: Double?
+    public var interrupted: Bool
+
+    /// The verdict from the rungs, the BSS Max Idle Period the AP advertised and the path's idle
+    /// timeout (nil: not given).
+    public static func conclude(rungs: [APIdle.Rung], bssMaxIdleS: Double?, pathIdleTimeoutS: Double?) -> APIdleReport {
+        let kept = rungs.filter { [.kept, .notSilent, .keptAlive].contains($0.outcome) }.compactMap(\.silentS).max()
+        let drop = rungs.first { $0.outcome == .dropped }
+        var limits: [APIdle.Limit] = []
+        if let s = bssMaxIdleS { limits.append(.init(source: .bssMaxIdle, seconds: s)) }
+        if let s = drop?.silentS { limits.append(.init(source: .apDropped, seconds: s)) }
+        if let s = pathIdleTimeoutS { limits.append(.init(source: .pathIdleTimeout, seconds: s)) }
+        limits.sort { $0.seconds < $1.seconds }
+        return APIdleReport(
+            rungs: rungs, keptS: kept, droppedAfterS: drop?.silentS, droppedReason: drop?.reason, limits: limits, safeIntervalS: limits.first?.seconds,
+            interrupted: rungs.contains { $0.outcome == .interrupted })
+    }
+
+    /// What the ladder found, in words: at most one finding.
+    public var findings: [Finding] {
+        func text(_ s: Double) -> String { DurationText.format(s) }
+        let advertised = limits.first { $0.source == .bssMaxIdle }?.seconds
+        let safe = safeIntervalS.map { "; the longest safe heartbeat interval on this path is \(text($0)) (\(limits.first!.source.words))" } ?? ""
+        if let d = droppedAfterS {
+            let code = droppedReason.map { Dot11Codes.reason(String($0)) } ?? "no reason"
+            if let a = advertised, d < a {
+                return [
+                    Finding(
+                        check: .apIdle, severity: .warning, subject: "the AP", value: d, threshold: a, unit: "s", source: "ap_idle_ladder",
+                        message:
+                            "the AP dropped a silent station after \(text(d)) (reason \(code)), sooner than the \(text(a)) BSS Max Idle Period it advertises: a device that keeps alive at the advertised period is still dropped\(safe)"
+                    )
+                ]
+            }
+            return [
+                Finding(
+                    check: .apIdle, severity: .ok, subject: "the AP", value: d, threshold: advertised ?? 0, unit: "s", source: "ap_idle_ladder",
+                    message:
+                        "the AP drops a station silent for \(text(d)) (reason \(code)); a phone whose push connection is quieter than that rejoins from nothing\(safe)"
+                )
+            ]
+        }
+        if let k = keptS, rungs.contains(where: { $0.outcome == .keptAlive }) {
+            return [
+                Finding(
+                    check: .apIdle, severity: .ok, subject: "the AP", value: k, threshold: advertised ?? 0, unit: "s", source: "ap_idle_ladder",
+                    message:
+                        "the station kept itself associated with keep-alives at the AP's BSS Max Idle Period, and the AP kept it (the longest silence \(text(k))); a phone that keeps alive the same way is kept, one that does not meets the AP's limit for a silent station, which was not reached\(safe)"
+                )
+            ]
+        }
+        if let k = keptS {
+            return [
+                Finding(
+                    check: .apIdle, severity: .ok, subject: "the AP", value: k, threshold: advertised ?? 0, unit: "s", source: "ap_idle_ladder",
+                    message: "the AP kept a station silent for \(text(k)), the longest silence tried\(safe)")
+            ]
+        }
+        return [
+            Finding(
+                check: .apIdle, severity: .unknown, subject: "the AP", value: 0, threshold: 0, unit: "s", source: "ap_idle_ladder",
+                message: "no rung was silent and checked: nothing was measured (see the rungs)")
+        ]
+    }
+}

@@ -1,0 +1,143 @@
+import PushdiagCore
+import Testing
+
+/// `join --find-ap-idle` from synthetic rungs: each outcome from the events that decide it, the
+/// silence measured from the station's last frame, the limits and the safe interval.
+@Suite struct APIdleTests {
+    typealias K = JoinEvent.Kind
+    static func at(_ s: Double, _ k: K) -> JoinEvent { JoinAnalysisTests.at(s * 1000, k) }
+    static let arp = K.stationSent("ARP")
+
+    @Test func aDropDuringTheSilenceIsTimedFromTheStationsLastFrame() throws {
+        let r = try #require(
+            APIdle.rung([
+                Self.at(0, .silenceStart(idleS: 60)), Self.at(2, Self.arp), Self.at(42.5, .disconnected(reason: 4, byAP: true)),
+                Self.at(44, .operstate(6)), Self.at(44.1, .rungEnd),
+            ]))
+        #expect(r.outcome == .dropped && r.silentS == 40.5 && r.reason == 4 && r.stationFrames == 1)
+        #expect(r.detail.contains("4 (inactivity)") && r.detail.contains("40.5s"), "\(r.detail)")
+    }
+
+    @Test func aSilenceKeptIsCheckedByThePushAfterIt() throws {
+        let r = try #require(
+            APIdle.rung([
+                Self.at(0, .silenceStart(idleS: 10)), Self.at(10, .silenceEnd), Self.at(10.2, .push(.heartbeatAnswered)), Self.at(10.3, .rungEnd),
+            ]))
+        #expect(r.outcome == .kept && r.silentS == 10 && r.stationFrames == 0 && r.reason == nil)
+        // Without an answer and without a disconnection nothing is known.
+        let u = try #require(
+            APIdle.rung([Self.at(0, .silenceStart(idleS: 10)), Self.at(10, .silenceEnd), Self.at(15, .stepFailed(.tcpConnect, "timed out"))]))
+        #expect(u.outcome == .unverified && u.detail.contains("tcp_connect failed: timed out"))
+    }
+
+    @Test func theStationsOwnFramesShortenTheSilence() throws {
+        let r = try #require(
+            APIdle.rung([
+                Self.at(0, .silenceStart(idleS: 10)), Self.at(4, Self.arp), Self.at(6, .eapolSent(.start, acked: true)), Self.at(10, .silenceEnd),
+                Self.at(10.1, .push(.heartbeatAnswered)),
+            ]))
+        // Gaps 4, 2 and 4 s: the longest silence is 4 s, short of the rung.
+        #expect(r.outcome == .notSilent && r.silentS == 4 && r.stationFrames == 2)
+    }
+
+    @Test func aStationKeepingItselfAliveIsKeptAlive() throws {
+        let r = try #require(
+            APIdle.rung([
+                Self.at(0, .silenceStart(idleS: 20)), Self.at(7.9, .keepAliveSent), Self.at(20, .silenceEnd), Self.at(20.1, .push(.heartbeatAnswered)),
+            ]))
+        #expect(r.outcome == .keptAlive && r.silentS == 12.1 && r.keepAlives == 1 && r.stationFrames == 1, "\(r)")
+        let report = APIdleReport.conclude(rungs: [r], bssMaxIdleS: 14.336, pathIdleTimeoutS: nil)
+        #expect(report.keptS == 12.1 && report.droppedAfterS == nil && report.findings.first?.message.contains("keep-alives") == true)
+        // A keep-alive beside another frame: not silent, both counted.
+        let mixed = try #require(
+            APIdle.rung([
+                Self.at(0, .silenceStart(idleS: 20)), Self.at(7.9, .keepAliveSent), Self.at(9, Self.arp), Self.at(20, .silenceEnd),
+                Self.at(20.1, .push(.heartbeatAnswered)),
+            ]))
+        #expect(mixed.outcome == .notSilent && mixed.stationFrames == 2 && mixed.keepAlives == 1 && mixed.detail.contains("(1 keep-alive)"))
+    }
+
+    @Test func anAPThatForgotSilentlyRefusesTheFirstFrameAfter() throws {
+        let r = try #require(
+            APIdle.rung([
+                Self.at(0, .silenceStart(idleS: 20)), Self.at(20, .silenceEnd), Self.at(20.01, .disconnected(reason: 7, byAP: true)),
+                Self.at(21, .rungEnd),
+            ]))
+        #expect(r.outcome == .dropped && r.silentS == 20 && r.reason == 7 && r.detail.hasPrefix("the AP had forgotten the station"))
+    }
+
+    @Test func theStationLeavingOrAStopIsNoDrop() throws {
+        let left = try #require(APIdle.rung([Self.at(0, .silenceStart(idleS: 20)), Self.at(5, .disconnected(reason: 3, byAP: false))]))
+        #expect(left.outcome == .stationLeft)
+        let stopped = try #require(APIdle.rung([Self.at(0, .silenceStart(idleS: 20)), Self.at(5, Self.arp)]))
+        #expect(stopped.outcome == .interrupted && stopped.silentS == nil)
+        #expect(APIdle.rung([Self.at(0, .silenceEnd)]) == nil)
+    }
+
+    @Test func rungsAreFoundInAnyOrder() {
+        let events = [
+            Self.at(0, .silenceStart(idleS: 10)), Self.at(10, .silenceEnd), Self.at(10.2, .push(.heartbeatAnswered)), Self.at(10.3, .rungEnd),
+            Self.at(11, .silenceStart(idleS: 30)), Self.at(40, .disconnected(reason: 4, byAP: true)), Self.at(42, .rungEnd),
+        ]
+        let rungs = APIdle.rungs(events)
+        #expect(rungs.map(\.outcome) == [.kept, .dropped] && rungs.map(\.silentS) == [10, 29])
+        #expect(APIdle.rungs(events.reversed()) == rungs)
+    }
+
+    @Test func theSafeIntervalIsTheLowestLimit() {
+        let kept = APIdle.Rung(idleS: 30, outcome: .kept, silentS: 30, reason: nil, stationFrames: 0, detail: "")
+        let dropped = APIdle.Rung(idleS: 60, outcome: .dropped, silentS: 41.2, reason: 4, stationFrames: 0, detail: "")
+        let r = APIdleReport.conclude(rungs: [kept, dropped], bssMaxIdleS: 39.936, pathIdleTimeoutS: 300)
+        #expect(r.keptS == 30 && r.droppedAfterS == 41.2 && r.droppedReason == 4)
+        #expect(r.limits.map(\.source) == [.bssMaxIdle, .apDropped, .pathIdleTimeout] && r.safeIntervalS == 39.936)
+        #expect(r.findings.map(\.severity) == [.ok] && r.findings[0].message.contains("39.9"))
+        // An AP that drops sooner than it advertises is a warning.
+        let early = APIdleReport.conclude(rungs: [dropped], bssMaxIdleS: 60, pathIdleTimeoutS: nil)
+        #expect(early.safeIntervalS == 41.2 && early.findings.map(\.severity) == [.warning] && early.findings[0].threshold == 60)
+        // Nothing measured: UNKNOWN, and no interval.
+        let none = APIdleReport.conclude(rungs: [], bssMaxIdleS: nil, pathIdleTimeoutS: nil)
+        #expect(none.safeIntervalS == nil && none.limits.isEmpty && none.findings.map(\.severity) == [.unknown])
+    }
+
+    @Test func theStationsFramesAreNamedAndOthersIgnored() {
+        let station = MACAddress("02:00:00:00:02:00")!
+        func frame(from src: String, type: [UInt8], _ payload: [UInt8] = []) -> [UInt8] {
+            [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF] + MACAddress(src)!.bytes + type + payload
+        }
+        var ipv4 = [UInt8](repeating: 0, count: 20)
+        ipv4[0] = 0x45
+        ipv4[9] = 17
+        ipv4[16...19] = [10, 40, 0, 1]
+        let cases: [([UInt8], K?)] = [
+            (frame(from: "02:00:00:00:02:00", type: [0x08, 0x06], [UInt8](repeating: 0, count: 28)), .stationSent("ARP")),
+            (frame(from: "02:00:00:00:02:00", type: [0x08, 0x00], ipv4), .stationSent("IPv4 UDP to 10.40.0.1")),
+            (frame(from: "02:00:00:00:02:00", type: [0x08, 0x00], [0x45]), .stationSent("IPv4 ?")),
+            // wpa_supplicant's keep-alive: nothing after the Ethernet header.
+            (frame(from: "02:00:00:00:02:00", type: [0x08, 0x00]), .keepAliveSent),
+            (frame(from: "02:00:00:00:02:00", type: [0x88, 0xCC]), .stationSent("ethertype 0x88cc")),
+            (frame(from: "02:00:00:00:01:00", type: [0x08, 0x06]), nil),
+            (Array(frame(from: "02:00:00:00:02:00", type: [0x08, 0x06]).prefix(13)), nil),
+        ]
+        for (bytes, want) in cases {
+            #expect(bytes.withUnsafeBytes { K.stationFrame(ethernet: $0, station: station) } == want, "\(bytes)")
+        }
+    }
+
+    @Test func theLaddersEventsAndHeaderAreRecorded() throws {
+        let header = JoinLog.Header(
+            interface: "wlan2", ifindex: 4, server: "push.lab:3000", mode: "wpa_supplicant",
+            setup: JoinCycleSetup(resolvesName: true, tls: false, hello: false), notes: [], station: MACAddress("02:00:00:00:02:00"),
+            apIdleRungs: [10, 20], pathIdleTimeoutS: 300)
+        let own = [Self.at(0, .silenceStart(idleS: 10)), Self.at(10, .silenceEnd), Self.at(11, .rungEnd)]
+        let text = JoinLog.encode(header: header, events: own + [Self.at(5, Self.arp)], windows: [])
+        let (h, events, _) = try JoinLog.decode(text, file: "j").get()
+        #expect(h == header && events == own)
+        let bad = text.replacingOccurrences(of: "\"ap_idle_rungs\":[10,20]", with: "\"ap_idle_rungs\":[-1]")
+        #expect(bad != text)
+        guard case .failure(let e) = JoinLog.decode(bad, file: "j") else {
+            Issue.record("a negative rung was accepted")
+            return
+        }
+        #expect(e.description == "j:1: an idle time that is not between 1 ms and 10^7 s")
+    }
+}
