@@ -202,3 +202,57 @@ extension LabTests {
         #expect((report["cycles"] as? [[String: Any]])?.first?["bssid"] as? String == "02:00:00:00:01:00", "the Enterprise AP")
     }
 }
+
+/// `join --find-ap-idle` against hostapd's inactivity limit (join.sh's lab_join_ap_idle:
+/// ap_max_inactivity 15 s, no poll): with wpa_supplicant's keep-alives off, the ladder's rungs of
+/// 5 and 10 s are kept, the 20 s one is dropped, and the silence it measured is the one iw (the
+/// disassociation) and tcpdump (the station's last frame before it) show; with them on, a 20 s
+/// rung is kept alive.
+extension LabTests {
+    @Test(.enabled(if: TestPaths.which("tshark") != nil, "tshark is not installed"))
+    func theAPIdleLadderFindsHostapdsInactivityLimit() throws {
+        for run in ["join-ap-idle", "join-ap-keepalive"] {
+            #expect(try text("join/\(run).status").trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(run): \(peek("join/\(run).err"))")
+        }
+        let limit = try #require(Double(try text("join/join-ap-idle-limit.txt").trimmingCharacters(in: .whitespacesAndNewlines)))
+        let report = try object("join/join-ap-idle.json")
+        let idle = try #require(report["ap_idle"] as? [String: Any], "\(report.keys)")
+        let rungs = try #require(idle["rungs"] as? [[String: Any]])
+        #expect(rungs.map { $0["outcome"] as? String ?? "" } == ["kept", "kept", "dropped"], "\(rungs)")
+        let kept = try #require(idle["kept_s"] as? Double)
+        let dropped = try #require(idle["dropped_after_s"] as? Double)
+        let droppedRung = try #require(rungs.last?["idle_s"] as? Double)
+        // Within one rung: the limit lies between the longest silence kept and the rung dropped.
+        #expect(kept < limit && limit <= droppedRung, "kept \(kept), limit \(limit), dropped rung \(droppedRung)")
+        // hostapd reads the station's inactivity in whole seconds and, without its poll, sends
+        // the disassociation a second after the check that found the limit reached: measured
+        // 16.55 s for 15 (2026-11-26); more than a second beyond that is not hostapd's timer.
+        #expect(dropped >= limit && dropped < limit + 2.5, "\(dropped)")
+        #expect(idle["dropped_reason"] as? Int == 4)
+        // The oracle: iw's disconnection (by the AP, reason 4) and the station's last frame
+        // before it in tcpdump's capture of its interface.
+        let events = try iwEvents("join-ap-idle")
+        let drop = try #require(events.first { $0.text.contains("disconnected (by AP)") && $0.text.contains("reason: 4") }, "\(events.map(\.text))")
+        let station = try #require(
+            try joinPackets("join-ap-idle", filter: "frame.time_epoch < \(drop.time)", fields: ["eth.src"]).filter { $0.fields.first != nil }
+                .last { p in p.fields[0] == (try? text("join/join-ap-idle-station.txt").trimmingCharacters(in: .whitespacesAndNewlines)) })
+        let oracle = drop.time - station.time
+        #expect(abs(oracle - dropped) * 1000 <= Self.joinNetlinkToleranceMs, "oracle \(oracle) s, pushdiag \(dropped) s")
+        // The safe interval is the lowest limit: the BSS Max Idle Period advertised (15 s in
+        // units of 1,000 TU, rounded down), below the drop and the 5 minutes given.
+        let advertised = Double(Int(limit) * 1000 / 1024) * 1.024
+        #expect((idle["safe_interval_s"] as? Double).map { abs($0 - advertised) < 0.001 } == true, "\(idle["safe_interval_s"] ?? "nil")")
+        let sources = (idle["limits"] as? [[String: Any]] ?? []).map { $0["source"] as? String ?? "" }
+        #expect(sources == ["bss_max_idle", "ap_dropped", "path_idle_timeout"], "\(sources)")
+        // With wpa_supplicant's keep-alives (its default), the AP kept the station through a
+        // rung longer than its limit.
+        let alive = try #require(try object("join/join-ap-keepalive.json")["ap_idle"] as? [String: Any])
+        let aliveRung = try #require((alive["rungs"] as? [[String: Any]])?.first)
+        #expect(aliveRung["outcome"] as? String == "kept_alive" && (aliveRung["keep_alives"] as? Int ?? 0) >= 1, "\(aliveRung)")
+        #expect((aliveRung["silent_s"] as? Double).map { $0 < limit } == true, "\(aliveRung)")
+        // Recorded, it replays to the same report.
+        let replay = try run(
+            TestPaths.binary.path, ["join", "--replay", dir.appendingPathComponent("join/join-ap-idle-rec").path, "--format", "json"])
+        #expect(replay.stdout == (try text("join/join-ap-idle.json")), "\(replay.stderr)")
+    }
+}

@@ -121,6 +121,7 @@ lab_join() {
   ip netns exec "$LAB_JOIN_NS" tc qdisc del dev wlan2 root
   # WPA2-Enterprise: the second AP with hostapd's own EAP server.
   lab_join_enterprise "$out" || echo "lab: join's Enterprise rejoin could not be set up"
+  lab_join_ap_idle "$out" || echo "lab: join's AP idle ladder could not be set up"
   kill -TERM $responder; wait $responder 2> /dev/null
   cp "$conf/udhcpc.log" "$out/join-udhcpc.log"; cp "$conf/wpa-join.log" "$out/join-wpa.log"
 }
@@ -166,4 +167,28 @@ CONF
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
   for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 0.2; done
   lab_join_run "$out" join-eap push.lab:3000
+}
+
+# lab_join_ap_idle RESULTS_DIR: the AP the station is on (the Enterprise one) drops a silent
+# station: ap_max_inactivity=LAB_JOIN_AP_IDLE and skip_inactivity_poll=1 (by default hostapd
+# polls an idle station with a null frame, which hwsim's station acknowledges, and keeps it).
+# IPv6 is off in the station's namespace: its router solicitations and MLD reports would break
+# the silence. First a rung of 20 s with wpa_supplicant's keep-alives (an empty frame to the AP
+# at its BSS Max Idle Period): kept alive. Then without them (no_keep_alive), rungs of 5, 10 and
+# 20 s: kept, kept, dropped.
+LAB_JOIN_AP_IDLE=15
+lab_join_ap_idle() {
+  local out=$1
+  sed -e "s/^ap_max_inactivity=.*/ap_max_inactivity=$LAB_JOIN_AP_IDLE/" "$conf/hostapd-eap.conf" > "$conf/hostapd-eap-idle.conf"
+  echo skip_inactivity_poll=1 >> "$conf/hostapd-eap-idle.conf"
+  echo "$LAB_JOIN_AP_IDLE" > "$out/join-ap-idle-limit.txt"
+  ip netns exec "$LAB_JOIN_NS" cat /sys/class/net/wlan2/address > "$out/join-ap-idle-station.txt"
+  ip netns exec "$LAB_JOIN_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.wlan2.disable_ipv6=1
+  lab_ap_start 1 "$conf/hostapd-eap-idle.conf" "$out/join-ap-idle-hostapd.log" || return 1
+  lab_wait_connected 60 02:00:00:00:01:00 || return 1
+  for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 0.2; done
+  lab_join_run "$out" join-ap-keepalive push.lab:3000 --find-ap-idle --ladder 20s
+  wpa_cli -i wlan2 set no_keep_alive 1 > "$out/join-ap-idle-no-keep-alive.txt"
+  lab_join_run "$out" join-ap-idle push.lab:3000 --find-ap-idle --ladder 5s,10s,20s --idle-timeout 5m --record "$out/join-ap-idle-rec"
+  wpa_cli -i wlan2 set no_keep_alive 0 > /dev/null
 }
