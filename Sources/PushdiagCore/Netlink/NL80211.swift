@@ -180,20 +180,10 @@ public enum NL80211 {
         public struct Limit: Equatable, Sendable {
             public var max: UInt32
             public var types: Set<UInt32>
-            public init(max: UInt32, types: Set<UInt32>) {
-                self.max = max
-                self.types = types
-            }
         }
         public var limits: [Limit] = []
         public var maxInterfaces: UInt32 = 0
         public var channels: UInt32 = 0
-
-        public init(limits: [Limit] = [], maxInterfaces: UInt32 = 0, channels: UInt32 = 0) {
-            self.limits = limits
-            self.maxInterfaces = maxInterfaces
-            self.channels = channels
-        }
 
         /// Whether interfaces of these types (one each) fit: each placed in a limit that lists
         /// its type and still has room, within the total.

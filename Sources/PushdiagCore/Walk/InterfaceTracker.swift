@@ -20,12 +20,6 @@ public struct WalkInterfaceChange: Codable, Sendable, Equatable {
     /// The address, as `ip addr` writes it ("10.40.0.2/24"), for address changes.
     public var address: String?
 
-    public init(timeNs: Int64, change: Kind, address: String? = nil) {
-        self.timeNs = timeNs
-        self.change = change
-        self.address = address
-    }
-
     public var isAddress: Bool { change == .addressAdded || change == .addressRemoved }
 }
 
