@@ -3,14 +3,13 @@
 /// or the interface itself gone.
 public struct WalkInterfaceChange: Codable, Sendable, Equatable {
     /// What changed; the raw value is the reports' spelling.
-    public enum Kind: String, Codable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Codable, Sendable, RawValueDescribed {
         case carrierDown = "carrier_down"
         case carrierUp = "carrier_up"
         case addressAdded = "address_added"
         case addressRemoved = "address_removed"
         case interfaceRemoved = "interface_removed"
 
-        public var description: String { rawValue }
         /// "address added": the raw value in words, for text and HTML.
         public var words: String { String(rawValue.map { $0 == "_" ? " " : $0 }) }
     }
