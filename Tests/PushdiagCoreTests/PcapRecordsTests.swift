@@ -1,5 +1,6 @@
-import PushdiagCore
 import Testing
+
+@testable import PushdiagCore
 
 struct PcapRecordsTests {
     static func fileHeader(magic: UInt32, major: UInt16 = 2, minor: UInt16 = 4) -> [UInt8] {

@@ -1,5 +1,6 @@
-import PushdiagCore
 import Testing
+
+@testable import PushdiagCore
 
 @Suite struct ProbeAllowListTests {
     func rule(_ text: String) throws -> ProbeAllowRule { try ProbeAllowRule(text) }

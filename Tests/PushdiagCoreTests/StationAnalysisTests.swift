@@ -1,7 +1,8 @@
 import FixtureKit
 import Foundation
-import PushdiagCore
 import Testing
+
+@testable import PushdiagCore
 
 /// The per-station analysis (issue #30) on the fixtures' records, and its parsers on good,
 /// truncated and hostile bytes.

@@ -1,6 +1,7 @@
-import PushdiagCore
 import PushdiagRender
 import Testing
+
+@testable import PushdiagCore
 
 /// Every check of a survey names one Prometheus series and one Nagios label, so no two may share
 /// a name, whatever the parts measured.

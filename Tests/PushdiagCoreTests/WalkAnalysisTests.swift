@@ -1,5 +1,6 @@
-import PushdiagCore
 import Testing
+
+@testable import PushdiagCore
 
 /// The walk's decisions on synthetic timelines (the lab checks the same against a real radio).
 struct WalkAnalysisTests {

@@ -1,5 +1,6 @@
-import PushdiagCore
 import Testing
+
+@testable import PushdiagCore
 
 @Suite struct WebConfigTests {
     static let hash = "$2y$10$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"

@@ -81,14 +81,12 @@ public struct ChannelReport: Codable, Sendable, Equatable {
 }
 
 /// How a station reached its new BSS in a capture.
-public enum CaptureRoamKind: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+public enum CaptureRoamKind: String, Codable, Sendable, CaseIterable, RawValueDescribed {
     case reassociation
     case fastTransition = "fast_transition"
     /// A new association after the station was deauthenticated or disassociated.
     case associationAfterDeauthentication = "association_after_deauthentication"
     case associationAfterDisassociation = "association_after_disassociation"
-
-    public var description: String { rawValue }
 }
 
 public struct RoamingEventReport: Codable, Sendable, Equatable {

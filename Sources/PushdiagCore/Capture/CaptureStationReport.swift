@@ -45,17 +45,10 @@ public enum FrameSender: String, Codable, Sendable {
 public struct SilenceEdge: Codable, Sendable, Equatable {
     public var kind: SilenceEdgeKind
     /// Who sent the deauthentication or disassociation.
-    @Nullable public var by: FrameSender?
-    @Nullable public var reasonCode: Int?
+    @Nullable public var by: FrameSender? = nil
+    @Nullable public var reasonCode: Int? = nil
     /// The BSS it dozed in, left, or came back on.
-    @Nullable public var bssid: MACAddress?
-
-    public init(kind: SilenceEdgeKind, by: FrameSender? = nil, reasonCode: Int? = nil, bssid: MACAddress? = nil) {
-        self.kind = kind
-        self.by = by
-        self.reasonCode = reasonCode
-        self.bssid = bssid
-    }
+    @Nullable public var bssid: MACAddress? = nil
 }
 
 public struct SilenceReport: Codable, Sendable, Equatable {

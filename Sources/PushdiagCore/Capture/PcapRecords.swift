@@ -20,11 +20,6 @@ public struct PcapRecords: Sendable, Equatable {
     public static let fileHeaderLength = 24
     public static let recordHeaderLength = 16
 
-    public init(snapshotLength: Int, fractionScale: Int64) {
-        self.snapshotLength = snapshotLength
-        self.fractionScale = fractionScale
-    }
-
     /// The layout of a file whose first bytes are `header`, when its records can be walked here:
     /// a little-endian classic pcap file of version 2.4 (magic a1b2c3d4 for microseconds,
     /// a1b23c4d for nanoseconds). `snapshotLength` is libpcap's (`pcap_snapshot`), which replaces
@@ -48,12 +43,6 @@ public struct PcapRecords: Sendable, Equatable {
         /// A record follows that libpcap must read: unusual, or not whole although `bytes` was
         /// long enough to hold it (so only the end of the file can have cut it).
         public var stoppedAtUnusual: Bool
-
-        public init(length: Int, records: Int, stoppedAtUnusual: Bool) {
-            self.length = length
-            self.records = records
-            self.stoppedAtUnusual = stoppedAtUnusual
-        }
     }
 
     /// Walks the record headers at the start of `bytes`. A record that does not fit in `bytes`

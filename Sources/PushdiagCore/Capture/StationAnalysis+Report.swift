@@ -7,21 +7,10 @@ extension StationAnalysis {
     }
 
     func steeringReport(_ s: Steering) -> SteeringReport {
-        var r = SteeringReport()
-        r.btmQueries = s.btmQueries
-        r.btmRequests = s.btmRequests
-        r.btmDisassociationImminent = s.btmDisassociationImminent
-        r.btmCandidates = s.btmCandidates
-        r.btmResponses = s.btmResponses
+        var r = s.counts
         r.btmResponsesByStatus = Self.keyed(s.btmResponsesByStatus)
         r.deauthByReason = Self.keyed(s.deauthByReason)
         r.disassocByReason = Self.keyed(s.disassocByReason)
-        r.deauthFromAp = s.deauthFromAP
-        r.deauthFromStations = s.deauthFromStations
-        r.disassocFromAp = s.disassocFromAP
-        r.disassocFromStations = s.disassocFromStations
-        r.saQueryRequests = s.saQueryRequests
-        r.saQueryResponses = s.saQueryResponses
         return r
     }
 

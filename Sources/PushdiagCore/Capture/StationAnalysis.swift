@@ -54,38 +54,30 @@ public struct StationAnalysis {
         var answeredAt: Int64?
     }
 
-    /// Steering and ejection counts, per AP and per station.
+    /// Steering and ejection counts, per AP and per station: the report's counters themselves
+    /// (`counts`; its tables by reason and status stay empty here), and those tables keyed by
+    /// number until `steeringReport` writes them.
     struct Steering {
-        var btmQueries = 0
-        var btmRequests = 0
-        var btmDisassociationImminent = 0
-        var btmCandidates = 0
-        var btmResponses = 0
+        var counts = SteeringReport()
         var btmResponsesByStatus: [UInt8: Int] = [:]
         var deauthByReason: [UInt16: Int] = [:]
         var disassocByReason: [UInt16: Int] = [:]
-        var deauthFromAP = 0
-        var deauthFromStations = 0
-        var disassocFromAP = 0
-        var disassocFromStations = 0
-        var saQueryRequests = 0
-        var saQueryResponses = 0
 
         mutating func merge(_ o: Steering) {
-            btmQueries += o.btmQueries
-            btmRequests += o.btmRequests
-            btmDisassociationImminent += o.btmDisassociationImminent
-            btmCandidates += o.btmCandidates
-            btmResponses += o.btmResponses
+            counts.btmQueries += o.counts.btmQueries
+            counts.btmRequests += o.counts.btmRequests
+            counts.btmDisassociationImminent += o.counts.btmDisassociationImminent
+            counts.btmCandidates += o.counts.btmCandidates
+            counts.btmResponses += o.counts.btmResponses
+            counts.deauthFromAp += o.counts.deauthFromAp
+            counts.deauthFromStations += o.counts.deauthFromStations
+            counts.disassocFromAp += o.counts.disassocFromAp
+            counts.disassocFromStations += o.counts.disassocFromStations
+            counts.saQueryRequests += o.counts.saQueryRequests
+            counts.saQueryResponses += o.counts.saQueryResponses
             btmResponsesByStatus.merge(o.btmResponsesByStatus, uniquingKeysWith: +)
             deauthByReason.merge(o.deauthByReason, uniquingKeysWith: +)
             disassocByReason.merge(o.disassocByReason, uniquingKeysWith: +)
-            deauthFromAP += o.deauthFromAP
-            deauthFromStations += o.deauthFromStations
-            disassocFromAP += o.disassocFromAP
-            disassocFromStations += o.disassocFromStations
-            saQueryRequests += o.saQueryRequests
-            saQueryResponses += o.saQueryResponses
         }
     }
 
@@ -355,10 +347,10 @@ public struct StationAnalysis {
             func count(_ s: inout Steering) {
                 if disassociation {
                     s.disassocByReason[reason, default: 0] += 1
-                    if byAP { s.disassocFromAP += 1 } else { s.disassocFromStations += 1 }
+                    if byAP { s.counts.disassocFromAp += 1 } else { s.counts.disassocFromStations += 1 }
                 } else {
                     s.deauthByReason[reason, default: 0] += 1
-                    if byAP { s.deauthFromAP += 1 } else { s.deauthFromStations += 1 }
+                    if byAP { s.counts.deauthFromAp += 1 } else { s.counts.deauthFromStations += 1 }
                 }
             }
             if !ap.isGroup, let bi = bsses.slot(ap, make: { BSS() }) { apSteering(bi, at: t, count) }
@@ -374,16 +366,16 @@ public struct StationAnalysis {
             let action = body[1]
             var s = Steering()
             switch (category, action) {
-            case (10, 6): s.btmQueries = 1
+            case (10, 6): s.counts.btmQueries = 1
             case (10, 7):
-                s.btmRequests = 1
-                if let mode = body.u8(at: 3), mode & 0x04 != 0 { s.btmDisassociationImminent = 1 }
-                s.btmCandidates = BTMRequest.parse(body)?.candidates ?? 0
+                s.counts.btmRequests = 1
+                if let mode = body.u8(at: 3), mode & 0x04 != 0 { s.counts.btmDisassociationImminent = 1 }
+                s.counts.btmCandidates = BTMRequest.parse(body)?.candidates ?? 0
             case (10, 8):
-                s.btmResponses = 1
+                s.counts.btmResponses = 1
                 if let status = body.u8(at: 3) { s.btmResponsesByStatus[status] = 1 }
-            case (8, 0): s.saQueryRequests = 1
-            case (8, 1): s.saQueryResponses = 1
+            case (8, 0): s.counts.saQueryRequests = 1
+            case (8, 1): s.counts.saQueryResponses = 1
             case (6, 1):
                 // FT Request over the DS: station address 6, target AP address 6.
                 guard !byAP, let i = station(sta), let target = body.mac(at: 8) else { return }

@@ -16,11 +16,6 @@ public struct ProbeAllowList: Sendable, Equatable {
     public var servers: [Endpoint]
     public var rules: [ProbeAllowRule]
 
-    public init(servers: [Endpoint], rules: [ProbeAllowRule]) {
-        self.servers = servers
-        self.rules = rules
-    }
-
     public enum Verdict: Sendable, Equatable {
         /// Allowed: connect to `address`, or resolve the name as any probe does when nil.
         case allowed(address: IPAddress?)

@@ -38,12 +38,6 @@ public struct WebConfig: Sendable, Equatable {
         public var path: String
         public var line: Int
         public var key: String
-
-        public init(path: String, line: Int, key: String) {
-            self.path = path
-            self.line = line
-            self.key = key
-        }
     }
 
     public struct TLS: Sendable, Equatable {
@@ -58,23 +52,11 @@ public struct WebConfig: Sendable, Equatable {
         /// bcrypt, `$2a$`, `$2b$` or `$2y$`, cost and 53 characters of salt and hash.
         public var hash: String
         public var line: Int
-
-        public init(name: String, hash: String, line: Int) {
-            self.name = name
-            self.hash = hash
-            self.line = line
-        }
     }
 
     public var file: String
     public var tls: TLS?
-    public var users: [User]
-
-    public init(file: String, tls: TLS? = nil, users: [User] = []) {
-        self.file = file
-        self.tls = tls
-        self.users = users
-    }
+    public var users: [User] = []
 
     /// Neither TLS nor users: every endpoint is open, as without the flag.
     public var isOpen: Bool { tls == nil && users.isEmpty }

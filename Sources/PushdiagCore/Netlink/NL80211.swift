@@ -180,20 +180,10 @@ public enum NL80211 {
         public struct Limit: Equatable, Sendable {
             public var max: UInt32
             public var types: Set<UInt32>
-            public init(max: UInt32, types: Set<UInt32>) {
-                self.max = max
-                self.types = types
-            }
         }
         public var limits: [Limit] = []
         public var maxInterfaces: UInt32 = 0
         public var channels: UInt32 = 0
-
-        public init(limits: [Limit] = [], maxInterfaces: UInt32 = 0, channels: UInt32 = 0) {
-            self.limits = limits
-            self.maxInterfaces = maxInterfaces
-            self.channels = channels
-        }
 
         /// Whether interfaces of these types (one each) fit: each placed in a limit that lists
         /// its type and still has room, within the total.
@@ -342,9 +332,8 @@ public enum NL80211 {
         case .newStation:
             var st: Station?
             var info: UnsafeRawBufferPointer?
-            Netlink.forEachAttribute(attrs) { t, v in
+            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
                 switch t {
-                case Attr.ifindex: ifindex = v.nlU32
                 case Attr.mac: if let mac = v.nlMAC { st = Station(mac: mac) }
                 case Attr.staInfo: info = v
                 default: break
@@ -364,9 +353,8 @@ public enum NL80211 {
             var status: UInt16?
             var timedOut = false
             var ft: Bool?
-            Netlink.forEachAttribute(attrs) { t, v in
+            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
                 switch t {
-                case Attr.ifindex: ifindex = v.nlU32
                 case Attr.mac: bssid = v.nlMAC
                 case Attr.statusCode: status = v.nlU16
                 case Attr.timedOut: timedOut = true
@@ -408,9 +396,8 @@ public enum NL80211 {
         case .controlPortFrameTxStatus:
             var frame: [UInt8] = []
             var acked = false
-            Netlink.forEachAttribute(attrs) { t, v in
+            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
                 switch t {
-                case Attr.ifindex: ifindex = v.nlU32
                 case Attr.frame: frame = v.nlBytes
                 case Attr.ack: acked = true
                 default: break
@@ -420,9 +407,8 @@ public enum NL80211 {
         case .disconnect:
             var reason: UInt16?
             var byAP = false
-            Netlink.forEachAttribute(attrs) { t, v in
+            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
                 switch t {
-                case Attr.ifindex: ifindex = v.nlU32
                 case Attr.reasonCode: reason = v.nlU16
                 case Attr.disconnectedByAP: byAP = true
                 default: break
@@ -430,7 +416,7 @@ public enum NL80211 {
             }
             return .disconnect(ifindex: ifindex, reason: reason, byAP: byAP)
         default:
-            Netlink.forEachAttribute(attrs) { t, v in if t == Attr.ifindex { ifindex = v.nlU32 } }
+            forEachAttribute(attrs, ifindex: &ifindex) { _, _ in }
             return .other(command: cmd, ifindex: ifindex)
         }
     }
@@ -439,9 +425,14 @@ public enum NL80211 {
     /// Reads a command that carries one attribute of substance (a survey entry, a BSS, a frame):
     /// the interface, and each attribute of type `type` handed to `body` in its turn.
     static func forEach(_ type: UInt16, in attrs: UnsafeRawBufferPointer, ifindex: inout UInt32?, _ body: (UnsafeRawBufferPointer) -> Void) {
+        forEachAttribute(attrs, ifindex: &ifindex) { t, v in if t == type { body(v) } }
+    }
+
+    /// Reads a command's attributes: the interface (`NL80211_ATTR_IFINDEX`) into `ifindex`, every
+    /// other attribute handed to `body` with its type. The one place an event's interface is read.
+    static func forEachAttribute(_ attrs: UnsafeRawBufferPointer, ifindex: inout UInt32?, _ body: (UInt16, UnsafeRawBufferPointer) -> Void) {
         Netlink.forEachAttribute(attrs) { t, v in
-            if t == Attr.ifindex { ifindex = v.nlU32 }
-            if t == type { body(v) }
+            if t == Attr.ifindex { ifindex = v.nlU32 } else { body(t, v) }
         }
     }
 

@@ -168,7 +168,7 @@ public enum RTNetlink {
 }
 
 /// A neighbour entry's state (`NUD_*`), named as `ip neigh` names it; `none` for no state bit.
-public enum NeighbourState: String, Codable, Sendable, CustomStringConvertible {
+public enum NeighbourState: String, Codable, Sendable, RawValueDescribed {
     case permanent, noarp, reachable, stale, delay, probe, failed, incomplete
     case noEntry = "none"
 
@@ -180,8 +180,6 @@ public enum NeighbourState: String, Codable, Sendable, CustomStringConvertible {
         ]
         self = bits.first { s & $0.0 != 0 }?.1 ?? .noEntry
     }
-
-    public var description: String { rawValue }
 }
 
 extension NetlinkMessageBuilder {

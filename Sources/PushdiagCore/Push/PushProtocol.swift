@@ -112,7 +112,7 @@ extension PushServer {
 
 /// The push protocols pushdiag speaks: the one list (`allCases`) that options, config, /probe,
 /// help and completions read. A value holds its `PushProtocol`; its raw value is the name.
-public struct HeartbeatProtocol: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+public struct HeartbeatProtocol: Hashable, Sendable, CaseIterable, RawValueDescribed {
     public let definition: any PushProtocol
 
     public init(_ definition: any PushProtocol) { self.definition = definition }
@@ -132,7 +132,6 @@ public struct HeartbeatProtocol: RawRepresentable, Hashable, Sendable, CaseItera
     }
 
     public var rawValue: String { definition.name }
-    public var description: String { rawValue }
     public var modes: PushModes { definition.modes }
     public func defaultPort(tls: Bool) -> UInt16? { definition.defaultPort(tls: tls) }
 

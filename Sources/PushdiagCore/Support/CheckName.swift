@@ -1,7 +1,7 @@
 /// What a finding or a survey row is about: the `check` of every report's JSON, a Nagios label's
 /// first word and the `check` label of `pushdiag_check_status`. The raw value is the spelling the
 /// reports have always written; a new check is a new case here.
-public enum CheckName: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+public enum CheckName: String, Codable, Sendable, CaseIterable, RawValueDescribed {
     // Wi-Fi: survey, wifi, capture, doctor.
     case channelUtilization = "channel_utilization"
     case frameRetries = "frame_retries"
@@ -51,7 +51,4 @@ public enum CheckName: String, Codable, Sendable, CaseIterable, CustomStringConv
     case stormGaveUp = "storm_gave_up"
     case stormInterrupted = "storm_interrupted"
     case stormLocalLimits = "storm_local_limits"
-
-    /// The raw value: text reads a check as the JSON writes it.
-    public var description: String { rawValue }
 }

@@ -13,15 +13,4 @@ public struct Finding: Codable, Sendable, Equatable {
     /// Where the value comes from: `retry_bit`, `bss_load` (advertised by the AP) or `airtime_estimate`.
     public var source: String
     public var message: String
-
-    public init(check: CheckName, severity: Severity, subject: String, value: Double, threshold: Double, unit: String, source: String, message: String) {
-        self.check = check
-        self.severity = severity
-        self.subject = subject
-        self.value = value
-        self.threshold = threshold
-        self.unit = unit
-        self.source = source
-        self.message = message
-    }
 }

@@ -31,30 +31,16 @@ public struct SurveyCheck: Codable, Sendable, Equatable {
     public var status: CheckStatus
     /// Interface, channel, BSS or server.
     public var subject: String
-    @Nullable public var value: Double?
-    @Nullable public var unit: ValueUnit?
+    @Nullable public var value: Double? = nil
+    @Nullable public var unit: ValueUnit? = nil
     /// The warning and critical ranges the value was graded against; the JSON writes them
     /// "32 / 40" (Monitoring Plugins syntax).
-    @Nullable public var threshold: SurveyLimits?
+    @Nullable public var threshold: SurveyLimits? = nil
     /// What to do, or why the check could not run.
     public var hint: String
     /// Where the value comes from (survey, radio_survey, bss_load, station_retries, tx_failed,
     /// retry_bit, …), when a check has more than one possible source.
-    @Nullable public var source: String?
-
-    public init(
-        check: CheckName, status: CheckStatus, subject: String, value: Double? = nil, unit: ValueUnit? = nil, threshold: SurveyLimits? = nil, hint: String,
-        source: String? = nil
-    ) {
-        self.check = check
-        self.status = status
-        self.subject = subject
-        self.value = value
-        self.unit = unit
-        self.threshold = threshold
-        self.hint = hint
-        self.source = source
-    }
+    @Nullable public var source: String? = nil
 }
 
 /// A survey's limits: every survey row of `ThresholdRow`, its default ranges until flags or the

@@ -30,17 +30,6 @@ public struct SurveyServer: Sendable, Equatable {
     /// With `register`: the path's idle timeout, seconds (`idle_timeout`).
     public var idleTimeoutS: Double?
 
-    public init(
-        endpoint: Endpoint, proto: HeartbeatProtocol, tls: TLSOptions? = nil, path: String? = nil, register: String? = nil, idleTimeoutS: Double? = nil
-    ) {
-        self.endpoint = endpoint
-        self.proto = proto
-        self.tls = tls
-        self.path = path
-        self.register = register
-        self.idleTimeoutS = idleTimeoutS
-    }
-
     /// The session a device would hold to this server: its protocol, TLS, path and
     /// registration, with the defaults of `HeartbeatOptions` for the rest.
     public var heartbeatOptions: HeartbeatOptions {

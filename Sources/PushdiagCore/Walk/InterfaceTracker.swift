@@ -3,14 +3,13 @@
 /// or the interface itself gone.
 public struct WalkInterfaceChange: Codable, Sendable, Equatable {
     /// What changed; the raw value is the reports' spelling.
-    public enum Kind: String, Codable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Codable, Sendable, RawValueDescribed {
         case carrierDown = "carrier_down"
         case carrierUp = "carrier_up"
         case addressAdded = "address_added"
         case addressRemoved = "address_removed"
         case interfaceRemoved = "interface_removed"
 
-        public var description: String { rawValue }
         /// "address added": the raw value in words, for text and HTML.
         public var words: String { String(rawValue.map { $0 == "_" ? " " : $0 }) }
     }
@@ -19,12 +18,6 @@ public struct WalkInterfaceChange: Codable, Sendable, Equatable {
     public var change: Kind
     /// The address, as `ip addr` writes it ("10.40.0.2/24"), for address changes.
     public var address: String?
-
-    public init(timeNs: Int64, change: Kind, address: String? = nil) {
-        self.timeNs = timeNs
-        self.change = change
-        self.address = address
-    }
 
     public var isAddress: Bool { change == .addressAdded || change == .addressRemoved }
 }

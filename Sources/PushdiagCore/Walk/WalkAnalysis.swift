@@ -176,10 +176,8 @@ public struct WalkThresholds: Sendable, Equatable {
 }
 
 /// What became of the held push connection across a move.
-public enum MoveConnection: String, Codable, Sendable, CustomStringConvertible {
+public enum MoveConnection: String, Codable, Sendable, RawValueDescribed {
     case kept, reconnected, lost
-
-    public var description: String { rawValue }
 }
 
 public struct WalkRoamReport: Codable, Sendable, Equatable {

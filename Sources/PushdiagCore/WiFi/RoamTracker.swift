@@ -97,24 +97,13 @@ public struct FastTransitionFailure: Codable, Sendable, Equatable {
     public var stage: Stage
     /// The AP the fast transition went to: the one that refused it, or whose keys never held
     /// (the move's `bssid` is where the station joined afterwards, which may be another).
-    @Nullable public var targetBssid: MACAddress?
-    @Nullable public var statusCode: Int?
-    @Nullable public var reasonCode: Int?
-    @Nullable public var byAp: Bool?
+    @Nullable public var targetBssid: MACAddress? = nil
+    @Nullable public var statusCode: Int? = nil
+    @Nullable public var reasonCode: Int? = nil
+    @Nullable public var byAp: Bool? = nil
     /// The authentication of the fresh association that followed; null when the kernel did not
     /// report one.
-    @Nullable public var fallback: Fallback?
-
-    public init(
-        stage: Stage, targetBssid: MACAddress? = nil, statusCode: Int? = nil, reasonCode: Int? = nil, byAp: Bool? = nil, fallback: Fallback? = nil
-    ) {
-        self.stage = stage
-        self.targetBssid = targetBssid
-        self.statusCode = statusCode
-        self.reasonCode = reasonCode
-        self.byAp = byAp
-        self.fallback = fallback
-    }
+    @Nullable public var fallback: Fallback? = nil
 }
 
 public struct WatchSummary: Codable, Sendable, Equatable {
