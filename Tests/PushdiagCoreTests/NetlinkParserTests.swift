@@ -98,6 +98,34 @@ struct NetlinkParserTests {
         #expect(station?.txPackets == nil && station?.txRetries == 3 && station?.mac == MACAddress("02:00:00:00:01:00"))
     }
 
+    /// NL80211_CMD_CONTROL_PORT_FRAME_TX_STATUS from a hostile or broken source: no frame, a frame
+    /// too short for an Ethernet header, a frame of another ethertype, an ACK flag with a payload,
+    /// another interface. Each decodes (or not) without a crash, and only a whole EAPOL frame on
+    /// the interface becomes a join event.
+    @Test func controlPortTxStatusFromHostileInput() {
+        let ifindex = le32(4)
+        let eth = [UInt8](repeating: 0xFF, count: 6) + [2, 0, 0, 0, 2, 0]
+        let eapolStart = eth + [0x88, 0x8E] + [2, 1, 0, 0]
+        func event(_ attrs: [(UInt16, [UInt8])]) -> JoinEvent.Kind? {
+            let m = message(type: 0x22, cmd: 139, attrs)
+            var out: JoinEvent.Kind?
+            m.withUnsafeBytes { b in
+                try? Netlink.forEachMessage(b) { msg in
+                    if let e = NL80211.decode(msg) { out = JoinEvent.Kind.nl80211(e, ifindex: 4) }
+                }
+            }
+            return out
+        }
+        #expect(event([(3, ifindex), (51, eapolStart), (92, [])]) == .eapolSent(.start, acked: true))
+        #expect(event([(3, ifindex), (51, eapolStart)]) == .eapolSent(.start, acked: false))
+        #expect(event([(3, ifindex), (92, [])]) == nil)  // no frame
+        #expect(event([(3, ifindex), (51, Array(eapolStart.prefix(13))), (92, [])]) == nil)  // no whole Ethernet header
+        #expect(event([(3, ifindex), (51, eth + [0x08, 0x00] + [0x45]), (92, [])]) == nil)  // not EAPOL
+        #expect(event([(3, ifindex), (51, eth + [0x88, 0x8E]), (92, [1, 2, 3, 4])]) == nil)  // EAPOL without a header
+        #expect(event([(3, le32(5)), (51, eapolStart), (92, [])]) == nil)  // another interface
+        #expect(event([(3, [4]), (51, eapolStart), (92, [])]) == nil)  // an ifindex of the wrong size is none
+    }
+
     @Test func malformedMessagesStopWithAnError() {
         var m = message(type: 0x22, cmd: 5, [(3, le32(1))])
         m[0] = 200  // claims more bytes than there are

@@ -18,6 +18,9 @@ struct RawValueDescribedTests {
         try spelledAsJSON([NeighbourState.reachable, .failed, .noEntry])
         try spelledAsJSON([MoveConnection.kept, .reconnected, .lost])
         try spelledAsJSON([WalkInterfaceChange.Kind.carrierDown, .addressAdded, .interfaceRemoved])
+        try spelledAsJSON(JoinStep.allCases)
+        try spelledAsJSON(JoinStepStatus.allCases)
+        try spelledAsJSON(JoinGroup.allCases)
         #expect(CheckName.stormGaveUp.description == "storm_gave_up")
         #expect(NeighbourState.noEntry.description == "none")
     }

@@ -1,6 +1,6 @@
 /// One step of a rejoin, from the association's end to the push connection's first answered
 /// heartbeat, in the order a device goes through them. The raw value is the JSON's `name`.
-public enum JoinStep: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+public enum JoinStep: String, Codable, Sendable, CaseIterable, RawValueDescribed {
     /// nl80211 `TRIGGER_SCAN` to `NEW_SCAN_RESULTS` (or `SCAN_ABORTED`).
     case scan
     /// The scan's end to `NL80211_CMD_AUTHENTICATE` (the AP's answer, mac80211 drivers).
@@ -29,8 +29,6 @@ public enum JoinStep: String, Codable, Sendable, CaseIterable, CustomStringConve
     /// The first heartbeat answered: push-ready.
     case firstHeartbeat = "first_heartbeat"
 
-    public var description: String { rawValue }
-
     /// A step of pushdiag's own push session (DNS to the first heartbeat), which it makes again
     /// when the DHCP client began after it (`JoinEvent.Kind.pushAgain`).
     public var isPushSession: Bool { group == .name || group == .push }
@@ -48,7 +46,7 @@ public enum JoinStep: String, Codable, Sendable, CaseIterable, CustomStringConve
 }
 
 /// What became of a step in one cycle. The raw value is the JSON's `status`.
-public enum JoinStepStatus: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+public enum JoinStepStatus: String, Codable, Sendable, CaseIterable, RawValueDescribed {
     /// Seen from start to end: its duration is measured.
     case ok
     /// The manager did without it (a kept lease, scan results reused).
@@ -61,15 +59,11 @@ public enum JoinStepStatus: String, Codable, Sendable, CaseIterable, CustomStrin
     case failed
     /// The cycle ended before it (an earlier step failed, or the cycle's time ran out).
     case notReached = "not_reached"
-
-    public var description: String { rawValue }
 }
 
 /// The groups the steps are graded in, each with its threshold row.
-public enum JoinGroup: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+public enum JoinGroup: String, Codable, Sendable, CaseIterable, RawValueDescribed {
     case link, keys, address, name, push
-
-    public var description: String { rawValue }
 
     public var steps: [JoinStep] { JoinStep.allCases.filter { $0.group == self } }
 
