@@ -26,7 +26,9 @@ import Testing
         #expect(r.outcome == .kept && r.silentS == 10 && r.stationFrames == 0 && r.reason == nil)
         // Without an answer and without a disconnection nothing is known.
         let u = try #require(
-            APIdle.rung([Self.at(0, .silenceStart(idleS: 10)), Self.at(10, .silenceEnd), Self.at(15, .stepFailed(.tcpConnect, "timed out"))]))
+            APIdle.rung([
+                Self.at(0, .silenceStart(idleS: 10)), Self.at(10, .silenceEnd), Self.at(15, .stepFailed(.tcpConnect, "timed out")), Self.at(15, .rungEnd),
+            ]))
         #expect(u.outcome == .unverified && u.detail.contains("tcp_connect failed: timed out"))
     }
 
@@ -34,7 +36,7 @@ import Testing
         let r = try #require(
             APIdle.rung([
                 Self.at(0, .silenceStart(idleS: 10)), Self.at(4, Self.arp), Self.at(6, .eapolSent(.start, acked: true)), Self.at(10, .silenceEnd),
-                Self.at(10.1, .push(.heartbeatAnswered)),
+                Self.at(10.1, .push(.heartbeatAnswered)), Self.at(10.2, .rungEnd),
             ]))
         // Gaps 4, 2 and 4 s: the longest silence is 4 s, short of the rung.
         #expect(r.outcome == .notSilent && r.silentS == 4 && r.stationFrames == 2)
@@ -44,6 +46,7 @@ import Testing
         let r = try #require(
             APIdle.rung([
                 Self.at(0, .silenceStart(idleS: 20)), Self.at(7.9, .keepAliveSent), Self.at(20, .silenceEnd), Self.at(20.1, .push(.heartbeatAnswered)),
+                Self.at(20.2, .rungEnd),
             ]))
         #expect(r.outcome == .keptAlive && r.silentS == 12.1 && r.keepAlives == 1 && r.stationFrames == 1, "\(r)")
         let report = APIdleReport.conclude(rungs: [r], bssMaxIdleS: 14.336, pathIdleTimeoutS: nil)
@@ -52,9 +55,34 @@ import Testing
         let mixed = try #require(
             APIdle.rung([
                 Self.at(0, .silenceStart(idleS: 20)), Self.at(7.9, .keepAliveSent), Self.at(9, Self.arp), Self.at(20, .silenceEnd),
-                Self.at(20.1, .push(.heartbeatAnswered)),
+                Self.at(20.1, .push(.heartbeatAnswered)), Self.at(20.2, .rungEnd),
             ]))
         #expect(mixed.outcome == .notSilent && mixed.stationFrames == 2 && mixed.keepAlives == 1 && mixed.detail.contains("(1 keep-alive)"))
+    }
+
+    @Test func theSilenceBeginsWithTheStationsLastFrameBeforeTheRung() throws {
+        let events = [
+            Self.at(-1.5, Self.arp), Self.at(0, .silenceStart(idleS: 30)), Self.at(16, .disconnected(reason: 4, byAP: true)), Self.at(17, .rungEnd),
+        ]
+        #expect(APIdle.rungs(events).first?.silentS == 17.5)
+        // A disconnection after the push was answered is not the silence's; a stop during the
+        // push leaves the rung without its end: interrupted.
+        let late = APIdle.rungs([
+            Self.at(0, .silenceStart(idleS: 10)), Self.at(10, .silenceEnd), Self.at(10.2, .push(.heartbeatAnswered)),
+            Self.at(10.5, .disconnected(reason: 3, byAP: true)), Self.at(11, .rungEnd),
+        ])
+        #expect(late.map(\.outcome) == [.kept])
+        let stopped = APIdle.rungs([Self.at(0, .silenceStart(idleS: 10)), Self.at(10, .silenceEnd), Self.at(10.2, .stepFailed(.dns, "stopped"))])
+        #expect(stopped.map(\.outcome) == [.interrupted])
+        // Reason 7 during the silence: the AP refused a frame no packet socket saw (a connection
+        // probe); its limit is at most that silence.
+        let refused = APIdle.rungs([Self.at(0, .silenceStart(idleS: 60)), Self.at(30.1, .disconnected(reason: 7, byAP: true)), Self.at(31, .rungEnd)])
+        #expect(refused.first?.outcome == .dropped && refused.first?.detail.contains("at most") == true)
+        // A kept rung beyond the 30 s after which a mac80211 station probes its AP says so.
+        let long = APIdle.rungs([
+            Self.at(0, .silenceStart(idleS: 60)), Self.at(60, .silenceEnd), Self.at(60.1, .push(.heartbeatAnswered)), Self.at(61, .rungEnd),
+        ])
+        #expect(long.first?.outcome == .kept && long.first?.detail.contains("probes its AP after 30s") == true, "\(long)")
     }
 
     @Test func anAPThatForgotSilentlyRefusesTheFirstFrameAfter() throws {
@@ -89,8 +117,9 @@ import Testing
         let dropped = APIdle.Rung(idleS: 60, outcome: .dropped, silentS: 41.2, reason: 4, stationFrames: 0, detail: "")
         let r = APIdleReport.conclude(rungs: [kept, dropped], bssMaxIdleS: 39.936, pathIdleTimeoutS: 300)
         #expect(r.keptS == 30 && r.droppedAfterS == 41.2 && r.droppedReason == 4)
-        #expect(r.limits.map(\.source) == [.bssMaxIdle, .apDropped, .pathIdleTimeout] && r.safeIntervalS == 39.936)
-        #expect(r.findings.map(\.severity) == [.ok] && r.findings[0].message.contains("39.9"))
+        // What the AP kept is safe; its drop (its check period in it) is not a limit when a rung was kept.
+        #expect(r.limits.map(\.source) == [.apKept, .bssMaxIdle, .pathIdleTimeout] && r.safeIntervalS == 30)
+        #expect(r.findings.map(\.severity) == [.ok] && r.findings[0].message.contains("having kept 30s"), "\(r.findings)")
         // An AP that drops sooner than it advertises is a warning.
         let early = APIdleReport.conclude(rungs: [dropped], bssMaxIdleS: 60, pathIdleTimeoutS: nil)
         #expect(early.safeIntervalS == 41.2 && early.findings.map(\.severity) == [.warning] && early.findings[0].threshold == 60)

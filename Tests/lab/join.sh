@@ -79,9 +79,9 @@ lab_join_run() {
   iw=$!
   ip -n "$LAB_JOIN_NS" -ts monitor link address neigh > "$conf/$name-ip-monitor.txt" 2>&1 &
   monitor=$!
-  ip netns exec "$LAB_JOIN_NS" tcpdump -i wlan2 -n -U -w "$out/$name-wlan2.pcap" > "$out/$name-tcpdump.log" 2>&1 &
+  ip netns exec "$LAB_JOIN_NS" tcpdump -i wlan2 -n -U --immediate-mode -w "$out/$name-wlan2.pcap" > "$out/$name-tcpdump.log" 2>&1 &
   dump=$!
-  ip netns exec "$LAB_JOIN_NS" tcpdump -i nlmon0 -s 65535 -B 65536 -U -w "$out/$name-nlmon.pcap" > "$out/$name-nlmon.log" 2>&1 &
+  ip netns exec "$LAB_JOIN_NS" tcpdump -i nlmon0 -s 65535 -B 65536 -U --immediate-mode -w "$out/$name-nlmon.pcap" > "$out/$name-nlmon.log" 2>&1 &
   nlmon=$!
   lab_wait_text "$out/$name-tcpdump.log" "listening on" 30
   lab_wait_text "$out/$name-nlmon.log" "listening on" 30

@@ -60,7 +60,11 @@ public enum APIdle {
         public enum Source: String, Codable, Sendable {
             /// The BSS Max Idle Period in the AP's association response.
             case bssMaxIdle = "bss_max_idle"
-            /// The ladder: the silence after which the AP dropped the station.
+            /// The ladder: the longest silence the AP was seen to keep (proven; its real limit
+            /// lies between this and the drop).
+            case apKept = "ap_kept"
+            /// The ladder, when not even its first rung was kept: the silence the AP dropped the
+            /// station after (an upper bound, not a safe value).
             case apDropped = "ap_dropped"
             /// The path's idle timeout (`--idle-timeout`, as `heartbeat --find-idle-timeout` found it).
             case pathIdleTimeout = "path_idle_timeout"
@@ -69,7 +73,8 @@ public enum APIdle {
             public var words: String {
                 switch self {
                 case .bssMaxIdle: "the BSS Max Idle Period advertised"
-                case .apDropped: "the AP's drop of a silent station"
+                case .apKept: "the longest silence the AP kept"
+                case .apDropped: "the AP's drop at the first rung (an upper bound)"
                 case .pathIdleTimeout: "the path's idle timeout (--idle-timeout)"
                 }
             }
@@ -80,30 +85,43 @@ public enum APIdle {
 
     /// The frames of the station's own that end a silence: any it sent on the interface, and
     /// the EAPOL frames it sent over the control port.
-    static func isStationFrame(_ k: JoinEvent.Kind) -> Bool {
+    public static func isStationFrame(_ k: JoinEvent.Kind) -> Bool {
         switch k {
         case .stationSent, .eapolSent, .keepAliveSent: return true
         default: return false
         }
     }
 
-    /// One rung from the events of its window (its `silenceStart` to its `rungEnd`); nil when
-    /// the window holds no silence.
-    public static func rung(_ events: [JoinEvent]) -> Rung? {
+    /// A Linux mac80211 station probes its AP (a null frame, or a probe request) once 30 s pass
+    /// without a unicast frame from it (net/mac80211/mlme.c, IEEE80211_CONNECTION_IDLE_TIME),
+    /// unless its driver monitors the connection in firmware. No packet socket sees that frame,
+    /// and the AP counts it as activity: a rung kept beyond it says so.
+    public static let connectionProbeS: Double = 30
+
+    /// One rung from the events of its window (its `silenceStart` to its `rungEnd`) and the time
+    /// of the station's last frame before it (`lastBefore`), from which its silence is measured;
+    /// nil when the window holds no silence. A rung without its `rungEnd` was stopped.
+    public static func rung(_ events: [JoinEvent], lastBefore: Int64? = nil) -> Rung? {
         guard let (t0, idle) = events.lazy.compactMap({ e -> (Int64, Double)? in if case .silenceStart(let s) = e.kind { (e.timeNs, s) } else { nil } }).first
         else { return nil }
         let after = events.filter { $0.timeNs >= t0 }
         let quietEnd = after.first { $0.kind == .silenceEnd }?.timeNs
+        let ended = after.contains { $0.kind == .rungEnd }
+        let answeredAt = after.first { $0.timeNs >= (quietEnd ?? .max) && $0.kind == .push(.heartbeatAnswered) }?.timeNs
+        // A disconnection counts until the push after the silence was answered (one after it is
+        // not the silence's doing).
         let drop = after.lazy.compactMap { e -> (Int64, UInt16?, Bool)? in if case .disconnected(let r, let byAP) = e.kind { (e.timeNs, r, byAP) } else { nil }
-        }.first
+        }.first { $0.0 < (answeredAt ?? .max) }
         // The silence lasts until the rung's time is up or the association ends, whichever first.
         let end = [quietEnd, drop?.0].compactMap { $0 }.min()
         let sent = after.filter { isStationFrame($0.kind) && $0.timeNs < (end ?? .max) }.map(\.timeNs)
         func seconds(_ ns: Int64) -> Double { (Double(ns) / 1e9).rounded3 }
-        let last = sent.last ?? t0
+        // The silence began with the station's last frame, before the rung when it sent none in it.
+        let first = min(lastBefore ?? t0, t0)
+        let last = sent.last ?? first
         var longest: Int64 = 0
         if let end {
-            var from = t0
+            var from = first
             for t in sent + [end] {
                 longest = max(longest, t - from)
                 from = t
@@ -115,67 +133,75 @@ public enum APIdle {
             frames == 0
             ? ""
             : "; the station sent \(frames) frame\(frames == 1 ? "" : "s") of its own meanwhile\(keepAlives > 0 ? " (\(keepAlives) keep-alive\(keepAlives == 1 ? "" : "s"))" : "")"
+        func rung(_ o: Outcome, _ silent: Double?, _ reason: UInt16? = nil, _ detail: String) -> Rung {
+            Rung(idleS: idle, outcome: o, silentS: silent, reason: reason, stationFrames: frames, keepAlives: keepAlives, detail: detail)
+        }
         if let (t, reason, byAP) = drop {
             let code = reason.map { Dot11Codes.reason(String($0)) } ?? "no reason given"
+            let silent = seconds(t - last)
             guard byAP else {
-                return Rung(
-                    idleS: idle, outcome: .stationLeft, silentS: seconds(t - last), reason: reason, stationFrames: frames, keepAlives: keepAlives,
-                    detail: "the station itself left (reason \(code)) after \(DurationText.format(seconds(t - last))) of silence\(spoke)")
+                return rung(.stationLeft, silent, reason, "the station itself left (reason \(code)) after \(DurationText.format(silent)) of silence\(spoke)")
             }
             if let q = quietEnd, t > q {
                 // The AP had let the station go without a word: its first frame after the silence
-                // was refused.
-                return Rung(
-                    idleS: idle, outcome: .dropped, silentS: seconds(q - last), reason: reason, stationFrames: frames, keepAlives: keepAlives,
-                    detail:
-                        "the AP had forgotten the station: its first frame after \(DurationText.format(seconds(q - last))) of silence was answered by a disconnection (reason \(code))\(spoke)"
+                // was refused. Its limit is at most this silence.
+                let at = seconds(q - last)
+                return rung(
+                    .dropped, at, reason,
+                    "the AP had forgotten the station: its first frame after \(DurationText.format(at)) of silence was answered by a disconnection (reason \(code)); the AP's limit is at most that\(spoke)"
                 )
             }
-            return Rung(
-                idleS: idle, outcome: .dropped, silentS: seconds(t - last), reason: reason, stationFrames: frames, keepAlives: keepAlives,
-                detail: "dropped by the AP (reason \(code)) after \(DurationText.format(seconds(t - last))) without a frame from the station\(spoke)")
+            if reason == 7 {
+                // Class 3 frame from a station not associated: a frame of the station's that no
+                // packet socket saw (a connection probe) was refused during the silence.
+                return rung(
+                    .dropped, silent, reason,
+                    "the AP refused a frame of the station's (reason \(code)) after \(DurationText.format(silent)) of silence: it had forgotten the station by then (at most that), without a word\(spoke)"
+                )
+            }
+            return rung(
+                .dropped, silent, reason, "dropped by the AP (reason \(code)) after \(DurationText.format(silent)) without a frame from the station\(spoke)")
         }
-        guard let q = quietEnd else {
-            return Rung(
-                idleS: idle, outcome: .interrupted, silentS: nil, reason: nil, stationFrames: frames, keepAlives: keepAlives,
-                detail: "stopped before the rung's time was up")
+        guard let q = quietEnd, ended else {
+            return rung(.interrupted, nil, nil, "stopped before the rung was over")
         }
-        let pushed = after.filter { $0.timeNs >= q }
-        let answered = pushed.contains { $0.kind == .push(.heartbeatAnswered) }
-        let failure = pushed.lazy.compactMap { e -> String? in if case .stepFailed(let s, let why) = e.kind { "\(s) failed: \(why)" } else { nil } }.first
+        let failure = after.lazy.compactMap { e -> String? in
+            if case .stepFailed(let s, let why) = e.kind, e.timeNs >= q { "\(s) failed: \(why)" } else { nil }
+        }.first
         let kept = seconds(longest)
-        if !answered {
-            return Rung(
-                idleS: idle, outcome: .unverified, silentS: kept, reason: nil, stationFrames: frames, keepAlives: keepAlives,
-                detail: "no disconnection, but the push after the silence did not work (\(failure ?? "no answer")): the association's fate is not known\(spoke)"
-            )
+        let probe =
+            kept > connectionProbeS
+            ? "; a Linux mac80211 station probes its AP after \(DurationText.format(connectionProbeS)) without a unicast frame from it (a null frame, not visible here), which the AP counts as activity"
+            : ""
+        if answeredAt == nil {
+            return rung(
+                .unverified, kept, nil,
+                "no disconnection, but the push after the silence did not work (\(failure ?? "no answer")): the association's fate is not known\(spoke)")
         }
         if keepAlives > 0 && keepAlives == frames && kept < idle {
-            return Rung(
-                idleS: idle, outcome: .keptAlive, silentS: kept, reason: nil, stationFrames: frames, keepAlives: keepAlives,
-                detail:
-                    "kept by the station's own keep-alives (\(keepAlives), empty frames to the AP at its BSS Max Idle Period): the longest silence was \(DurationText.format(kept))"
+            return rung(
+                .keptAlive, kept, nil,
+                "kept by the station's own keep-alives (\(keepAlives), empty frames to the AP at its BSS Max Idle Period): the longest silence was \(DurationText.format(kept))"
             )
         }
         if frames > 0 && kept < idle {
-            return Rung(
-                idleS: idle, outcome: .notSilent, silentS: kept, reason: nil, stationFrames: frames, keepAlives: keepAlives,
-                detail: "kept, but the longest silence was \(DurationText.format(kept))\(spoke)")
+            return rung(.notSilent, kept, nil, "kept, but the longest silence was \(DurationText.format(kept))\(spoke)\(probe)")
         }
-        return Rung(
-            idleS: idle, outcome: .kept, silentS: kept, reason: nil, stationFrames: frames, keepAlives: keepAlives,
-            detail: "kept: \(DurationText.format(kept)) without a frame from the station, then the push worked without a rejoin\(spoke)")
+        return rung(
+            .kept, kept, nil,
+            "kept: \(DurationText.format(kept)) without a frame from the station seen here, then the push worked without a rejoin\(spoke)\(probe)")
     }
 
     /// The rungs of a run's events (live or replayed, in any order), one per `silenceStart`, each
-    /// to its `rungEnd` (or the next rung).
+    /// to its `rungEnd` (or the next rung), each measured from the station's last frame before it.
     public static func rungs(_ raw: [JoinEvent]) -> [Rung] {
         let events = raw.enumerated().sorted { ($0.element.timeNs, $0.offset) < ($1.element.timeNs, $1.offset) }.map(\.element)
         let starts = events.enumerated().filter { if case .silenceStart = $0.element.kind { true } else { false } }.map(\.offset)
         return starts.enumerated().compactMap { i, s in
             let next = i + 1 < starts.count ? starts[i + 1] : events.count
             let end = events[s..<next].firstIndex { $0.kind == .rungEnd }.map { $0 + 1 } ?? next
-            return rung(Array(events[s..<end]))
+            let before = events[..<s].last { isStationFrame($0.kind) }?.timeNs
+            return rung(Array(events[s..<end]), lastBefore: before)
         }
     }
 }
@@ -200,7 +226,14 @@ public struct APIdleReport: Codable, Sendable, Equatable {
         let drop = rungs.first { $0.outcome == .dropped }
         var limits: [APIdle.Limit] = []
         if let s = bssMaxIdleS { limits.append(.init(source: .bssMaxIdle, seconds: s)) }
-        if let s = drop?.silentS { limits.append(.init(source: .apDropped, seconds: s)) }
+        // What the AP was seen to keep is safe; its drop (its check period included, or an upper
+        // bound when it had forgotten the station silently) is not, and stands only when nothing
+        // was kept.
+        if let s = kept {
+            limits.append(.init(source: .apKept, seconds: s))
+        } else if let s = drop?.silentS {
+            limits.append(.init(source: .apDropped, seconds: s))
+        }
         if let s = pathIdleTimeoutS { limits.append(.init(source: .pathIdleTimeout, seconds: s)) }
         limits.sort { $0.seconds < $1.seconds }
         return APIdleReport(
@@ -228,7 +261,7 @@ public struct APIdleReport: Codable, Sendable, Equatable {
                 Finding(
                     check: .apIdle, severity: .ok, subject: "the AP", value: d, threshold: advertised ?? 0, unit: "s", source: "ap_idle_ladder",
                     message:
-                        "the AP drops a station silent for \(text(d)) (reason \(code)); a phone whose push connection is quieter than that rejoins from nothing\(safe)"
+                        "the AP dropped the station after \(text(d)) of silence (reason \(code))\(keptS.map { ", having kept \(text($0))" } ?? ""): its limit lies between; a phone whose push connection is quieter than that rejoins from nothing\(safe)"
                 )
             ]
         }
@@ -245,7 +278,9 @@ public struct APIdleReport: Codable, Sendable, Equatable {
             return [
                 Finding(
                     check: .apIdle, severity: .ok, subject: "the AP", value: k, threshold: advertised ?? 0, unit: "s", source: "ap_idle_ladder",
-                    message: "the AP kept a station silent for \(text(k)), the longest silence tried\(safe)")
+                    message:
+                        "the AP kept a station silent for \(text(k)), the longest silence tried\(interrupted ? " before the ladder was interrupted" : "")\(safe)"
+                )
             ]
         }
         return [

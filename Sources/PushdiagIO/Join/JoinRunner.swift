@@ -47,8 +47,9 @@ public final class JoinRunner: @unchecked Sendable {
     public private(set) var notes: [String] = []
     /// `--find-ap-idle`'s verdict, once `run` has returned.
     public private(set) var apIdle: APIdleReport?
-    /// The ladder is under way: the station's own frames are logged (`stationSent`).
-    var laddering = false
+    /// The station's address, whose frames are logged (`stationSent`, `keepAliveSent`): read
+    /// again when the ladder starts (a randomised address changes with each association).
+    var station: MACAddress?
 
     public init(_ s: JoinSettings, thresholds: JoinThresholds, stop: @escaping () -> Bool) {
         settings = s
@@ -84,7 +85,7 @@ public final class JoinRunner: @unchecked Sendable {
             throw WiFiError.noSuchInterface(settings.interface + " (or not a wireless interface)")
         }
         let ifindex = wifi.ifindex
-        let station = wifi.mac
+        lock.withLock { station = wifi.mac }
         try nl.subscribe()
         for g in [RTNetlink.groupLink, RTNetlink.groupIPv4Address, RTNetlink.groupIPv6Address, RTNetlink.groupNeighbour] { try route.join(group: g) }
         let dump = try route.exchange(RTNetlink.addressDumpRequest(sequence: 1), dump: true)
@@ -138,7 +139,7 @@ public final class JoinRunner: @unchecked Sendable {
                 _ = try? pcap?.capture(seconds: DurationText.longest, stop: { me.isFinished }) { r in
                     // libpcap's time is the kernel's wall clock at reception.
                     writer?.write(timestampNs: r.timestampNs, bytes: Array(r.bytes), originalLength: r.originalLength)
-                    if let station, me.lock.withLock({ me.laddering }), let k = JoinEvent.Kind.stationFrame(ethernet: r.bytes, station: station) {
+                    if let station = me.lock.withLock({ me.station }), let k = JoinEvent.Kind.stationFrame(ethernet: r.bytes, station: station) {
                         me.add(r.timestampNs, k)
                     }
                     guard let p = StationPacket.parse(ethernet: r.bytes) else { return }
@@ -183,7 +184,7 @@ public final class JoinRunner: @unchecked Sendable {
             do throws(CaptureError) { try packetRecording?.close() } catch { throw JoinLogError("--record: \(error)") }
             let header = JoinLog.Header(
                 interface: settings.interface, ifindex: ifindex, server: settings.heartbeat.endpoint.description, mode: settings.kick.rawValue, setup: setup,
-                notes: notes, station: station, apIdleRungs: settings.apIdleRungs, pathIdleTimeoutS: settings.pathIdleTimeoutS)
+                notes: notes, station: lock.withLock { station }, apIdleRungs: settings.apIdleRungs, pathIdleTimeoutS: settings.pathIdleTimeoutS)
             let text = JoinLog.encode(header: header, events: lock.withLock { log }, windows: windows)
             do throws(StoreError) { try AtomicFile.write(text, to: record + "/join.jsonl") } catch { throw JoinLogError("--record: \(error)") }
         }
@@ -265,11 +266,15 @@ public final class JoinRunner: @unchecked Sendable {
     }
 
     /// `--find-ap-idle`: each rung a silence of its length (pushdiag sends nothing; the
-    /// station's own frames are logged), then a push to check the association; the first rung
-    /// the association does not survive is the last (the station's rejoin waited for).
+    /// station's own frames are logged), begun once the station has been quiet for a second, then
+    /// a push to check the association; the first rung the association does not survive is the
+    /// last (the station's rejoin waited for). Stopped, a rung is left without its end.
     func ladder(_ rungs: [Double]) {
-        lock.withLock { laddering = true }
-        defer { lock.withLock { laddering = false } }
+        if let text = try? String(contentsOfFile: "/sys/class/net/\(settings.interface)/address", encoding: .utf8),
+            let mac = MACAddress(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            lock.withLock { station = mac }
+        }
         let limit = settings.cycleTimeoutSeconds
         func isUp() -> Bool {
             let last = events(since: 0).last { e in
@@ -281,14 +286,23 @@ public final class JoinRunner: @unchecked Sendable {
             return last == nil || last?.kind == .operstate(6)
         }
         func isDrop(_ k: JoinEvent.Kind) -> Bool { if case .disconnected = k { true } else { false } }
+        func lastFrame() -> Int64? { events(since: 0).last { APIdle.isStationFrame($0.kind) }?.timeNs }
         for idle in rungs where !stop() {
             let deadline = Clock.ms() + limit * 1000
             while !isUp() && Clock.ms() < deadline && !stop() { Clock.sleep(ms: 20, stop: stop) }
+            if stop() { return }
             if !isUp() {
                 notes.append(
                     "the AP idle ladder stopped before its \(DurationText.format(idle)) rung: the link was not up within \(DurationText.format(limit))")
                 return
             }
+            // The last push's own frames (its connection's last ACK) are not the rung's: a second
+            // without a frame from the station first, ten at the most.
+            let quietBy = Clock.ms() + 10_000
+            while Clock.ms() < quietBy && !stop() {
+                if let t = lastFrame(), WallClock.nanoseconds() - t < 1_000_000_000 { Clock.sleep(ms: 50, stop: stop) } else { break }
+            }
+            if stop() { return }
             let start = WallClock.nanoseconds()
             add(start, .silenceStart(idleS: idle))
             let drop = wait(since: start, seconds: idle, isDrop)
@@ -298,16 +312,16 @@ public final class JoinRunner: @unchecked Sendable {
                 add(WallClock.nanoseconds(), .rungEnd)
                 return
             }
-            let checked = WallClock.nanoseconds()
-            add(checked, .silenceEnd)
+            add(WallClock.nanoseconds(), .silenceEnd)
             let attempt = lock.withLock {
                 pushAttempt += 1
                 return pushAttempt
             }
             push(attempt: attempt)
-            // A refusal of the station's first frames (an AP that had forgotten it) arrives
-            // with them; the push's own time covers it.
-            if let d = events(since: checked).first(where: { isDrop($0.kind) })?.timeNs {
+            if stop() { return }
+            // A drop at the silence's very end, or a refusal of the push's first frames (an AP
+            // that had forgotten the station) arrives before the push is over.
+            if let d = events(since: start).first(where: { isDrop($0.kind) })?.timeNs {
                 _ = wait(since: d, seconds: limit) { $0 == .operstate(6) }
                 add(WallClock.nanoseconds(), .rungEnd)
                 return
