@@ -122,6 +122,10 @@ struct IPhoneLensTests {
         #expect(hole.holes.count == 1 && hole.holes.first?.bestSignalDbm == -72, "\(hole.holes)")
         #expect(lens(-75, [entry(ap2, -70)]).holes.isEmpty, "-70.0 is not below the trigger")
         #expect(lens(-75, [entry(ap2, -72, age: 20_000)]).holes.isEmpty, "stale: not judged")
+        // A BSS of the SSID last heard at -60 but stale now: whether it is still there is not
+        // known, so no hole, though the fresh one is weak.
+        #expect(lens(-75, [entry(ap2, -72), entry(ap3, -60, age: 20_000)]).holes.isEmpty)
+        #expect(lens(-75, [entry(ap2, -72), entry(ap3, -71, age: 20_000)]).holes.count == 1, "a stale one below the trigger changes nothing")
     }
 
     /// Over a run: the phone roams once at the first sample where the rules allow, then holds

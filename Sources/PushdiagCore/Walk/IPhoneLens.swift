@@ -106,14 +106,16 @@ public struct IPhoneLens: Sendable {
             }
             if phone == nil { phone = s.bssid }
             let candidates = v.candidates(besides: phone, ssid: v.ssid, offset: off)
-            // A hole: a fresh view in which no BSS of the SSID reaches the trigger.
-            if !v.fresh.isEmpty {
-                let best = (candidates.map(\.dbm) + [phone.flatMap { v.signal($0, offset: off) }].compactMap { $0 }).max()
-                if best.map({ $0 < IOSRoamingRule.trigger.value }) ?? true {
-                    holes.add(true, bssid: nil, time: s.timeNs, place: place, signal: best, candidate: nil)
-                } else {
-                    holes.close()
-                }
+            // A hole: a fresh view in which no BSS of the SSID reaches the trigger, and no stale
+            // entry of the SSID did when last heard (then it is not known).
+            let best = (candidates.map(\.dbm) + [phone.flatMap { v.signal($0, offset: off) }].compactMap { $0 }).max()
+            let staleStrong =
+                v.lastRead?.entries.contains { e in
+                    e.ssid == v.ssid && !v.fresh.contains { $0.bssid == e.bssid }
+                        && (e.signalDbm.map { $0 + off } ?? -.infinity) >= IOSRoamingRule.trigger.value
+                } ?? false
+            if !v.fresh.isEmpty, !staleStrong, best.map({ $0 < IOSRoamingRule.trigger.value }) ?? true {
+                holes.add(true, bssid: nil, time: s.timeNs, place: place, signal: best, candidate: nil)
             } else {
                 holes.close()
             }
