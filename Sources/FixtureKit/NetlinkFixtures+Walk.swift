@@ -43,6 +43,40 @@ extension NetlinkFixtures {
         }
     }
 
+    /// For the iPhone lens (issue 29): the lab walk heard as a strong and a weak AP. Each
+    /// station entry's signal (and average) and each scan entry's signal become the AP's:
+    /// `walkSignals[bssid]` dBm. The laptop stays on the weak one where an iPhone would leave it.
+    public static let walkSignals: [MACAddress: Int8] = [MACAddress(rawValue: 0x0200_0000_0000): -60, MACAddress(rawValue: 0x0200_0000_0100): -75]
+
+    public static func walkStrongAndWeakAP(_ records: [Record]) -> [Record] {
+        records.map { r in
+            var r = r
+            messages(r.bytes) { type, cmd, range in
+                guard type >= 16 else { return }
+                let attrs = attributes(r.bytes, range)
+                if cmd == NL80211.Command.newStation.rawValue,
+                    let (_, mo, ml) = attrs.first(where: { $0.0 == NL80211.Attr.mac }), ml == 6,
+                    let dbm = walkSignals[MACAddress(bytes: Array(r.bytes[mo..<(mo + 6)]))]
+                {
+                    for (t, vo, vl) in attrs where t == NL80211.Attr.staInfo {
+                        for (it, io, il) in attributes(r.bytes, vo..<(vo + vl))
+                        where il >= 1 && (it == NL80211.StaInfo.signal || it == NL80211.StaInfo.signalAverage) {
+                            r.bytes[io] = UInt8(bitPattern: dbm)
+                        }
+                    }
+                }
+                for (t, vo, vl) in attrs where t == NL80211.Attr.bss {
+                    let inner = attributes(r.bytes, vo..<(vo + vl))
+                    guard let (_, bo, bl) = inner.first(where: { $0.0 == NL80211.BSSAttr.bssid }), bl == 6,
+                        let dbm = walkSignals[MACAddress(bytes: Array(r.bytes[bo..<(bo + 6)]))]
+                    else { continue }
+                    for (it, io, il) in inner where it == NL80211.BSSAttr.signalMBm && il == 4 { put(Int32(dbm) * 100, into: &r.bytes, at: io) }
+                }
+            }
+            return r
+        }
+    }
+
     /// Sequence 2: the sample the walk took after the first roam is answered before the roam's
     /// events are read (the race of a slow machine: the kernel has moved, the events are still
     /// queued), so a sample says the new AP and its channel before the disconnect arrives.

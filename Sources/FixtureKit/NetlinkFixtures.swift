@@ -290,6 +290,8 @@ public enum NetlinkFixtures {
         // Issue 32's sequences as walk recordings (the push log and rtnetlink part copied).
         ("walk-ft-deauth/nl80211.pcap", sourceWalk, walkSampleBeforeEvents),
         ("walk-ft-failed-keys/nl80211.pcap", sourceWalk, walkFailedFastTransition),
+        // Issue 29's lens: a strong and a weak AP.
+        ("walk-strong-weak-ap/nl80211.pcap", sourceWalk, walkStrongAndWeakAP),
         ("wifi-weak-signal.pcap", source, { stationSignal($0, dbm: weakSignal) }),
         // iwlwifi: a radio-wide entry with on-air time but no busy time; the AP advertises 55%.
         ("driver-iwlwifi.pcap", source, { bssLoad(survey($0, entry: iwlwifiSurvey), utilization: bssLoadAdvertised) }),

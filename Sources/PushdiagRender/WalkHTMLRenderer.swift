@@ -3,7 +3,8 @@ import PushdiagCore
 /// `walk --html FILE`: one self-contained page (inline SVG and CSS, nothing fetched) with the
 /// walk's timeline (signal against the iPhone's limits and the heartbeat round trip over time,
 /// places as bands, roams and disconnects as markers coloured by grade, the push connection's
-/// losses) and the roams, places and findings under it.
+/// losses; the iPhone lens's predicted roams, sticky zones and holes on the same axis) and the
+/// roams, the lens's tables, places and findings under it.
 public struct WalkHTMLRenderer {
     let limits: WalkThresholds
 
@@ -102,7 +103,7 @@ public struct WalkHTMLRenderer {
             series: segments(r.samples, axis) { $0.rttMs }, limits: [], unit: "")
         body +=
             "<p class=\"legend\"><span style=\"color:\(Self.gradeColour[.ok]!)\">▌roam OK</span> <span style=\"color:\(Self.gradeColour[.warning]!)\">▌warning</span> <span style=\"color:\(Self.gradeColour[.critical]!)\">▌critical</span> ┆ dashed: a disconnect with no return, or the push connection waiting or failed</p>"
-        body += roamsTable(r) + placesTable(r) + interfaceTable(r) + findings(r)
+        body += roamsTable(r) + lensTables(r) + placesTable(r) + interfaceTable(r) + findings(r)
         let css = """
             .status{font-weight:600}.status.critical{color:#b00020}.status.warning{color:#a15c00}.status.ok{color:#2a7d2a}
             .place-label{font-size:11px;fill:#555}.legend{font-size:12px;color:#555}.error{color:#b00020}
@@ -163,6 +164,7 @@ public struct WalkHTMLRenderer {
         for line in series {
             svg += "<polyline class=\"series\" points=\"\(line.map { "\(axis.x($0.0)),\(y($0.1))" }.joined(separator: " "))\"/>"
         }
+        svg += lensMarks(r, axis, top: top, bottom: h - bottom)
         // Roams and disconnects, coloured by grade; the push connection's waits and failures.
         for m in r.roams {
             guard let t = axis.seconds(m.time) else { continue }

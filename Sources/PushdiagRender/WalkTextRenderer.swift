@@ -54,6 +54,7 @@ public enum WalkTextRenderer {
             }
             out += "\n  interface changes:\n" + t.render(indent: "    ")
         }
+        out += lens(r)
         for n in r.notes { out += "  note: \(n)\n" }
         return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
     }

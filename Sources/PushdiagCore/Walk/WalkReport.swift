@@ -20,6 +20,14 @@ public struct WalkReport: Codable, Sendable, Equatable {
     public var findings: [Finding]
     /// What could not be measured, and why.
     public var notes: [String]
+    /// Through the iPhone's eyes (`IPhoneLens`): the offset added to the laptop's signals, the
+    /// roams an iPhone would have made, where it (or the laptop) would cling below the trigger,
+    /// where the SSID had no BSS at the trigger, and coverage for roaming per place.
+    public var signalOffsetDb: Double
+    public var predictedRoams: [PredictedRoam]
+    public var stickyZones: [StickyZone]
+    public var coverageHoles: [CoverageHole]
+    public var coverage: [WalkPlaceCoverage]
 }
 
 /// A severity that encodes as the Monitoring Plugins spell it (OK, WARNING, CRITICAL, UNKNOWN),
@@ -84,7 +92,9 @@ public struct WalkSampleReport: Codable, Sendable, Equatable {
 
 extension WalkReport {
     /// Decides a walk from its timeline.
-    public static func assemble(_ t: WalkTimeline, thresholds w: WalkThresholds = WalkThresholds(), retry: Thresholds = Thresholds()) -> WalkReport {
+    public static func assemble(
+        _ t: WalkTimeline, thresholds w: WalkThresholds = WalkThresholds(), retry: Thresholds = Thresholds(), lens: IPhoneLens = IPhoneLens()
+    ) -> WalkReport {
         // Every sample and event carries the place it happened in.
         var samples = t.samples
         for i in samples.indices { samples[i].location = WalkAnalysis.place(at: samples[i].timeNs, t.marks) }
@@ -135,6 +145,7 @@ extension WalkReport {
                     check: .link, severity: .unknown, subject: t.interface, value: 0, threshold: 0, unit: "", source: "nl80211",
                     message: "the link could not be followed to the end: \(why)"))
         }
+        let seen = lens.apply(samples: samples, scans: t.scans, heartbeats: t.heartbeats, marks: t.marks)
         let worst = findings.map(\.severity).max() ?? .ok
         let answered = t.heartbeats.filter { $0.rttMs != nil }
         return WalkReport(
@@ -153,7 +164,9 @@ extension WalkReport {
                 }
             }, findings: findings,
             notes: t.notes
-                + (t.interfaceChanges == nil ? ["carrier and address changes were not followed (a recording without its rtnetlink part)"] : []))
+                + (t.interfaceChanges == nil ? ["carrier and address changes were not followed (a recording without its rtnetlink part)"] : []) + seen.notes,
+            signalOffsetDb: lens.signalOffsetDb, predictedRoams: seen.roams, stickyZones: seen.sticky, coverageHoles: seen.holes,
+            coverage: lens.coverage(samples: samples, scans: t.scans, heartbeats: t.heartbeats, places: places.map(\.name)))
     }
 
     static func sampleReports(_ samples: [WalkSample], heartbeats: [WalkHeartbeat]) -> [WalkSampleReport] {

@@ -9,6 +9,8 @@ public struct WalkTimeline: Sendable {
     public var startNs: Int64
     public var endNs: Int64
     public var samples: [WalkSample] = []
+    /// Every read of the kernel's scan cache, in time order (the iPhone lens's candidates).
+    public var scans: [WalkScan] = []
     public var changes: [WalkLinkChange] = []
     public var heartbeats: [WalkHeartbeat] = []
     public var reconnects: [WalkReconnect] = []

@@ -255,15 +255,7 @@ public enum WiFiAnalysis {
         }
         let sameSSID = scan.filter { b in ssidBytes == nil ? b.associated : b.ssid == ssidBytes }
         let bss = sameSSID.map { b in
-            ScanBSSReport(
-                bssid: b.bssid, ssid: b.ssid.map(SSIDText.render), frequencyMhz: b.frequency.map(Int.init),
-                channel: b.channel.map(Int.init) ?? b.frequency.flatMap { ChannelPlan.channel(forFrequency: Int($0)) },
-                signalDbm: profile?.signal == .unreliable ? nil : b.signalMBm.map { Double($0) / 100 },
-                bssLoad: b.bssLoadUtilization.map {
-                    ScanBSSLoad(stationCount: Int(b.bssLoadStations ?? 0), channelUtilizationPercent: CaptureAnalyzer.utilizationPercent(Int($0)))
-                },
-                fastTransition: b.fastTransition, radioMeasurement: b.radioMeasurement, bssTransition: b.bssTransition,
-                current: b.bssid == bssid)
+            ScanBSSReport(b, current: b.bssid == bssid, signalBelieved: profile?.signal != .unreliable)
         }.sorted { ($0.current ? 1 : 0, $0.signalDbm ?? -200) > ($1.current ? 1 : 0, $1.signalDbm ?? -200) }
 
         // The signal an iPhone at this spot would roam on: the AP's, averaged where the driver

@@ -34,6 +34,21 @@ public struct ScanBSSReport: Codable, Sendable, Equatable {
     public var current: Bool
 }
 
+extension ScanBSSReport {
+    /// A scan cache entry as the reports show it (`wifi`'s BSS list, the walk's scan reads); its
+    /// signal left out where the driver's signal is not believed (`DriverProfiles`).
+    public init(_ b: NL80211.ScanBSS, current: Bool, signalBelieved: Bool = true) {
+        self.init(
+            bssid: b.bssid, ssid: b.ssid.map(SSIDText.render), frequencyMhz: b.frequency.map(Int.init),
+            channel: b.channel.map(Int.init) ?? b.frequency.flatMap { ChannelPlan.channel(forFrequency: Int($0)) },
+            signalDbm: signalBelieved ? b.signalMBm.map { Double($0) / 100 } : nil,
+            bssLoad: b.bssLoadUtilization.map {
+                ScanBSSLoad(stationCount: Int(b.bssLoadStations ?? 0), channelUtilizationPercent: CaptureAnalyzer.utilizationPercent(Int($0)))
+            },
+            fastTransition: b.fastTransition, radioMeasurement: b.radioMeasurement, bssTransition: b.bssTransition, current: current)
+    }
+}
+
 public struct ScanBSSLoad: Codable, Sendable, Equatable {
     public var stationCount: Int
     public var channelUtilizationPercent: Double

@@ -18,8 +18,9 @@ public final class WalkLink {
     public let ifindex: UInt32
     public let interfaceName: String
     let sampleMs: Double
-    /// The scan cache (for the sticky-client rule) is read every this many samples: it can hold
-    /// hundreds of BSSes, and a walk's recording should not grow by a dump each half second.
+    /// The scan cache (for the sticky-client rule and the iPhone lens) is read every this many
+    /// samples: it can hold hundreds of BSSes, and a walk's recording should not grow by a dump
+    /// each half second. (A replay asks what the recording asked: changing it breaks replays.)
     let scanEvery = 20
     var sampleCount = 0
     var bestOther: Int?
@@ -38,6 +39,8 @@ public final class WalkLink {
     var frequencies: [MACAddress: Int] = [:]
 
     public private(set) var samples: [WalkSample] = []
+    /// Every read of the scan cache, every entry with its age.
+    public private(set) var scans: [WalkScan] = []
     public private(set) var changes: [WalkLinkChange] = []
     public private(set) var live = Live()
     /// What the driver does not report.
@@ -151,6 +154,8 @@ public final class WalkLink {
         if sampleCount % scanEvery == 0 {
             let scan: [NL80211.ScanBSS]
             do { scan = try client.scan(ifindex: ifindex) } catch { throw WiFiError.netlink(error) }
+            let believed = profile?.signal != .unreliable
+            scans.append(WalkScan(timeNs: transport.lastReceived, entries: scan.map { WalkBSS($0, signalBelieved: believed) }))
             // The freshest entry of a BSSID last (a stale one of another SSID may stand beside it).
             for b in scan.sorted(by: { ($0.seenMsAgo ?? .max) > ($1.seenMsAgo ?? .max) }) { if let s = b.ssid { ssids[b.bssid] = SSIDText.render(s) } }
             if pendingDisconnect == nil, let a = scan.first(where: \.associated) { apBssid = a.bssid }

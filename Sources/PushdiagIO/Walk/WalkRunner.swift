@@ -328,6 +328,7 @@ public final class WalkRunner {
             interface: settings.interface, server: settings.heartbeat.endpoint.description, proto: settings.heartbeat.proto.rawValue, startNs: 0)
         for e in events { t.apply(e) }
         t.samples = link.samples
+        t.scans = link.scans
         t.changes = link.changes
         t.notes = link.notes.sorted()
         return t

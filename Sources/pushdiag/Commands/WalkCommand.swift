@@ -18,7 +18,9 @@ struct WalkCommand: ParsableCommand {
             change of SSID or of band is at least a warning; a connection not kept is critical. \
             Samples weaker than -67 dBm are a warning, than -70 dBm critical (iOS looks for \
             another BSS there); more than 5 s below -70 dBm with a BSS of the same SSID 8 dB \
-            stronger in the scan cache is a sticky client. Places: --location, then a line typed \
+            stronger in the scan cache is a sticky client. Through an iPhone's eyes, iOS's \
+            roaming rules applied to the samples and the scan cache (--signal-offset): predicted \
+            roams, sticky zones, coverage holes and coverage per place. Places: --location, then a line typed \
             on standard input (Enter) names the place from then on; SIGUSR1 adds an unnamed mark. \
             Runs until --duration, SIGINT or SIGTERM, then prints the report. Exit status: 0 OK, \
             1 WARNING, 2 CRITICAL (also a server that cannot be reached at the start), 3 could not \
@@ -53,8 +55,8 @@ struct WalkCommand: ParsableCommand {
     var roamWindow: String = "10s"
 
     @OptionGroup var connection: PushConnectionOptions
-
     @OptionGroup var limits: WalkThresholdOptions
+    @OptionGroup var lens: IPhoneLensOptions
 
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
@@ -97,6 +99,7 @@ struct WalkCommand: ParsableCommand {
     func validate() throws {
         _ = try settings()
         _ = try limits.thresholds()
+        _ = try lens.lens()
         if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
         if let html, html.isEmpty { throw ValidationError("--html needs a file name") }
         if let history, history.isEmpty { throw ValidationError("--history needs a file name") }
@@ -119,9 +122,8 @@ struct WalkCommand: ParsableCommand {
                 }
             }
         }
-        if let f = timeline.failure { diagnose("\(timeline.server): \(f)") }
-        if let f = timeline.linkFailure { diagnose(f) }
-        let report = WalkReport.assemble(timeline, thresholds: limits)
+        for f in [timeline.failure.map { "\(timeline.server): \($0)" }, timeline.linkFailure].compactMap({ $0 }) { diagnose(f) }
+        let report = WalkReport.assemble(timeline, thresholds: limits, lens: try lens.lens())
         let output = format == .json ? try JSONRenderer.render(report) : WalkTextRenderer.render(report)
         // Every output asked for is written whatever became of the others.
         var failed = false

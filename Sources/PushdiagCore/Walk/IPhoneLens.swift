@@ -1,0 +1,263 @@
+/// Through the iPhone's eyes (issue 29): a walk measures the laptop, which roams by its own
+/// supplicant's rules. The lens follows an imagined iPhone along the same samples with iOS's
+/// rules (`IOSRoamingRule`): where it would roam and why, where it would cling to a weak BSS
+/// (or the laptop clung where it would leave), and where the SSID has no BSS to hold on to.
+/// Signals are the laptop's, moved by `signalOffsetDb` (the phone's reading minus the laptop's,
+/// measured on site with the phone beside the laptop).
+public struct IPhoneLens: Sendable {
+    public var signalOffsetDb: Double
+    public var staleAfterMs: Double
+
+    public init(signalOffsetDb: Double = 0, staleAfterMs: Double = IOSRoamingRule.staleAfter.value) {
+        self.signalOffsetDb = signalOffsetDb
+        self.staleAfterMs = staleAfterMs
+    }
+
+    /// What the lens saw at one sample: the phone's BSS and its signal, the fresh candidates of
+    /// the SSID (the laptop's own BSS with its station signal, which is fresher than its scan
+    /// entry), every fresh entry of any SSID, and whether the phone was passing traffic.
+    struct View {
+        var sample: WalkSample
+        var fresh: [WalkBSS]
+        /// A read of the scan cache at or before the sample (its entries' capabilities, fresh or not).
+        var lastRead: WalkScan?
+        var traffic: Bool
+        /// The SSID the laptop said last, at or before the sample (nil while disconnected from the
+        /// start).
+        var ssid: String?
+
+        /// The signal of `bssid` at this sample, offset: the station's own for the laptop's BSS,
+        /// else the fresh scan entry's; nil when neither is known.
+        func signal(_ bssid: MACAddress, offset: Double) -> Double? {
+            if bssid == sample.bssid, let s = sample.signalDbm { return Double(s) + offset }
+            return fresh.first { $0.bssid == bssid }?.signalDbm.map { $0 + offset }
+        }
+
+        /// The SSID's BSSes other than `bssid` with a known signal now, offset.
+        func candidates(besides bssid: MACAddress?, ssid: String?, offset: Double) -> [(bss: WalkBSS, dbm: Double)] {
+            guard let ssid else { return [] }
+            var seen: Set<MACAddress> = []
+            var out: [(WalkBSS, Double)] = []
+            if let b = sample.bssid, b != bssid, (sample.ssid ?? ssid) == ssid, let s = sample.signalDbm {
+                let entry = fresh.first { $0.bssid == b } ?? WalkBSS(bssid: b, ssid: ssid, freqMhz: sample.freqMhz, signalDbm: nil, ageMs: 0)
+                out.append((entry, Double(s) + offset))
+                seen.insert(b)
+            }
+            for e in fresh where e.ssid == ssid && e.bssid != bssid && !seen.contains(e.bssid) {
+                guard let s = e.signalDbm else { continue }
+                seen.insert(e.bssid)
+                out.append((e, s + offset))
+            }
+            return out
+        }
+    }
+
+    func views(_ samples: [WalkSample], scans: [WalkScan], heartbeats: [WalkHeartbeat]) -> [View] {
+        let sent = heartbeats.map(\.sentNs).sorted()
+        let window = Int64(IOSRoamingRule.trafficWindow.value * 1e6)
+        var h = 0
+        var ssid: String?
+        return samples.sorted { $0.timeNs < $1.timeNs }.map { s in
+            while h < sent.count && sent[h] <= s.timeNs { h += 1 }
+            let traffic = h > 0 && sent[h - 1] > s.timeNs - window
+            let read = WalkScan.last(at: s.timeNs, in: scans)
+            ssid = s.ssid ?? ssid
+            return View(sample: s, fresh: read?.fresh(at: s.timeNs, staleAfterMs: staleAfterMs) ?? [], lastRead: read, traffic: traffic, ssid: ssid)
+        }
+    }
+
+    /// The rule that picks the phone's next BSS, if any: the phone at `current` dBm looks only
+    /// below the trigger; a candidate qualifies at the margin (traffic or idle) or more; among
+    /// those, a 5 GHz one above the preference is taken over a stronger 2.4 GHz one.
+    public static func choose(current: Double, candidates: [(bss: WalkBSS, dbm: Double)], traffic: Bool) -> (WalkBSS, Double, IOSRoamRule)? {
+        guard current < IOSRoamingRule.trigger.value else { return nil }
+        let margin = traffic ? IOSRoamingRule.marginWithTraffic.value : IOSRoamingRule.marginIdle.value
+        let qualifying = candidates.filter { $0.dbm - current >= margin }.sorted { $0.dbm > $1.dbm }
+        guard let strongest = qualifying.first else { return nil }
+        let marginRule: IOSRoamRule = traffic ? .marginTraffic : .marginIdle
+        let fiveGHz = qualifying.first { ($0.bss.freqMhz ?? 0) >= 5000 && $0.dbm > IOSRoamingRule.prefer5GHz.value }
+        if let f = fiveGHz, (strongest.bss.freqMhz ?? 0) < 5000 { return (f.bss, f.dbm, .prefer5GHz) }
+        return (strongest.bss, strongest.dbm, marginRule)
+    }
+
+    /// The lens over a walk: predicted roams, sticky zones and coverage holes, and notes on what
+    /// it could not see.
+    public func apply(
+        samples: [WalkSample], scans: [WalkScan], heartbeats: [WalkHeartbeat], marks: [WalkPlaceMark]
+    ) -> (roams: [PredictedRoam], sticky: [StickyZone], holes: [CoverageHole], notes: [String]) {
+        let off = signalOffsetDb
+        var roams: [PredictedRoam] = []
+        var sticky = ZoneBuilder<StickyZone.Kind>()
+        var laptop = ZoneBuilder<StickyZone.Kind>()
+        var holes = ZoneBuilder<Bool>()
+        var phone: MACAddress?
+        var followed = 0
+        var freshSamples = 0
+        let views = views(samples, scans: scans, heartbeats: heartbeats)
+        for v in views {
+            let s = v.sample
+            let place = WalkAnalysis.place(at: s.timeNs, marks)
+            if !v.fresh.isEmpty { freshSamples += 1 }
+            // The phone joins where the laptop is; when its own BSS is neither the laptop's nor in
+            // a fresh scan entry, the lens cannot follow it and takes the laptop's again.
+            if let p = phone, v.signal(p, offset: off) == nil, let b = s.bssid, b != p {
+                phone = b
+                followed += 1
+            }
+            if phone == nil { phone = s.bssid }
+            let candidates = v.candidates(besides: phone, ssid: v.ssid, offset: off)
+            // A hole: a fresh view in which no BSS of the SSID reaches the trigger, and no stale
+            // entry of the SSID did when last heard (then it is not known).
+            let best = (candidates.map(\.dbm) + [phone.flatMap { v.signal($0, offset: off) }].compactMap { $0 }).max()
+            let staleStrong =
+                v.lastRead?.entries.contains { e in
+                    e.ssid == v.ssid && !v.fresh.contains { $0.bssid == e.bssid }
+                        && (e.signalDbm.map { $0 + off } ?? -.infinity) >= IOSRoamingRule.trigger.value
+                } ?? false
+            if !v.fresh.isEmpty, !staleStrong, best.map({ $0 < IOSRoamingRule.trigger.value }) ?? true {
+                holes.add(true, bssid: nil, time: s.timeNs, place: place, signal: best, candidate: nil)
+            } else {
+                holes.close()
+            }
+            // The laptop clung where an iPhone would leave: the laptop's BSS below the trigger and a
+            // candidate that the rules take.
+            if let b = s.bssid, let mine = v.signal(b, offset: off),
+                let pick = Self.choose(current: mine, candidates: v.candidates(besides: b, ssid: v.ssid, offset: off), traffic: v.traffic)
+            {
+                laptop.add(.laptopStays, bssid: b, time: s.timeNs, place: place, signal: mine, candidate: pick.1)
+            } else {
+                laptop.close()
+            }
+            guard let p = phone, let current = v.signal(p, offset: off), current < IOSRoamingRule.trigger.value else {
+                sticky.close()
+                continue
+            }
+            if let (to, dbm, rule) = Self.choose(current: current, candidates: candidates, traffic: v.traffic) {
+                let own = v.lastRead?.entries.first { $0.bssid == p }
+                roams.append(
+                    PredictedRoam(
+                        time: Timestamp.rfc3339(nanoseconds: s.timeNs), place: place, fromBssid: p, toBssid: to.bssid, rule: rule,
+                        scan: own.map { $0.entry.radioMeasurement ? .neighbourReport : .full }, fromSignalDbm: NumberText.rounded(current),
+                        toSignalDbm: NumberText.rounded(dbm), traffic: v.traffic, laptopBssid: s.bssid))
+                phone = to.bssid
+                sticky.close()
+            } else {
+                let kind: StickyZone.Kind = v.fresh.isEmpty ? .noFreshScan : .iphoneStays
+                sticky.add(kind, bssid: p, time: s.timeNs, place: place, signal: current, candidate: candidates.map(\.dbm).max())
+            }
+        }
+        sticky.close()
+        holes.close()
+        var notes: [String] = []
+        if !views.isEmpty {
+            notes.append(
+                "iPhone lens: \(freshSamples) of \(views.count) samples had scan entries younger than \(NumberText.format(staleAfterMs / 1000)) s (\(scans.count) reads of the scan cache); elsewhere no candidate, hole or coverage is judged"
+            )
+        }
+        if followed > 0 {
+            notes.append("iPhone lens: \(followed) times the phone's BSS was in no fresh scan entry and the lens took the laptop's BSS again")
+        }
+        return (
+            roams,
+            (sticky.zones + laptop.zones).sorted { $0.start < $1.start }.map { z in
+                StickyZone(
+                    kind: z.kind, start: Timestamp.rfc3339(nanoseconds: z.start), end: Timestamp.rfc3339(nanoseconds: z.end),
+                    seconds: NumberText.rounded(Double(z.end - z.start) / 1e9, places: 1000), place: z.place, bssid: z.bssid,
+                    signalMinDbm: z.signalMin.map { NumberText.rounded($0) }, bestCandidateDbm: z.candidate.map { NumberText.rounded($0) }, samples: z.samples)
+            },
+            holes.zones.map { z in
+                CoverageHole(
+                    start: Timestamp.rfc3339(nanoseconds: z.start), end: Timestamp.rfc3339(nanoseconds: z.end),
+                    seconds: NumberText.rounded(Double(z.end - z.start) / 1e9, places: 1000), place: z.place,
+                    bestSignalDbm: z.signalMax.map { NumberText.rounded($0) }, samples: z.samples)
+            },
+            notes
+        )
+    }
+}
+
+/// Runs of consecutive samples of one kind on one BSS, for sticky zones and holes.
+struct ZoneBuilder<Kind: Equatable> {
+    struct Zone {
+        var kind: Kind
+        var bssid: MACAddress?
+        var start: Int64
+        var end: Int64
+        var place: String
+        var signalMin: Double?
+        var signalMax: Double?
+        var candidate: Double?
+        var samples: Int
+    }
+    var zones: [Zone] = []
+    var open = false
+
+    mutating func add(_ kind: Kind, bssid: MACAddress?, time: Int64, place: String, signal: Double?, candidate: Double?) {
+        if open, var z = zones.last, z.kind == kind, z.bssid == bssid {
+            z.end = time
+            z.samples += 1
+            z.signalMin = [z.signalMin, signal].compactMap { $0 }.min()
+            z.signalMax = [z.signalMax, signal].compactMap { $0 }.max()
+            z.candidate = [z.candidate, candidate].compactMap { $0 }.max()
+            zones[zones.count - 1] = z
+        } else {
+            zones.append(
+                Zone(kind: kind, bssid: bssid, start: time, end: time, place: place, signalMin: signal, signalMax: signal, candidate: candidate, samples: 1))
+            open = true
+        }
+    }
+
+    mutating func close() { open = false }
+}
+
+/// A roam an iPhone would have made: when and where, from and to, which rule chose the target,
+/// the scan it would have used (nil: the current BSS's capabilities were not in the scan cache),
+/// both signals as the phone would read them (offset), whether heartbeats were flowing, and the
+/// laptop's BSS at that moment (its own roams are the report's `roams`).
+public struct PredictedRoam: Codable, Sendable, Equatable {
+    public var time: String
+    public var place: String
+    public var fromBssid: MACAddress
+    public var toBssid: MACAddress
+    public var rule: IOSRoamRule
+    @Nullable public var scan: IOSRoamScan?
+    public var fromSignalDbm: Double
+    public var toSignalDbm: Double
+    public var traffic: Bool
+    @Nullable public var laptopBssid: MACAddress?
+}
+
+/// A run of samples where a station stays on a BSS below the trigger.
+public struct StickyZone: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        /// The iPhone would stay: no candidate of the SSID passes the margin.
+        case iphoneStays = "iphone_stays"
+        /// The laptop stayed where an iPhone would leave (a candidate passes the margin).
+        case laptopStays = "laptop_stays"
+        /// The iPhone's BSS is below the trigger and the scan cache holds no fresh entry: whether
+        /// it would stay is UNKNOWN.
+        case noFreshScan = "no_fresh_scan"
+    }
+
+    public var kind: Kind
+    public var start: String
+    public var end: String
+    public var seconds: Double
+    public var place: String
+    @Nullable public var bssid: MACAddress?
+    @Nullable public var signalMinDbm: Double?
+    /// The strongest candidate of the SSID seen in the zone (offset); nil when none was heard.
+    @Nullable public var bestCandidateDbm: Double?
+    public var samples: Int
+}
+
+/// A run of samples whose fresh view holds no BSS of the SSID at or above the trigger.
+public struct CoverageHole: Codable, Sendable, Equatable {
+    public var start: String
+    public var end: String
+    public var seconds: Double
+    public var place: String
+    /// The strongest BSS of the SSID heard in the hole (offset); nil when none was.
+    @Nullable public var bestSignalDbm: Double?
+    public var samples: Int
+}

@@ -1,0 +1,174 @@
+import PushdiagCore
+import Testing
+
+/// iOS's roaming rules (`IOSRoamingRule`) applied by the iPhone lens to synthetic samples, each
+/// rule at its boundary: the trigger at -70.0, the margins at exactly 8 and 12 dB, the 5 GHz
+/// preference at -65, stale scan entries, the scan kind, holes, sticky zones and coverage.
+struct IPhoneLensTests {
+    let ap1 = MACAddress(rawValue: 0x0200_0000_0100)
+    let ap2 = MACAddress(rawValue: 0x0200_0000_0200)
+    let ap3 = MACAddress(rawValue: 0x0200_0000_0300)
+    let other = MACAddress(rawValue: 0x0200_0000_0900)
+    let s = Int64(1_000_000_000)
+
+    func sample(_ t: Int64, _ bssid: MACAddress?, _ dbm: Int?, freq: Int = 2412) -> WalkSample {
+        WalkSample(timeNs: t, bssid: bssid, ssid: bssid == nil ? nil : "ward", freqMhz: bssid == nil ? nil : freq, signalDbm: dbm)
+    }
+
+    func entry(_ bssid: MACAddress, _ dbm: Double, freq: Int = 2437, ssid: String = "ward", age: Double = 100, rm: Bool = false) -> WalkBSS {
+        WalkBSS(bssid: bssid, ssid: ssid, freqMhz: freq, signalDbm: dbm, ageMs: age, radioMeasurement: rm)
+    }
+
+    /// Heartbeats every 250 ms over the first `seconds` (traffic), none when 0 (idle).
+    func heartbeats(_ seconds: Int64) -> [WalkHeartbeat] {
+        stride(from: 0, to: seconds * s, by: 250_000_000).map { WalkHeartbeat(sentNs: $0, rttMs: 5) }
+    }
+
+    /// One sample at 5 s on ap1 at `dbm`, a scan read at 4.9 s holding `entries`.
+    func lens(
+        _ dbm: Int, _ entries: [WalkBSS], offset: Double = 0, traffic: Bool = true, freq: Int = 2412
+    ) -> (roams: [PredictedRoam], sticky: [StickyZone], holes: [CoverageHole], notes: [String]) {
+        IPhoneLens(signalOffsetDb: offset).apply(
+            samples: [sample(5 * s, ap1, dbm, freq: freq)], scans: [WalkScan(timeNs: 4_900_000_000, entries: entries)],
+            heartbeats: traffic ? heartbeats(10) : [], marks: [])
+    }
+
+    @Test func theTriggerIsBelowMinus70NotAt() {
+        // -70.0 exactly keeps the BSS, whatever the candidate: neither a roam nor a sticky zone.
+        let at = lens(-70, [entry(ap2, -40)])
+        #expect(at.roams.isEmpty && at.sticky.isEmpty, "\(at)")
+        // Half a dB below (through the offset, which moves the candidate too) scans and moves.
+        let r = lens(-70, [entry(ap2, -40)], offset: -0.5).roams
+        #expect(r.count == 1 && r.first?.fromSignalDbm == -70.5 && r.first?.toSignalDbm == -40.5 && r.first?.toBssid == ap2, "\(r)")
+    }
+
+    @Test func withTrafficACandidateExactly8dBStrongerIsTaken() {
+        let r = lens(-75, [entry(ap2, -67)]).roams
+        #expect(r.map(\.rule) == [.marginTraffic] && r.first?.traffic == true, "\(r)")
+        // 7.99 dB (-6701 mBm) is not enough: the phone stays, and says so.
+        let short = lens(-75, [entry(ap2, -67.01)])
+        #expect(short.roams.isEmpty)
+        #expect(short.sticky.map(\.kind) == [.iphoneStays] && short.sticky.first?.bestCandidateDbm == -67.01, "\(short.sticky)")
+    }
+
+    @Test func idleACandidateNeedsExactly12dB() {
+        let r = lens(-75, [entry(ap2, -63)], traffic: false).roams
+        #expect(r.map(\.rule) == [.marginIdle] && r.first?.traffic == false, "\(r)")
+        #expect(lens(-75, [entry(ap2, -64)], traffic: false).roams.isEmpty, "11 dB idle")
+        #expect(lens(-75, [entry(ap2, -64)], traffic: true).roams.count == 1, "11 dB with traffic")
+    }
+
+    /// A heartbeat sent within the traffic window before the sample is traffic; one sent earlier
+    /// is not.
+    @Test func aHeartbeatWithinASecondIsTraffic() {
+        func roams(lastHeartbeat: Int64) -> [PredictedRoam] {
+            IPhoneLens().apply(
+                samples: [sample(5 * s, ap1, -75)], scans: [WalkScan(timeNs: 5 * s, entries: [entry(ap2, -65)])],
+                heartbeats: [WalkHeartbeat(sentNs: lastHeartbeat, rttMs: nil)], marks: []
+            ).roams
+        }
+        #expect(roams(lastHeartbeat: 5 * s - 900_000_000).map(\.rule) == [.marginTraffic], "0.9 s before: 10 dB with traffic")
+        #expect(roams(lastHeartbeat: 5 * s - 1_100_000_000).isEmpty, "1.1 s before: idle, 10 dB is short of 12")
+    }
+
+    /// An entry older than the stale limit at the sample (its age at the read plus the time since)
+    /// is no candidate; at the limit exactly it still is.
+    @Test func staleEntriesAreNeverCandidates() {
+        let limit = IOSRoamingRule.staleAfter.value
+        // Read at 4.9 s: 100 ms pass before the sample.
+        #expect(lens(-75, [entry(ap2, -50, age: limit - 100)]).roams.count == 1)
+        let stale = lens(-75, [entry(ap2, -50, age: limit - 99)])
+        #expect(stale.roams.isEmpty && stale.sticky.map(\.kind) == [.noFreshScan], "\(stale)")
+        // No age at all is never fresh.
+        var unknown = entry(ap2, -50)
+        unknown.ageMs = nil
+        #expect(lens(-75, [unknown]).roams.isEmpty)
+        // The same entry read long before the sample has aged.
+        let old = IPhoneLens().apply(
+            samples: [sample(20 * s, ap1, -75)], scans: [WalkScan(timeNs: 5 * s, entries: [entry(ap2, -50)])], heartbeats: heartbeats(30), marks: [])
+        #expect(old.roams.isEmpty)
+    }
+
+    @Test func fiveGHzIsPreferredAboveMinus65() {
+        // Both pass the margin; the 5 GHz one above -65 wins over a stronger 2.4 GHz one.
+        let r = lens(-75, [entry(ap2, -50, freq: 2462), entry(ap3, -64.99, freq: 5180)]).roams
+        #expect(r.map(\.rule) == [.prefer5GHz] && r.first?.toBssid == ap3, "\(r)")
+        // At -65.0 exactly it is not above: the strongest wins.
+        let at = lens(-75, [entry(ap2, -50, freq: 2462), entry(ap3, -65, freq: 5180)]).roams
+        #expect(at.map(\.rule) == [.marginTraffic] && at.first?.toBssid == ap2, "\(at)")
+        // The strongest being 5 GHz already is the margin's choice.
+        let five = lens(-75, [entry(ap2, -60, freq: 2462), entry(ap3, -50, freq: 5180)]).roams
+        #expect(five.map(\.rule) == [.marginTraffic] && five.first?.toBssid == ap3)
+    }
+
+    /// The scan the phone would use: the current BSS's 802.11k neighbour report when it
+    /// advertises 802.11k, every channel when not, not known when it is not in the cache.
+    @Test func theScanFollowsTheCurrentBSSsElevenK() {
+        #expect(lens(-75, [entry(ap2, -50), entry(ap1, -75, rm: true)]).roams.first?.scan == .neighbourReport)
+        #expect(lens(-75, [entry(ap2, -50), entry(ap1, -75, rm: false)]).roams.first?.scan == .full)
+        #expect(lens(-75, [entry(ap2, -50)]).roams.first.map { $0.scan == nil } == true)
+    }
+
+    /// --signal-offset moves the laptop's reading to the phone's: -66 dBm with -5 triggers.
+    @Test func theOffsetTranslatesTheSignal() {
+        #expect(lens(-66, [entry(ap2, -50)]).roams.isEmpty)
+        #expect(lens(-66, [entry(ap2, -50)], offset: -5).roams.count == 1)
+    }
+
+    /// A hole: a fresh view where no BSS of the SSID reaches the trigger (another SSID's does not
+    /// count); without a fresh view none is claimed.
+    @Test func coverageHolesNeedAFreshViewWithNothingAtTheTrigger() {
+        let hole = lens(-75, [entry(ap2, -72), entry(other, -40, ssid: "guest")])
+        #expect(hole.holes.count == 1 && hole.holes.first?.bestSignalDbm == -72, "\(hole.holes)")
+        #expect(lens(-75, [entry(ap2, -70)]).holes.isEmpty, "-70.0 is not below the trigger")
+        #expect(lens(-75, [entry(ap2, -72, age: 20_000)]).holes.isEmpty, "stale: not judged")
+        // A BSS of the SSID last heard at -60 but stale now: whether it is still there is not
+        // known, so no hole, though the fresh one is weak.
+        #expect(lens(-75, [entry(ap2, -72), entry(ap3, -60, age: 20_000)]).holes.isEmpty)
+        #expect(lens(-75, [entry(ap2, -72), entry(ap3, -71, age: 20_000)]).holes.count == 1, "a stale one below the trigger changes nothing")
+    }
+
+    /// Over a run: the phone roams once at the first sample where the rules allow, then holds
+    /// the new BSS; the laptop, which stays on ap1, is a sticky zone of its own for the whole run.
+    @Test func aRunGivesOneRoamAndTheLaptopsStickyZone() {
+        let samples = (0..<6).map { sample(Int64($0) * s, ap1, -60 - $0 * 4) }  // -60 … -80
+        let scans = (0..<6).map { WalkScan(timeNs: Int64($0) * s, entries: [entry(ap2, -62, age: 0)]) }
+        let r = IPhoneLens().apply(samples: samples, scans: scans, heartbeats: heartbeats(10), marks: [WalkPlaceMark(timeNs: 0, name: "east")])
+        // -72 at 3 s is below the trigger with ap2 10 dB stronger.
+        #expect(r.roams.count == 1 && r.roams.first?.time.hasPrefix("1970-01-01T00:00:03") == true && r.roams.first?.place == "east", "\(r.roams)")
+        let laptop = r.sticky.filter { $0.kind == .laptopStays }
+        #expect(laptop.count == 1 && laptop.first?.samples == 3 && laptop.first?.seconds == 2 && laptop.first?.signalMinDbm == -80, "\(r.sticky)")
+        #expect(r.sticky.allSatisfy { $0.kind == .laptopStays })
+    }
+
+    @Test func coverageCountsBSSesCoChannelAndBands() {
+        let samples = [sample(1 * s, ap1, -60), sample(2 * s, ap1, -60), sample(3 * s, ap2, -55, freq: 5180), sample(4 * s, nil, nil)]
+        let read = WalkScan(
+            timeNs: 1 * s,
+            entries: [
+                entry(ap2, -67, freq: 5180, age: 0), entry(ap3, -67.01, freq: 2412, age: 0),
+                entry(other, -82, freq: 2412, ssid: "guest", age: 0), entry(MACAddress(rawValue: 0x0200_0000_0a00), -82.01, freq: 2412, ssid: "x", age: 0),
+            ])
+        let c = IPhoneLens().coverage(samples: samples, scans: [read], heartbeats: [], places: [""])
+        #expect(c.count == 1)
+        let p = c[0]
+        // ap1 (-60, the station's) and ap2 (-67 exactly) reach -67; ap3 at -67.01 does not. At 3 s the
+        // laptop is on ap2 (-55) and ap1 is in no scan entry: one.
+        #expect(p.samples == 4 && p.samplesWithScan == 4 && p.bssAbove67 == 1 && p.bssAbove67Max == 2, "\(p)")
+        // On 2412: ap3 and the guest at -82 exactly; the one at -82.01 is not heard.
+        #expect(p.cochannelAbove82 == 2, "\(p)")
+        #expect(p.bandShares.band24 == 0.667 && p.bandShares.band5 == 0.333 && p.bandShares.band6 == 0, "\(p.bandShares)")
+        // No fresh scan: the counts are not known, the bands are.
+        let none = IPhoneLens().coverage(samples: samples, scans: [], heartbeats: [], places: [""])[0]
+        #expect(none.bssAbove67 == nil && none.cochannelAbove82 == nil && none.samplesWithScan == 0 && none.bandShares.band24 == 0.667)
+    }
+
+    /// Every rule of the table has a source, and the numbers are the ones the issue names.
+    @Test func theRulesTableHoldsTheDocumentedNumbers() {
+        let r = IOSRoamingRule.self
+        #expect(
+            [r.trigger.value, r.marginWithTraffic.value, r.marginIdle.value, r.prefer5GHz.value, r.neighbourReportEntries.value]
+                == [-70, 8, 12, -65, 6])
+        #expect(IOSRoamingRule.all.allSatisfy { !$0.source.isEmpty } && Set(IOSRoamingRule.all.map(\.name)).count == IOSRoamingRule.all.count)
+    }
+}
