@@ -52,6 +52,11 @@ for m in mixed control data; do
   passes=$(( (TARGET / n + 9) / 10 ))  # passes of the 1x file; the 10x file has ten times as many
   [ -s "$OUT/mix-$m-x1.pcap" ] || /usr/bin/python3 bench/repeat.py "$OUT/mix-$m-base.pcap" "$passes" "$OUT/mix-$m-x1.pcap" > /dev/null
   [ -s "$OUT/mix-$m-x10.pcap" ] || /usr/bin/python3 bench/repeat.py "$OUT/mix-$m-base.pcap" $((passes * 10)) "$OUT/mix-$m-x10.pcap" > /dev/null
+  # The same records as pcapng (what Wireshark and dumpcap write): a section, an interface,
+  # enhanced packet blocks.
+  for x in x1 x10; do
+    [ -s "$OUT/mix-$m-$x.pcapng" ] || editcap -F pcapng "$OUT/mix-$m-$x.pcap" "$OUT/mix-$m-$x.pcapng"
+  done
 done
 describe() {  # describe MIX: the frames of the base capture by type, in per cent
   tshark -n -r "$OUT/mix-$1-base.pcap" -T fields -e wlan.fc.type 2>/dev/null |
@@ -106,27 +111,33 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) b = 0.001; printf "%.2f",
 
 if want capture; then
 rows=""; mem_rows=""; summary=""; mixes_text=""
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 for mix in "${MIXES[@]}"; do
-  F10=$(frames "$OUT/mix-$mix-x10.pcap"); F1=$(frames "$OUT/mix-$mix-x1.pcap")
-  cat "$OUT/mix-$mix-x10.pcap" > /dev/null  # warm the page cache
-  pair "$OUT/mix-$mix-x10.pcap"
-  R=$(ratio "$FLOOR_S" "$PD_S")
-  rows+="| $mix | $F10 | $FLOOR_S | $PD_S | $(fps "$F10" "$FLOOR_S") | $(fps "$F10" "$PD_S") | $R | $RATIOS |"$'\n'
-  RSS10=$PD_RSS
-  measure pushdiag1 "$BIN" capture --format json "$OUT/mix-$mix-x1.pcap"; RSS1=$RSS
-  mem_rows+="| $mix | $RSS1 KiB | $RSS10 KiB | $(ratio "$RSS10" "$RSS1") |"$'\n'
-  summary+="$mix $R, "
-  mixes_text+="- $mix: $(describe "$mix"), repeated to $F10 frames (1x: $F1)."$'\n'
-  if [ "$mix" = mixed ]; then MIXED_F1=$F1; MIXED_F10=$F10; MIXED_FLOOR_S=$FLOOR_S; MIXED_PD_S=$PD_S; fi
+  for fmt in pcap pcapng; do
+    F10=$(frames "$OUT/mix-$mix-x10.$fmt"); F1=$(frames "$OUT/mix-$mix-x1.$fmt")
+    cat "$OUT/mix-$mix-x10.$fmt" > /dev/null  # warm the page cache
+    pair "$OUT/mix-$mix-x10.$fmt"
+    R=$(ratio "$FLOOR_S" "$PD_S")
+    rows+="| $mix | $fmt | $F10 | $FLOOR_S | $PD_S | $(fps "$F10" "$FLOOR_S") | $(fps "$F10" "$PD_S") | $R | $RATIOS |"$'\n'
+    RSS10=$PD_RSS
+    measure pushdiag1 "$BIN" capture --format json "$OUT/mix-$mix-x1.$fmt"; RSS1=$RSS
+    mem_rows+="| $mix | $fmt | $RSS1 KiB | $RSS10 KiB | $(ratio "$RSS10" "$RSS1") |"$'\n'
+    summary+="$mix ($fmt) $R, "
+    if [ "$fmt" = pcap ]; then
+      mixes_text+="- $mix: $(describe "$mix"), repeated to $F10 frames (1x: $F1)."$'\n'
+      if [ "$mix" = mixed ]; then MIXED_F1=$F1; MIXED_F10=$F10; MIXED_FLOOR_S=$FLOOR_S; MIXED_PD_S=$PD_S; fi
+    fi
+  done
 done
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 measure fcs "$BIN" capture --check-fcs --format json "$OUT/mix-mixed-x10.pcap"; FCS_S=$SECS
 measure tshark tshark -n -q -r "$OUT/mix-mixed-x1.pcap" -z 'io,stat,0,COUNT(wlan.fc.retry)wlan.fc.retry==1'; TS_S=$SECS
 TS_FPS=$(fps "$MIXED_F1" "$TS_S")
 TSHARK_VERSION=$(tshark --version 2>/dev/null | head -1)
 
 table=$(cat <<TABLE
-| mix, 10x | frames | floor: median s | pushdiag: median s | floor frames/s | pushdiag frames/s | vs floor | each run's floor/pushdiag |
-|---|---:|---:|---:|---:|---:|---:|---|
+| mix, 10x | format | frames | floor: median s | pushdiag: median s | floor frames/s | pushdiag frames/s | vs floor | each run's floor/pushdiag |
+|---|---|---:|---:|---:|---:|---:|---:|---|
 ${rows%$'\n'}
 
 | other runs on the mixed mix | frames | median seconds | frames/s | vs floor |
@@ -134,8 +145,8 @@ ${rows%$'\n'}
 | pushdiag capture --check-fcs, 10x | $MIXED_F10 | $FCS_S | $(fps "$MIXED_F10" "$FCS_S") | $(ratio "$MIXED_FLOOR_S" "$FCS_S") |
 | tshark counting retries, 1x | $MIXED_F1 | $TS_S | $TS_FPS | $(awk -v a="$TS_FPS" -v b="$(fps "$MIXED_F10" "$MIXED_FLOOR_S")" 'BEGIN { printf "%.2f", a / b }') |
 
-| peak memory (max RSS) of pushdiag capture | 1x | 10x | 10x / 1x |
-|---|---:|---:|---:|
+| peak memory (max RSS) of pushdiag capture | format | 1x | 10x | 10x / 1x |
+|---|---|---:|---:|---:|
 ${mem_rows%$'\n'}
 TABLE
 )
@@ -147,14 +158,15 @@ echo "pushdiag against the floor per mix: ${summary%, } (target: at least 0.8); 
 doc=docs/PERFORMANCE.md
 gen=$(cat <<GEN
 <!-- bench:capture:start -->
-Measured $(date -u +%Y-%m-%d) by \`make bench\` on: $MACHINE. Build: $CONFIG. $RUNS runs each, the floor and pushdiag alternately on the same file.
+Measured $(date -u +%Y-%m-%d) by \`make bench\` on: $MACHINE. Build: $CONFIG. $RUNS runs each, the floor and pushdiag alternately on the same file. Load average (1, 5, 15 min) at the start $LOAD_START, at the end $LOAD_END${BENCH_NOTE:+; $BENCH_NOTE}.
+Each mix in both formats: classic pcap and its pcapng form (\`editcap -F pcapng\`); the floor reads each file through libpcap, pushdiag through its pipelined reader (the per-station analysis always on).
 Mixes, from $(cat "$OUT/source.txt") (timestamps shifted one hour a pass by bench/repeat.py):
 ${mixes_text%$'\n'}
 tshark: $TSHARK_VERSION, \`tshark -n -q -z io,stat,0,COUNT(wlan.fc.retry)wlan.fc.retry==1\` on the mixed 1x file.
 
 $table
 
-pushdiag against the floor: ${summary%, } (target: at least 0.8 on every mix); memory flat (10x / 1x above).
+pushdiag against the floor: ${summary%, } (target: at least 0.8 on every mix); memory 10x / 1x above.
 <!-- bench:capture:end -->
 GEN
 )

@@ -246,10 +246,10 @@ public enum Fixtures {
 
     /// Each roam type once (issue #30), by six stations (…:61 to …:66) that each send a data
     /// frame to AP1 at T = 1000 × (1 + k) ms and move to AP2: FT over the air (gap 10 ms), FT
-    /// over the DS (60 ms from the FT Request), PMKSA caching (8 ms), SAE (55 ms), 802.1X (150 ms
-    /// to the EAP Success: a warning) and open (4 ms).
+    /// over the DS (60 ms from the FT Request), PMKSA caching (8 ms), SAE (55 ms), 802.1X (180 ms
+    /// to the 4-way handshake's message 4, 30 ms after the EAP Success: a warning) and open (4 ms).
     public static let roamTypeStations = (0..<6).map { MACAddress(rawValue: 0x0200_0000_0061 + UInt64($0)) }
-    public static let roamTypeGapsMs: [Double] = [10, 60, 8, 55, 150, 4]
+    public static let roamTypeGapsMs: [Double] = [10, 60, 8, 55, 180, 4]
 
     public static func roamTypes() -> Fixture {
         let (a, b) = roamingAPs(ft: true)
@@ -292,6 +292,10 @@ public enum Fixtures {
                 at(110, FrameBuilder.eap(from: ap2, to: sta, bssid: ap2, toDS: false, code: 1, identifier: 1))
                 at(120, FrameBuilder.eap(from: sta, to: ap2, bssid: ap2, toDS: true, code: 2, identifier: 1))
                 at(250, FrameBuilder.eap(from: ap2, to: sta, bssid: ap2, toDS: false, code: 3, identifier: 2))
+                for (dt, info, toDS) in [(255, 0x008A, false), (260, 0x010A, true), (270, 0x13CA, false), (280, 0x030A, true)] as [(Int64, UInt16, Bool)] {
+                    let (from, to) = toDS ? (sta, ap2) : (ap2, sta)
+                    at(dt, FrameBuilder.eapolKey(from: from, to: to, bssid: ap2, toDS: toDS, keyInfo: info, replay: dt >= 270 ? 2 : 1))
+                }
             default:
                 auth(100, 0, 1)
                 reassoc(102, [], answer: 104)

@@ -185,15 +185,31 @@ public enum FrameBuilder {
         header(type: 0, subtype: 13, addr1: to, addr2: from, addr3: bssid) + [8, response ? 1 : 0, 0x12, 0x34]
     }
 
-    /// An EAP packet in EAPOL (802.1X-2010) in a data frame: code 1 request, 2 response, 3 success.
-    public static func eap(from: MACAddress, to: MACAddress, bssid: MACAddress, toDS: Bool, code: UInt8, identifier: UInt8) -> [UInt8] {
+    /// An EAPOL packet of `type` (0 EAP, 3 Key) in a data frame between a station and its AP.
+    static func eapol(from: MACAddress, to: MACAddress, bssid: MACAddress, toDS: Bool, type: UInt8, body: [UInt8]) -> [UInt8] {
         let flags: UInt8 = toDS ? 0x01 : 0x02
         let h =
             toDS
             ? header(type: 2, subtype: 0, flags: flags, addr1: bssid, addr2: from, addr3: to)
             : header(type: 2, subtype: 0, flags: flags, addr1: to, addr2: bssid, addr3: from)
+        return h + [0xAA, 0xAA, 0x03, 0, 0, 0, 0x88, 0x8E] + [2, type] + [UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
+    }
+
+    /// An EAP packet in EAPOL (802.1X-2010) in a data frame: code 1 request, 2 response, 3 success.
+    public static func eap(from: MACAddress, to: MACAddress, bssid: MACAddress, toDS: Bool, code: UInt8, identifier: UInt8) -> [UInt8] {
         let eap: [UInt8] = code >= 3 ? [code, identifier, 0, 4] : [code, identifier, 0, 5, 1]  // Success/Failure: no type; others: Identity
-        return h + [0xAA, 0xAA, 0x03, 0, 0, 0, 0x88, 0x8E] + [2, 0] + [UInt8(eap.count >> 8), UInt8(eap.count & 0xFF)] + eap
+        return eapol(from: from, to: to, bssid: bssid, toDS: toDS, type: 0, body: eap)
+    }
+
+    /// An EAPOL-Key frame (RSN descriptor) with `keyInfo` (IEEE 802.11-2020 Figure 12-33) and
+    /// no key data: 0x008A message 1, 0x010A message 2, 0x13CA message 3, 0x030A message 4.
+    public static func eapolKey(from: MACAddress, to: MACAddress, bssid: MACAddress, toDS: Bool, keyInfo: UInt16, replay: UInt8) -> [UInt8] {
+        // Descriptor, key information, key length, replay counter, nonce, IV, RSC, reserved, MIC,
+        // key data length (0).
+        let key: [UInt8] =
+            [2, UInt8(keyInfo >> 8), UInt8(keyInfo & 0xFF), 0, 16] + [UInt8](repeating: 0, count: 7) + [replay]
+            + [UInt8](repeating: 0, count: 32 + 16 + 8 + 8 + 16) + [0, 0]
+        return eapol(from: from, to: to, bssid: bssid, toDS: toDS, type: 3, body: key)
     }
 
     /// WNM BSS Transition Management Request (category 10, action 7) with no candidate list.

@@ -96,6 +96,21 @@ struct StationAnalysisTests {
         #expect(try Self.station(r, Fixtures.roamTypeStations[3]).authAlgorithms == ["3": 2])
     }
 
+    /// An 802.1X roam's gap runs from its authentication to the 4-way handshake's message 4
+    /// (180 ms in the fixture), not to the EAP Success (150 ms); without the handshake in the
+    /// capture it is unknown, not the response's 5 ms.
+    @Test func an8021XRoamsGapEndsAtTheFourWayHandshake() throws {
+        let sta = Fixtures.roamTypeStations[4]
+        let roam = try #require(try Self.station(Self.analyze(Fixtures.roamTypes()), sta).roams.first)
+        #expect(roam.type == .eap && roam.gapMs == 180 && roam.grade == .warning)
+        var f = Fixtures.roamTypes()
+        let key: [UInt8] = [0x88, 0x8E, 2, 3]  // EAPOL version 2, packet type 3 (Key)
+        f.records.removeAll { r in (0...(r.bytes.count - key.count)).contains { Array(r.bytes[$0..<($0 + key.count)]) == key } }
+        #expect(f.records.count == Fixtures.roamTypes().records.count - 4)
+        let cut = try #require(try Self.station(Self.analyze(f), sta).roams.first)
+        #expect(cut.type == .eap && cut.gapMs == nil && cut.grade == nil)
+    }
+
     @Test func theGradeFollowsTheWalksLimits() {
         #expect(StationAnalysis.grade(type: .ftOverTheAir, gapMs: 80, status: 0) == .ok)
         #expect(StationAnalysis.grade(type: .ftOverTheDS, gapMs: 81, status: 0) == .warning)

@@ -22,6 +22,20 @@ struct OracleTests {
         return lines.map { Dictionary(uniqueKeysWithValues: zip(header, $0 + Array(repeating: "", count: max(0, header.count - $0.count)))) }
     }
 
+    /// Every shared capture (oracle.tsv) and every fixture: path and name.
+    static func capturesAndFixtures() throws -> [(path: String, name: String)] {
+        var files: [(String, String)] = []
+        if TestPaths.hasSharedPcaps {
+            for row in try table("oracle.tsv") {
+                files.append((TestPaths.sharedPcaps.appendingPathComponent(row["file"]!).path, row["file"]!))
+            }
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: TestPaths.fixtures.path).sorted() where name.hasSuffix(".pcap") {
+            files.append((TestPaths.fixtures.appendingPathComponent(name).path, "fixtures/" + name))
+        }
+        return files
+    }
+
     @Test func countsEqualTshark() throws {
         let rows = try Self.table("oracle.tsv")
         #expect(rows.count > 200, "oracle.tsv should list the ~250 shared captures")

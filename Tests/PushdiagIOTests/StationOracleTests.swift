@@ -5,7 +5,8 @@ import TestSupport
 import Testing
 
 /// The per-station counts (issue #30) against tshark's fields on every shared capture and every
-/// fixture: frames, retries and PM-set frames per station, listen interval and AID, deauthentications
+/// fixture: frames, retries and PM-set frames per station, its dozes (count, total, longest) and
+/// silences (start, length) from its frames' times, listen interval and AID, deauthentications
 /// and disassociations per reason (per station and per AP), BSS transition requests (and the
 /// disassociation-imminent bit) and responses by status, authentication algorithms, and each
 /// BSS's beacon interval and DTIM period. tshark runs once per file with every field, several
@@ -17,7 +18,7 @@ struct StationOracleTests {
         "wlan.fc.version", "wlan.fc.type_subtype", "wlan.fc.ds", "wlan.fc.pwrmgt", "wlan.fc.retry", "wlan.fc.protected", "wlan.ra", "wlan.ta",
         "wlan.bssid", "wlan.fixed.listen_ival", "wlan.fixed.aid", "wlan.fixed.status_code", "wlan.fixed.auth.alg", "wlan.fixed.reason_code",
         "wlan.fixed.category_code", "wlan.fixed.action_code", "wlan.fixed.request_mode.disassoc_imminent",
-        "wlan.fixed.bss_transition_status_code", "wlan.tim.dtim_period", "wlan.fixed.beacon", "wlan.rsn.pmkid.count",
+        "wlan.fixed.bss_transition_status_code", "wlan.tim.dtim_period", "wlan.fixed.beacon", "wlan.rsn.pmkid.count", "frame.time_epoch",
     ]
 
     /// What tshark's fields say of one station (or one AP's steering).
@@ -33,8 +34,55 @@ struct StationOracleTests {
         var btmImminent = 0
         var btmResponses: [String: Int] = [:]
         var auth: [String: Int] = [:]
+        /// Dozes that ended: count, total and longest in ms (to the microsecond).
+        var dozes = 0
+        var dozeTotalMs = 0.0
+        var dozeLongestMs: Double?
+        /// Each silence's start (RFC 3339) and length in ms.
+        var silences: [String] = []
         var description: String {
-            "frames \(frames) retries \(retries) pm \(powerSave) li \(listenInterval.map(String.init) ?? "nil") aid \(aid.map(String.init) ?? "nil") deauth \(deauth) disassoc \(disassoc) btm \(btmRequests)/\(btmImminent) \(btmResponses) auth \(auth)"
+            "frames \(frames) retries \(retries) pm \(powerSave) li \(listenInterval.map(String.init) ?? "nil") aid \(aid.map(String.init) ?? "nil") deauth \(deauth) disassoc \(disassoc) btm \(btmRequests)/\(btmImminent) \(btmResponses) auth \(auth) dozes \(dozes) \(dozeTotalMs)/\(dozeLongestMs.map { "\($0)" } ?? "nil") ms silences \(silences)"
+        }
+    }
+
+    /// frame.time_epoch ("1700000000.123456789") in nanoseconds, exactly.
+    static func epochNs(_ s: Substring) -> Int64? {
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        guard let sec = Int64(parts[0]) else { return nil }
+        let frac = parts.count > 1 ? String(parts[1].prefix(9)) : ""
+        return sec * 1_000_000_000 + (Int64(frac.padding(toLength: 9, withPad: "0", startingAt: 0)) ?? 0)
+    }
+
+    static func ms(_ ns: Int64) -> Double { (Double(ns) / 1000).rounded() / 1000 }
+
+    /// A station's dozes and silences from its frames' times, PM and retry bits (tshark's
+    /// frame.time_epoch, wlan.fc.pwrmgt, wlan.fc.retry): a doze from a frame with PM set to its
+    /// next frame (a retransmission that still has PM set does not wake it); a silence is a gap
+    /// of more than 10 s between its frames, or from its last frame to the capture's end; at
+    /// most 64 silences a station, as pushdiag keeps.
+    struct Timeline {
+        var last: Int64?
+        var dozeStart: Int64?
+        var silences: [(Int64, Int64)] = []
+        var dozes: [Int64] = []
+
+        mutating func frame(at t: Int64, pm: Bool, retry: Bool) {
+            if let l = last, t - l > 10_000_000_000, silences.count < 64 { silences.append((l, t - l)) }
+            if let d = dozeStart, !(retry && pm) {
+                dozes.append(max(0, t - d))
+                dozeStart = nil
+            }
+            if pm, dozeStart == nil { dozeStart = t }
+            last = t
+        }
+
+        func apply(to e: inout Expected, end: Int64) {
+            e.dozes = dozes.count
+            e.dozeTotalMs = StationOracleTests.ms(dozes.reduce(0, +))
+            e.dozeLongestMs = dozes.max().map(StationOracleTests.ms)
+            var all = silences
+            if let l = last, end - l > 10_000_000_000, all.count < 64 { all.append((l, end - l)) }
+            e.silences = all.map { "\(Timestamp.rfc3339(nanoseconds: $0.0)) \(StationOracleTests.ms($0.1))" }
         }
     }
 
@@ -52,8 +100,12 @@ struct StationOracleTests {
         var stations: [String: Expected] = [:]
         var aps: [String: Expected] = [:]
         var beacons: [String: (Int?, Int?)] = [:]
+        var timelines: [String: Timeline] = [:]
+        var end = Int64.min
         for line in lines {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+            let time = f.count == fields.count ? epochNs(f[21]) : nil
+            if let time { end = max(end, time) }
             guard f.count == fields.count, f[0] == "0", let ts = int(f[1]) else { continue }
             let type = ts >> 4
             let sub = ts & 0xF
@@ -73,6 +125,7 @@ struct StationOracleTests {
                 if flag(f[4]) { e.retries += 1 }
                 if flag(f[3]) { e.powerSave += 1 }
                 stations[String(ta)] = e
+                if let time { timelines[String(ta), default: Timeline()].frame(at: time, pm: flag(f[3]), retry: flag(f[4])) }
             }
             guard type == 0, !protected, !ra.isEmpty, !ta.isEmpty, !bssid.isEmpty else { continue }
             let byAP = ta == bssid
@@ -114,6 +167,7 @@ struct StationOracleTests {
             default: break
             }
         }
+        for (sta, t) in timelines { t.apply(to: &stations[sta, default: Expected()], end: end) }
         return (stations, aps, beacons)
     }
 
@@ -122,7 +176,8 @@ struct StationOracleTests {
             frames: s.frames, retries: s.retryFrames, powerSave: s.powerSaveFrames, listenInterval: s.listenInterval, aid: s.aid,
             deauth: s.steering.deauthByReason, disassoc: s.steering.disassocByReason, btmRequests: s.steering.btmRequests,
             btmImminent: s.steering.btmDisassociationImminent,
-            btmResponses: s.steering.btmResponsesByStatus, auth: s.authAlgorithms)
+            btmResponses: s.steering.btmResponsesByStatus, auth: s.authAlgorithms, dozes: s.dozes.count, dozeTotalMs: s.dozes.totalMs,
+            dozeLongestMs: s.dozes.longestMs, silences: s.silences.map { "\($0.start) \($0.durationMs)" })
     }
 
     static func ours(_ s: SteeringReport) -> Expected {
@@ -138,14 +193,14 @@ struct StationOracleTests {
     static let timAfterAnException: Set<String> = ["tcpdump/tests__ieee802.11_parse_elements_oobr.pcap"]
 
     /// One file: the differences, and how many stations were compared.
-    static func compare(_ path: String, name: String) throws -> (mismatches: [String], stations: Int) {
+    static func compare(_ path: String, name: String) throws -> (mismatches: [String], stations: Int, dozes: Int, silences: Int) {
         let r = try run(TestPaths.which("tshark")!, ["-n", "-r", path, "-T", "fields", "-E", "occurrence=f"] + fields.flatMap { ["-e", $0] }, timeout: 300)
         let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: true)
         let (stations, aps, beacons) = expected(lines)
         let report = CaptureFileAnalysis.analyze(path: path, options: .init()).report(file: name)
         // An nlmon capture (fixtures/watch-*): tshark finds 802.11 frames inside nl80211 messages;
         // pushdiag capture refuses the link type.
-        guard report.linkType.flatMap({ LinkType(rawValue: Int32($0)) }) != nil else { return ([], 0) }
+        guard report.linkType.flatMap({ LinkType(rawValue: Int32($0)) }) != nil else { return ([], 0, 0, 0) }
         var out: [String] = []
         var ourStations: [String: Expected] = [:]
         for s in report.stations { ourStations[s.mac.description] = ours(s) }
@@ -170,31 +225,27 @@ struct StationOracleTests {
         for ap in aps.keys where !report.bss.contains(where: { $0.bssid.description == ap }) && aps[ap] != Expected() {
             out.append("\(name): AP \(ap): tshark \(aps[ap]!), absent from pushdiag's BSS table")
         }
-        return (out, stations.count)
+        return (out, stations.count, stations.values.reduce(0) { $0 + $1.dozes }, stations.values.reduce(0) { $0 + $1.silences.count })
     }
 
     @Test func perStationCountsEqualTshark() throws {
-        var files: [(String, String)] = []
-        if TestPaths.hasSharedPcaps {
-            for row in try OracleTests.table("oracle.tsv") {
-                files.append((TestPaths.sharedPcaps.appendingPathComponent(row["file"]!).path, row["file"]!))
-            }
-        }
-        for name in try FileManager.default.contentsOfDirectory(atPath: TestPaths.fixtures.path).sorted() where name.hasSuffix(".pcap") {
-            files.append((TestPaths.fixtures.appendingPathComponent(name).path, "fixtures/" + name))
-        }
+        let files = try OracleTests.capturesAndFixtures()
         let all = files
         let started = Date()
         let lock = NSLock()
         nonisolated(unsafe) var mismatches: [String] = []
         nonisolated(unsafe) var stations = 0
+        nonisolated(unsafe) var dozes = 0
+        nonisolated(unsafe) var silences = 0
         nonisolated(unsafe) var failures: [String] = []
         DispatchQueue.concurrentPerform(iterations: all.count) { i in
             do {
-                let (m, n) = try Self.compare(all[i].0, name: all[i].1)
+                let (m, n, d, q) = try Self.compare(all[i].0, name: all[i].1)
                 lock.withLock {
                     mismatches += m
                     stations += n
+                    dozes += d
+                    silences += q
                 }
             } catch {
                 lock.withLock { failures.append("\(all[i].1): \(error)") }
@@ -203,6 +254,9 @@ struct StationOracleTests {
         #expect(failures.isEmpty, "\(failures)")
         #expect(mismatches.isEmpty, "\(mismatches.count) differences:\n\(mismatches.sorted().prefix(40).joined(separator: "\n"))")
         #expect(files.count > (TestPaths.hasSharedPcaps ? 200 : 10))
-        print("station oracle: \(files.count) captures, \(stations) stations, \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        #expect(dozes > 0 && silences > 0, "the captures should hold dozes and silences to compare")
+        print(
+            "station oracle: \(files.count) captures, \(stations) stations, \(dozes) dozes, \(silences) silences, \(String(format: "%.1f", Date().timeIntervalSince(started))) s"
+        )
     }
 }

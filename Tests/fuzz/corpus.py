@@ -2,8 +2,9 @@
 """Seed corpora for the libFuzzer targets, from the project's fixtures and, when present,
 ../shared/pcaps: one file per capture record (link type index + record) for FuzzCapture, one per
 netlink record for FuzzNetlink, protocol frames for FuzzPush, configuration files for FuzzConfig,
-web configuration files (the exporter's --web-config) for FuzzWebConfig and a station's rejoin
-frames (EAPOL-Key, DHCP, DNS, an association response) for FuzzJoin."""
+web configuration files (the exporter's --web-config) for FuzzWebConfig, a station's rejoin
+frames (EAPOL-Key, DHCP, DNS, an association response) for FuzzJoin, and the first records of
+each capture as a small pcapng file (either byte order, several sections) for FuzzPcapng."""
 import hashlib, os, struct, sys
 
 root, out = sys.argv[1], sys.argv[2]
@@ -48,6 +49,26 @@ sources = []
 for base in [os.path.join(root, "fixtures"), os.path.join(root, "..", "shared", "pcaps")]:
     for dirpath, _, files in os.walk(base):
         sources += [os.path.join(dirpath, n) for n in sorted(files) if n.endswith((".pcap", ".cap"))]
+def pcapng(lt, recs, e, tsresol):
+    def block(t, body):
+        body += b"\0" * (-len(body) % 4)
+        return struct.pack(e + "II", t, 12 + len(body)) + body + struct.pack(e + "I", 12 + len(body))
+    out = block(0x0A0D0D0A, struct.pack(e + "IHHq", 0x1A2B3C4D, 1, 0, -1))
+    out += block(1, struct.pack(e + "HHI", lt, 0, 0) + struct.pack(e + "HH", 9, 1) + bytes([tsresol, 0, 0, 0]) + struct.pack(e + "HH", 0, 0))
+    for i, rec in enumerate(recs):
+        if i % 3 == 2:
+            out += block(3, struct.pack(e + "I", len(rec)) + rec)
+        else:
+            out += block(6, struct.pack(e + "IIIII", 0, 0, 1000 + i, len(rec), len(rec)) + rec)
+    return out
+
+for n, path in enumerate(sources):
+    first = [r for r in records(path)][:6]
+    if first:
+        recs = [rec[:600] for _, rec in first]
+        one = pcapng(first[0][0], recs[:3], "<>"[n % 2], (6, 9, 0x94)[n % 3])
+        put(os.path.join(out, "pcapng"), one + pcapng(first[0][0], recs[3:], "<>"[n // 2 % 2], 6), 400)
+
 for path in sources:
     for lt, rec in records(path):
         if lt in LINKTYPES:
@@ -106,5 +127,5 @@ for dirpath, _, files in os.walk(os.path.join(root, "fixtures")):
         put(join, text, 100)
         for line in text.split(b"\n"):
             put(join, line, 100)
-for k in ("capture", "netlink", "push", "config", "webconfig", "join"):
+for k in ("capture", "netlink", "push", "config", "webconfig", "join", "pcapng"):
     print(k, len(os.listdir(os.path.join(out, k))) if os.path.isdir(os.path.join(out, k)) else 0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS from seed corpora of the fixtures
 # and ../shared/pcaps. A crash leaves its input in .build/fuzz/crashes/ and fails the run.
-#   FUZZ_SECONDS=600 Tests/fuzz/run.sh [Capture Netlink Push Config WebConfig Join]
+#   FUZZ_SECONDS=600 Tests/fuzz/run.sh [Capture Netlink Push Config WebConfig Join Pcapng]
 #   FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh   (builds every target, runs none)
 # The core's sources are compiled once for all targets (-sanitize=fuzzer,address -O, a static
 # library built for testing, so the targets reach the few internal initialisers they use with
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${FUZZ_SECONDS:-30}
 OUT=.build/fuzz
-TARGETS=${*:-Capture Netlink Push Config WebConfig Join}
+TARGETS=${*:-Capture Netlink Push Config WebConfig Join Pcapng}
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O)
 mkdir -p "$OUT/crashes" "$OUT/corpus" "$OUT/core"
 # The core, when a source is newer than the library (or the library is missing).

@@ -274,16 +274,24 @@ public struct StationAnalysis {
     }
 
     /// EAPOL in a data frame between a station and the AP it roamed to: EAP packets make the roam
-    /// an 802.1X one, and its gap runs to the EAP Success.
+    /// an 802.1X one, whose gap runs to the 4-way handshake's message 4 (the station can send
+    /// data only once its keys are in, as the walk's gap ends at the keys); until that message is
+    /// seen the gap is unknown, not the response's.
     mutating func eap(_ h: Dot11Header, station i: Int, time t: Int64) {
         let p = stations[i].pendingRoam
         guard p < stations[i].roams.count, let answered = stations[i].roams[p].answeredAt, t - answered <= options.eapWindowNs else { return }
-        guard let e = EAPOLFrame.parse(UnsafeRawBufferPointer(rebasing: h.frame[h.headerLength...])), e.type == 0 else { return }
-        switch stations[i].roams[p].type {
-        case .open, .pmksaCaching: stations[i].roams[p].type = .eap
+        let body = UnsafeRawBufferPointer(rebasing: h.frame[h.headerLength...])
+        guard let e = EAPOLFrame.parse(body) else { return }
+        switch (e.type, stations[i].roams[p].type) {
+        case (0, .open), (0, .pmksaCaching):
+            stations[i].roams[p].type = .eap
+            stations[i].roams[p].gapNs = nil
+        case (3, .eap):
+            if case .key(let k)? = EAPOLPacket.parse(body.suffix(from: 8)), k.message == .pairwise(4) {
+                stations[i].roams[p].gapNs = t - stations[i].roams[p].startedAt
+            }
         default: break
         }
-        if e.eapCode == 3 { stations[i].roams[p].gapNs = t - stations[i].roams[p].startedAt }
     }
 
     // MARK: - Management bodies

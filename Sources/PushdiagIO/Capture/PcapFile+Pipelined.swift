@@ -6,7 +6,8 @@ import PushdiagCore
 /// Reading and analysing on two cores: a reader thread fills one of two batches while the caller
 /// analyses the other. In a classic pcap file the reader reads whole blocks of the file into the
 /// batch and walks the record headers itself (`PcapRecords`): no copy and no per-record call
-/// into libpcap, whose fread path costs as much as a third of the analysis. Other files, and a
+/// into libpcap, whose fread path costs as much as a third of the analysis. A pcapng file is
+/// read the same way and its blocks walked with `PcapngBlocks` (`PcapFile+Pcapng`). Other files, and a
 /// classic file from its first record libpcap must read itself (an unusual record, a record cut
 /// short, a read error), go through libpcap, whose records the reader copies into the batch.
 /// For the analyser (`forEachFramePipelined`) the reader also takes the radio header off each
@@ -185,6 +186,8 @@ extension PcapFile {
         var offset = Int64(PcapRecords.fileHeaderLength)
         var radiotapLayout = Radiotap.LayoutCache()
         var stint = 0  // records libpcap has read since it took over
+        // A pcapng file is walked block by block from its first byte (`PcapngBlocks`).
+        var pcapng = isPcapng ? PcapngCursor() : nil
         while true {
             let b = pipeline.batches[current]
             b.empty.wait()
@@ -193,6 +196,20 @@ extension PcapFile {
                 return
             }
             b.reset()
+            // Takes the radio headers off and hands the batch over; true when it was the last.
+            func handOver() -> Bool {
+                prepareFrames(b, pipeline.prepare, &radiotapLayout)
+                let finished = b.finished
+                b.full.signal()
+                current ^= 1
+                return finished
+            }
+            if var cursor = pcapng {
+                fillFromPcapng(b, &cursor, &read)
+                pcapng = cursor
+                if handOver() { return }
+                continue
+            }
             if let layout = records {
                 // Blocks of 1 MiB (a record is at most 256 KiB): enough to make a read cheap,
                 // few enough records that their frames stay small.
@@ -216,11 +233,7 @@ extension PcapFile {
                         b.finished = true
                     }
                 }
-                prepareFrames(b, pipeline.prepare, &radiotapLayout)
-                let finished = b.finished
-                b.full.signal()
-                if finished { return }
-                current ^= 1
+                if handOver() { return }
                 continue
             }
             if let p = pending {
@@ -269,11 +282,7 @@ extension PcapFile {
                 records = self.records
                 offset = resumeAt
             }
-            prepareFrames(b, pipeline.prepare, &radiotapLayout)
-            let finished = b.finished
-            b.full.signal()
-            if finished { return }
-            current ^= 1
+            if handOver() { return }
         }
     }
 
@@ -293,7 +302,7 @@ extension PcapFile {
 
     /// Reads up to `count` bytes at `offset` with `pread` (the stream libpcap reads through is not
     /// moved): as many as the file holds, 0 at its end, -1 on an error.
-    private func readBlock(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Int {
+    func readBlock(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Int {
         guard let f = pcap_file(rawHandle) else { return -1 }
         let fd = fileno(f)
         var done = 0

@@ -56,6 +56,8 @@ public final class PcapFile: @unchecked Sendable {
     /// How to walk the file's records without libpcap, when it is a classic pcap file whose
     /// records libpcap hands over unchanged (`PcapRecords`); nil for pcapng and other formats.
     let records: PcapRecords?
+    /// The file is pcapng, whose blocks the pipelined reader walks itself (`PcapngBlocks`).
+    let isPcapng: Bool
 
     public init(path: String) throws(CaptureError) {
         self.path = path
@@ -69,6 +71,15 @@ public final class PcapFile: @unchecked Sendable {
         var st = stat()
         size = stat(path, &st) == 0 ? Int64(st.st_size) : 0
         records = Self.recordLayout(h)
+        isPcapng = Self.startsWithSectionHeader(h)
+    }
+
+    /// Whether the file libpcap opened begins with a pcapng section header block.
+    private static func startsWithSectionHeader(_ h: OpaquePointer) -> Bool {
+        guard let f = pcap_file(h) else { return false }
+        var type: UInt32 = 0
+        let n = withUnsafeMutableBytes(of: &type) { pread(fileno(f), $0.baseAddress, 4, 0) }
+        return n == 4 && type == PcapngBlocks.sectionHeader
     }
 
     /// The classic layout of the file libpcap opened, read from its header with `pread` (which
