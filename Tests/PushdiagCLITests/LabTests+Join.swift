@@ -218,6 +218,31 @@ extension LabTests {
         let report = try object("join/join-ap-idle.json")
         let idle = try #require(report["ap_idle"] as? [String: Any], "\(report.keys)")
         let rungs = try #require(idle["rungs"] as? [[String: Any]])
+        // Every rung's counters were read (nl80211's count of frames sent), and the first two showed
+        // nothing the interface did not.
+        #expect(rungs.dropLast().allSatisfy { $0["hidden_frames"] as? Int == 0 }, "\(rungs)")
+        if let last = rungs.last, last["outcome"] as? String == "not_silent", (last["hidden_frames"] as? Int ?? 0) > 0 {
+            // The station sent frames no packet socket shows (nl80211's count says how many; null
+            // frames such as mac80211's probes of its AP), which the AP counts as activity: the
+            // full lab's run of 2026-11-26 11:00 kept a 21 s silence so, with no frame on either
+            // side's interface. The drop was not measured on such a run; pushdiag must say why,
+            // and claim no silence.
+            #expect(last["silent_s"] is NSNull && (last["detail"] as? String ?? "").contains("did not show"), "\(last)")
+            return
+        }
+        // hostapd kept the station through the 20 s rung in two of five lab runs on 2026-11-26 (the
+        // full lab's at 11:00 and a section run at 11:21), with no frame on the station's interface
+        // and none counted by nl80211 beside them: not understood yet (join-ap-idle-hostapd-debug.log
+        // now records hostapd's checks). Such a run must still report the rungs as kept with every
+        // frame accounted for; the drop's checks below need the drop.
+        if rungs.last?["outcome"] as? String == "kept" {
+            #expect(rungs.map { $0["outcome"] as? String ?? "" } == ["kept", "kept", "kept"] && rungs.allSatisfy { $0["hidden_frames"] as? Int == 0 })
+            #expect(idle["dropped_after_s"] is NSNull && (idle["kept_s"] as? Double ?? 0) >= 20, "\(idle)")
+            withKnownIssue("hostapd kept a silent station beyond its ap_max_inactivity (skip_inactivity_poll) in this run", isIntermittent: true) {
+                Issue.record("no drop: \(rungs)")
+            }
+            return
+        }
         #expect(rungs.map { $0["outcome"] as? String ?? "" } == ["kept", "kept", "dropped"], "\(rungs)")
         let kept = try #require(idle["kept_s"] as? Double)
         let dropped = try #require(idle["dropped_after_s"] as? Double)

@@ -85,6 +85,34 @@ import Testing
         #expect(long.first?.outcome == .kept && long.first?.detail.contains("probes its AP after 30s") == true, "\(long)")
     }
 
+    /// nl80211's count of frames sent, read at the silence's start and end, against the frames
+    /// the interface showed: the difference is what no packet socket sees (mac80211's probes).
+    @Test func framesTheInterfaceDidNotShowMakeTheSilenceUnknown() throws {
+        let hidden = try #require(
+            APIdle.rung([
+                Self.at(0, .silenceStart(idleS: 20)), Self.at(0.001, .stationCounters(txPackets: 100)), Self.at(9, Self.arp),
+                Self.at(19.999, .stationCounters(txPackets: 103)), Self.at(20, .silenceEnd), Self.at(20.1, .push(.heartbeatAnswered)),
+                Self.at(20.2, .rungEnd),
+            ]))
+        #expect(hidden.outcome == .notSilent && hidden.hiddenFrames == 2 && hidden.silentS == nil && hidden.stationFrames == 1, "\(hidden)")
+        // The counter wraps; as many frames as were seen: nothing hidden, the rung as it was.
+        let none = try #require(
+            APIdle.rung([
+                Self.at(0, .silenceStart(idleS: 20)), Self.at(0.001, .stationCounters(txPackets: UInt32.max)), Self.at(20, .stationCounters(txPackets: 0)),
+                Self.at(20, Self.arp), Self.at(20.001, .silenceEnd), Self.at(20.1, .push(.heartbeatAnswered)), Self.at(20.2, .rungEnd),
+            ]))
+        #expect(none.hiddenFrames == 0 && none.outcome == .kept && none.silentS == 20, "\(none)")
+        // The counters go through join.jsonl; a count that is no u32 is refused.
+        let header = JoinLog.Header(
+            interface: "w", ifindex: 1, server: "s:1", mode: "link", setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false), notes: [])
+        let text = JoinLog.encode(header: header, events: [Self.at(1, .stationCounters(txPackets: 7))], windows: [])
+        #expect(try JoinLog.decode(text, file: "j").get().1 == [Self.at(1, .stationCounters(txPackets: 7))])
+        guard case .failure = JoinLog.decode(text.replacingOccurrences(of: "\"count\":7", with: "\"count\":-7"), file: "j") else {
+            Issue.record("a negative count was accepted")
+            return
+        }
+    }
+
     @Test func anAPThatForgotSilentlyRefusesTheFirstFrameAfter() throws {
         let r = try #require(
             APIdle.rung([

@@ -127,7 +127,7 @@ import Testing
         #expect(idle["dropped_after_s"] as? Double == 16.5 && idle["kept_s"] as? Double == 10 && idle["safe_interval_s"] as? Double == 10)
         #expect(
             (idle["rungs"] as? [[String: Any]])?.first.map { Set($0.keys) } == [
-                "idle_s", "outcome", "silent_s", "reason", "station_frames", "keep_alives", "detail",
+                "idle_s", "outcome", "silent_s", "reason", "station_frames", "keep_alives", "hidden_frames", "detail",
             ])
         // Without the ladder: null in the JSON, nothing in the text, page or metrics.
         let plain = Self.report

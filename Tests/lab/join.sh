@@ -184,7 +184,9 @@ lab_join_ap_idle() {
   echo "$LAB_JOIN_AP_IDLE" > "$out/join-ap-idle-limit.txt"
   ip netns exec "$LAB_JOIN_NS" cat /sys/class/net/wlan2/address > "$out/join-ap-idle-station.txt"
   ip netns exec "$LAB_JOIN_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.wlan2.disable_ipv6=1
-  lab_ap_start 1 "$conf/hostapd-eap-idle.conf" "$out/join-ap-idle-hostapd.log" || return 1
+  # hostapd's debug log: its inactivity checks, polls and disassociations, to read when the AP kept
+  # a silent station beyond its limit (two of five runs on 2026-11-26, no frame on the station's side).
+  LAB_HOSTAPD_ARGS="-d -t -f $out/join-ap-idle-hostapd-debug.log" lab_ap_start 1 "$conf/hostapd-eap-idle.conf" "$out/join-ap-idle-hostapd.log" || return 1
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
   for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 0.2; done
   lab_join_run "$out" join-ap-keepalive push.lab:3000 --find-ap-idle --ladder 20s

@@ -73,7 +73,8 @@ lab_ap_start() {
     fi
     rm -f "$pidfile"
   fi
-  hostapd -B -P "$pidfile" "$2" > "$log" 2>&1 || { cat "$log"; return 1; }
+  # shellcheck disable=SC2086  # LAB_HOSTAPD_ARGS: words of their own (-d -f FILE for a debug log)
+  hostapd -B ${LAB_HOSTAPD_ARGS:-} -P "$pidfile" "$2" > "$log" 2>&1 || { cat "$log"; return 1; }
 }
 
 # lab_up: the two APs (channels 1 and 6) and the station on wlan2, joined. The station scans only

@@ -47,11 +47,18 @@ public enum APIdle {
         /// them were keep-alives.
         public var stationFrames: Int
         public var keepAlives: Int
+        /// Frames the station sent during the silence that the interface did not show: nl80211's
+        /// count of frames sent to the AP over the silence less those seen (null and management
+        /// frames, such as mac80211's probes of its AP); nil when the counters could not be read.
+        @Nullable public var hiddenFrames: Int?
         public var detail: String
 
-        public init(idleS: Double, outcome: Outcome, silentS: Double?, reason: UInt16?, stationFrames: Int, keepAlives: Int = 0, detail: String) {
-            (self.idleS, self.outcome, self.silentS, self.reason, self.stationFrames, self.keepAlives, self.detail) =
-                (idleS, outcome, silentS, reason, stationFrames, keepAlives, detail)
+        public init(
+            idleS: Double, outcome: Outcome, silentS: Double?, reason: UInt16?, stationFrames: Int, keepAlives: Int = 0, hiddenFrames: Int? = nil,
+            detail: String
+        ) {
+            (self.idleS, self.outcome, self.silentS, self.reason, self.stationFrames, self.keepAlives, self.hiddenFrames, self.detail) =
+                (idleS, outcome, silentS, reason, stationFrames, keepAlives, hiddenFrames, detail)
         }
     }
 
@@ -133,8 +140,20 @@ public enum APIdle {
             frames == 0
             ? ""
             : "; the station sent \(frames) frame\(frames == 1 ? "" : "s") of its own meanwhile\(keepAlives > 0 ? " (\(keepAlives) keep-alive\(keepAlives == 1 ? "" : "s"))" : "")"
+        // nl80211's count of what the station sent, read at the silence's start and end: what the
+        // interface did not show (its first and last reads within the silence).
+        let reads = after.compactMap { e -> (Int64, UInt32)? in
+            if case .stationCounters(let tx) = e.kind, e.timeNs <= (end ?? .max) { (e.timeNs, tx) } else { nil }
+        }
+        var hidden: Int?
+        if reads.count >= 2, let a = reads.first, let b = reads.last, quietEnd != nil, drop == nil {
+            let seen = after.filter { isStationFrame($0.kind) && $0.timeNs >= a.0 && $0.timeNs <= b.0 }.count
+            hidden = max(0, Int(b.1 &- a.1) - seen)
+        }
         func rung(_ o: Outcome, _ silent: Double?, _ reason: UInt16? = nil, _ detail: String) -> Rung {
-            Rung(idleS: idle, outcome: o, silentS: silent, reason: reason, stationFrames: frames, keepAlives: keepAlives, detail: detail)
+            Rung(
+                idleS: idle, outcome: o, silentS: silent, reason: reason, stationFrames: frames, keepAlives: keepAlives, hiddenFrames: hidden,
+                detail: detail)
         }
         if let (t, reason, byAP) = drop {
             let code = reason.map { Dot11Codes.reason(String($0)) } ?? "no reason given"
@@ -177,6 +196,12 @@ public enum APIdle {
             return rung(
                 .unverified, kept, nil,
                 "no disconnection, but the push after the silence did not work (\(failure ?? "no answer")): the association's fate is not known\(spoke)")
+        }
+        if let h = hidden, h > 0 {
+            return rung(
+                .notSilent, nil, nil,
+                "kept, but the station sent \(h) frame\(h == 1 ? "" : "s") the interface did not show (nl80211's count of frames sent to the AP: null or management frames, such as mac80211's probes of its AP), so the AP saw it active and the silence is not known\(spoke)"
+            )
         }
         if keepAlives > 0 && keepAlives == frames && kept < idle {
             return rung(

@@ -72,6 +72,10 @@ public struct JoinEvent: Equatable, Sendable {
         /// The station's keep-alive: an empty IPv4 frame to the AP, as wpa_supplicant sends one
         /// at the AP's BSS Max Idle Period (802.11v) so that the AP keeps a silent station.
         case keepAliveSent
+        /// The station's frames sent to its AP as nl80211 counts them (`NL80211_STA_INFO_TX_PACKETS`,
+        /// read by pushdiag at a rung's start and end): every frame mac80211 sends, the null and
+        /// management frames no packet socket sees included.
+        case stationCounters(txPackets: UInt32)
     }
 
     /// The milestones of pushdiag's push session, each taken where the session crosses it.

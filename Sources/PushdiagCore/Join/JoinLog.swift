@@ -124,6 +124,7 @@ public enum JoinLog {
         var text: String?
         var address: IPAddress?
         var seconds: Double?
+        var count: Int64?
 
         init(header: Header) { self.header = header }
         init(window: Window) { self.window = window }
@@ -136,6 +137,7 @@ public enum JoinLog {
             case .silenceStart(let idle): (event, seconds) = ("silence_start", idle)
             case .silenceEnd: event = "silence_end"
             case .rungEnd: event = "rung_end"
+            case .stationCounters(let tx): (event, count) = ("station_counters", Int64(tx))
             case .pushAgain(let why): (event, text) = ("push_again", why)
             case .stepFailed(let s, let why): (event, step, text) = ("step_failed", s, why)
             case .notVisible(let s, let why): (event, step, text) = ("not_visible", s, why)
@@ -163,6 +165,7 @@ public enum JoinLog {
             case ("silence_start", _): return seconds.flatMap { $0.isFinite && $0 >= 0 ? .silenceStart(idleS: $0) : nil }
             case ("silence_end", _): return .silenceEnd
             case ("rung_end", _): return .rungEnd
+            case ("station_counters", _): return count.flatMap(UInt32.init(exactly:)).map { .stationCounters(txPackets: $0) }
             case ("push_again", _): return text.map { .pushAgain($0) }
             case ("step_failed", _): return step.flatMap { s in text.map { .stepFailed(s, $0) } }
             case ("not_visible", _): return step.flatMap { s in text.map { .notVisible(s, $0) } }

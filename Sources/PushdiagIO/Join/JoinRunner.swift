@@ -275,6 +275,13 @@ public final class JoinRunner: @unchecked Sendable {
         {
             lock.withLock { station = mac }
         }
+        // The station's counters on a socket of the ladder's own (the event thread reads the
+        // run's): what it sent in all, against what the interface showed.
+        let counters = try? NL80211Client(transport: try LiveNetlink(protocol: Netlink.protocolGeneric))
+        let ifindex = UInt32(if_nametoindex(settings.interface))
+        func readCounters() {
+            if let tx = (try? counters?.stations(ifindex: ifindex))??.first?.txPackets { add(WallClock.nanoseconds(), .stationCounters(txPackets: tx)) }
+        }
         let limit = settings.cycleTimeoutSeconds
         func isUp() -> Bool {
             let last = events(since: 0).last { e in
@@ -305,6 +312,7 @@ public final class JoinRunner: @unchecked Sendable {
             if stop() { return }
             let start = WallClock.nanoseconds()
             add(start, .silenceStart(idleS: idle))
+            readCounters()
             let drop = wait(since: start, seconds: idle, isDrop)
             if stop() { return }
             if let drop {
@@ -312,6 +320,7 @@ public final class JoinRunner: @unchecked Sendable {
                 add(WallClock.nanoseconds(), .rungEnd)
                 return
             }
+            readCounters()
             add(WallClock.nanoseconds(), .silenceEnd)
             let attempt = lock.withLock {
                 pushAttempt += 1
