@@ -174,9 +174,12 @@ CONF
 # polls an idle station with a null frame, which hwsim's station acknowledges, and keeps it).
 # IPv6 is off in the station's namespace: its router solicitations and MLD reports would break
 # the silence. First a rung of 20 s with wpa_supplicant's keep-alives (an empty frame to the AP
-# at its BSS Max Idle Period): kept alive. Then without them (no_keep_alive), rungs of 5, 10 and
-# 20 s: kept, kept, dropped.
-LAB_JOIN_AP_IDLE=15
+# at its BSS Max Idle Period): kept alive. Then without them (no_keep_alive), rungs of 1, 2 and
+# 26 s: kept, kept, dropped. hostapd adds 0 to 19 s at random to each inactivity check (its debug
+# log: "active 7s ago" → a check 18 s later, "active 14s ago" → 3 s), so a silence is dropped
+# between the limit and about 20 s after it; the last rung must outlast that, yet end before the
+# 30 s after which the station's mac80211 probes its AP (which the AP counts as activity).
+LAB_JOIN_AP_IDLE=5
 lab_join_ap_idle() {
   local out=$1
   sed -e "s/^ap_max_inactivity=.*/ap_max_inactivity=$LAB_JOIN_AP_IDLE/" "$conf/hostapd-eap.conf" > "$conf/hostapd-eap-idle.conf"
@@ -184,13 +187,12 @@ lab_join_ap_idle() {
   echo "$LAB_JOIN_AP_IDLE" > "$out/join-ap-idle-limit.txt"
   ip netns exec "$LAB_JOIN_NS" cat /sys/class/net/wlan2/address > "$out/join-ap-idle-station.txt"
   ip netns exec "$LAB_JOIN_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.wlan2.disable_ipv6=1
-  # hostapd's debug log: its inactivity checks, polls and disassociations, to read when the AP kept
-  # a silent station beyond its limit (two of five runs on 2026-11-26, no frame on the station's side).
+  # hostapd's debug log: its inactivity checks (with their random delay) and the disassociation.
   LAB_HOSTAPD_ARGS="-d -t -f $out/join-ap-idle-hostapd-debug.log" lab_ap_start 1 "$conf/hostapd-eap-idle.conf" "$out/join-ap-idle-hostapd.log" || return 1
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
   for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 0.2; done
   lab_join_run "$out" join-ap-keepalive push.lab:3000 --find-ap-idle --ladder 20s
   wpa_cli -i wlan2 set no_keep_alive 1 > "$out/join-ap-idle-no-keep-alive.txt"
-  lab_join_run "$out" join-ap-idle push.lab:3000 --find-ap-idle --ladder 5s,10s,20s --idle-timeout 5m --record "$out/join-ap-idle-rec"
+  lab_join_run "$out" join-ap-idle push.lab:3000 --find-ap-idle --ladder 1s,2s,26s --idle-timeout 5m --record "$out/join-ap-idle-rec"
   wpa_cli -i wlan2 set no_keep_alive 0 > /dev/null
 }
