@@ -67,8 +67,17 @@ public final class JoinRunner: @unchecked Sendable {
     var pushPeers: Set<IPAddress> = []
     func isPushPeer(_ s: TCPSegment) -> Bool { lock.withLock { pushPeers.contains(s.source) || pushPeers.contains(s.destination) } }
     /// Under `lock`.
+    /// The station's last frame and the link's last change, kept as they arrive (the ladder asks
+    /// every few milliseconds; the log holds every frame the station sent).
+    var lastStationFrameNs: Int64?
+    var lastLinkChange: JoinEvent.Kind?
     private func append(_ t: Int64, _ k: JoinEvent.Kind) {
         log.append(JoinEvent(t, k))
+        if APIdle.isStationFrame(k) { lastStationFrameNs = max(lastStationFrameNs ?? t, t) }
+        switch k {
+        case .disconnected, .operstate: lastLinkChange = k
+        default: break
+        }
         if case .push(.tcpStarted(let a)) = k { pushPeers.insert(a) }
     }
     func events(since t: Int64) -> [JoinEvent] { lock.withLock { log.filter { $0.timeNs >= t } } }
@@ -284,16 +293,11 @@ public final class JoinRunner: @unchecked Sendable {
         }
         let limit = settings.cycleTimeoutSeconds
         func isUp() -> Bool {
-            let last = events(since: 0).last { e in
-                switch e.kind {
-                case .disconnected, .operstate: true
-                default: false
-                }
-            }
-            return last == nil || last?.kind == .operstate(6)
+            let last = lock.withLock { lastLinkChange }
+            return last == nil || last == .operstate(6)
         }
         func isDrop(_ k: JoinEvent.Kind) -> Bool { if case .disconnected = k { true } else { false } }
-        func lastFrame() -> Int64? { events(since: 0).last { APIdle.isStationFrame($0.kind) }?.timeNs }
+        func lastFrame() -> Int64? { lock.withLock { lastStationFrameNs } }
         for idle in rungs where !stop() {
             let deadline = Clock.ms() + limit * 1000
             while !isUp() && Clock.ms() < deadline && !stop() { Clock.sleep(ms: 20, stop: stop) }
