@@ -365,6 +365,35 @@ struct NetlinkReplayTests {
         try Self.checkOtherToolsReplay(TestPaths.fixtures.appendingPathComponent("lab-nlmon-iw"))
     }
 
+    /// nlmon records a multicast message once per socket, and another family's message can fall
+    /// between the copies: in this cut of a lab recording (2026-11-26) wpa_supplicant's move
+    /// 00 -> 01:00 is a DISCONNECT, a message of another genl family, the DISCONNECT again, and
+    /// again, then the CONNECT. One disconnect and one roam, from the BSS the link was lost on.
+    @Test func tapCopiesWithAnotherMessageBetweenAreOneEvent() throws {
+        let pcap = fixture("lab-nlmon-tap-copies-between.pcap")
+        let w = try pushdiag("watch", "--replay", pcap, "--interface", "wlan2", "--format", "jsonl")
+        #expect(w.status == 0, "\(w.stderr)")
+        let events = try w.stdout.split(separator: "\n").map { try json(String($0)) }
+        #expect(events.map { $0["event"] as? String ?? "?" } == ["disconnect", "roam", "summary"], "\(w.stdout)")
+        let roam = try #require(events.first { $0["event"] as? String == "roam" })
+        #expect(roam["from_bssid"] as? String == "02:00:00:00:00:00" && roam["bssid"] as? String == "02:00:00:00:01:00", "\(w.stdout)")
+        #expect(roam["fast_transition"] as? Bool == true, "\(w.stdout)")
+        // The fixture is what it says, and the gap is tshark's: the first DISCONNECT's copy to
+        // the first CONNECT's, the copies not back to back.
+        let tshark = try #require(TestPaths.which("tshark"), "tshark is not installed")
+        func copies(_ cmd: Int) throws -> [(frame: Int, time: Double)] {
+            try TestSupport.run(tshark, ["-r", pcap, "-Y", "nl80211.cmd == \(cmd) && netlink.hdr_pid == 0", "-T", "fields", "-e", "frame.number", "-e", "frame.time_epoch"])
+                .stdout.split(separator: "\n").compactMap { l in
+                    let f = l.split(separator: "\t")
+                    return f.count == 2 ? Int(f[0]).flatMap { n in Double(f[1]).map { (n, $0) } } : nil
+                }
+        }
+        let disconnects = try copies(48), connects = try copies(46)
+        #expect(disconnects.count == 3 && zip(disconnects, disconnects.dropFirst()).contains { $1.frame - $0.frame > 1 }, "\(disconnects)")
+        let gap = try #require(connects.first.flatMap { c in disconnects.first.map { (c.time - $0.time) * 1000 } })
+        #expect(abs((roam["gap_ms"] as? Double ?? -1) - gap) < 0.01, "watch \(String(describing: roam["gap_ms"])) ms, tshark \(gap) ms")
+    }
+
     /// A route recording answers the host it was made for; asked about another, it names both.
     @Test func aRouteRecordingIsAboutItsHost() throws {
         let r = try pushdiag("route", "--replay", fixture("lab-route-vlan.pcap"), "10.99.2.2")

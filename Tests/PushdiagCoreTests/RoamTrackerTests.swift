@@ -20,6 +20,19 @@ struct RoamTrackerTests {
         #expect(t.summary(start: 0, end: 3_600_000_000_000).roamsPerHour == 1)
     }
 
+    /// A second disconnect before any connect (lab, 2026-11-26: a replay that kept a copy of the
+    /// first) leaves the move and its gap as the first began them.
+    @Test func aSecondDisconnectKeepsWhereAndWhenTheLinkWasLost() {
+        var t = RoamTracker(windowSeconds: 10)
+        t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+        _ = feed(&t, .disconnect(ifindex: 3, reason: 1, byAP: false), at: 1000, ssid: nil)
+        let again = feed(&t, .disconnect(ifindex: 3, reason: 1, byAP: false), at: 1001, ssid: nil)
+        #expect(again.map(\.event) == [.disconnect] && again[0].bssid == nil)
+        let r = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: true), at: 1119, ssid: "ward-3")
+        #expect(r.map(\.event) == [.roam] && r[0].fromBssid == a && r[0].bssid == b && r[0].gapMs == 119 && r[0].ssid == "ward-3")
+        #expect(t.roams == 1 && t.disconnects == 2)
+    }
+
     @Test func anotherSSIDIsAConnectAndTooLateIsAConnect() {
         var t = RoamTracker(windowSeconds: 10)
         t.seed(ifindex: 3, bssid: a, ssid: "ward-3")

@@ -277,9 +277,13 @@ public struct RoamTracker {
             out.append(
                 WatchEvent(
                     timeNs: time, event: .disconnect, interface: name(ifindex), ssid: st.ssid, bssid: st.bssid, reasonCode: reason.map(Int.init), byAp: byAP))
-            st.disconnectedAt = time
-            st.disconnectedFrom = st.bssid
-            st.disconnectedSSID = st.ssid
+            // A second disconnect while already disconnected keeps the first: the gap runs from
+            // the moment the link was lost, and the move from the BSS it was lost on.
+            if st.bssid != nil || st.disconnectedAt == nil {
+                st.disconnectedAt = time
+                st.disconnectedFrom = st.bssid
+                st.disconnectedSSID = st.ssid
+            }
             st.bssid = nil
             states[ifindex] = st
         default:

@@ -82,9 +82,11 @@ public final class ReplayNetlink: NetlinkTransport {
     public let isReplay = true
     public private(set) var now: Int64 = 0
     public var lastReceived: Int64 { now }
-    /// The last event handed out, to drop the copies nlmon records when a multicast message is
-    /// delivered to several sockets.
-    var lastEvent: (time: Int64, bytes: [UInt8])?
+    /// The events handed out in the last `tapCopyWindowNs`, to drop the copies nlmon records when
+    /// a multicast message is delivered to several sockets. Not only the last one: another
+    /// family's message can fall between two copies (lab, 2026-11-26: DISCONNECT, a message of
+    /// another genl family, DISCONNECT again, 0.4 ms apart).
+    var recentEvents: [(time: Int64, bytes: [UInt8])] = []
     static let tapCopyWindowNs: Int64 = 50_000_000
     /// Set when the file ended inside a record or held garbage; the records before stand.
     public private(set) var readError: String?
@@ -406,8 +408,9 @@ public final class ReplayNetlink: NetlinkTransport {
             incoming[i - 1].consumed = true
             // nlmon's copies of one multicast message follow each other within microseconds (a
             // few milliseconds under emulation); a socket's own recording holds each once.
-            if r.tapped, let last = lastEvent, last.bytes == r.bytes, r.time - last.time < Self.tapCopyWindowNs { continue }
-            lastEvent = (r.time, r.bytes)
+            recentEvents.removeAll { r.time - $0.time >= Self.tapCopyWindowNs }
+            if r.tapped, recentEvents.contains(where: { $0.bytes == r.bytes }) { continue }
+            recentEvents.append((r.time, r.bytes))
             now = r.time
             trim()
             return r.bytes
