@@ -470,9 +470,9 @@ struct LabTests {
 
     /// iw event's moves in the station's namespace: (time in s, "disconnect" / "connect" /
     /// "failed", BSSID).
-    func iwMoves(_ name: String) throws -> [(time: Double, kind: String, bssid: String?)] {
+    func iwMoves(_ name: String, interface: String = "wlan2") throws -> [(time: Double, kind: String, bssid: String?)] {
         try text(name).split(separator: "\n").compactMap { line in
-            guard line.contains("wlan2 (phy"), let t = Double(line.prefix { $0 != ":" }) else { return nil }
+            guard line.contains("\(interface) (phy"), let t = Double(line.prefix { $0 != ":" }) else { return nil }
             if line.contains("disconnected") { return (t, "disconnect", nil) }
             if let r = line.components(separatedBy: "failed to connect to ").dropFirst().first { return (t, "failed", String(r.prefix(17))) }
             if let r = line.components(separatedBy: "connected to ").dropFirst().first { return (t, "connect", String(r.prefix(17))) }

@@ -1,16 +1,19 @@
 # Sourced by run.sh after its sections (and by run-section.sh medium, which runs them alone in a VM of their own): the air moves.
 # The radio medium (Tests/lab/medium) places ap1 (channel 1, 2.4 GHz) and ap2 (channel 36,
-# 5 GHz) of one SSID 105 m apart and walks the station from ap1 towards ap2 (corridor.json), with
-# the walk holding a push connection through the air. Twice:
-#   sticky: no bgscan, so wpa_supplicant stays on ap1 as its signal falls from about -40 to
-#           -80 dBm while ap2 grows stronger (the scan cache refreshed by `iw scan`, as the
-#           system's own scans would); then the link to ap1 loses 10 dB more and wifi and survey
-#           measure its retransmissions, and the exporter beside them;
-#   bgscan: wpa_supplicant's bgscan roams by itself to ap2 (no wpa_cli roam): a band change.
+# 5 GHz) of one SSID 105 m apart and walks two stations side by side from ap1 towards ap2
+# (corridor.json), each with a walk holding a push connection through the air:
+#   sticky (wlan2, namespace sta): no bgscan, so wpa_supplicant stays on ap1 as its signal falls
+#           from about -40 to -80 dBm while ap2 grows stronger (the scan cache refreshed by
+#           `iw scan`, as the system's own scans would); then the link to ap1 loses 8 dB more and
+#           wifi and survey measure its retransmissions, and the exporter beside them;
+#   bgscan (wlan3, namespace sta2): wpa_supplicant's bgscan roams by itself to ap2 (no wpa_cli
+#           roam): a band change.
+# One set-up and one walk for both (until 2026-11-26 they walked in turn, each with its own
+# hwsim, APs and medium: 213 s; issue #27 allows the medium 2 minutes).
 # Oracles: iw station dump every second, iw event, the medium's own log of every link, and its
-# capture of every attempt at every frame (NAME-air.pcap; hwsim0 sees each frame once, before
+# capture of every attempt at every frame (air.pcap; hwsim0 sees each frame once, before
 # the medium, so its Retry bits are never set), read by tshark.
-# The station runs without HT: see Tests/lab/medium/README.md (retries and aggregation).
+# The stations run without HT: see Tests/lab/medium/README.md (retries and aggregation).
 #   lab_medium_walks RESULTS_DIR
 
 # lab_down: everything the earlier sections started, and hwsim itself.
@@ -33,16 +36,20 @@ lab_down() {
   return 0
 }
 
-# lab_medium_up SCENARIO BGSCAN LOG [AIR]: hwsim under the medium (its capture of the air in AIR) (held at the scenario's start),
-# ap1 on channel 1 and ap2 on channel 36, and the station in its own namespace with
-# wpa_supplicant's bgscan set to BGSCAN ("" for none), scanning the two channels, first joining
-# ap1 (bssid_hint, then a roam to it if a first scan under emulation missed it). WPA-PSK without 802.11r: under TCG
-# an FT roam is sometimes refused by the simulated driver ("key not allowed"), and bgscan would
-# then wait out wpa_supplicant's ignore list instead of roaming.
+# lab_medium_up SCENARIO LOG AIR: hwsim's four radios under the medium (its log in LOG, its
+# capture of the air in AIR) (held at the scenario's start), ap1 on channel 1 and ap2 on channel
+# 36, and two stations, each in its own namespace, scanning the two channels and first joining
+# ap1 (bssid_hint, then a roam to it if a first scan under emulation missed it): wlan2 in sta
+# (10.40.0.2) without bgscan, wlan3 in sta2 (10.40.0.3) with bgscan. WPA-PSK without 802.11r:
+# under TCG an FT roam is sometimes refused by the simulated driver ("key not allowed"), and
+# bgscan would then wait out wpa_supplicant's ignore list instead of roaming.
 lab_medium_up() {
+  local t0 p2 bgscan
+  t0=$(date +%s)
   LAB_SCAN_FREQ=2412,5180
-  LAB_MEDIUM=$1 LAB_MEDIUM_HOLD=1 LAB_MEDIUM_LOG=$3 LAB_MEDIUM_AIR=${4:-} lab_aps_up 36 || return 1
-  cat > "$conf/wpa.conf" <<CONF
+  LAB_RADIOS=4 LAB_MEDIUM=$1 LAB_MEDIUM_HOLD=1 LAB_MEDIUM_LOG=$2 LAB_MEDIUM_AIR=$3 lab_aps_up 36 || return 1
+  for bgscan in "" "simple:4:-65:30"; do
+    cat > "$conf/wpa-${bgscan:+bg}scan.conf" <<CONF
 ctrl_interface=/run/wpa_supplicant
 network={
   ssid="$LAB_SSID"
@@ -52,62 +59,101 @@ network={
   scan_freq=2412 5180
   freq_list=2412 5180
   disable_ht=1
-  bgscan="$2"
+  bgscan="$bgscan"
 }
 CONF
-  lab_station_netns sta 60 || return 1
+  done
+  echo "lab: hwsim, the medium and the APs up in $(($(date +%s) - t0)) s"
+  # Both join at once (each waits for its own association).
+  (LAB_STA=wlan3; LAB_STA_ADDR=10.40.0.3; LAB_STA_CONF=$conf/wpa-bgscan.conf; lab_station_netns sta2 60) &
+  p2=$!
+  (LAB_STA_CONF=$conf/wpa-scan.conf; lab_station_netns sta 60) || { wait $p2; return 1; }
+  wait $p2 || return 1
+  echo "lab: both stations joined $(($(date +%s) - t0)) s after the start"
   # bssid_hint is a preference: when the first scan missed ap1 (its answer came late under
-  # emulation) the station joins ap2, 100 m off. Bring it to ap1 before the walk starts.
-  [ "$(lab_bssid)" = "$AP1" ] || { echo "lab: joined $(lab_bssid) first, roaming to ap1"; lab_roam "$AP1"; }
+  # emulation) a station joins ap2, 100 m off. Bring it to ap1 before the walk starts.
+  [ "$(lab_bssid)" = "$AP1" ] || { echo "lab: wlan2 joined $(lab_bssid) first, roaming to ap1"; lab_roam "$AP1"; } || return 1
+  (
+    LAB_STA=wlan3
+    [ "$(lab_bssid)" = "$AP1" ] || { echo "lab: wlan3 joined $(lab_bssid) first, roaming to ap1"; lab_roam "$AP1"; }
+  )
 }
 
-# lab_medium_walk RESULTS_DIR NAME BGSCAN: one walk along corridor.json; files NAME-*.
-lab_medium_walk() {
-  local out=$1 name=$2 bgscan=$3 walk iw sampler scanner responder
-  lab_down
-  # The air's capture goes to the VM's tmpfs (a write per frame to the 9p share costs the
-  # medium a round trip to the host each time); copied out once the medium has stopped.
-  lab_medium_up Tests/lab/medium/corridor.json "$bgscan" "$out/$name-medium.jsonl" "$conf/$name-air.pcap" > "$out/$name-setup.log" 2>&1 || { cat "$out/$name-setup.log"; return 1; }
-  $PD responder --listen 10.40.0.1:3000 > "$out/$name-responder.log" 2>&1 &
-  responder=$!
-  ip netns exec sta iw event -t > "$out/$name-iw-event.txt" 2>&1 &
-  iw=$!
-  ip netns exec sta $PD walk 10.40.0.1:3000 --interface wlan2 --location corridor --duration 48s --format json \
-    --record "$out/$name-rec" > "$out/$name-walk.json" 2> "$out/$name-walk.err" &
-  walk=$!
-  # The scenario's clock starts once the walk holds its push connection (and so samples): in a
-  # VM of its own the debug binary's first start reads everything over 9p, which took 46 s once.
-  for _ in $(seq 1 600); do grep -q "push connection ready" "$out/$name-walk.err" 2> /dev/null && break; sleep 0.2; done
-  grep -q "push connection ready" "$out/$name-walk.err" || echo "lab: the $name walk's push connection was not ready after 120 s"
-  # iw's view every second, stamped (Unix time) before and after each reading: under emulation
-  # starting iw takes a while, and the signal moves meanwhile.
-  (while :; do echo "@ $(date +%s.%N)"; ip netns exec sta iw dev wlan2 station dump; echo "@@ $(date +%s.%N)"; sleep 1; done) > "$out/$name-iw-station.txt" 2>&1 &
-  sampler=$!
-  if [ -z "$bgscan" ]; then
-    # No bgscan: nothing refreshes the scan cache but these scans (as the system's own would).
-    (while :; do sleep 6; ip netns exec sta iw dev wlan2 scan trigger freq 2412 5180 > /dev/null 2>&1; done) &
-    scanner=$!
-  fi
-  kill -USR1 "$(cat "$conf/medium.pid")"   # the scenario's clock starts: the station walks
-  wait $walk
-  echo $? > "$out/$name-walk.status"
-  [ -n "${scanner:-}" ] && kill $scanner
-  kill $sampler $iw $responder; wait $sampler $iw $responder 2> /dev/null
-  ip netns exec sta wpa_cli -i wlan2 status > "$out/$name-wpa-status.txt" 2>&1
-  echo "lab: medium walk $name done (exit $(cat "$out/$name-walk.status"), on $(sed -n 's/^bssid=//p' "$out/$name-wpa-status.txt"))"
+# lab_medium_walk_start RESULTS_DIR NAME NS IF: iw event and a walk on IF in NS (files NAME-*),
+# the places typed to it read from the FIFO /run/NAME-places; it walks until interrupted, as on
+# site (its start under emulation takes 10 to 25 s, which a --duration would take from the walk).
+lab_medium_walk_start() {
+  local out=$1 name=$2 ns=$3 dev=$4
+  ip netns exec "$ns" iw event -t > "$out/$name-iw-event.txt" 2>&1 &
+  echo $! > "$conf/$name-iw.pid"
+  rm -f "/run/$name-places" && mkfifo "/run/$name-places"
+  ip netns exec "$ns" $PD walk 10.40.0.1:3000 --interface "$dev" --location corridor --format json \
+    --record "$out/$name-rec" < "/run/$name-places" > "$out/$name-walk.json" 2> "$out/$name-walk.err" &
+  echo $! > "$conf/$name-walk.pid"
+}
+
+# lab_medium_sampler RESULTS_DIR NAME NS IF: iw's view every second, stamped (Unix time) before
+# and after each reading: under emulation starting iw takes a while, and the signal moves meanwhile.
+lab_medium_sampler() {
+  (while :; do echo "@ $(date +%s.%N)"; ip netns exec "$3" iw dev "$4" station dump; echo "@@ $(date +%s.%N)"; sleep 1; done) > "$1/$2-iw-station.txt" 2>&1 &
+  echo $! > "$conf/$2-sampler.pid"
+}
+
+# lab_medium_walk_end RESULTS_DIR NAME IF: the walk's status, and wpa_supplicant's word on where it ended.
+lab_medium_walk_end() {
+  wait "$(cat "$conf/$2-walk.pid")"
+  echo $? > "$1/$2-walk.status"
+  kill "$(cat "$conf/$2-sampler.pid")" "$(cat "$conf/$2-iw.pid")" 2> /dev/null
+  wpa_cli -i "$3" status > "$1/$2-wpa-status.txt" 2>&1
+  echo "lab: medium walk $2 done (exit $(cat "$1/$2-walk.status"), on $(sed -n 's/^bssid=//p' "$1/$2-wpa-status.txt"))"
+}
+
+# lab_medium_clock_past RESULTS_DIR SECONDS: until the medium's log has passed SECONDS of its clock
+# (read with sed and awk: a python3 start costs about a second under emulation).
+lab_medium_clock_past() {
+  local t
+  for _ in $(seq 1 120); do
+    t=$(grep '"links"' "$1/medium.jsonl" | tail -n 1 | sed -n 's/^{"t":\([0-9.]*\),.*/\1/p')
+    [ -n "$t" ] && awk -v t="$t" -v s="$2" 'BEGIN { exit !(t > s) }' && return 0
+    sleep 0.5
+  done
+  echo "lab: the medium's clock did not pass $2 s"; tail -3 "$1/medium.jsonl"; return 1
 }
 
 lab_medium_walks() {
-  local out=$1 ping exporter
-  lab_medium_walk "$out" sticky "" || return 1
-  # Retransmissions for real: the scenario adds 8 dB of loss on the station's link to ap1 from
-  # 52 s (about -88 dBm). wifi and survey sample it while the station pings its AP; iw's
-  # station dump before and after brackets their counters.
-  local tries=0
-  until python3 -c "import json,sys; l=[json.loads(x) for x in open('$out/sticky-medium.jsonl') if '\"links\"' in x]; sys.exit(0 if l[-1]['t'] > 54 else 1)"; do
-    tries=$((tries + 1)); [ $tries -lt 120 ] || { echo "lab: the medium's clock did not pass 54 s"; tail -3 "$out/sticky-medium.jsonl"; return 1; }
-    sleep 0.5
+  local out=$1 ping exporter responder scanner t0 t1 name wifi survey
+  t0=$(date +%s)
+  lab_down
+  # The air's capture goes to the VM's tmpfs (a write per frame to the 9p share costs the
+  # medium a round trip to the host each time); copied out once the medium has stopped.
+  lab_medium_up Tests/lab/medium/corridor.json "$out/medium.jsonl" "$conf/air.pcap" > "$out/medium-setup.log" 2>&1 || { cat "$out/medium-setup.log"; return 1; }
+  t1=$(date +%s)
+  $PD responder --listen 10.40.0.1:3000 > "$out/responder.log" 2>&1 &
+  responder=$!
+  lab_medium_walk_start "$out" sticky sta wlan2
+  exec 7> /run/sticky-places
+  lab_medium_walk_start "$out" bgscan sta2 wlan3
+  exec 8> /run/bgscan-places
+  # The scenario's clock starts once both walks hold their push connection (and so sample): in a
+  # VM of its own the debug binary's first start reads everything over 9p, which took 46 s once.
+  for name in sticky bgscan; do
+    for _ in $(seq 1 600); do grep -q "push connection ready" "$out/$name-walk.err" 2> /dev/null && break; sleep 0.2; done
+    grep -q "push connection ready" "$out/$name-walk.err" || echo "lab: the $name walk's push connection was not ready after 120 s"
   done
+  echo "lab: the medium's walks: set up in $((t1 - t0)) s, both push connections ready after $(($(date +%s) - t1)) s more"
+  lab_medium_sampler "$out" sticky sta wlan2
+  lab_medium_sampler "$out" bgscan sta2 wlan3
+  # No bgscan: nothing refreshes wlan2's scan cache but these scans (as the system's own would).
+  (while :; do sleep 6; ip netns exec sta iw dev wlan2 scan trigger freq 2412 5180 > /dev/null 2>&1; done) &
+  scanner=$!
+  kill -USR1 "$(cat "$conf/medium.pid")"   # the scenario's clock starts: the stations walk
+  # A place of its own once the stations stand at the far end (ap2 about -41 dBm, ap1 -80): the
+  # sticky walk's coverage there is one BSS above -67 dBm.
+  lab_medium_clock_past "$out" 25.5 && echo "far end" >&7
+  # Retransmissions for real, while the walks go on: the scenario adds 8 dB of loss on wlan2's
+  # link to ap1 from 30 s (about -88 dBm). wifi and survey sample it side by side while the
+  # station pings its AP; iw's station dump before and after brackets their counters.
+  lab_medium_clock_past "$out" 30.5 || return 1
   ip netns exec sta ping -6 -n -I wlan2 -i 0.1 ff02::1 > /dev/null 2>&1 &
   ping=$!
   # The exporter follows the same link beside them (sampling every second), scraped at the end.
@@ -115,20 +161,29 @@ lab_medium_walks() {
   exporter=$!
   # iw's readings stamped (Unix time) before and after, as the medium's capture is.
   { echo "@ $(date +%s.%N)"; ip netns exec sta iw dev wlan2 station dump; echo "@@ $(date +%s.%N)"; } > "$out/weak-station-before.txt"
-  ip netns exec sta $PD wifi --interface wlan2 --count 3 --interval 2s --format json > "$out/weak-wifi.json" 2> "$out/weak-wifi.err"
-  echo $? > "$out/weak-wifi.status"
-  ip netns exec sta $PD survey --interface wlan2 --duration 4s --format json > "$out/weak-survey.json" 2> "$out/weak-survey.err"
-  echo $? > "$out/weak-survey.status"
+  ip netns exec sta $PD wifi --interface wlan2 --count 3 --interval 2s --format json > "$out/weak-wifi.json" 2> "$out/weak-wifi.err" &
+  wifi=$!
+  ip netns exec sta $PD survey --interface wlan2 --duration 4s --format json > "$out/weak-survey.json" 2> "$out/weak-survey.err" &
+  survey=$!
+  # Both walks end once the scenario's clock has passed 37 s (the far end for 11 s).
+  lab_medium_clock_past "$out" 37
+  kill -TERM "$(cat "$conf/sticky-walk.pid")" "$(cat "$conf/bgscan-walk.pid")"
+  lab_medium_walk_end "$out" sticky wlan2
+  kill $scanner
+  lab_medium_walk_end "$out" bgscan wlan3
+  kill $responder; wait $responder 2> /dev/null
+  exec 7>&- 8>&-
+  wait $wifi; echo $? > "$out/weak-wifi.status"
+  wait $survey; echo $? > "$out/weak-survey.status"
   ip netns exec sta curl -s 127.0.0.1:9745/metrics > "$out/weak-exporter-metrics.txt"
   { echo "@ $(date +%s.%N)"; ip netns exec sta iw dev wlan2 station dump; echo "@@ $(date +%s.%N)"; } > "$out/weak-station-after.txt"
   kill $ping; wait $ping 2> /dev/null
   kill -TERM $exporter; wait $exporter 2> /dev/null
-  echo "lab: weak link done (wifi exit $(cat "$out/weak-wifi.status"), survey exit $(cat "$out/weak-survey.status"))"
+  echo "lab: weak link done at $(($(date +%s) - t0)) s (wifi exit $(cat "$out/weak-wifi.status"), survey exit $(cat "$out/weak-survey.status"))"
   lab_down
-  cp "$conf/sticky-air.pcap" "$out/sticky-air.pcap"
-  lab_medium_walk "$out" bgscan "simple:4:-65:30" || return 1
-  lab_down
-  cp "$conf/bgscan-air.pcap" "$out/bgscan-air.pcap"
+  echo "lab: the medium's walks down at $(($(date +%s) - t0)) s"
+  cp "$conf/air.pcap" "$out/air.pcap"
   cp "$conf"/medium.out "$out/medium.out" 2> /dev/null
+  echo "lab: the medium's walks in $(($(date +%s) - t0)) s"
   return 0
 }

@@ -41,8 +41,8 @@ CONF
 # lab_medium_start), br0 and the two APs: ap1 (wlan0) on channel 1, ap2 (wlan1) on AP2_CHANNEL
 # (above 14: 5 GHz, with hw_mode a and country_code US, which 5 GHz needs).
 lab_aps_up() {
-  modprobe mac80211_hwsim radios=3 || return 1
-  for _ in $(seq 1 10); do [ -e /sys/class/net/wlan2 ] && break; sleep 0.2; done
+  modprobe mac80211_hwsim radios="${LAB_RADIOS:-3}" || return 1
+  for _ in $(seq 1 10); do [ -e "/sys/class/net/wlan$((${LAB_RADIOS:-3} - 1))" ] && break; sleep 0.2; done
   [ -z "${LAB_MEDIUM:-}" ] || lab_medium_start "$LAB_MEDIUM" || return 1
   ip link set lo up
   ip link add br0 type bridge && ip link set br0 up && ip addr add 10.40.0.1/24 dev br0
@@ -105,11 +105,13 @@ ${LAB_STA_NETWORK_EXTRA:-}
 CONF
 }
 
+# The functions below act on the station wlan2, or on LAB_STA where the medium's walk has two
+# (lab_station_netns also takes LAB_STA_ADDR and LAB_STA_CONF).
 # lab_wait_connected SECONDS [BSSID]: until wlan2 is associated (with BSSID if given).
 lab_wait_connected() {
   local i=0 want=${2:-}
   while [ $i -lt $(( $1 * 5 )) ]; do
-    state=$(wpa_cli -i wlan2 status 2>/dev/null)
+    state=$(wpa_cli -i "${LAB_STA:-wlan2}" status 2>/dev/null)
     if echo "$state" | grep -q '^wpa_state=COMPLETED'; then
       [ -z "$want" ] && return 0
       echo "$state" | grep -q "^bssid=$want" && return 0
@@ -117,24 +119,24 @@ lab_wait_connected() {
     sleep 0.2; i=$((i + 1))
   done
   [ -n "${LAB_QUIET:-}" ] && return 1
-  echo "lab: wlan2 did not connect${want:+ to $want}"; wpa_cli -i wlan2 status; tail -20 "$conf/wpa.log"
+  echo "lab: ${LAB_STA:-wlan2} did not connect${want:+ to $want}"; wpa_cli -i "${LAB_STA:-wlan2}" status; tail -20 "$conf/wpa.log"
   return 1
 }
 
-lab_bssid() { wpa_cli -i wlan2 status | sed -n 's/^bssid=//p'; }
+lab_bssid() { wpa_cli -i "${LAB_STA:-wlan2}" status | sed -n 's/^bssid=//p'; }
 
 # lab_station_netns NS [SECONDS]: moves the station's radio (and wlan2) into its own network
 # namespace and runs its wpa_supplicant ($conf/wpa.conf) there, with 10.40.0.2/24 on wlan2: its
 # traffic to br0 then crosses the simulated air and one of the APs. Back once it has joined
 # (within SECONDS, 30 unless given).
 lab_station_netns() {
-  wpa_cli -i wlan2 terminate > /dev/null 2>&1
-  for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e /run/wpa_supplicant/wlan2 ] || break; sleep 0.2; done
+  wpa_cli -i "${LAB_STA:-wlan2}" terminate > /dev/null 2>&1
+  for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e "/run/wpa_supplicant/${LAB_STA:-wlan2}" ] || break; sleep 0.2; done
   ip netns add "$1" || return 1
-  iw phy "$(cat /sys/class/net/wlan2/phy80211/name)" set netns name "$1" || return 1
+  iw phy "$(cat /sys/class/net/${LAB_STA:-wlan2}/phy80211/name)" set netns name "$1" || return 1
   ip -n "$1" link set lo up
-  ip netns exec "$1" wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa-$1.pid" -f "$conf/wpa-$1.log" || return 1
-  ip -n "$1" addr add 10.40.0.2/24 dev wlan2
+  ip netns exec "$1" wpa_supplicant -B -i "${LAB_STA:-wlan2}" -c "${LAB_STA_CONF:-$conf/wpa.conf}" -P "$conf/wpa-$1.pid" -f "$conf/wpa-$1.log" || return 1
+  ip -n "$1" addr add "${LAB_STA_ADDR:-10.40.0.2}/24" dev "${LAB_STA:-wlan2}"
   lab_wait_connected "${2:-30}"
 }
 
@@ -148,12 +150,12 @@ lab_roam() {
   for attempt in 1 2 3 4 5; do
     # wpa_supplicant roams only to a BSS in its table, and forgets one it has not seen for
     # bss_expiration_age (180 s): after a slow stretch of the lab, scan again for the target.
-    if ! wpa_cli -i wlan2 bss "$1" 2> /dev/null | grep -q "^bssid=$1"; then
+    if ! wpa_cli -i "${LAB_STA:-wlan2}" bss "$1" 2> /dev/null | grep -q "^bssid=$1"; then
       echo "lab: wpa_supplicant no longer knows $1, scanning"
-      wpa_cli -i wlan2 scan ${LAB_SCAN_FREQ:+freq=$LAB_SCAN_FREQ} > /dev/null
-      for _ in $(seq 1 150); do wpa_cli -i wlan2 bss "$1" 2> /dev/null | grep -q "^bssid=$1" && break; sleep 0.2; done
+      wpa_cli -i "${LAB_STA:-wlan2}" scan ${LAB_SCAN_FREQ:+freq=$LAB_SCAN_FREQ} > /dev/null
+      for _ in $(seq 1 150); do wpa_cli -i "${LAB_STA:-wlan2}" bss "$1" 2> /dev/null | grep -q "^bssid=$1" && break; sleep 0.2; done
     fi
-    said=$(wpa_cli -i wlan2 roam "$1") || return 1
+    said=$(wpa_cli -i "${LAB_STA:-wlan2}" roam "$1") || return 1
     [ "$said" = OK ] || echo "lab: wpa_cli roam $1 said: $said"
     lab_wait_roam "$1" 15 && return 0
     echo "lab: roam to $1 refused (attempt $attempt), trying again"
@@ -195,7 +197,7 @@ lab_wait_file() {
 lab_wait_roam() {
   local i=0 state left=""
   while [ $i -lt $(( $2 * 5 )) ]; do
-    state=$(wpa_cli -i wlan2 status 2> /dev/null)
+    state=$(wpa_cli -i "${LAB_STA:-wlan2}" status 2> /dev/null)
     if echo "$state" | grep -q '^wpa_state=COMPLETED'; then
       echo "$state" | grep -q "^bssid=$1" && return 0
       [ -n "$left" ] && return 1
