@@ -165,7 +165,8 @@ extension LabTests {
         let scans = try text("medium/sticky-iw-event.txt").split(separator: "\n").filter { $0.contains("wlan2 (phy") && $0.contains("scan finished") }
             .compactMap { Double($0.prefix { $0 != ":" }) }
         for hole in report["coverage_holes"] as? [[String: Any]] ?? [] {
-            let a = try #require((hole["start"] as? String).flatMap(Self.unixTime)), b = try #require((hole["end"] as? String).flatMap(Self.unixTime))
+            let a = try #require((hole["start"] as? String).flatMap(Self.unixTime))
+            let b = try #require((hole["end"] as? String).flatMap(Self.unixTime))
             let live = try #require(Self.range(medium, "ap1-sta", a, b))
             #expect(live.upperBound < -68, "ap1 over the hole \(hole): \(live)")
             let cached = scans.filter { $0 >= a - 10.5 && $0 <= b }.compactMap { Self.range(medium, "ap2-sta", $0, $0)?.lowerBound }
