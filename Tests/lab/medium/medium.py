@@ -541,7 +541,8 @@ class Medium:
                     print(f"medium: busy {load:.0%} of the last 5 s: it may fall behind", file=sys.stderr, flush=True)
                 window_start, window_busy = time.monotonic(), 0.0
         self.log_links(self.now())
-        self.write({"event": "stopped", "stats": dict(self.stats)})
+        # Its own CPU time (user + system, this process): what the medium costs the lab.
+        self.write({"event": "stopped", "stats": dict(self.stats), "cpu_s": round(time.process_time(), 2)})
 
 
 def main(argv):
