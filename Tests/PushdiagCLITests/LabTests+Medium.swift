@@ -148,7 +148,9 @@ extension LabTests {
         let medium = try mediumLinks("medium/medium.jsonl")
         let coverage = try #require(report["coverage"] as? [[String: Any]])
         let far = try #require(coverage.first { $0["place"] as? String == "far end" }, "\(coverage)")
-        #expect(far["bss_above_67"] as? Int == 1 && far["bss_above_67_max"] as? Int == 1 && (far["samples_with_scan"] as? Int ?? 0) > 0, "\(far)")
+        // Never more than one, and one at least once (a scan that missed ap2 under emulation, its
+        // probe response late for the dwell, leaves none at a sample: the minimum may be 0).
+        #expect(far["bss_above_67_max"] as? Int == 1 && (far["bss_above_67"] as? Int ?? 2) <= 1 && (far["samples_with_scan"] as? Int ?? 0) > 0, "\(far)")
         let there = (report["samples"] as? [[String: Any]] ?? []).filter { $0["location"] as? String == "far end" }
         #expect(far["samples"] as? Int == there.count && !there.isEmpty, "\(far)")
         for s in there {
