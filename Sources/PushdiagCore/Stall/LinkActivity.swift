@@ -6,12 +6,15 @@ public struct LinkActivity: Sendable, Equatable {
     public var cause: StallCause
     /// In words: what the kernel said (a BSSID, a frequency, a reason code, the scan's length).
     public var detail: String
+    /// A scan pushdiag itself asked for (`walk --scan-every`).
+    public var requestedHere = false
 
-    public init(startNs: Int64, endNs: Int64, cause: StallCause, detail: String) {
+    public init(startNs: Int64, endNs: Int64, cause: StallCause, detail: String, requestedHere: Bool = false) {
         self.startNs = startNs
         self.endNs = max(startNs, endNs)
         self.cause = cause
         self.detail = detail
+        self.requestedHere = requestedHere
     }
 
     /// Whether a heartbeat in flight over [`from`, `to`) overlapped this: spans are half-open,
@@ -32,6 +35,8 @@ public struct LinkActivityLog: Sendable {
     public private(set) var activities: [LinkActivity] = []
     /// TRIGGER_SCAN events seen on the interface (whoever asked).
     public private(set) var scansStarted = 0
+    /// Scans pushdiag asked for.
+    public private(set) var scansRequested = 0
     var scanStart: (timeNs: Int64, ours: Bool)?
     var switchStart: (timeNs: Int64, beacons: UInt32?)?
     var disconnected: (timeNs: Int64, detail: String)?
@@ -46,7 +51,10 @@ public struct LinkActivityLog: Sendable {
     public init(ifindex: UInt32) { self.ifindex = ifindex }
 
     /// pushdiag asked the kernel for a scan at `timeNs` (the next TRIGGER_SCAN is its own).
-    public mutating func requestedScan(at timeNs: Int64) { ownRequests.append(timeNs) }
+    public mutating func requestedScan(at timeNs: Int64) {
+        ownRequests.append(timeNs)
+        scansRequested += 1
+    }
 
     /// One nl80211 event at `timeNs` (events of other interfaces are ignored).
     public mutating func add(_ e: NL80211.Event, at timeNs: Int64) {
@@ -116,7 +124,7 @@ public struct LinkActivityLog: Sendable {
             copy.activities.append(
                 LinkActivity(
                     startNs: s.timeNs, endNs: min(endNs, s.timeNs + Self.unfinishedScanNs), cause: .ownScan,
-                    detail: "\(s.ours ? "pushdiag's" : "a") scan with no end seen"))
+                    detail: "\(s.ours ? "pushdiag's" : "a") scan with no end seen", requestedHere: s.ours))
         }
         if let d = copy.disconnected {
             copy.activities.append(LinkActivity(startNs: d.timeNs, endNs: max(endNs, d.timeNs), cause: .disconnect, detail: d.detail + "; not connected again"))
@@ -131,7 +139,9 @@ public struct LinkActivityLog: Sendable {
         guard let s = scanStart else { return }
         let ms = NumberText.format(NumberText.rounded(Double(timeNs - s.timeNs) / 1e6, places: 1))
         let who = s.ours ? "pushdiag's scan (--scan-every)" : "a scan (the kernel does not say which process asked)"
-        activities.append(LinkActivity(startNs: s.timeNs, endNs: timeNs, cause: .ownScan, detail: "\(who) of \(ms) ms" + (how.map { ", \($0)" } ?? "")))
+        activities.append(
+            LinkActivity(startNs: s.timeNs, endNs: timeNs, cause: .ownScan, detail: "\(who) of \(ms) ms" + (how.map { ", \($0)" } ?? ""), requestedHere: s.ours)
+        )
         scanStart = nil
     }
 }

@@ -22,13 +22,15 @@ public enum StallAnalysis {
     /// than the run's p95 by more than `marginMs`, each with the first cause of
     /// `StallCause.allCases` among the activities that overlapped it.
     public static func explain(
-        heartbeats: [Heartbeat], timeoutMs: Double, activities: [LinkActivity], scansSeen: Int, marginMs: Double = ThresholdRow.stallMargin.warning
+        heartbeats: [Heartbeat], timeoutMs: Double, activities: [LinkActivity], scansSeen: Int, scansRequested: Int = 0,
+        marginMs: Double = ThresholdRow.stallMargin.warning
     ) -> StallReport {
         let p95 = RTTSummary.of(heartbeats.compactMap(\.rttMs))?.p95
         let limit = p95.map { $0 + marginMs }
         var stalls: [Stall] = []
         // Each stall's time and the activity (or run of heartbeats) it belongs to, for repeats.
         var occurrences: [StallCause: [(key: Int, timeNs: Int64)]] = [:]
+        var fromRequested = 0
         var previousBad = false
         var run = 0
         for (n, h) in heartbeats.enumerated() {
@@ -39,6 +41,7 @@ public enum StallAnalysis {
             let overlapping = activities.indices.filter { activities[$0].overlaps(from: h.sentNs, to: end) }
             let best = overlapping.min { StallCause.allCases.firstIndex(of: activities[$0].cause)! < StallCause.allCases.firstIndex(of: activities[$1].cause)! }
             let cause = best.map { activities[$0].cause } ?? .noneSeen
+            if let best, activities[best].requestedHere { fromRequested += 1 }
             stalls.append(
                 Stall(
                     time: Timestamp.rfc3339(nanoseconds: h.sentNs), rttMs: h.rttMs.map { NumberText.rounded($0, places: 1000) }, lost: h.rttMs == nil,
@@ -57,7 +60,8 @@ public enum StallAnalysis {
             summary: StallSummary(
                 heartbeats: heartbeats.count, bad: stalls.count, lost: stalls.filter(\.lost).count, p95Ms: p95, marginMs: marginMs,
                 slowerThanMs: limit.map { NumberText.rounded($0, places: 1000) }, byCause: counts, periodic: periodic,
-                ownShare: stalls.isEmpty ? nil : NumberText.rounded(Double(own) / Double(stalls.count), places: 1000), scansSeen: scansSeen))
+                ownShare: stalls.isEmpty ? nil : NumberText.rounded(Double(own) / Double(stalls.count), places: 1000), scansSeen: scansSeen,
+                scansRequested: scansRequested, fromRequestedScans: fromRequested))
     }
 
     /// The longest chain of at least `minimumRepeats` times, each one period after the last

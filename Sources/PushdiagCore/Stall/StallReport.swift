@@ -45,6 +45,10 @@ public struct StallSummary: Codable, Sendable, Equatable {
     @Nullable public var ownShare: Double?
     /// TRIGGER_SCAN events seen on the interface during the run (whoever asked).
     public var scansSeen: Int
+    /// Scans pushdiag asked for (`walk --scan-every`), and the bad heartbeats they explain: the
+    /// cost of asking.
+    public var scansRequested: Int
+    public var fromRequestedScans: Int
 }
 
 /// `stalls` and `stall_summary` together, as `walk`, `heartbeat` and the exporter decide them.
