@@ -181,3 +181,35 @@ struct StallAnalysisTests {
         #expect(ifindex == 4 && freqs == [2412, 5180])
     }
 }
+
+/// The exporter's judge, one heartbeat at a time: the same rules over a window of recent round
+/// trips and activities.
+struct StallCounterTests {
+    let s: Int64 = 1_000_000_000
+    let ms: Int64 = 1_000_000
+
+    /// 40 heartbeats of 10 ms, then a scan from 50.02 s to 50.15 s on ifindex 4.
+    func counter() -> StallCounter {
+        var c = StallCounter()
+        for i in 0..<40 { #expect(c.judge(sentNs: Int64(i) * s, rttMs: 10, timeoutMs: 2000, nowNs: Int64(i) * s + 10 * ms) == nil) }
+        c.add(.other(command: NL80211.Command.triggerScan.rawValue, ifindex: 4), at: 50 * s + 20 * ms, ifindex: 4)
+        c.add(.newScanResults(ifindex: 4), at: 50 * s + 150 * ms, ifindex: 4)
+        return c
+    }
+
+    @Test func aHeartbeatIsJudgedAsTheRunsWouldBe() {
+        // The p95 of the 41 stays 10 ms: 40 is not over it by more than 30, 40.5 is.
+        var at = counter()
+        #expect(at.judge(sentNs: 50 * s, rttMs: 40, timeoutMs: 2000, nowNs: 50 * s + 40 * ms) == nil)
+        var over = counter()
+        #expect(over.judge(sentNs: 50 * s, rttMs: 40.5, timeoutMs: 2000, nowNs: 50 * s + 41 * ms) == .ownScan)
+        // Answered before the scan began: not the scan's.
+        var before = counter()
+        #expect(before.judge(sentNs: 50 * s - 30 * ms, rttMs: 50, timeoutMs: 2000, nowNs: 50 * s + 20 * ms) == .noneSeen)
+        var lost = counter()
+        #expect(lost.judge(sentNs: 49 * s, rttMs: nil, timeoutMs: 2000, nowNs: 51 * s) == .ownScan)
+        // Activities that ended longer ago than the window are forgotten.
+        var late = counter()
+        #expect(late.judge(sentNs: 49 * s, rttMs: nil, timeoutMs: 2000, nowNs: 50 * s + 150 * ms + StallCounter.keepNs + 1) == .noneSeen)
+    }
+}

@@ -117,6 +117,9 @@ public struct LinkActivityLog: Sendable {
         }
     }
 
+    /// Forgets the activities that ended before `timeNs` (a resident process keeps a window).
+    public mutating func forget(endedBefore timeNs: Int64) { activities.removeAll { $0.endNs < timeNs } }
+
     /// The spans still open at `endNs` (the run's end) closed there, and every activity in time order.
     public func finished(at endNs: Int64) -> [LinkActivity] {
         var copy = self

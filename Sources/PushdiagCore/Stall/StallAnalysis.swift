@@ -38,8 +38,7 @@ public enum StallAnalysis {
             defer { previousBad = bad }
             guard bad else { continue }
             let end = h.sentNs + Int64((h.rttMs ?? timeoutMs) * 1e6)
-            let overlapping = activities.indices.filter { activities[$0].overlaps(from: h.sentNs, to: end) }
-            let best = overlapping.min { StallCause.allCases.firstIndex(of: activities[$0].cause)! < StallCause.allCases.firstIndex(of: activities[$1].cause)! }
+            let best = winner(from: h.sentNs, to: end, in: activities)
             let cause = best.map { activities[$0].cause } ?? .noneSeen
             if let best, activities[best].requestedHere { fromRequested += 1 }
             stalls.append(
@@ -62,6 +61,13 @@ public enum StallAnalysis {
                 slowerThanMs: limit.map { NumberText.rounded($0, places: 1000) }, byCause: counts, periodic: periodic,
                 ownShare: stalls.isEmpty ? nil : NumberText.rounded(Double(own) / Double(stalls.count), places: 1000), scansSeen: scansSeen,
                 scansRequested: scansRequested, fromRequestedScans: fromRequested))
+    }
+
+    /// The activity that explains a heartbeat in flight over [`from`, `to`): of those that
+    /// overlapped it, the first cause of `StallCause.allCases` (the earliest such); nil when none.
+    public static func winner(from: Int64, to: Int64, in activities: [LinkActivity]) -> Int? {
+        let rank = { (i: Int) in StallCause.allCases.firstIndex(of: activities[i].cause)! }
+        return activities.indices.filter { activities[$0].overlaps(from: from, to: to) }.min { rank($0) < rank($1) }
     }
 
     /// The longest chain of at least `minimumRepeats` times, each one period after the last
