@@ -24,6 +24,8 @@ public final class Exporter: Sendable {
     /// `--web-config`: TLS and basic auth, replaced whole by a reload.
     let web: Mutex<WebAccess>
     let auth = BasicAuthGate()
+    /// The sessions' heartbeats joined with the interfaces' events.
+    let stalls = StallWatch()
 
     /// `replay`: a netlink recording the interfaces are read from instead of the kernel.
     public init(settings: ExporterSettings, web: WebAccess = .open, replay: String? = nil, version: String, log: ExporterLog = ExporterLog()) {
@@ -76,7 +78,7 @@ public final class Exporter: Sendable {
             for o in wanted where !r.sessions.contains(where: { $0.options == o }) {
                 let keeper = SessionKeeper(
                     options: o, metrics: MetricSet(registry: registry, labels: [("target", o.endpoint.description), ("protocol", o.proto.rawValue)]),
-                    log: log)
+                    log: log, stalls: stalls)
                 r.sessions.append(keeper)
                 started.append("push \(o.endpoint)")
                 keeper.start()
@@ -90,7 +92,7 @@ public final class Exporter: Sendable {
             for name in s.interfaces where r.interfaces[name] == nil {
                 let f = InterfaceFollower(
                     name: name, intervalSeconds: s.wifiIntervalSeconds, limits: s.roamLimits, replay: replay,
-                    metrics: MetricSet(registry: registry, labels: [("interface", name)]), log: log)
+                    metrics: MetricSet(registry: registry, labels: [("interface", name)]), log: log, stalls: stalls)
                 r.interfaces[name] = f
                 started.append("wifi \(name)")
                 f.start()

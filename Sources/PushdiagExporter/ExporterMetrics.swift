@@ -77,6 +77,11 @@ public struct MetricFamily: Sendable {
     static let roamGap = MetricFamily(
         name: "pushdiag_roam_gap_seconds", help: "Link gaps of roams, disconnect to connect (0 for a roam without a gap).",
         kind: .histogram([0.01, 0.025, 0.05, 0.08, 0.1, 0.15, 0.3, 0.5, 1, 2, 5, 10]))
+    static let stalls = MetricFamily(
+        name: "pushdiag_stalls_total",
+        help:
+            "Heartbeats lost or slower than the last 1000's p95 by 30 ms (stall_margin), by what this machine's followed interfaces did meanwhile: own_scan, channel_switch, radar, roam, disconnect, link_change, or none_seen (the network or the server).",
+        kind: .counter)
     static let disconnects = MetricFamily(
         name: "pushdiag_disconnects_total", help: "Disconnects of the interface (a roam made through a disconnect counts here and as a roam).",
         kind: .counter)

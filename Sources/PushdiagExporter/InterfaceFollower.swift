@@ -18,8 +18,12 @@ public final class InterfaceFollower: Sendable {
     let metrics: MetricSet
     let log: ExporterLog
     let workers = Workers()
+    let stalls: StallWatch
 
-    public init(name: String, intervalSeconds: Double, limits: WalkThresholds, replay: String?, metrics: MetricSet, log: ExporterLog) {
+    init(
+        name: String, intervalSeconds: Double, limits: WalkThresholds, replay: String?, metrics: MetricSet, log: ExporterLog, stalls: StallWatch = StallWatch()
+    ) {
+        self.stalls = stalls
         self.name = name
         self.intervalSeconds = intervalSeconds
         self.limits = limits
@@ -132,6 +136,7 @@ public final class InterfaceFollower: Sendable {
                 let transport = try NetlinkSource.open(protocol: Netlink.protocolGeneric, record: nil, replay: replay).0
                 let client = try NL80211Client(transport: transport)
                 let watcher = try RoamWatcher(client: client, transport: transport, interface: name, roamWindowSeconds: 10)
+                if let ifindex = watcher.only { watcher.onEvent = { [stalls] t, e in stalls.add(e, at: t, ifindex: ifindex) } }
                 log.change(subject, "following")
                 _ = try watcher.run(limitSeconds: nil, stop: { self.isStopped }, emit: { [self] e in event(e) })
                 if replay != nil {

@@ -15,11 +15,13 @@ public final class SessionKeeper: Sendable {
     let subject: String
     let workers = Workers()
     let lastServerHeartbeat = Mutex<Double?>(nil)
+    let stalls: StallWatch
 
-    public init(options: HeartbeatOptions, metrics: MetricSet, log: ExporterLog) {
+    init(options: HeartbeatOptions, metrics: MetricSet, log: ExporterLog, stalls: StallWatch = StallWatch()) {
         self.options = options
         self.metrics = metrics
         self.log = log
+        self.stalls = stalls
         subject = "push \(options.endpoint)"
     }
 
@@ -30,6 +32,7 @@ public final class SessionKeeper: Sendable {
         // Every series exists from the start, so rates and alerts see zeros, not absence.
         for f in [MetricFamily.sent, .answered, .lost, .losses] { _ = metrics.counter(f) }
         for r in ["connected", "failed"] { _ = metrics.counter(MetricFamily.attempts, [("result", r)]) }
+        for c in StallCause.allCases { _ = metrics.counter(MetricFamily.stalls, [("cause", c.rawValue)]) }
         _ = metrics.histogram(MetricFamily.rtt)
         _ = metrics.histogram(MetricFamily.reestablish)
         workers.start(subject, [("", run)])
@@ -94,8 +97,12 @@ public final class SessionKeeper: Sendable {
             n += 1
             metrics.counter(MetricFamily.sent).increment()
             var loss: String?
+            let sent = WallClock.nanoseconds()
             do throws(ConnectionFailure) {
                 let outcome = try session.heartbeat(n)
+                if let cause = stalls.judge(sentNs: sent, rttMs: outcome.rttMs, timeoutMs: options.timeoutMs) {
+                    metrics.counter(MetricFamily.stalls, [("cause", cause.rawValue)]).increment()
+                }
                 if let ms = outcome.rttMs {
                     metrics.counter(MetricFamily.answered).increment()
                     metrics.histogram(MetricFamily.rtt).record(ms / 1000)

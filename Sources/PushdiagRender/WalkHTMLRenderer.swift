@@ -103,7 +103,7 @@ public struct WalkHTMLRenderer {
             series: segments(r.samples, axis) { $0.rttMs }, limits: [], unit: "")
         body +=
             "<p class=\"legend\"><span style=\"color:\(Self.gradeColour[.ok]!)\">▌roam OK</span> <span style=\"color:\(Self.gradeColour[.warning]!)\">▌warning</span> <span style=\"color:\(Self.gradeColour[.critical]!)\">▌critical</span> ┆ dashed: a disconnect with no return, or the push connection waiting or failed</p>"
-        body += roamsTable(r) + lensTables(r) + placesTable(r) + interfaceTable(r) + findings(r)
+        body += roamsTable(r) + lensTables(r) + stallsTable(r) + placesTable(r) + interfaceTable(r) + findings(r)
         let css = """
             .status{font-weight:600}.status.critical{color:#b00020}.status.warning{color:#a15c00}.status.ok{color:#2a7d2a}
             .place-label{font-size:11px;fill:#555}.legend{font-size:12px;color:#555}.error{color:#b00020}
@@ -225,6 +225,22 @@ public struct WalkHTMLRenderer {
             ]
             return "<tr>" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
         }
+    }
+
+    /// Each bad heartbeat with what overlapped it; the summary and repeats under the table.
+    func stallsTable(_ r: WalkReport) -> String {
+        let s = r.stallSummary
+        var head = "<p id=\"stall-summary\">\(HTML.escape(StallTextRenderer.headline(s)))</p>"
+        if !s.periodic.isEmpty {
+            head += "<ul id=\"stall-periodic\">" + s.periodic.map { "<li>\(HTML.escape(StallTextRenderer.periodic($0)))</li>" }.joined() + "</ul>"
+        }
+        return Self.table("Stalls", id: "stalls-table", columns: ["Sent", "Round trip", "Cause", "What overlapped it"], r.stalls, empty: "No bad heartbeat.") {
+            x in
+            let cells = [
+                String(x.time.dropFirst(11).prefix(12)), x.rttMs.map { "\(NumberText.format($0)) ms" } ?? "lost", x.cause.rawValue, x.detail ?? x.cause.words,
+            ]
+            return "<tr class=\"\(x.cause.rawValue)\">" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
+        } + head
     }
 
     func interfaceTable(_ r: WalkReport) -> String {

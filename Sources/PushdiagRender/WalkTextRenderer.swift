@@ -55,6 +55,7 @@ public enum WalkTextRenderer {
             out += "\n  interface changes:\n" + t.render(indent: "    ")
         }
         out += lens(r)
+        out += StallTextRenderer.render(r.stalls, r.stallSummary)
         for n in r.notes { out += "  note: \(n)\n" }
         return out + "\n" + CaptureTextRenderer().renderFindings(r.findings, status: r.status)
     }

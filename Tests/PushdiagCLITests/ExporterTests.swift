@@ -62,6 +62,11 @@ import Testing
         #expect(value(metrics, "pushdiag_heartbeat_rtt_seconds_count", target) == answered)
         #expect(value(metrics, "pushdiag_heartbeat_rtt_seconds_bucket", target.merging(["le": "+Inf"]) { a, _ in a }) == answered)
         #expect(value(metrics, "pushdiag_exporter_build_info") == 1)
+        // Every cause's stall series exists from the start; with no interface followed nothing
+        // but none_seen can explain one.
+        let causes = ["disconnect", "roam", "radar", "channel_switch", "own_scan", "link_change", "none_seen"]
+        let stalls = causes.map { value(metrics, "pushdiag_stalls_total", target.merging(["cause": $0]) { a, _ in a }) }
+        #expect(stalls.allSatisfy { $0 != nil } && stalls.dropLast().allSatisfy { $0 == 0 }, "\(stalls)")
         #expect(value(metrics, "pushdiag_exporter_config_last_reload_successful") == 1)
 
         // promtool's linter: names, units, counters' _total, help on every family.

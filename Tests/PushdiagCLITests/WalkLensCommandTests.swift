@@ -116,3 +116,26 @@ struct WalkLensStrongWeakTests {
         #expect((offset["predicted_roams"] as? [Any])?.count == 1, "the margin is relative: the offset moves both")
     }
 }
+
+/// `walk --scan-every`: below the sane minimum, not a duration, or with --replay, one error and
+/// exit 3, before any netlink is opened; the stalls of a replay are in its text and page.
+struct WalkScanEveryTests {
+    @Test func badValuesAreRefusedWithExit3() throws {
+        for (bad, why) in [("9.9s", "shorter than the smallest allowed, 10s"), ("x", "is not a duration"), ("0", "shorter than the smallest allowed")] {
+            let r = try pushdiag("walk", "--interface", "wlan-none", "127.0.0.1:1", "--scan-every", bad)
+            #expect(r.status == 3 && r.stderr.contains("--scan-every: '\(bad)'") && r.stderr.contains(why), "\(bad): \(r.stderr)")
+        }
+        let replay = try pushdiag("walk", "--replay", TestPaths.fixtures.appendingPathComponent("lab-walk").path, "--scan-every", "30s")
+        #expect(replay.status == 3 && replay.stderr.contains("--scan-every cannot be combined with --replay"), "\(replay.stderr)")
+    }
+
+    @Test func theReplaysStallsAreInItsTextAndPage() throws {
+        let page = try TestPaths.temporaryDirectory().appendingPathComponent("walk.html").path
+        let r = try pushdiag("walk", "--replay", TestPaths.fixtures.appendingPathComponent("lab-walk").path, "--html", page)
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stdout.contains("stalls: 9 bad heartbeats of 98 (6 lost, 3 slower than 38.95 ms (p95 + 30 ms))"), "\(r.stdout)")
+        #expect(r.stdout.contains("by cause: disconnect 7, link_change 1, none_seen 1"))
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.contains("<h2>Stalls (9)</h2>") && html.contains("id=\"stall-summary\"") && html.contains("<tr class=\"link_change\">"))
+    }
+}

@@ -20,6 +20,11 @@ struct NetlinkConstantsTests {
         #expect(UInt32(NL80211.Command.newSurveyResults.rawValue) == NL80211_CMD_NEW_SURVEY_RESULTS.rawValue)
         #expect(UInt32(NL80211.Command.portAuthorized.rawValue) == NL80211_CMD_PORT_AUTHORIZED.rawValue)
         #expect(UInt32(NL80211.Command.controlPortFrameTxStatus.rawValue) == NL80211_CMD_CONTROL_PORT_FRAME_TX_STATUS.rawValue)
+        #expect(UInt32(NL80211.Command.triggerScan.rawValue) == NL80211_CMD_TRIGGER_SCAN.rawValue)
+        #expect(UInt32(NL80211.Command.scanAborted.rawValue) == NL80211_CMD_SCAN_ABORTED.rawValue)
+        #expect(UInt32(NL80211.Command.channelSwitchNotify.rawValue) == NL80211_CMD_CH_SWITCH_NOTIFY.rawValue)
+        #expect(UInt32(NL80211.Command.channelSwitchStartedNotify.rawValue) == NL80211_CMD_CH_SWITCH_STARTED_NOTIFY.rawValue)
+        #expect(UInt32(NL80211.Command.radarDetect.rawValue) == NL80211_CMD_RADAR_DETECT.rawValue)
         let attrs: [(UInt16, nl80211_attrs)] = [
             (NL80211.Attr.wiphy, NL80211_ATTR_WIPHY), (NL80211.Attr.ifindex, NL80211_ATTR_IFINDEX), (NL80211.Attr.ifname, NL80211_ATTR_IFNAME),
             (NL80211.Attr.iftype, NL80211_ATTR_IFTYPE), (NL80211.Attr.mac, NL80211_ATTR_MAC), (NL80211.Attr.staInfo, NL80211_ATTR_STA_INFO),
@@ -27,6 +32,8 @@ struct NetlinkConstantsTests {
             (NL80211.Attr.reasonCode, NL80211_ATTR_REASON_CODE), (NL80211.Attr.timedOut, NL80211_ATTR_TIMED_OUT),
             (NL80211.Attr.disconnectedByAP, NL80211_ATTR_DISCONNECTED_BY_AP), (NL80211.Attr.statusCode, NL80211_ATTR_STATUS_CODE),
             (NL80211.Attr.surveyInfo, NL80211_ATTR_SURVEY_INFO), (NL80211.Attr.channelWidth, NL80211_ATTR_CHANNEL_WIDTH),
+            (NL80211.Attr.scanFrequencies, NL80211_ATTR_SCAN_FREQUENCIES), (NL80211.Attr.radarEvent, NL80211_ATTR_RADAR_EVENT),
+            (NL80211.Attr.channelSwitchCount, NL80211_ATTR_CH_SWITCH_COUNT),
             (NL80211.Attr.frame, NL80211_ATTR_FRAME), (NL80211.Attr.reqIE, NL80211_ATTR_REQ_IE), (NL80211.Attr.ack, NL80211_ATTR_ACK),
             (NL80211.Attr.surveyRadioStats, NL80211_ATTR_SURVEY_RADIO_STATS),
         ]

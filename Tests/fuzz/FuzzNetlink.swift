@@ -1,6 +1,7 @@
 // libFuzzer target: netlink buffers as recv() or a recording returns them, through every decoder
 // (generic netlink family, nl80211 replies and events, rtnetlink routes, links, neighbours), the
-// recording's cooked header, the meaning a replay matches requests by, and the Wi-Fi analysis and roam tracker fed with what decoded.
+// recording's cooked header, the meaning a replay matches requests by, and the Wi-Fi analysis, roam tracker and stall
+// analysis (the link's activities paired from the events, joined with heartbeats) fed with what decoded.
 #if !FUZZ_WITH_CORE_SOURCES
     import PushdiagCore
 #endif
@@ -28,6 +29,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var stations: [NL80211.Station] = []
     var survey: [NL80211.SurveyEntry] = []
     var scan: [NL80211.ScanBSS] = []
+    var activity = LinkActivityLog(ifindex: 4)
+    var n: Int64 = 0
     try? Netlink.forEachMessage(b) { m in
         _ = GenericNetlink.family(m)
         _ = RTNetlink.route(m)
@@ -41,6 +44,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             default: break
             }
             _ = tracker.handle(e, time: 0, name: { "if\($0)" }, ssid: { _, _ in nil })
+            // Each event 100 ms after the last, some at the same time (the half-open boundaries).
+            n += Int64(size % 3) * 50_000_000
+            if n % 3 == 0 { activity.requestedScan(at: n) }
+            activity.add(e, at: n)
         }
         _ = m.errorCode
     }
@@ -52,5 +59,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         WiFiSample(time: 1_000_000_000, interface: iface, survey: survey.reversed(), stations: stations.reversed()),
     ]
     _ = WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: Thresholds())
+    let heartbeats = (0..<min(size, 64)).map { i in
+        StallAnalysis.Heartbeat(sentNs: Int64(i) * 50_000_000, rttMs: data[i] == 0 ? nil : Double(data[i]))
+    }
+    let r = StallAnalysis.explain(heartbeats: heartbeats, timeoutMs: 100, activities: activity.finished(at: n + 1), scansSeen: activity.scansStarted)
+    precondition(r.summary.byCause.map(\.count).reduce(0, +) == r.stalls.count && r.summary.bad <= heartbeats.count)
     return 0
 }

@@ -18,7 +18,8 @@ public enum NL80211 {
         case authenticate = 37, associate = 38, deauthenticate = 39, disassociate = 40
         case connect = 46, roam = 47, disconnect = 48
         case getSurvey = 50, newSurveyResults = 51
-        case frame = 59, unprotectedDeauthenticate = 70, channelSwitchNotify = 88, portAuthorized = 125
+        case frame = 59, unprotectedDeauthenticate = 70, channelSwitchNotify = 88, radarDetect = 94, channelSwitchStartedNotify = 110
+        case portAuthorized = 125
         case controlPortFrameTxStatus = 139
 
         /// The kernel's name, for messages ("NL80211_CMD_GET_SCAN").
@@ -38,6 +39,10 @@ public enum NL80211 {
         public static let staInfo: UInt16 = 21, wiphyFreq: UInt16 = 38, generation: UInt16 = 46, bss: UInt16 = 47
         public static let ssid: UInt16 = 52, reasonCode: UInt16 = 54, timedOut: UInt16 = 65, disconnectedByAP: UInt16 = 71
         public static let frame: UInt16 = 51, ack: UInt16 = 92
+        /// `NL80211_ATTR_SCAN_FREQUENCIES` (the channels a scan asks for, nested u32s),
+        /// `NL80211_ATTR_RADAR_EVENT` (`NL80211_RADAR_*`), `NL80211_ATTR_CH_SWITCH_COUNT` (beacons
+        /// until a channel switch).
+        public static let scanFrequencies: UInt16 = 44, radarEvent: UInt16 = 168, channelSwitchCount: UInt16 = 183
         public static let statusCode: UInt16 = 72, reqIE: UInt16 = 77, respIE: UInt16 = 78, surveyInfo: UInt16 = 84
         public static let wdev: UInt16 = 153, channelWidth: UInt16 = 159, centerFreq1: UInt16 = 160, pad: UInt16 = 229
         /// A flag on GET_SURVEY: include the radio-wide entry (no frequency) a driver may keep
@@ -130,6 +135,24 @@ public enum NL80211 {
         if let ifindex { b.attribute(Attr.ifindex, u32: ifindex) }
         if let mac { b.attribute(Attr.mac, mac.bytes) }
         for f in flags { b.attribute(f, []) }
+        return b.finish()
+    }
+
+    /// `NL80211_CMD_TRIGGER_SCAN` for `ifindex`, limited to `frequencies` (MHz; every channel the
+    /// radio allows when empty), as `iw dev IF scan trigger freq …` asks.
+    public static func triggerScan(family: UInt16, sequence: UInt32, ifindex: UInt32, frequencies: [UInt32]) -> [UInt8] {
+        var b = NetlinkMessageBuilder(type: family, flags: Netlink.flagRequest | Netlink.flagAck, sequence: sequence)
+        b.genl(command: Command.triggerScan.rawValue, version: 0)
+        b.attribute(Attr.ifindex, u32: ifindex)
+        if !frequencies.isEmpty {
+            // A nested list: attribute i holds the i-th frequency (nl80211 reads the values only).
+            var nested: [UInt8] = []
+            for (i, f) in frequencies.enumerated() {
+                nested += [8, 0, UInt8(truncatingIfNeeded: i + 1), UInt8(truncatingIfNeeded: (i + 1) >> 8)]
+                nested += withUnsafeBytes(of: f.littleEndian, Array.init)
+            }
+            b.attribute(Attr.scanFrequencies, nested)
+        }
         return b.finish()
     }
 
@@ -285,6 +308,14 @@ public enum NL80211 {
         /// the control port, EAPOL frames reach no packet socket: this event is what shows them.
         case controlPortTxStatus(ifindex: UInt32?, frame: [UInt8], acked: Bool)
         case newScanResults(ifindex: UInt32?)
+        /// The BSS moves to another channel (`NL80211_CMD_CH_SWITCH_STARTED_NOTIFY`: announced,
+        /// `beacons` before it; `NL80211_CMD_CH_SWITCH_NOTIFY`: done): the new channel's frequency.
+        case channelSwitch(ifindex: UInt32?, frequency: UInt32?, started: Bool, beacons: UInt32?)
+        /// A DFS event on `frequency` (`NL80211_CMD_RADAR_DETECT`; `event` is `NL80211_RADAR_*`:
+        /// 0 radar detected, 1 CAC finished, 2 CAC aborted, 3 non-occupancy over, 4 pre-CAC
+        /// expired, 5 CAC started).
+        case radar(ifindex: UInt32?, frequency: UInt32?, event: UInt32?)
+        /// Anything else, TRIGGER_SCAN and SCAN_ABORTED among them (a join reads them so).
         case other(command: UInt8, ifindex: UInt32?)
     }
 
@@ -404,6 +435,28 @@ public enum NL80211 {
                 }
             }
             return .controlPortTxStatus(ifindex: ifindex, frame: frame, acked: acked)
+        case .channelSwitchNotify, .channelSwitchStartedNotify:
+            var freq: UInt32?
+            var count: UInt32?
+            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
+                switch t {
+                case Attr.wiphyFreq: freq = v.nlU32
+                case Attr.channelSwitchCount: count = v.nlU32
+                default: break
+                }
+            }
+            return .channelSwitch(ifindex: ifindex, frequency: freq, started: cmd == Command.channelSwitchStartedNotify.rawValue, beacons: count)
+        case .radarDetect:
+            var freq: UInt32?
+            var event: UInt32?
+            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
+                switch t {
+                case Attr.wiphyFreq: freq = v.nlU32
+                case Attr.radarEvent: event = v.nlU32
+                default: break
+                }
+            }
+            return .radar(ifindex: ifindex, frequency: freq, event: event)
         case .disconnect:
             var reason: UInt16?
             var byAP = false

@@ -7,7 +7,8 @@ public struct HeartbeatOptions: Sendable, Equatable {
     public var proto: HeartbeatProtocol
     public var count = 10
     public var intervalMs: Double = 1000
-    public var timeoutMs: Double = 2000
+    public var timeoutMs: Double = Self.defaultTimeoutMs
+    public static let defaultTimeoutMs: Double = 2000
     /// For the TCP connect and the TLS and protocol handshakes (a lost SYN costs a second).
     public var connectTimeoutMs: Double = 5000
     public var byteOrder: SimplePush.ByteOrder = .little

@@ -175,6 +175,14 @@ extension ThresholdRow {
         reference: "pushdiag's walk default", hint: "enable 802.11r on every AP of the SSID",
         scopes: [.walk])
 
+    /// Read by the stall analysis alone (no flag or key yet: `scopes` is empty).
+    public static let stallMargin = ThresholdRow(
+        name: "stall_margin", unit: .ms, bad: .above, warning: 30, critical: nil, valid: 0...60_000,
+        what: "How much slower than the run's p95 a heartbeat's round trip must be to count as a stall",
+        reference:
+            "mac80211 leaves the operating channel for at least 30 ms per channel it scans (IEEE80211_CHANNEL_TIME, net/mac80211/ieee80211_i.h): a heartbeat caught by a scan is that much late",
+        hint: "the stall's cause says where the time went", scopes: [])
+
     public static let joinLink = ThresholdRow(
         name: "join_link", unit: .ms, bad: .above, warning: 1000, critical: 3000, valid: anyMs, what: "A rejoin's scan, authentication and association",
         reference:
@@ -206,7 +214,7 @@ extension ThresholdRow {
     /// The table, in the order help and the configuration list it.
     public static let all: [ThresholdRow] = [
         .utilization, .retransmission, .loss, .rtt, .signal, .snr, .certificate, .ftGap, .roamGap, .pushReady, .joinLink, .joinKeys, .joinAddress,
-        .joinName, .joinPush,
+        .joinName, .joinPush, .stallMargin,
     ]
 
     /// The rows a scope sets.

@@ -28,6 +28,10 @@ public struct WalkReport: Codable, Sendable, Equatable {
     public var stickyZones: [StickyZone]
     public var coverageHoles: [CoverageHole]
     public var coverage: [WalkPlaceCoverage]
+    /// Every heartbeat lost or slower than the run's p95 by the `stall_margin` row, with what
+    /// overlapped it on the link (`StallAnalysis`), and the summary.
+    public var stalls: [Stall]
+    public var stallSummary: StallSummary
 }
 
 /// A severity that encodes as the Monitoring Plugins spell it (OK, WARNING, CRITICAL, UNKNOWN),
@@ -146,6 +150,7 @@ extension WalkReport {
                     message: "the link could not be followed to the end: \(why)"))
         }
         let seen = lens.apply(samples: samples, scans: t.scans, heartbeats: t.heartbeats, marks: t.marks)
+        let stalls = Self.stalls(t)
         let worst = findings.map(\.severity).max() ?? .ok
         let answered = t.heartbeats.filter { $0.rttMs != nil }
         return WalkReport(
@@ -166,7 +171,17 @@ extension WalkReport {
             notes: t.notes
                 + (t.interfaceChanges == nil ? ["carrier and address changes were not followed (a recording without its rtnetlink part)"] : []) + seen.notes,
             signalOffsetDb: lens.signalOffsetDb, predictedRoams: seen.roams, stickyZones: seen.sticky, coverageHoles: seen.holes,
-            coverage: lens.coverage(samples: samples, scans: t.scans, heartbeats: t.heartbeats, places: places.map(\.name)))
+            coverage: lens.coverage(samples: samples, scans: t.scans, heartbeats: t.heartbeats, places: places.map(\.name)), stalls: stalls.stalls,
+            stallSummary: stalls.summary)
+    }
+
+    /// The walk's bad heartbeats joined with the link's nl80211 activities and rtnetlink's changes.
+    static func stalls(_ t: WalkTimeline) -> StallReport {
+        var log = t.activity ?? LinkActivityLog(ifindex: 0)
+        for c in t.interfaceChanges ?? [] { log.add(c) }
+        return StallAnalysis.explain(
+            heartbeats: t.heartbeats.map { StallAnalysis.Heartbeat(sentNs: $0.sentNs, rttMs: $0.rttMs) }, timeoutMs: t.heartbeatTimeoutMs,
+            activities: log.finished(at: t.endNs), scansSeen: log.scansStarted, scansRequested: log.scansRequested)
     }
 
     static func sampleReports(_ samples: [WalkSample], heartbeats: [WalkHeartbeat]) -> [WalkSampleReport] {

@@ -27,6 +27,13 @@ public struct WalkTimeline: Sendable {
     public var linkFailure: String?
     /// What the driver does not report, in words.
     public var notes: [String] = []
+    /// The link's scans, channel switches, radar events, roams, disconnects (nl80211) paired
+    /// into spans, for the stalls; rtnetlink's changes join them when the report is assembled.
+    public var activity: LinkActivityLog?
+    /// How long a heartbeat waited for its answer (a lost one was in flight this long).
+    public var heartbeatTimeoutMs: Double = HeartbeatOptions.defaultTimeoutMs
+    /// `--scan-every`: pushdiag asked for a scan this often (nil: the system's own scans only).
+    public var scanEverySeconds: Double?
 
     public init(interface: String, server: String, proto: String, startNs: Int64) {
         self.interface = interface
@@ -43,7 +50,8 @@ public struct WalkTimeline: Sendable {
 public enum WalkLogEvent: Sendable, Equatable {
     /// The walk began: the interface, the push server and protocol, the Wi-Fi driver's sysfs
     /// name when known (a replay judges the counters by it).
-    case start(timeNs: Int64, interface: String, server: String?, proto: String?, driver: String?)
+    /// Also the heartbeat timeout and `--scan-every` (nil in logs written before them).
+    case start(timeNs: Int64, interface: String, server: String?, proto: String?, driver: String?, timeoutMs: Double? = nil, scanEverySeconds: Double? = nil)
     case heartbeat(WalkHeartbeat)
     case reconnect(WalkReconnect)
     case state(timeNs: Int64, ConnectionState)
@@ -57,8 +65,10 @@ extension WalkTimeline {
     /// Applies one event (live or read back from a push log).
     public mutating func apply(_ e: WalkLogEvent) {
         switch e {
-        case .start(let time, let interface, let server, let proto, _):
+        case .start(let time, let interface, let server, let proto, _, let timeout, let scanEvery):
             startNs = time
+            if let timeout { heartbeatTimeoutMs = timeout }
+            scanEverySeconds = scanEvery
             self.interface = interface
             if let server { self.server = server }
             if let proto { self.proto = proto }
@@ -96,6 +106,9 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
     public var interrupted: Bool?
     /// start: the Wi-Fi driver's sysfs name, when known.
     public var driver: String?
+    /// start: the heartbeat timeout and `--scan-every` (a replay asks for the scans the walk asked for).
+    public var timeoutMs: Double?
+    public var scanEveryS: Double?
 
     public init(kind: Kind, timeNs: Int64) {
         self.kind = kind
@@ -105,12 +118,14 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
     /// The line that encodes `e`.
     public init(_ e: WalkLogEvent) {
         switch e {
-        case .start(let time, let interface, let server, let proto, let driver):
+        case .start(let time, let interface, let server, let proto, let driver, let timeout, let scanEvery):
             self.init(kind: .start, timeNs: time)
             name = interface
             self.server = server
             self.proto = proto
             self.driver = driver
+            timeoutMs = timeout
+            scanEveryS = scanEvery
         case .heartbeat(let h):
             self.init(kind: .heartbeat, timeNs: h.sentNs)
             rttMs = h.rttMs
@@ -140,7 +155,9 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
     /// which this tool never wrote.
     public var event: WalkLogEvent? {
         switch kind {
-        case .start: return .start(timeNs: timeNs, interface: name ?? "", server: server, proto: proto, driver: driver)
+        case .start:
+            return .start(
+                timeNs: timeNs, interface: name ?? "", server: server, proto: proto, driver: driver, timeoutMs: timeoutMs, scanEverySeconds: scanEveryS)
         case .heartbeat: return .heartbeat(WalkHeartbeat(sentNs: timeNs, rttMs: rttMs))
         case .reconnect: return .reconnect(WalkReconnect(timeNs: timeNs, ms: ms ?? 0, attempts: attempts ?? 0, succeeded: succeeded ?? false))
         case .state:

@@ -56,7 +56,10 @@ public final class NL80211Client {
     func run(
         _ command: NL80211.Command, dump: Bool, ifindex: UInt32? = nil, mac: MACAddress? = nil, flags: [UInt16] = [], what: String
     ) throws(NetlinkError) -> [NL80211.Event] {
-        let request = self.request(command, dump: dump, ifindex: ifindex, mac: mac, flags: flags)
+        try run(request(command, dump: dump, ifindex: ifindex, mac: mac, flags: flags), dump: dump, what: what)
+    }
+
+    func run(_ request: [UInt8], dump: Bool, what: String) throws(NetlinkError) -> [NL80211.Event] {
         var events: [NL80211.Event] = []
         var code: Int32 = 0
         for buf in try transport.exchange(request, dump: dump) {
@@ -130,6 +133,19 @@ public final class NL80211Client {
         try run(.getScan, dump: true, ifindex: ifindex, what: "reading the scan cache").compactMap {
             if case .scanBSS(_, let b) = $0 { return b }
             return nil
+        }
+    }
+
+    /// Asks the kernel for a scan of `frequencies` (every channel when empty), as
+    /// `iw dev IF scan trigger` does; false when a scan was already running (EBUSY). Needs
+    /// CAP_NET_ADMIN (the error says so).
+    public func triggerScan(ifindex: UInt32, frequencies: [UInt32]) throws(NetlinkError) -> Bool {
+        do {
+            _ = try run(
+                NL80211.triggerScan(family: family.id, sequence: 0, ifindex: ifindex, frequencies: frequencies), dump: false, what: "triggering a scan")
+            return true
+        } catch .kernel(let code, _) where code == -16 {
+            return false
         }
     }
 

@@ -12,6 +12,9 @@ public final class RoamWatcher {
     /// The first and last times seen (ns since the epoch): the summary's span.
     public private(set) var start: Int64 = 0
     public private(set) var end: Int64 = 0
+    /// Every nl80211 event as it is read, with its time, before the tracker sees it (a walk's
+    /// stalls read the scans, channel switches and radar events the tracker leaves aside).
+    public var onEvent: ((Int64, NL80211.Event) -> Void)?
 
     /// Subscribes to nl80211's events for `interface` (every wireless interface when nil) and
     /// seeds the tracker with what each is connected to now.
@@ -53,6 +56,7 @@ public final class RoamWatcher {
         end = time
         var out: [WatchEvent] = []
         for e in events {
+            onEvent?(time, e)
             let ifindex: UInt32?
             switch e {
             case .connect(let i, _, _, _, _), .roam(let i, _, _), .disconnect(let i, _, _), .authenticate(let i, _, _, _): ifindex = i

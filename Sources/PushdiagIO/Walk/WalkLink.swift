@@ -42,6 +42,15 @@ public final class WalkLink {
     /// Every read of the scan cache, every entry with its age.
     public private(set) var scans: [WalkScan] = []
     public private(set) var changes: [WalkLinkChange] = []
+    /// The link's scans, channel switches, radar events, roams and disconnects, for the stalls.
+    public private(set) var activity: LinkActivityLog
+    /// `--scan-every`, in ns of the walk's clock (nil: never ask for a scan).
+    let scanEveryNs: Int64?
+    var lastTriggerNs: Int64?
+    /// Why the scans asked for stopped (no CAP_NET_ADMIN), once.
+    var triggerRefused = false
+    /// The channels each SSID's BSSs were seen on in the scan cache's reads so far.
+    var channelsBySSID: [String: Set<UInt32>] = [:]
     public private(set) var live = Live()
     /// What the driver does not report.
     public private(set) var notes: Set<String> = []
@@ -52,7 +61,8 @@ public final class WalkLink {
     let profile: DriverProfile?
 
     public init(
-        client: NL80211Client, transport: NetlinkTransport, interface: String, sampleMs: Double, roamWindowSeconds: Double, driver: String? = nil
+        client: NL80211Client, transport: NetlinkTransport, interface: String, sampleMs: Double, roamWindowSeconds: Double, driver: String? = nil,
+        scanEverySeconds: Double? = nil
     ) throws {
         self.client = client
         profile = driver.flatMap(DriverProfiles.profile)
@@ -62,6 +72,9 @@ public final class WalkLink {
         ifindex = i
         interfaceName = interface
         self.sampleMs = sampleMs
+        scanEveryNs = scanEverySeconds.map { Int64($0 * 1e9) }
+        activity = LinkActivityLog(ifindex: i)
+        watcher.onEvent = { [unowned self] time, e in activity.add(e, at: time) }
     }
 
     /// Follows the link until `stop` (live) or the end of the recording (replay). Throws when
@@ -157,7 +170,11 @@ public final class WalkLink {
             let believed = profile?.signal != .unreliable
             scans.append(WalkScan(timeNs: transport.lastReceived, entries: scan.map { WalkBSS($0, signalBelieved: believed) }))
             // The freshest entry of a BSSID last (a stale one of another SSID may stand beside it).
-            for b in scan.sorted(by: { ($0.seenMsAgo ?? .max) > ($1.seenMsAgo ?? .max) }) { if let s = b.ssid { ssids[b.bssid] = SSIDText.render(s) } }
+            for b in scan.sorted(by: { ($0.seenMsAgo ?? .max) > ($1.seenMsAgo ?? .max) }) {
+                guard let s = b.ssid.map(SSIDText.render) else { continue }
+                ssids[b.bssid] = s
+                if let f = b.frequency { channelsBySSID[s, default: []].insert(f) }
+            }
             if pendingDisconnect == nil, let a = scan.first(where: \.associated) { apBssid = a.bssid }
             let ssid = iface.ssid.map(SSIDText.render) ?? scan.first(where: \.associated).flatMap { b in b.ssid.map(SSIDText.render) }
             bestOther =
@@ -196,9 +213,29 @@ public final class WalkLink {
         }
         s.bestOtherSignalDbm = bestOther
         samples.append(s)
+        try triggerScanIfDue(at: time, ssid: ssid)
         let pct: Double? = s.retries.flatMap { r in s.packets.flatMap { p in p > 0 ? Double(r) * 100 / Double(p) : nil } }
         live = Live(
             bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm, retriesPct: pct ?? (s.bssid == live.bssid ? live.retriesPct : nil))
+    }
+
+    /// `--scan-every`: a scan of the channels of the SSID's BSSs in the scan cache's reads so far
+    /// (every channel when none), when the last one asked is `scanEveryNs` old. Decided on the
+    /// sample's time, so a replay asks where the walk asked. Without CAP_NET_ADMIN the walk goes on
+    /// with the system's own scans, and a note says why.
+    func triggerScanIfDue(at time: Int64, ssid: String?) throws {
+        guard let every = scanEveryNs, !triggerRefused, lastTriggerNs.map({ time - $0 >= every }) ?? true else { return }
+        lastTriggerNs = time
+        let channels = ssid.flatMap { channelsBySSID[$0] }?.sorted() ?? []
+        do {
+            activity.requestedScan(at: time)
+            if try !client.triggerScan(ifindex: ifindex, frequencies: channels) { notes.insert("--scan-every: a scan was already running when one was due") }
+        } catch .kernel(let code, _) where code == -1 || code == -13 {
+            triggerRefused = true
+            notes.insert("--scan-every: not permitted without CAP_NET_ADMIN (run as root or grant it): the walk used the system's own scans")
+        } catch {
+            throw WiFiError.netlink(error)
+        }
     }
 
     /// A u32 counter's increase, across one wrap; nil when it went back (the driver reset it).

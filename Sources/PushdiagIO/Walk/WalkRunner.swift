@@ -13,6 +13,11 @@ public struct WalkSettings: Sendable {
     public var location: String?
     /// Write DIR/nl80211.pcap and DIR/push.jsonl.
     public var recordDirectory: String?
+    /// `--scan-every`: ask the kernel for a scan this often (nil: the system's own scans only).
+    public var scanEverySeconds: Double?
+    /// The shortest `--scan-every`: every scan takes the radio off its channel, and a scan of
+    /// every channel lasts seconds (passive DFS channels 110 ms each).
+    public static let shortestScanEverySeconds: Double = 10
 
     public init(interface: String, heartbeat: HeartbeatOptions) {
         self.interface = interface
@@ -218,7 +223,7 @@ public final class WalkRunner {
         let driver = DriverName.of(interface: settings.interface)
         let link = try WalkLink(
             client: client, transport: transport, interface: settings.interface, sampleMs: settings.sampleMs, roamWindowSeconds: settings.roamWindowSeconds,
-            driver: driver)
+            driver: driver, scanEverySeconds: settings.scanEverySeconds)
         let interface: WalkInterfaceWatch?
         do {
             interface = try WalkInterfaceWatch(transport: route, ifindex: link.ifindex)
@@ -231,7 +236,7 @@ public final class WalkRunner {
         log.add(
             .start(
                 timeNs: start, interface: settings.interface, server: settings.heartbeat.endpoint.description, proto: settings.heartbeat.proto.rawValue,
-                driver: driver))
+                driver: driver, timeoutMs: settings.heartbeat.timeoutMs, scanEverySeconds: settings.scanEverySeconds))
         if let l = settings.location { log.add(.place(WalkPlaceMark(timeNs: start, name: l))) }
         let t0 = Clock.ms()
         let limit = settings.durationSeconds.map { $0 * 1000 }
@@ -295,11 +300,13 @@ public final class WalkRunner {
         }
         var settings = settings
         if settings.interface.isEmpty { settings.interface = recorded }
+        // The scans the walk asked for are asked again, when its samples asked them.
+        settings.scanEverySeconds = start.scanEveryS
         let transport = try ReplayNetlink(path: directory + "/nl80211.pcap", protocol: Netlink.protocolGeneric)
         let client = try NL80211Client(transport: transport)
         let link = try WalkLink(
             client: client, transport: transport, interface: settings.interface, sampleMs: settings.sampleMs, roamWindowSeconds: settings.roamWindowSeconds,
-            driver: start.driver)
+            driver: start.driver, scanEverySeconds: settings.scanEverySeconds)
         var linkFailure: String?
         do { try link.run { false } } catch { linkFailure = "\(error)" }
         link.finish()
@@ -326,11 +333,13 @@ public final class WalkRunner {
     func timeline(link: WalkLink, events: [WalkLogEvent]) -> WalkTimeline {
         var t = WalkTimeline(
             interface: settings.interface, server: settings.heartbeat.endpoint.description, proto: settings.heartbeat.proto.rawValue, startNs: 0)
+        t.heartbeatTimeoutMs = settings.heartbeat.timeoutMs
         for e in events { t.apply(e) }
         t.samples = link.samples
         t.scans = link.scans
         t.changes = link.changes
         t.notes = link.notes.sorted()
+        t.activity = link.activity
         return t
     }
 

@@ -20,13 +20,15 @@ struct WalkCommand: ParsableCommand {
             another BSS there); more than 5 s below -70 dBm with a BSS of the same SSID 8 dB \
             stronger in the scan cache is a sticky client. Through an iPhone's eyes, iOS's \
             roaming rules applied to the samples and the scan cache (--signal-offset): predicted \
-            roams, sticky zones, coverage holes and coverage per place. Places: --location, then a line typed \
-            on standard input (Enter) names the place from then on; SIGUSR1 adds an unnamed mark. \
-            Runs until --duration, SIGINT or SIGTERM, then prints the report. Exit status: 0 OK, \
-            1 WARNING, 2 CRITICAL (also a server that cannot be reached at the start), 3 could not \
-            run (no such interface, no nl80211), or only in part (the interface went away, an \
-            output could not be written). --html writes the timeline as a web page; --history \
-            appends the walk to report's SQLite history.
+            roams, sticky zones, coverage holes and coverage per place. A heartbeat lost or 30 ms \
+            over the run's p95 is a stall, named by what the link did then (own scan, channel \
+            switch, radar, roam, disconnect, interface change, or nothing seen here). Places: \
+            --location, then a line typed on standard input (Enter) names the place from then on; \
+            SIGUSR1 adds an unnamed mark. Runs until --duration, SIGINT or SIGTERM. Exit status: \
+            0 OK, 1 WARNING, 2 CRITICAL (also a server unreachable at the start), 3 could not run \
+            (no such interface, no nl80211) or only in part (the interface went away, an output \
+            failed). --html writes the timeline as a web page; --history appends the walk to \
+            report's SQLite history.
             """
     )
 
@@ -84,8 +86,7 @@ struct WalkCommand: ParsableCommand {
             guard target != nil else { throw ValidationError("a walk needs the push server: pushdiag walk --interface IF HOST[:PORT]") }
             guard interface != nil else { throw ValidationError("a walk needs --interface (the Wi-Fi interface to follow)") }
         }
-        // A replay takes the server and the interface from its recording.
-        // A walk runs until stopped: heartbeats back to back would flood the server.
+        // A replay takes the server and interface from its recording; heartbeats back to back would flood the server.
         let o = try connection.options(target: target ?? "recorded:1", interval: interval, shortestInterval: 0.01)
         var s = WalkSettings(interface: interface ?? "", heartbeat: o)
         s.sampleMs = try parseDuration(sample, option: "--sample", atLeast: 0.05) * 1000
@@ -93,16 +94,15 @@ struct WalkCommand: ParsableCommand {
         s.roamWindowSeconds = try parseDuration(roamWindow, option: "--roam-window")
         s.location = location
         s.recordDirectory = record
+        s.scanEverySeconds = try lens.scanEverySeconds(replaying: replay != nil)
         return s
     }
 
     func validate() throws {
         _ = try settings()
-        _ = try limits.thresholds()
-        _ = try lens.lens()
+        _ = (try limits.thresholds(), try lens.lens())
         if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
-        if let html, html.isEmpty { throw ValidationError("--html needs a file name") }
-        if let history, history.isEmpty { throw ValidationError("--history needs a file name") }
+        for (flag, file) in [("--html", html), ("--history", history)] where file?.isEmpty == true { throw ValidationError("\(flag) needs a file name") }
     }
 
     func run() throws {
