@@ -176,6 +176,41 @@ extension LabTests {
         }
     }
 
+    /// Stalls explained (#29 item 4) on the sticky walk, where the lab's own `iw scan` runs every
+    /// 6 s and nothing else happens to the link: the scans the walk saw are iw event's (those that
+    /// began while it walked), and a bad heartbeat is own_scan exactly when one of iw's scans
+    /// (started to finished) overlaps its time in flight (its round trip, or the timeout when lost).
+    @Test func stallsOnTheWalkAreTheScansIwSaw() throws {
+        let report = try object("medium/sticky-walk.json")
+        let summary = try #require(report["stall_summary"] as? [String: Any], "\(report.keys)")
+        let stalls = try #require(report["stalls"] as? [[String: Any]])
+        let events = try text("medium/sticky-iw-event.txt").split(separator: "\n").filter { $0.contains("wlan2 (phy") }
+        #expect(!events.contains { $0.contains("connected") || $0.contains("disconnect") || $0.contains("ch_switch") }, "\(events)")
+        func times(_ what: String) -> [Double] { events.filter { $0.contains(what) }.compactMap { Double($0.prefix { $0 != ":" }) } }
+        let started = times("scan started")
+        let finished = times("scan finished") + times("scan aborted")
+        let spans = started.map { s in (s, finished.filter { $0 >= s }.min() ?? s + 10) }
+        // The walk's recording opens with its start and its heartbeats' timeout.
+        let head = try json(String(try #require(try text("medium/sticky-rec/push.jsonl").split(separator: "\n").first)))
+        let start = try #require((head["time_ns"] as? Int).map { Double($0) / 1e9 }, "\(head)")
+        let timeout = try #require((head["timeout_ms"] as? Int).map { Double($0) / 1000 }, "\(head)")
+        let end = try #require(walkSamples(report).last?.time) + 0.5
+        let inside = started.filter { $0 >= start && $0 <= end }.count
+        let edge = started.contains { abs($0 - start) < 1 || abs($0 - end) < 1 }
+        let seen = try #require(summary["scans_seen"] as? Int)
+        #expect(started.count >= 4 && (edge ? abs(seen - inside) <= 1 : seen == inside), "walk \(seen) scans, iw \(inside) between \(start) and \(end)")
+        #expect(summary["bad"] as? Int == stalls.count && !stalls.isEmpty, "\(summary)")
+        let slower = try #require(summary["slower_than_ms"] as? Double)
+        for st in stalls {
+            let t = try #require((st["time"] as? String).flatMap(Self.unixTime), "\(st)")
+            let lost = st["lost"] as? Bool == true
+            let flight = lost ? timeout : try #require(st["rtt_ms"] as? Double, "\(st)") / 1000
+            #expect(lost || flight * 1000 > slower, "\(st) is not slower than \(slower) ms")
+            let overlaps = spans.contains { $0.0 < t + flight && $0.1 > t }
+            #expect((st["cause"] as? String == "own_scan") == overlaps, "\(st): iw's scans \(spans)")
+        }
+    }
+
     /// bgscan roams by itself (no wpa_cli roam; the second station, wlan3): the walk reports every roam iw event saw, the
     /// move from ap1 (2412 MHz) to ap2 (5180 MHz) as a band change, with the signal it had on
     /// ap1 before (below bgscan's -65 dBm) and the stronger one on ap2 after.
