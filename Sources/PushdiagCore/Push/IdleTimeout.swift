@@ -141,10 +141,9 @@ extension IdleTimeout {
 
     /// nil until two of the server's heartbeats have been seen (no spacing yet).
     public static func margin(_ server: ServerHeartbeats, pathTimeoutS: Double) -> Margin? {
-        guard server.registered, let spacing = server.intervalMs, spacing.max > 0 else { return nil }
-        let longest = spacing.max / 1000
+        guard let server = server.spacingS else { return nil }
+        let longest = server.longest
         let severity: Severity = longest >= pathTimeoutS ? .critical : longest > pathTimeoutS / 2 ? .warning : .ok
-        return Margin(
-            medianS: NumberText.rounded(spacing.median / 1000), longestS: NumberText.rounded(longest), timeoutS: pathTimeoutS, severity: severity)
+        return Margin(medianS: server.median, longestS: longest, timeoutS: pathTimeoutS, severity: severity)
     }
 }

@@ -167,6 +167,13 @@ extension ThresholdRow {
     public static let certificate = ThresholdRow(
         name: "certificate", unit: .days, bad: .below, warning: 30, critical: 7, valid: -36_500...36_500, what: "Days left on a TLS push server's certificate",
         reference: "devices refuse an expired certificate", hint: "renew it before devices refuse it", scopes: [.survey])
+    public static let safeInterval = ThresholdRow(
+        name: "safe_interval", unit: .percent, bad: .above, warning: 50, critical: 100, valid: 0...1000,
+        what: "The server's heartbeat spacing as a share of the longest safe interval (--join-limits)",
+        reference:
+            "past 100% the AP or the NAT forgets a quiet device before its next heartbeat; under 50% one late or lost heartbeat still comes in time (as heartbeat --idle-timeout judges)",
+        hint: "set the push server's heartbeat interval under half the longest safe interval", scopes: [.survey])
+
     public static let ftGap = ThresholdRow(
         name: "ft_gap", unit: .ms, bad: .above, warning: 80, critical: 150, valid: anyMs, what: "An 802.11r roam's link gap",
         reference: "pushdiag's walk default", hint: "check 802.11r on every AP of the SSID", scopes: [.walk])
@@ -205,7 +212,8 @@ extension ThresholdRow {
 
     /// The table, in the order help and the configuration list it.
     public static let all: [ThresholdRow] = [
-        .utilization, .retransmission, .loss, .rtt, .signal, .snr, .certificate, .ftGap, .roamGap, .pushReady, .joinLink, .joinKeys, .joinAddress,
+        .utilization, .retransmission, .loss, .rtt, .signal, .snr, .certificate, .safeInterval, .ftGap, .roamGap, .pushReady, .joinLink, .joinKeys,
+        .joinAddress,
         .joinName, .joinPush,
     ]
 

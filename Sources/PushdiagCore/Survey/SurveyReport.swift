@@ -394,6 +394,16 @@ public enum SurveyVerdicts {
             hint: m.message, source: "server_heartbeats")
     }
 
+    /// The server's heartbeat spacing against the longest safe interval a join found on this path
+    /// (`--join-limits`, `join_limits`), as the heartbeat graded it; nil without it. Its value
+    /// and limits are seconds (the row's percent of the safe interval).
+    public static func safeInterval(_ r: HeartbeatReport) -> SurveyCheck? {
+        guard let c = r.safeInterval else { return nil }
+        return SurveyCheck(
+            check: .safeInterval, status: CheckStatus(rawValue: c.severity.rawValue) ?? .unknown, subject: r.target, value: c.serverLongestS,
+            unit: .seconds, threshold: c.thresholdSeconds, hint: c.message, source: c.limits.safeSource?.rawValue)
+    }
+
     /// The certificate a TLS push server presented, by the days it has left (devices refuse an
     /// expired one); nil without TLS or when the handshake showed none.
     public static func certificate(_ r: HeartbeatReport, t: SurveyThresholds) -> SurveyCheck? {

@@ -12,6 +12,8 @@ public struct SurveyFlags: Sendable, Equatable {
     public var insecure = false
     public var pin: String?
     public var caFile: String?
+    /// `--join-limits`: a join report with `ap_idle`, or a history holding joins.
+    public var joinLimits: String?
     /// Thresholds as typed, by configuration key (`ThresholdRow.key`: `utilization_warning`, …).
     public var thresholds: [String: String] = [:]
 
@@ -67,6 +69,11 @@ public struct SurveySettings: Sendable, Equatable {
     public var thresholds: SurveyThresholds
     public var history: String?
     public var textfile: String?
+    /// Where the limits a join found come from (`--join-limits`, `join_limits`), and the limits
+    /// once read (`JoinLimitsFile` in IO): every server's heartbeat spacing is graded against
+    /// their safe interval.
+    public var joinLimitsPath: String?
+    public var joinLimits: JoinLimits?
 
     public static let defaultDuration = "30s"
 
@@ -146,6 +153,6 @@ public struct SurveySettings: Sendable, Equatable {
         return SurveySettings(
             interface: flags.interface ?? c.interface, monitor: flags.monitor ?? c.monitor, capture: flags.capture,
             seconds: DurationText.seconds(flags.duration ?? c.duration ?? defaultDuration) ?? 30,
-            servers: servers, thresholds: t, history: c.history, textfile: c.textfile)
+            servers: servers, thresholds: t, history: c.history, textfile: c.textfile, joinLimitsPath: flags.joinLimits ?? c.joinLimits)
     }
 }
