@@ -77,6 +77,14 @@ import Testing
                 && (check["hint"] as? String ?? "").contains("BSS Max Idle advertised"), "\(check)")
         let nagios = try pushdiag(["survey", "--config", config, "--duration", "2s", "--format", "nagios"])
         #expect(nagios.stdout.contains("safe_interval"), "\(nagios.stdout)")
+        let prom = try pushdiag(["survey", "--config", config, "--duration", "2s", "--format", "prometheus"])
+        #expect(prom.stdout.contains("pushdiag_check_status{check=\"safe_interval\""), "\(prom.stdout)")
+        // config check reads the limits as the survey would.
+        let checked = try pushdiag(["config", "check", "--config", config])
+        #expect(checked.status == 0 && checked.stdout.contains("join limits: \(file)") && checked.stdout.contains("NAT idle timeout"), "\(checked.stdout)")
+        try "join_limits = \"\(TestPaths.fixtures.appendingPathComponent("lab-join.json").path)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let refused = try pushdiag(["config", "check", "--config", config])
+        #expect(refused.status == 3 && refused.stderr.contains("has no ap_idle"), "\(refused.stderr)")
     }
 
     @Test func filesThatAreNotJoinLimitsAreOneLineAndExit3() throws {
