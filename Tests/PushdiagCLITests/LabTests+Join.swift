@@ -113,7 +113,8 @@ extension LabTests {
             // own thread lagged the kernel by up to 15 ms in the lab, and 33 ms once in CI, where
             // pushdiag stayed within 7 ms of the kernel (2026-11-26). iw says which were successes.
             let kernelEvent = { (cmd: Int) in
-                try self.joinPackets(run, "nlmon", filter: "nl80211.cmd == \(cmd) && netlink.hdr_pid == 0 && netlink.hdr_flags.request == 0", fields: []).map(\.time)
+                try self.joinPackets(run, "nlmon", filter: "nl80211.cmd == \(cmd) && netlink.hdr_pid == 0 && netlink.hdr_flags.request == 0", fields: []).map(
+                    \.time)
             }
             let (scanStarted, scanFinished, authenticated, associated) = (try kernelEvent(33), try kernelEvent(34), try kernelEvent(37), try kernelEvent(38))
             let iwAuthOK = iwTimes { $0.contains(": auth ") && $0.contains("status: 0") }

@@ -382,13 +382,16 @@ struct NetlinkReplayTests {
         // the first CONNECT's, the copies not back to back.
         let tshark = try #require(TestPaths.which("tshark"), "tshark is not installed")
         func copies(_ cmd: Int) throws -> [(frame: Int, time: Double)] {
-            try TestSupport.run(tshark, ["-r", pcap, "-Y", "nl80211.cmd == \(cmd) && netlink.hdr_pid == 0", "-T", "fields", "-e", "frame.number", "-e", "frame.time_epoch"])
-                .stdout.split(separator: "\n").compactMap { l in
-                    let f = l.split(separator: "\t")
-                    return f.count == 2 ? Int(f[0]).flatMap { n in Double(f[1]).map { (n, $0) } } : nil
-                }
+            try TestSupport.run(
+                tshark, ["-r", pcap, "-Y", "nl80211.cmd == \(cmd) && netlink.hdr_pid == 0", "-T", "fields", "-e", "frame.number", "-e", "frame.time_epoch"]
+            )
+            .stdout.split(separator: "\n").compactMap { l in
+                let f = l.split(separator: "\t")
+                return f.count == 2 ? Int(f[0]).flatMap { n in Double(f[1]).map { (n, $0) } } : nil
+            }
         }
-        let disconnects = try copies(48), connects = try copies(46)
+        let disconnects = try copies(48)
+        let connects = try copies(46)
         #expect(disconnects.count == 3 && zip(disconnects, disconnects.dropFirst()).contains { $1.frame - $0.frame > 1 }, "\(disconnects)")
         let gap = try #require(connects.first.flatMap { c in disconnects.first.map { (c.time - $0.time) * 1000 } })
         #expect(abs((roam["gap_ms"] as? Double ?? -1) - gap) < 0.01, "watch \(String(describing: roam["gap_ms"])) ms, tshark \(gap) ms")
