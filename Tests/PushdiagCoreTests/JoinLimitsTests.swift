@@ -62,6 +62,11 @@ import Testing
         let none = try JoinLimits.decode(try Self.withLadder("lab-join.json", rungs: [], nat: nil).bytes, file: "x").get()
         let ap = try #require(none.limits.first { $0.source == .apKept })
         #expect(ap.seconds == nil && ap.unknown == "no rung of the ladder was silent and checked" && none.safeIntervalS == bss)
+        // Dropped at the first rung: the drop stands in, named as the upper bound it is.
+        let drop = APIdle.Rung(idleS: bss, outcome: .dropped, silentS: bss / 3, reason: 4, stationFrames: 0, detail: "dropped")
+        let dropped = try JoinLimits.decode(try Self.withLadder("lab-join.json", rungs: [drop], nat: nil).bytes, file: "x").get()
+        #expect(dropped.safeIntervalS == bss / 3 && dropped.safeSource == .apDropped, "\(dropped)")
+        #expect(dropped.summary.contains("AP dropped after \(DurationText.format(bss / 3)) (an upper bound"), "\(dropped.summary)")
     }
 
     /// The server's longest spacing as a share of the safe interval, on the safe_interval row.

@@ -20,10 +20,12 @@ public struct JoinLimits: Codable, Sendable, Equatable {
             switch source {
             case .bssMaxIdle: name = "BSS Max Idle advertised"
             case .apKept: name = "AP kept"
-            case .apDropped: name = "AP dropped the station after (an upper bound)"
+            case .apDropped: name = "AP dropped after"
             case .pathIdleTimeout: name = "NAT idle timeout"
             }
-            return seconds.map { "\(name) \(DurationText.format($0))" } ?? "\(name) UNKNOWN (\(unknown ?? "not measured"))"
+            // A drop at the first rung is all the ladder found: an upper bound, not a safe value.
+            let bound = source == .apDropped ? " (an upper bound: nothing shorter was kept)" : ""
+            return seconds.map { "\(name) \(DurationText.format($0))\(bound)" } ?? "\(name) UNKNOWN (\(unknown ?? "not measured"))"
         }
     }
 
