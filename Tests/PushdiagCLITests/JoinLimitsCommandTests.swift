@@ -48,10 +48,12 @@ import Testing
         let c = try #require(j["safe_interval"] as? [String: Any], "\(r.stdout)")
         // The spacing the server's heartbeats had, as the report measured it, against the safe interval.
         let spacing = try #require((j["server_heartbeats"] as? [String: Any])?["interval_ms"] as? [String: Any])
-        let longest = NumberText.rounded(try #require(spacing["max"] as? Double) / 1000)
-        let pct = NumberText.rounded(longest * 100 / safe)
-        let expected = pct > 100 ? "critical" : pct > 50 ? "warning" : "ok"
-        #expect(c["server_longest_s"] as? Double == longest && c["percent"] as? Double == pct && c["severity"] as? String == expected, "\(c)")
+        let measured = try #require(spacing["max"] as? Double) / 1000
+        let (longest, share) = (NumberText.rounded(measured), measured * 100 / safe)
+        let expected = share >= 100 ? "critical" : share > 50 ? "warning" : "ok"
+        #expect(
+            c["server_longest_s"] as? Double == longest && c["percent"] as? Double == NumberText.rounded(share) && c["severity"] as? String == expected,
+            "\(c)")
         #expect(r.status == (expected == "ok" ? 0 : expected == "warning" ? 1 : 2), "\(r.stdout)")
         let l = try #require(c["limits"] as? [String: Any])
         #expect(l["safe_interval_s"] as? Double == safe && l["safe_source"] as? String == "path_idle_timeout" && l["interface"] as? String == "wlan2")
@@ -71,7 +73,7 @@ import Testing
         let check = try #require(checks.first { $0["check"] as? String == "safe_interval" }, "\(s.stdout)")
         let value = try #require(check["value"] as? Double)
         let graded = NumberText.rounded(value * 100 / safe)
-        #expect(check["status"] as? String == (graded > 100 ? "critical" : graded > 50 ? "warning" : "ok") && check["unit"] as? String == "seconds")
+        #expect(check["status"] as? String == (graded >= 100 ? "critical" : graded > 50 ? "warning" : "ok") && check["unit"] as? String == "seconds")
         #expect(
             check["threshold"] as? String == "\(NumberText.format(safe / 2)) / \(NumberText.format(safe))"
                 && (check["hint"] as? String ?? "").contains("BSS Max Idle advertised"), "\(check)")

@@ -77,27 +77,61 @@ import Testing
         #expect(safe == bss)
         let row = ThresholdRow.safeInterval
         let ranges = SurveyLimits(warning: row.defaultRange(.warning), critical: row.defaultRange(.critical))
+        let expected: [Double: Severity] = [0.4: .ok, 0.7: .warning, 1.2: .critical]
         for share in [0.4, 0.7, 1.2] {
             let every = safe * share * 1000
-            let server = ServerHeartbeats(
-                registered: true, arrivals: [every, 2 * every, 3 * every], registeredAt: 0, acknowledged: 3, timeoutS: 60, endedAt: 3 * every + 1)
+            let server = Self.server(every: every)
             let c = SafeIntervalCheck.grade(server, limits: l, ranges: ranges)
-            let longest = try #require(server.spacingS?.longest)
-            let pct = NumberText.rounded(longest * 100 / safe)
-            let expected: Severity = pct > row.critical! ? .critical : pct > row.warning ? .warning : .ok
-            #expect(c.percent == pct && c.serverLongestS == longest && c.severity == expected, "\(share): \(c)")
+            #expect(c.percent == NumberText.rounded(share * 100) && c.serverLongestS == NumberText.rounded(every / 1000), "\(share): \(c)")
+            #expect(c.severity == expected[share], "\(share): \(c)")
             #expect(
                 c.thresholdSeconds?.description
                     == "\(NumberText.format(NumberText.rounded(safe * row.warning / 100))) / \(NumberText.format(NumberText.rounded(safe * row.critical! / 100)))"
             )
             #expect(c.message.contains("BSS Max Idle advertised") && c.message.contains("lab.json"), "\(c.message)")
         }
-        #expect([0.4, 0.7, 1.2].map { $0 * 100 > row.critical! ? 2 : $0 * 100 > row.warning ? 1 : 0 } == [0, 1, 2], "the three shares span the row")
-        // Not registered, or one heartbeat: the interval is not known.
+        // The boundaries, against a NAT timeout of 0.6 s: exactly half is OK, exactly the safe
+        // interval CRITICAL (a heartbeat spacing equal to it is lost), and the unrounded share
+        // decides (0.304 s is 50.7%: WARNING, though it shows as 0.3 s).
+        let nat = try JoinLimits.decode(try Self.withLadder("lab-join.json", rungs: [], nat: 0.6).bytes, file: "nat.json").get()
+        #expect(nat.safeIntervalS == 0.6 && nat.safeSource == .pathIdleTimeout)
+        let edges = [300.0, 600, 304].map { SafeIntervalCheck.grade(Self.server(every: $0), limits: nat, ranges: ranges) }
+        #expect(edges.map(\.severity) == [.ok, .critical, .warning], "\(edges.map(\.message))")
+        #expect(edges.map(\.percent) == [50, 100, 50.67] && edges[2].serverLongestS == 0.3)
+        #expect(edges[1].message.contains("the NAT forgets a quiet device"), "\(edges[1].message)")
+        // Not registered: skipped; registered but refused, or one heartbeat: not known.
         let unregistered = SafeIntervalCheck.grade(nil, limits: l, ranges: ranges)
-        #expect(unregistered.severity == .unknown && unregistered.percent == nil && unregistered.message.contains("register"))
+        #expect(unregistered.skipped && unregistered.percent == nil && unregistered.message.contains("register"))
+        var refused = Self.server(every: 400)
+        refused.registered = false
+        let notAccepted = SafeIntervalCheck.grade(refused, limits: l, ranges: ranges)
+        #expect(notAccepted.severity == .unknown && !notAccepted.skipped && notAccepted.message.contains("not accepted"), "\(notAccepted)")
         let once = ServerHeartbeats(registered: true, arrivals: [], registeredAt: 0, acknowledged: 0, timeoutS: 60, endedAt: 5)
-        #expect(SafeIntervalCheck.grade(once, limits: l, ranges: ranges).severity == .unknown)
+        let notSeen = SafeIntervalCheck.grade(once, limits: l, ranges: ranges)
+        #expect(notSeen.severity == .unknown && !notSeen.skipped)
+    }
+
+    static func server(every ms: Double) -> ServerHeartbeats {
+        ServerHeartbeats(registered: true, arrivals: [ms, 2 * ms, 3 * ms], registeredAt: 0, acknowledged: 3, timeoutS: 60, endedAt: 3 * ms + 1)
+    }
+
+    /// A drop at the ladder's first rung is only an upper bound: a spacing at or above it is
+    /// CRITICAL, and none under it is better than WARNING. Each source has its own verdict.
+    @Test func anUpperBoundIsNeverGradedAsSafe() throws {
+        let bss = try Self.fixture("lab-join.json").bss
+        let ranges = ThresholdRow.safeInterval.defaultLimits
+        let drop = APIdle.Rung(idleS: bss, outcome: .dropped, silentS: bss / 3, reason: 4, stationFrames: 0, detail: "dropped")
+        let dropped = try JoinLimits.decode(try Self.withLadder("lab-join.json", rungs: [drop], nat: nil).bytes, file: "x").get()
+        #expect(dropped.safeSource == .apDropped)
+        let grades = [0.4, 1.0, 1.2].map { SafeIntervalCheck.grade(Self.server(every: bss / 3 * $0 * 1000), limits: dropped, ranges: ranges) }
+        #expect(grades.map(\.severity) == [.warning, .critical, .critical], "\(grades.map(\.message))")
+        #expect(grades[0].message.contains("upper bound"), "\(grades[0].message)")
+        // The AP kept a silence: past it, longer than any it was seen to keep.
+        let kept = try JoinLimits.decode(try Self.withLadder("lab-join.json", rungs: [Self.kept(bss / 2)], nat: nil).bytes, file: "x").get()
+        #expect(kept.safeSource == .apKept)
+        let over = SafeIntervalCheck.grade(Self.server(every: bss / 2 * 1.2 * 1000), limits: kept, ranges: ranges)
+        #expect(over.severity == .critical && over.message.contains("longer than any silence the AP was seen to keep"), "\(over.message)")
+        #expect(!over.message.contains("the AP or the NAT"))
     }
 
     /// The grade reaches heartbeat's findings and survey's check in the same numbers.
@@ -119,6 +153,20 @@ import Testing
         let check = try #require(SurveyVerdicts.safeInterval(r))
         #expect(check.status == .warning && check.value == 0.4 && check.unit == .seconds && check.threshold == c.thresholdSeconds)
         #expect(check.source == "path_idle_timeout" && check.hint == c.message)
+        // A server that does not register: skipped, in heartbeat and survey alike, and the
+        // status stays what the rest says; a registered one whose heartbeats were not seen
+        // twice: UNKNOWN.
+        var quiet = HeartbeatReport(target: "push:5223", protocol: "simplepush")
+        (quiet.sent, quiet.received) = (3, 3)
+        var unregistered = o
+        unregistered.register = nil
+        HeartbeatAnalysis.conclude(&quiet, failure: nil, options: unregistered)
+        #expect(quiet.safeInterval?.skipped == true && quiet.status == .ok && !quiet.findings.contains { $0.check == .safeInterval })
+        #expect(SurveyVerdicts.safeInterval(quiet)?.status == .skipped)
+        quiet.serverHeartbeats = ServerHeartbeats(registered: true, arrivals: [400], registeredAt: 0, acknowledged: 1, timeoutS: 60, endedAt: 500)
+        quiet.serverHeartbeats?.intervalMs = nil
+        HeartbeatAnalysis.conclude(&quiet, failure: nil, options: o)
+        #expect(quiet.safeInterval?.skipped == false && SurveyVerdicts.safeInterval(quiet)?.status == .unknown, "\(String(describing: quiet.safeInterval))")
         // Without --join-limits: no check.
         r.safeInterval = nil
         #expect(SurveyVerdicts.safeInterval(r) == nil)

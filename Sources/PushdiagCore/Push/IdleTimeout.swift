@@ -142,8 +142,8 @@ extension IdleTimeout {
     /// nil until two of the server's heartbeats have been seen (no spacing yet).
     public static func margin(_ server: ServerHeartbeats, pathTimeoutS: Double) -> Margin? {
         guard let server = server.spacingS else { return nil }
-        let longest = server.longest
-        let severity: Severity = longest >= pathTimeoutS ? .critical : longest > pathTimeoutS / 2 ? .warning : .ok
-        return Margin(medianS: server.median, longestS: longest, timeoutS: pathTimeoutS, severity: severity)
+        // The safe_interval row's shares (50%, 100%), graded unrounded; rounded only for display.
+        let severity = ThresholdRow.safeInterval.severity(server.longest * 100 / pathTimeoutS, ranges: ThresholdRow.safeInterval.defaultLimits)
+        return Margin(medianS: NumberText.rounded(server.median), longestS: NumberText.rounded(server.longest), timeoutS: pathTimeoutS, severity: severity)
     }
 }

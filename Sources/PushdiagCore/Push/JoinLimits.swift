@@ -152,14 +152,23 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
     public var threshold: SurveyLimits
     @Nullable public var thresholdSeconds: SurveyLimits?
     public var severity: Severity
+    /// The server does not register (no `register`, no `--register`): it sends no heartbeats
+    /// pushdiag sees, so there is nothing to grade; survey marks the check skipped.
+    public var skipped: Bool = false
     public var message: String
 
     /// The grade: UNKNOWN with the reason when the join measured no limit or the server's
-    /// spacing was not seen (not registered, or fewer than two of its heartbeats).
+    /// spacing was not seen (fewer than two of its heartbeats; skipped when it does not register).
     public static func grade(_ server: ServerHeartbeats?, limits l: JoinLimits, ranges: SurveyLimits) -> SafeIntervalCheck {
         var c = SafeIntervalCheck(
             limits: l, serverMedianS: nil, serverLongestS: nil, percent: nil, threshold: ranges, thresholdSeconds: nil, severity: .unknown, message: "")
         let limits = "limits from \(l.origin): \(l.summary)"
+        guard server != nil else {
+            c.skipped = true
+            c.message =
+                "skipped: the server does not register, and pushdiag sees its heartbeats only when it does (register = NAME in the server's [[server]] table, or --register); \(limits)"
+            return c
+        }
         guard let safe = l.safeIntervalS, let source = l.safeSource else {
             c.message = "the join measured no limit, so the longest safe heartbeat interval is not known; \(limits)"
             return c
@@ -169,8 +178,7 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
         let safeText =
             "the longest safe heartbeat interval on this path, \(DurationText.format(safe)) (\(l.limits.first { $0.source == source }?.text ?? source.words))"
         guard let sh = server, sh.registered else {
-            c.message =
-                "the server's heartbeat interval is not known: pushdiag sees it only when it registers (register = NAME in the server's [[server]] table, or --register) and the server accepts; against \(safeText); \(limits)"
+            c.message = "the server's heartbeat interval is not known: the registration was not accepted; against \(safeText); \(limits)"
             return c
         }
         guard let (median, longest) = sh.spacingS else {
@@ -178,15 +186,28 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
                 "the server's heartbeat interval is not known: none of its heartbeats came twice during the run; run for longer than its interval; against \(safeText); \(limits)"
             return c
         }
-        let pct = NumberText.rounded(longest * 100 / safe)
-        (c.serverMedianS, c.serverLongestS, c.percent) = (median, longest, pct)
-        c.severity = ranges.critical.alerts(pct) ? .critical : ranges.warning.alerts(pct) ? .warning : .ok
+        // Graded unrounded (0.304 s of 0.6 s is 50.7%, not 50%); rounded only for display.
+        let share = longest * 100 / safe
+        let pct = NumberText.rounded(share)
+        (c.serverMedianS, c.serverLongestS, c.percent) = (NumberText.rounded(median), NumberText.rounded(longest), pct)
+        c.severity = ThresholdRow.safeInterval.severity(share, ranges: ranges)
+        // A drop at the first rung is only an upper bound: nothing shorter was seen kept, so no
+        // spacing under it is known to be safe.
+        if source == .apDropped { c.severity = max(c.severity, .warning) }
         let every =
             "the server's heartbeats came every \(DurationText.format(median)) (longest spacing \(DurationText.format(longest)), \(NumberText.format(pct))% of \(safeText))"
+        let forgets =
+            switch source {
+            case .apKept: "longer than any silence the AP was seen to keep"
+            case .apDropped: "at or past the silence the AP dropped the station after"
+            case .bssMaxIdle: "the AP forgets a quiet device after its BSS Max Idle Period, before its next heartbeat"
+            case .pathIdleTimeout: "the NAT forgets a quiet device's connection before its next heartbeat"
+            }
         let verdict =
             switch c.severity {
-            case .critical:
-                "the AP or the NAT forgets a quiet device before its next heartbeat: set the server's interval under \(DurationText.format(safe)) (better: half of it)"
+            case .critical: "\(forgets): set the server's interval under \(DurationText.format(safe)) (better: half of it)"
+            case .warning where source == .apDropped:
+                "the AP kept no silence this short (the join's first rung was dropped, an upper bound only): shorten the ladder's first rung (join --find-ap-idle --ladder) to find a safe interval"
             case .warning: "too close to it: one late or lost heartbeat and the device is forgotten; better under half of it"
             default: "within the margin"
             }
@@ -197,10 +218,10 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
 
 extension ServerHeartbeats {
     /// The server's heartbeat spacing, median and longest, seconds; nil until two of its
-    /// heartbeats (or the registration and one) were seen.
+    /// heartbeats (or the registration and one) were seen. Unrounded: graded as measured.
     public var spacingS: (median: Double, longest: Double)? {
         guard registered, let spacing = intervalMs, spacing.max > 0 else { return nil }
-        return (NumberText.rounded(spacing.median / 1000), NumberText.rounded(spacing.max / 1000))
+        return (spacing.median / 1000, spacing.max / 1000)
     }
 }
 
