@@ -44,16 +44,46 @@ import Testing
         let any = try JoinLimitsFile.load(db, interface: nil)
         #expect(any.interface == "wlan0" && any.safeIntervalS == synthetic.apIdle?.safeIntervalS)
         // No join on that interface; no ladder in any join; no file; not a history.
-        #expect(throws: JoinLimitsError.self) { try JoinLimitsFile.load(db, interface: "wlan9") }
-        do { _ = try JoinLimitsFile.load(db, interface: "wlan9") } catch { #expect(error.description.contains("holds no join on wlan9")) }
+        let noJoin = #expect(throws: JoinLimitsError.self) { try JoinLimitsFile.load(db, interface: "wlan9") }
+        #expect(noJoin?.kind == .unreadable && noJoin?.description.contains("holds no join on wlan9") == true, "\(String(describing: noJoin))")
         let plain = dir.appendingPathComponent("plain.db").path
         try HistoryStore(path: plain).append(join: labPlain, json: labPlainJSON)
-        do { _ = try JoinLimitsFile.load(plain, interface: nil) } catch {
-            #expect(error.kind == .unreadable && error.description.contains("has ap_idle") && error.description.contains(plain), "\(error)")
-        }
+        let noLadder = #expect(throws: JoinLimitsError.self) { try JoinLimitsFile.load(plain, interface: nil) }
+        #expect(
+            noLadder?.kind == .unreadable && noLadder?.description.contains("no join in the history has ap_idle") == true
+                && noLadder?.description.contains(plain) == true, "\(String(describing: noLadder))")
         let missing = dir.appendingPathComponent("missing.db").path
-        do { _ = try JoinLimitsFile.load(missing, interface: nil) } catch {
-            #expect(error.kind == .unreadable && error.description == "cannot read \(missing): no such file or directory (ENOENT)", "\(error)")
+        let none = #expect(throws: JoinLimitsError.self) { try JoinLimitsFile.load(missing, interface: nil) }
+        #expect(none?.kind == .unreadable && none?.description == "cannot read \(missing): no such file or directory (ENOENT)", "\(String(describing: none))")
+        // A SQLite file that is no history: one line naming it.
+        let other = dir.appendingPathComponent("other.db").path
+        try Data(Array("SQLite format 3\u{0}".utf8) + [UInt8](repeating: 0, count: 84)).write(to: URL(fileURLWithPath: other))
+        let notHistory = #expect(throws: JoinLimitsError.self) { try JoinLimitsFile.load(other, interface: nil) }
+        #expect(
+            notHistory?.description.hasPrefix("cannot read \(other): ") == true && notHistory?.description.contains("\n") == false,
+            "\(String(describing: notHistory))")
+    }
+
+    /// Reading a history writes nothing to it: it is opened read-only, so a history in SQLite's
+    /// rollback-journal mode (file format 1, as another tool may leave it) is not turned to WAL,
+    /// and no -wal or -shm appears beside it.
+    @Test func readingAHistoryWritesNothingToIt() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushdiag-joinlimits-ro-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("history.db").path
+        do {
+            let (lab, labJSON) = try Self.report("lab-join.json", rungs: [Self.kept(3)])
+            try HistoryStore(path: db).append(join: lab, json: labJSON)
         }
+        // Closed: its WAL was checkpointed into the file and removed. Bytes 18 and 19 are the
+        // file format's write and read versions: 2 for WAL, 1 for a rollback journal.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: db)))
+        #expect(bytes[18] == 2 && bytes[19] == 2 && !FileManager.default.fileExists(atPath: db + "-wal"))
+        (bytes[18], bytes[19]) = (1, 1)
+        try Data(bytes).write(to: URL(fileURLWithPath: db))
+        #expect(try JoinLimitsFile.load(db, interface: "wlan2").safeIntervalS == 3)
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: db))) == bytes, "the history was written to")
+        #expect(!FileManager.default.fileExists(atPath: db + "-wal") && !FileManager.default.fileExists(atPath: db + "-shm"))
     }
 }

@@ -9,27 +9,37 @@ public enum JoinLimitsFile {
     static let sqliteMagic = Array("SQLite format 3\u{0}".utf8)
 
     public static func load(_ path: String, interface: String?) throws(JoinLimitsError) -> JoinLimits {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // A history is told by its first bytes, and only a report is read whole.
+        guard let file = FileHandle(forReadingAtPath: path) else {
             throw JoinLimitsError(.unreadable, "cannot read \(path): \(Errno.current)")
         }
-        let bytes = [UInt8](data)
-        guard bytes.starts(with: sqliteMagic) else { return try JoinLimits.decode(bytes, file: path).get() }
-        let joins: [(id: Int64, started: String?, interface: String, report: String)]
-        do throws(StoreError) { joins = try HistoryStore(path: path, create: false).joins(interface: interface) } catch {
+        defer { try? file.close() }
+        let head: [UInt8]
+        var rest = Data()
+        do {
+            head = [UInt8](try file.read(upToCount: sqliteMagic.count) ?? Data())
+            if head != sqliteMagic { rest = try file.readToEnd() ?? Data() }
+        } catch {
+            throw JoinLimitsError(.unreadable, "cannot read \(path): \(Errno.current)")
+        }
+        guard head == sqliteMagic else { return try JoinLimits.decode(head + [UInt8](rest), file: path).get() }
+        // The newest join that ran the ladder, read row by row from a history opened read-only;
+        // a broken report names its row.
+        let newest: (found: Result<JoinLimits, JoinLimitsError>?, rows: Int)
+        do throws(StoreError) {
+            newest = try HistoryReader(path: path).newestJoin(interface: interface) { id, report in
+                let r = JoinLimits.decode(Array(report.utf8), file: "\(path) (joins row \(id))", from: "\(path), joins row \(id)")
+                if case .failure(let e) = r, e.kind == .noAPIdle { return nil }
+                return r
+            }
+        } catch {
             throw JoinLimitsError(.unreadable, "cannot read \(path): \(error.description)")
         }
+        if let found = newest.found { return try found.get() }
         let on = interface.map { " on \($0)" } ?? ""
-        // The newest join that ran the ladder; a broken report names its row.
-        for j in joins {
-            switch JoinLimits.decode(Array(j.report.utf8), file: "\(path) (joins row \(j.id))", from: "\(path), joins row \(j.id)") {
-            case .success(let limits): return limits
-            case .failure(let e) where e.kind == .noAPIdle: continue
-            case .failure(let e): throw e
-            }
-        }
         throw JoinLimitsError(
             .unreadable,
-            joins.isEmpty
+            newest.rows == 0
                 ? "cannot read \(path): the history holds no join\(on) (join --history \(path) writes one)"
                 : "cannot read \(path): no join\(on) in the history has ap_idle (run join --find-ap-idle --history \(path))")
     }

@@ -254,27 +254,6 @@ public final class HistoryStore {
         return out
     }
 
-    /// The joins on `interface` (any interface when nil), newest first: (id, started, interface,
-    /// report JSON); `--join-limits` takes the newest whose report holds ap_idle.
-    public func joins(interface: String?) throws(StoreError) -> [(id: Int64, started: String?, interface: String, report: String)] {
-        var stmt: OpaquePointer?
-        let sql = "SELECT id, started, interface, report FROM joins" + (interface == nil ? "" : " WHERE interface = ?") + " ORDER BY id DESC"
-        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else {
-            throw StoreError(description: "history \(path): \(String(cString: sqlite3_errmsg(db)))")
-        }
-        defer { sqlite3_finalize(stmt) }
-        if let interface { CSQLite_bind_text(stmt, 1, interface) }
-        var out: [(Int64, String?, String, String)] = []
-        while true {
-            let rc = sqlite3_step(stmt)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else { throw StoreError(description: "history \(path): \(String(cString: sqlite3_errmsg(db)))") }
-            func text(_ i: Int32) -> String? { sqlite3_column_text(stmt, i).map { String(cString: $0) } }
-            out.append((sqlite3_column_int64(stmt, 0), text(1), text(2) ?? "", text(3) ?? ""))
-        }
-        return out
-    }
-
     enum Value {
         case text(String)
         case real(Double)
