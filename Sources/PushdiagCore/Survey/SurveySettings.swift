@@ -144,6 +144,12 @@ public struct SurveySettings: Sendable, Equatable {
         } else {
             do throws(ConfigError) { servers = try Self.servers(of: c, file: file ?? "configuration") } catch { throw .config(error) }
         }
+        // The safe_interval flags grade against a join's limits: without them they would say nothing.
+        let joinLimitsPath = flags.joinLimits ?? c.joinLimits
+        let row = ThresholdRow.safeInterval
+        if joinLimitsPath == nil, let level = ThresholdRow.Level.allCases.first(where: { flags.thresholds[row.key($0)] != nil }) {
+            throw .usage("\(row.flag(level)) goes with --join-limits (or join_limits in the configuration): it grades against the limits a join found")
+        }
         // A server named twice is checked once (its checks would repeat under one name).
         var seen: [Endpoint] = []
         servers.removeAll { s in
@@ -153,6 +159,6 @@ public struct SurveySettings: Sendable, Equatable {
         return SurveySettings(
             interface: flags.interface ?? c.interface, monitor: flags.monitor ?? c.monitor, capture: flags.capture,
             seconds: DurationText.seconds(flags.duration ?? c.duration ?? defaultDuration) ?? 30,
-            servers: servers, thresholds: t, history: c.history, textfile: c.textfile, joinLimitsPath: flags.joinLimits ?? c.joinLimits)
+            servers: servers, thresholds: t, history: c.history, textfile: c.textfile, joinLimitsPath: joinLimitsPath)
     }
 }

@@ -107,6 +107,9 @@ struct HeartbeatCommand: ParsableCommand {
         _ = try options()
         _ = try idleRungs()
         if limits.joinLimits != nil && register == nil { throw ValidationError("--join-limits goes with --register (the server's heartbeats are graded)") }
+        if limits.joinLimits == nil, let given = limits.typed.first(where: { $0.2 != nil }) {
+            throw ValidationError("\(given.0.flag(given.1)) goes with --join-limits: it grades against the limits a join found")
+        }
         if let clients {
             _ = try parseDuration(ramp, option: "--ramp")
             let most = DeviceEngine.maximumClients
