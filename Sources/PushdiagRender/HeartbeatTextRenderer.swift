@@ -36,6 +36,16 @@ public struct HeartbeatTextRenderer {
             if let g = sh.longestGapMs { out += ", longest gap \(NumberText.format(g)) ms (a device reconnects after \(NumberText.format(sh.timeoutS)) s)" }
             out += sh.registered ? "\n" : " (registration not acknowledged)\n"
         }
+        if let c = r.safeInterval {
+            let l = c.limits
+            out += "  safe interval: \(l.safeIntervalS.map(DurationText.format) ?? "UNKNOWN"), the lowest of the limits \(l.origin) found:\n"
+            for limit in l.limits { out += "    \(limit.text)\n" }
+            var graded = c.skipped ? "skipped (no --register: the server sends no heartbeats to see)" : "UNKNOWN"
+            if let p = c.percent, let longest = c.serverLongestS {
+                graded = "\(NumberText.format(p))% (longest \(DurationText.format(longest))), \(c.severity.rawValue.uppercased())"
+            }
+            out += "  server's spacing against it: \(graded) (warning above \(c.threshold.warning)%, critical at \(c.threshold.critical)% and above)\n"
+        }
         if r.connectionLost { out += "  connection lost: the reconnect schedule ran out\n" }
         out += "  states: " + r.states.map { $0.state.rawValue + ($0.reason.map { " (\($0))" } ?? "") }.joined(separator: " → ") + "\n"
         if let e = r.error { out += "  error: \(e)\n" }

@@ -51,6 +51,15 @@ import Testing
         #expect(over.severity == .critical && over.longestS == 40 && over.message.contains("shorter than 40s"), "\(over.message)")
         // Nothing came: not known.
         #expect(IdleTimeout.margin(server([]), pathTimeoutS: 40) == nil)
+        // Graded unrounded on the safe_interval row's shares: 0.304 s of 0.6 s is 50.7%, a
+        // warning (rounded to 0.3 s first it read 50%, OK); exactly half is OK, exactly the
+        // timeout CRITICAL (a spacing equal to it is lost).
+        let cases: [([Double], Severity)] = [([304, 608], .warning), ([300, 600], .ok), ([600, 1200], .critical), ([599, 1198], .warning)]
+        for (arrivals, expected) in cases {
+            let m = try #require(IdleTimeout.margin(server(arrivals), pathTimeoutS: 0.6))
+            #expect(m.severity == expected, "\(arrivals): \(m)")
+        }
+        #expect(try #require(IdleTimeout.margin(server([304, 608]), pathTimeoutS: 0.6)).longestS == 0.3, "rounded for display only")
 
         // The survey's check, and the heartbeat's finding.
         var r = HeartbeatReport(target: "push:5223", protocol: "simplepush")

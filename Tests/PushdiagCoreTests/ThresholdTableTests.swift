@@ -43,6 +43,11 @@ import Testing
         var flags = SurveyFlags()
         flags.thresholds[row.key(.warning)] = NumberText.format(w)
         flags.thresholds[row.key(.critical)] = NumberText.format(c)
+        if row == .safeInterval {
+            // Its flags grade against a join's limits: alone they are a usage error.
+            #expect(throws: SettingsError.self) { try SurveySettings.resolve(flags, config: PushdiagConfig(), file: nil) }
+            flags.joinLimits = "join.json"
+        }
         let fromFlags = try SurveySettings.resolve(flags, config: PushdiagConfig(), file: nil).thresholds
         let config = try ConfigParser.parse(
             "[thresholds]\n\(row.key(.warning)) = \"\(NumberText.format(w))\"\n\(row.key(.critical)) = \(NumberText.format(c))\n", file: "t.toml")

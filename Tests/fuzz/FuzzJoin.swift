@@ -4,7 +4,9 @@
 // analysis fed the packets that decoded as events at times taken from the input, so that any
 // order, duplicate or gap of events reaches the step logic; the input as text is also a join
 // recording's join.jsonl (JoinLog.decode), whose events and windows go through the analysis;
-// the station's own frames (a silence's end) and the AP idle ladder's rungs from the same events.
+// the station's own frames (a silence's end) and the AP idle ladder's rungs from the same events;
+// and the input as a join report whose limits survey and heartbeat take (`JoinLimits.decode`,
+// `--join-limits`), graded against a server's spacing taken from the input's size.
 #if !FUZZ_WITH_CORE_SOURCES
     import PushdiagCore
 #endif
@@ -17,6 +19,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = EAPOLPacket.parse(b)
     _ = BSSMaxIdle.inAssociationResponse(b)
     _ = BSSMaxIdle.find(b)
+    if case .success(let limits) = JoinLimits.decode(Array(b), file: "fuzz") {
+        let every = Double(size % 4000 + 1)
+        let server = ServerHeartbeats(
+            registered: true, arrivals: [every, 2 * every], registeredAt: 0, acknowledged: 2, timeoutS: 60, endedAt: 2 * every + 1)
+        let row = ThresholdRow.safeInterval
+        _ =
+            SafeIntervalCheck.grade(server, limits: limits, ranges: SurveyLimits(warning: row.defaultRange(.warning), critical: row.defaultRange(.critical)))
+            .message
+    }
     if case .success(let (header, logged, windows)) = JoinLog.decode(String(decoding: b, as: UTF8.self), file: "fuzz") {
         for w in windows.prefix(4) { _ = JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: logged), setup: header.setup) }
         _ = APIdleReport.conclude(rungs: APIdle.rungs(logged), bssMaxIdleS: nil, pathIdleTimeoutS: header.pathIdleTimeoutS).findings

@@ -103,6 +103,11 @@ for t in (b"---\ntls_server_config:\n  cert_file: a.crt\n  key_file: 'b.key'\n",
           b"a:\n    b:\n      c: ~\n  d: 1\n", b"- x\n", b"'k''q': [1]\n", b"tls_server_config:\r\n\tcert_file: a\r\n"):
     put(web, t, 100)
 join = os.path.join(out, "join")
+# join reports' ap_idle, as --join-limits reads them (whole reports are longer than -max_len).
+put(join, b'{"interface": "wlan2", "cycles": [{"start": "2026-11-26T10:47:10Z"}], "ap_idle": {"rungs": [], "kept_s": 2.03, "dropped_after_s": 17.62, '
+    b'"dropped_reason": 4, "limits": [{"source": "ap_kept", "seconds": 2.03}, {"source": "bss_max_idle", "seconds": 39.936}], '
+    b'"safe_interval_s": 2.03, "interrupted": false}}', 100)
+put(join, b'{"interface": "wlan0", "ap_idle": null}', 100)
 eth = b"\x02\x00\x00\x00\x00\x51\x02\x00\x00\x00\x01\x00"
 def udp4(sport, dport, payload):
     u = struct.pack(">HHHH", sport, dport, 8 + len(payload), 0) + payload

@@ -40,6 +40,7 @@ public enum ConfigParser {
             switch key {
             case "interface": c.interface = try string(root, key, nil)
             case "monitor": c.monitor = try string(root, key, nil)
+            case "join_limits": c.joinLimits = try string(root, key, nil)
             case "duration":
                 c.duration = try duration(root, key, nil, atLeast: 1)?.text
             case "server":
@@ -174,7 +175,8 @@ public enum ConfigParser {
                     }
                 }
             default:
-                throw fail(root, key, nil, "unknown key (interface, monitor, duration, [[server]], [thresholds], [walk], [join], [report], [exporter])")
+                throw fail(
+                    root, key, nil, "unknown key (interface, monitor, duration, join_limits, [[server]], [thresholds], [walk], [join], [report], [exporter])")
             }
         }
         return c

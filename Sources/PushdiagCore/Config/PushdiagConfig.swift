@@ -27,6 +27,9 @@ public struct PushdiagConfig: Sendable, Equatable {
     public var thresholds: [String: String] = [:]
     public var history: String?
     public var textfile: String?
+    /// `join_limits`: a join report with `ap_idle`, or a history holding joins (`join --history`);
+    /// every server's heartbeat spacing is graded against the longest safe interval found.
+    public var joinLimits: String?
     /// [walk]: the walk's limits by key (the walk's rows of `ThresholdRow`: ft_gap_warning, …, signal_critical).
     public var walk: [String: Double] = [:]
     /// [join]: the join's limits by key (the join's rows of `ThresholdRow`: push_ready_warning, …, join_push_critical).

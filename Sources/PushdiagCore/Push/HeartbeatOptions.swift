@@ -36,6 +36,9 @@ public struct HeartbeatOptions: Sendable, Equatable {
     /// connection, as `--find-idle-timeout` found it; the server's heartbeat spacing is judged
     /// against it.
     public var pathIdleTimeoutS: Double?
+    /// The limits a `join --find-ap-idle` run found on this path (`--join-limits`): the server's
+    /// heartbeat spacing is graded against the longest safe interval, the lowest of them.
+    public var joinLimits: JoinLimits?
 
     public init(endpoint: Endpoint, proto: HeartbeatProtocol) {
         self.endpoint = endpoint
@@ -78,6 +81,11 @@ extension HeartbeatOptions {
         }
         for (row, w, c) in [(ThresholdRow.loss, t.lossWarning, t.lossCritical), (.rtt, t.rttWarningMs, t.rttCriticalMs)] {
             if let why = row.orderProblem(warning: w, critical: c) { throw usage(why) }
+        }
+        let safe = ThresholdRow.safeInterval
+        if let w = safe.limit(of: t.safeInterval.warning), let c = safe.limit(of: t.safeInterval.critical), let why = safe.orderProblem(warning: w, critical: c)
+        {
+            throw usage(why)
         }
         if let pin = tls?.pin, let why = TLSOptions.pinProblem(pin) { throw usage("--pin: \(why)") }
     }

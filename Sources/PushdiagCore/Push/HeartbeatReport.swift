@@ -166,6 +166,9 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
     public var reconnects: [ReconnectAttempt]
     /// With --register: the server's own heartbeats.
     @Nullable public var serverHeartbeats: ServerHeartbeats?
+    /// `--join-limits`: the server's heartbeat spacing against the longest safe interval a join
+    /// found on this path, every limit with its source; null without it.
+    @Nullable public var safeInterval: SafeIntervalCheck?
     /// The reconnect schedule ran out: the connection was lost for good.
     public var connectionLost: Bool
     public var findings: [Finding]
@@ -177,7 +180,7 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case target, `protocol`, address, resolveMs, connectMs, tlsMs, handshakeMs, tls, sent, received, lossPercent, rttMs, jitterMs, states,
-            reconnects, serverHeartbeats, connectionLost, findings, status, error
+            reconnects, serverHeartbeats, safeInterval, connectionLost, findings, status, error
     }
 
     public init(target: String, protocol proto: String) {
@@ -201,6 +204,10 @@ public struct HeartbeatThresholds: Sendable, Equatable {
     public var lossCritical = ThresholdRow.loss.critical!
     public var rttWarningMs = ThresholdRow.rtt.warning
     public var rttCriticalMs = ThresholdRow.rtt.critical!
+    /// The server's heartbeat spacing as a share of the safe interval (`--join-limits`): ranges,
+    /// as a survey's `[thresholds]` may set them.
+    public var safeInterval = SurveyLimits(
+        warning: ThresholdRow.safeInterval.defaultRange(.warning), critical: ThresholdRow.safeInterval.defaultRange(.critical))
     public init() {}
 
     /// The defaults with `values` (keyed `loss_warning`, …, as `ThresholdRow.limits` gives them)
@@ -210,6 +217,8 @@ public struct HeartbeatThresholds: Sendable, Equatable {
         lossCritical = values[ThresholdRow.loss.key(.critical)] ?? lossCritical
         rttWarningMs = values[ThresholdRow.rtt.key(.warning)] ?? rttWarningMs
         rttCriticalMs = values[ThresholdRow.rtt.key(.critical)] ?? rttCriticalMs
+        if let w = values[ThresholdRow.safeInterval.key(.warning)] { safeInterval.warning = ThresholdRange(upTo: w) }
+        if let c = values[ThresholdRow.safeInterval.key(.critical)] { safeInterval.critical = ThresholdRange(upTo: c) }
     }
 }
 
@@ -288,6 +297,17 @@ public enum HeartbeatAnalysis {
                 Finding(
                     check: .idleTimeout, severity: m.severity, subject: target, value: m.longestS, threshold: idle, unit: "seconds",
                     source: "server_heartbeats", message: "\(target): \(m.message)"))
+        }
+        if let limits = o.joinLimits {
+            let c = SafeIntervalCheck.grade(report.serverHeartbeats, limits: limits, ranges: o.thresholds.safeInterval)
+            report.safeInterval = c
+            if c.severity > .ok, let longest = c.serverLongestS, let limit = c.thresholdSeconds {
+                let passed = c.severity == .critical ? limit.critical : limit.warning
+                report.findings.append(
+                    Finding(
+                        check: .safeInterval, severity: c.severity, subject: target, value: longest, threshold: passed.end ?? passed.start ?? 0,
+                        unit: "seconds", source: "server_heartbeats", message: "\(target): \(c.message)"))
+            }
         }
         if let info = report.tls, info.daysLeft < 30 {
             let expired = info.daysLeft < 0

@@ -141,10 +141,9 @@ extension IdleTimeout {
 
     /// nil until two of the server's heartbeats have been seen (no spacing yet).
     public static func margin(_ server: ServerHeartbeats, pathTimeoutS: Double) -> Margin? {
-        guard server.registered, let spacing = server.intervalMs, spacing.max > 0 else { return nil }
-        let longest = spacing.max / 1000
-        let severity: Severity = longest >= pathTimeoutS ? .critical : longest > pathTimeoutS / 2 ? .warning : .ok
-        return Margin(
-            medianS: NumberText.rounded(spacing.median / 1000), longestS: NumberText.rounded(longest), timeoutS: pathTimeoutS, severity: severity)
+        guard let server = server.spacingS else { return nil }
+        // The safe_interval row's shares (50%, 100%), graded unrounded; rounded only for display.
+        let severity = ThresholdRow.safeInterval.severity(server.longest * 100 / pathTimeoutS, ranges: ThresholdRow.safeInterval.defaultLimits)
+        return Margin(medianS: NumberText.rounded(server.median), longestS: NumberText.rounded(server.longest), timeoutS: pathTimeoutS, severity: severity)
     }
 }

@@ -41,6 +41,8 @@ public enum CheckName: String, Codable, Sendable, CaseIterable, RawValueDescribe
     case idleSurvived = "idle_survived"
     case idleInconsistent = "idle_inconsistent"
     case idleNotMeasured = "idle_not_measured"
+    /// The server's heartbeat spacing against the longest safe interval a join found (`--join-limits`).
+    case safeInterval = "safe_interval"
     case interrupted
     // Load and storm.
     case loadConnects = "load_connects"

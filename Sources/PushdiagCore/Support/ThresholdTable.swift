@@ -86,6 +86,19 @@ public struct ThresholdRow: Sendable, Equatable, CustomStringConvertible {
             + "(default \(d.map { NumberText.format($0) } ?? "none")\(level == .critical ? "; \(reference)" : ""))."
     }
 
+    /// A share of a limit (the `safe_interval` row: percent) graded as the share rows take it:
+    /// CRITICAL at or past the critical limit (a heartbeat spacing equal to the limit is lost),
+    /// WARNING past the warning limit, OK otherwise. The same for the safe interval and the NAT
+    /// idle timeout (`IdleTimeout.margin`).
+    public func severity(_ share: Double, ranges: SurveyLimits) -> Severity {
+        let atCritical = limit(of: ranges.critical).map { bad == .above ? share >= $0 : share <= $0 } ?? false
+        if atCritical || ranges.critical.alerts(share) { return .critical }
+        return ranges.warning.alerts(share) ? .warning : .ok
+    }
+
+    /// The row's default ranges.
+    public var defaultLimits: SurveyLimits { SurveyLimits(warning: defaultRange(.warning), critical: defaultRange(.critical)) }
+
     /// The one-sided limit a range sets (`80` for `80` or `0:80` above, `-67` for `-67:` below);
     /// nil for a range with two ends or an inside range.
     public func limit(of r: ThresholdRange) -> Double? {
@@ -167,6 +180,13 @@ extension ThresholdRow {
     public static let certificate = ThresholdRow(
         name: "certificate", unit: .days, bad: .below, warning: 30, critical: 7, valid: -36_500...36_500, what: "Days left on a TLS push server's certificate",
         reference: "devices refuse an expired certificate", hint: "renew it before devices refuse it", scopes: [.survey])
+    public static let safeInterval = ThresholdRow(
+        name: "safe_interval", unit: .percent, bad: .above, warning: 50, critical: 100, valid: 0...1000,
+        what: "The server's heartbeat spacing as a share of the longest safe interval (--join-limits)",
+        reference:
+            "at 100% and past it the AP or the NAT forgets a quiet device before its next heartbeat; at 50% and under one late or lost heartbeat still comes in time (as heartbeat --idle-timeout judges)",
+        hint: "set the push server's heartbeat interval under half the longest safe interval", scopes: [.survey])
+
     public static let ftGap = ThresholdRow(
         name: "ft_gap", unit: .ms, bad: .above, warning: 80, critical: 150, valid: anyMs, what: "An 802.11r roam's link gap",
         reference: "pushdiag's walk default", hint: "check 802.11r on every AP of the SSID", scopes: [.walk])
@@ -213,8 +233,8 @@ extension ThresholdRow {
 
     /// The table, in the order help and the configuration list it.
     public static let all: [ThresholdRow] = [
-        .utilization, .retransmission, .loss, .rtt, .signal, .snr, .certificate, .ftGap, .roamGap, .pushReady, .joinLink, .joinKeys, .joinAddress,
-        .joinName, .joinPush, .stallMargin,
+        .utilization, .retransmission, .loss, .rtt, .signal, .snr, .certificate, .safeInterval, .ftGap, .roamGap, .pushReady, .joinLink, .joinKeys,
+        .joinAddress, .joinName, .joinPush, .stallMargin,
     ]
 
     /// The rows a scope sets.

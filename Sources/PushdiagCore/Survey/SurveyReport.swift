@@ -378,7 +378,8 @@ public enum SurveyVerdicts {
     /// gives one (`idle_timeout`); UNKNOWN until two of the server's heartbeats were seen.
     public static func idleTimeout(_ r: HeartbeatReport) -> SurveyCheck? {
         guard let sh = r.serverHeartbeats, let idle = sh.pathIdleTimeoutS else { return nil }
-        let threshold = SurveyLimits(warning: ThresholdRange(upTo: idle / 2), critical: ThresholdRange(upTo: idle))
+        let row = ThresholdRow.safeInterval
+        let threshold = SurveyLimits(warning: row.defaultRange(.warning).scaled(by: idle / 100), critical: row.defaultRange(.critical).scaled(by: idle / 100))
         guard let m = IdleTimeout.margin(sh, pathTimeoutS: idle) else {
             return SurveyCheck(
                 check: .idleTimeout, status: .unknown, subject: r.target, unit: .seconds, threshold: threshold,
@@ -392,6 +393,18 @@ public enum SurveyVerdicts {
             check: .idleTimeout, status: CheckStatus(rawValue: m.severity.rawValue) ?? .unknown, subject: r.target, value: m.longestS, unit: .seconds,
             threshold: threshold,
             hint: m.message, source: "server_heartbeats")
+    }
+
+    /// The server's heartbeat spacing against the longest safe interval a join found on this path
+    /// (`--join-limits`, `join_limits`), as the heartbeat graded it; nil without it, skipped for a
+    /// server that does not register (it sends no heartbeats to see). Its value
+    /// and limits are seconds (the row's percent of the safe interval).
+    public static func safeInterval(_ r: HeartbeatReport) -> SurveyCheck? {
+        guard let c = r.safeInterval else { return nil }
+        return SurveyCheck(
+            check: .safeInterval, status: c.skipped ? .skipped : CheckStatus(rawValue: c.severity.rawValue) ?? .unknown, subject: r.target,
+            value: c.serverLongestS,
+            unit: .seconds, threshold: c.thresholdSeconds, hint: c.message, source: c.limits.safeSource?.rawValue)
     }
 
     /// The certificate a TLS push server presented, by the days it has left (devices refuse an

@@ -12,6 +12,8 @@ public struct SurveyFlags: Sendable, Equatable {
     public var insecure = false
     public var pin: String?
     public var caFile: String?
+    /// `--join-limits`: a join report with `ap_idle`, or a history holding joins.
+    public var joinLimits: String?
     /// Thresholds as typed, by configuration key (`ThresholdRow.key`: `utilization_warning`, …).
     public var thresholds: [String: String] = [:]
 
@@ -67,6 +69,11 @@ public struct SurveySettings: Sendable, Equatable {
     public var thresholds: SurveyThresholds
     public var history: String?
     public var textfile: String?
+    /// Where the limits a join found come from (`--join-limits`, `join_limits`), and the limits
+    /// once read (`JoinLimitsFile` in IO): every server's heartbeat spacing is graded against
+    /// their safe interval.
+    public var joinLimitsPath: String?
+    public var joinLimits: JoinLimits?
 
     public static let defaultDuration = "30s"
 
@@ -137,6 +144,12 @@ public struct SurveySettings: Sendable, Equatable {
         } else {
             do throws(ConfigError) { servers = try Self.servers(of: c, file: file ?? "configuration") } catch { throw .config(error) }
         }
+        // The safe_interval flags grade against a join's limits: without them they would say nothing.
+        let joinLimitsPath = flags.joinLimits ?? c.joinLimits
+        let row = ThresholdRow.safeInterval
+        if joinLimitsPath == nil, let level = ThresholdRow.Level.allCases.first(where: { flags.thresholds[row.key($0)] != nil }) {
+            throw .usage("\(row.flag(level)) goes with --join-limits (or join_limits in the configuration): it grades against the limits a join found")
+        }
         // A server named twice is checked once (its checks would repeat under one name).
         var seen: [Endpoint] = []
         servers.removeAll { s in
@@ -146,6 +159,6 @@ public struct SurveySettings: Sendable, Equatable {
         return SurveySettings(
             interface: flags.interface ?? c.interface, monitor: flags.monitor ?? c.monitor, capture: flags.capture,
             seconds: DurationText.seconds(flags.duration ?? c.duration ?? defaultDuration) ?? 30,
-            servers: servers, thresholds: t, history: c.history, textfile: c.textfile)
+            servers: servers, thresholds: t, history: c.history, textfile: c.textfile, joinLimitsPath: joinLimitsPath)
     }
 }

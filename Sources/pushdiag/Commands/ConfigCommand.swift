@@ -21,10 +21,10 @@ struct ConfigCommand: ParsableCommand {
 
         func run() throws {
             // The same resolution a survey makes, so whatever passes here runs there.
-            let c = try unknownOnFailure {
+            let (c, limits) = try unknownOnFailure {
                 let c = try ConfigLoader.load(path: config)
-                _ = try SurveySettings.resolve(SurveyFlags(), config: c, file: config)
-                return c
+                let s = try SurveySettings.resolve(SurveyFlags(), config: c, file: config)
+                return (c, try s.joinLimitsPath.map { p throws(JoinLimitsError) in try JoinLimitsFile.load(p, interface: s.interface) })
             }
             var out = "\(config): valid\n"
             out += "  interface: \(c.interface ?? "(the first in station mode)")\n"
@@ -37,6 +37,9 @@ struct ConfigCommand: ParsableCommand {
             for k in PushdiagConfig.thresholdKeys { if let v = c.thresholds[k] { out += "  \(k): \(v)\n" } }
             if let h = c.history { out += "  history: \(h)\n" }
             if let t = c.textfile { out += "  textfile: \(t)\n" }
+            if let l = limits {
+                out += "  join limits: \(l.origin), safe interval \(l.safeIntervalS.map(DurationText.format) ?? "UNKNOWN"): \(l.summary)\n"
+            }
             print(out, terminator: "")
         }
     }

@@ -55,6 +55,8 @@ struct HeartbeatCommand: ParsableCommand {
             valueName: "D"))
     var idleTimeout: String?
 
+    @OptionGroup var limits: JoinLimitsOptions
+
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
@@ -94,15 +96,20 @@ struct HeartbeatCommand: ParsableCommand {
             o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
             o.pathIdleTimeoutS = try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: 0.1) }
             o.thresholds = HeartbeatThresholds(
-                try ThresholdRow.flagLimits([
-                    (.loss, .warning, lossWarning), (.loss, .critical, lossCritical), (.rtt, .warning, rttWarning), (.rtt, .critical, rttCritical),
-                ]))
+                try ThresholdRow.flagLimits(
+                    [
+                        (.loss, .warning, lossWarning), (.loss, .critical, lossCritical), (.rtt, .warning, rttWarning), (.rtt, .critical, rttCritical),
+                    ] + limits.typed))
         }
     }
 
     func validate() throws {
         _ = try options()
         _ = try idleRungs()
+        if limits.joinLimits != nil && register == nil { throw ValidationError("--join-limits goes with --register (the server's heartbeats are graded)") }
+        if limits.joinLimits == nil, let given = limits.typed.first(where: { $0.2 != nil }) {
+            throw ValidationError("\(given.0.flag(given.1)) goes with --join-limits: it grades against the limits a join found")
+        }
         if let clients {
             _ = try parseDuration(ramp, option: "--ramp")
             let most = DeviceEngine.maximumClients
@@ -114,7 +121,8 @@ struct HeartbeatCommand: ParsableCommand {
 
     func run() throws {
         StopSignal.install()
-        let o = try options()
+        var o = try options()
+        o.joinLimits = try JoinLimitsOptions.load(limits.joinLimits, interface: nil)
         if let rungs = try idleRungs() { return try runIdleTimeout(o, rungs: rungs) }
         if let clients, storm.storm { return try runStorm(o, clients: clients) }
         if let clients { return try runLoad(o, clients: clients) }

@@ -33,6 +33,7 @@ struct SurveyOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Length of the survey window (default 30s).", valueName: "D"))
     var duration: String?
 
+    @OptionGroup var limits: JoinLimitsOptions
     @OptionGroup var netlink: NetlinkOptions
     @OptionGroup var driver: DriverOption
 
@@ -61,11 +62,13 @@ struct SurveyOptions: ParsableArguments {
         f.duration = duration
         f.servers = servers
         f.proto = proto
+        f.joinLimits = limits.joinLimits
         tlsFlags.copy(into: &f)
         let typed: [(ThresholdRow, String?, String?)] = [
             (.utilization, utilizationWarning, utilizationCritical), (.retransmission, retransmissionWarning, retransmissionCritical),
             (.loss, lossWarning, lossCritical), (.rtt, rttWarning, rttCritical), (.signal, signalWarning, signalCritical),
             (.snr, snrWarning, snrCritical), (.certificate, certificateWarning, certificateCritical),
+            (.safeInterval, limits.safeIntervalWarning, limits.safeIntervalCritical),
         ]
         for (row, warning, critical) in typed {
             f.thresholds[row.key(.warning)] = warning
@@ -85,7 +88,9 @@ struct SurveyOptions: ParsableArguments {
     func settings() throws -> SurveySettings {
         try unknownOnFailure {
             let (c, path) = try loadConfig()
-            return try SurveySettings.resolve(flags, config: c, file: path)
+            var s = try SurveySettings.resolve(flags, config: c, file: path)
+            s.joinLimits = try JoinLimitsOptions.load(s.joinLimitsPath, interface: s.interface)
+            return s
         }
     }
 

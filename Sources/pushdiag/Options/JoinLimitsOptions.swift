@@ -1,0 +1,29 @@
+import ArgumentParser
+import PushdiagCore
+import PushdiagIO
+
+/// `--join-limits FILE` and the `safe_interval` row's limits, shared by heartbeat, survey and
+/// report: the server's heartbeat spacing graded against the longest safe heartbeat interval a
+/// `join --find-ap-idle` run found on this path.
+struct JoinLimitsOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The limits join --find-ap-idle found on this path (BSS Max Idle advertised, the silence the AP kept, the NAT idle timeout): its JSON report, or a history (join --history) whose newest such join is taken (on the survey's interface). The server's heartbeat spacing is graded against the lowest.",
+            valueName: "FILE"), completion: .file())
+    var joinLimits: String?
+
+    @Option(parsing: .unconditional, help: ThresholdRow.safeInterval.argumentHelp(.warning)) var safeIntervalWarning: String?
+    @Option(parsing: .unconditional, help: ThresholdRow.safeInterval.argumentHelp(.critical)) var safeIntervalCritical: String?
+
+    /// The row's flags as typed, for `ThresholdRow.limits(flags:)` or a survey's flags.
+    var typed: [(ThresholdRow, ThresholdRow.Level, String?)] {
+        [(.safeInterval, .warning, safeIntervalWarning), (.safeInterval, .critical, safeIntervalCritical)]
+    }
+
+    /// The limits at `path` (a join report or a history; its newest join on `interface`, or on
+    /// any interface); a file that is not one is one line naming it, and exit 3.
+    static func load(_ path: String?, interface: String?) throws -> JoinLimits? {
+        guard let path else { return nil }
+        return try unknownOnFailure { () throws(JoinLimitsError) in try JoinLimitsFile.load(path, interface: interface) }
+    }
+}
