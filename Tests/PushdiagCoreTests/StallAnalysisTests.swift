@@ -21,6 +21,16 @@ struct StallAnalysisTests {
 
     func scan(_ from: Int64, _ to: Int64) -> LinkActivity { LinkActivity(startNs: from, endNs: to, cause: .ownScan, detail: "scan") }
 
+    /// A long walk's scans: 1,500 every 120 s with an unrelated stall beside every third one
+    /// make one repeat of all 1,500 (the period is sought among near neighbours only).
+    @Test func aLongWalksRepeatIsFoundWholeAmongOtherStalls() {
+        let s: Int64 = 1_000_000_000
+        let scans = (0..<1500).map { Int64($0) * 120 * s }
+        let others = stride(from: 0, to: 1500, by: 3).map { Int64($0) * 120 * s + 37 * s }
+        let r = StallAnalysis.repeating(.ownScan, scans + others)
+        #expect(r?.occurrences == 1500 && r?.periodSeconds == 120, "\(String(describing: r))")
+    }
+
     @Test func slowerThanP95ByTheMarginIsAStallNotAt() {
         // p95 of 21 answered (nearest rank 20) is 10 ms; the margin's default is 30 ms.
         #expect(ThresholdRow.stallMargin.warning == 30)

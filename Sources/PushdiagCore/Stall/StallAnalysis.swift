@@ -70,6 +70,11 @@ public enum StallAnalysis {
         return activities.indices.filter { activities[$0].overlaps(from: from, to: to) }.min { rank($0) < rank($1) }
     }
 
+    /// How many later occurrences a chain's second may be after its first: the period is sought
+    /// between near neighbours (up to this many unrelated stalls between two of a repeat), which
+    /// keeps the search O(n²) instead of O(n³) on a long walk's hundreds of scans.
+    static let periodCandidates = 8
+
     /// The longest chain of at least `minimumRepeats` times, each one period after the last
     /// (within the tolerance of the chain's first gap); nil when none.
     static func repeating(_ cause: StallCause, _ times: [Int64]) -> PeriodicStall? {
@@ -77,7 +82,7 @@ public enum StallAnalysis {
         guard t.count >= minimumRepeats else { return nil }
         var best: [Int64] = []
         for i in t.indices {
-            for j in (i + 1)..<t.count {
+            for j in (i + 1)..<min(t.count, i + 1 + periodCandidates) {
                 let period = t[j] - t[i]
                 guard period > 0 else { continue }
                 var chain = [t[i], t[j]]
