@@ -20,6 +20,27 @@ extension LabTests {
     /// runs; 73 ms before). The oracle is that record, never another tool's receive time.
     static let joinNetlinkToleranceMs = 25.0
     static let joinPacketSteps: Set<String> = ["dhcp", "tcp_connect", "first_heartbeat"]
+    /// The checks that grade the lab's timing: its TCG emulation runs DHCP, PEAP and the rest
+    /// several times slower than hardware, so a rejoin may pass a field warning limit (1 s per
+    /// group, 5 s to push-ready) on a loaded machine. Those alone may make a run's exit 1.
+    static let joinTimingChecks: Set<String> = ["push_ready", "join_link", "join_keys", "join_address", "join_name", "join_push"]
+
+    /// A join run's exit status is its report's status (0 OK, 1 WARNING), and a WARNING is only
+    /// ever the lab's timing: no CRITICAL (a cycle never push-ready), no warning of anything else
+    /// (the AP idle ladder's among them). stop 36's CI exited 1 on join-ap-idle with nothing on
+    /// stderr and every other check passing.
+    func expectJoinStatus(_ run: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let status = try text("join/\(run).status").trimmingCharacters(in: .whitespacesAndNewlines)
+        let report = try object("join/\(run).json")
+        let findings = report["findings"] as? [[String: Any]] ?? []
+        let worse = findings.filter { ($0["severity"] as? String ?? "ok") != "ok" }
+        let said = worse.map { "\($0["severity"] ?? "?") \($0["check"] ?? "?"): \($0["message"] ?? "")" }.joined(separator: "; ")
+        let expected = ["ok": "0", "warning": "1"][report["status"] as? String ?? ""]
+        #expect(status == expected, "\(run): exit \(status), report \(report["status"] ?? "nil"): \(said) \(peek("join/\(run).err"))", sourceLocation: sourceLocation)
+        #expect(
+            worse.allSatisfy { $0["severity"] as? String == "warning" && Self.joinTimingChecks.contains($0["check"] as? String ?? "") },
+            "\(run): \(said)", sourceLocation: sourceLocation)
+    }
 
     /// A step of a join report: (name, status, start, end) in Unix seconds.
     typealias JoinStepTimes = (name: String, status: String, start: Double?, end: Double?, detail: String)
@@ -75,9 +96,7 @@ extension LabTests {
     static func nearestMs(_ t: Double, _ times: [Double]) -> Double { times.map { abs($0 - t) * 1000 }.min() ?? .infinity }
 
     @Test func joinRejoinsAndTheAPsIdleLimit() throws {
-        for run in Self.joinRuns {
-            #expect(try text("join/\(run).status").trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(run): \(peek("join/\(run).err"))")
-        }
+        for run in Self.joinRuns { try expectJoinStatus(run) }
         let report = try object("join/join.json")
         let cycles = try #require(report["cycles"] as? [[String: Any]])
         #expect(cycles.count == 3 && cycles.allSatisfy { $0["push_ready_ms"] is Double }, "\(cycles.map { $0["push_ready_ms"] ?? "nil" })")
@@ -233,9 +252,7 @@ extension LabTests {
 extension LabTests {
     @Test(.enabled(if: TestPaths.which("tshark") != nil, "tshark is not installed"))
     func theAPIdleLadderFindsHostapdsInactivityLimit() throws {
-        for run in ["join-ap-idle", "join-ap-keepalive"] {
-            #expect(try text("join/\(run).status").trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(run): \(peek("join/\(run).err"))")
-        }
+        for run in ["join-ap-idle", "join-ap-keepalive"] { try expectJoinStatus(run) }
         let limit = try #require(Double(try text("join/join-ap-idle-limit.txt").trimmingCharacters(in: .whitespacesAndNewlines)))
         let report = try object("join/join-ap-idle.json")
         let idle = try #require(report["ap_idle"] as? [String: Any], "\(report.keys)")

@@ -187,12 +187,15 @@ lab_join_ap_idle() {
   echo "$LAB_JOIN_AP_IDLE" > "$out/join-ap-idle-limit.txt"
   ip netns exec "$LAB_JOIN_NS" cat /sys/class/net/wlan2/address > "$out/join-ap-idle-station.txt"
   ip netns exec "$LAB_JOIN_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.wlan2.disable_ipv6=1
-  # hostapd's debug log: its inactivity checks (with their random delay) and the disassociation.
-  LAB_HOSTAPD_ARGS="-d -t -f $out/join-ap-idle-hostapd-debug.log" lab_ap_start 1 "$conf/hostapd-eap-idle.conf" "$out/join-ap-idle-hostapd.log" || return 1
+  # hostapd's debug log: its inactivity checks (with their random delay) and the disassociation;
+  # written to tmpfs and copied at the end, so that no write over 9p holds hostapd up during the
+  # rejoin the run times.
+  LAB_HOSTAPD_ARGS="-d -t -f $conf/join-ap-idle-hostapd-debug.log" lab_ap_start 1 "$conf/hostapd-eap-idle.conf" "$out/join-ap-idle-hostapd.log" || return 1
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
   for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 0.2; done
   lab_join_run "$out" join-ap-keepalive push.lab:3000 --find-ap-idle --ladder 20s
   wpa_cli -i wlan2 set no_keep_alive 1 > "$out/join-ap-idle-no-keep-alive.txt"
   lab_join_run "$out" join-ap-idle push.lab:3000 --find-ap-idle --ladder 1s,2s,26s --idle-timeout 5m --record "$out/join-ap-idle-rec"
   wpa_cli -i wlan2 set no_keep_alive 0 > /dev/null
+  cp "$conf/join-ap-idle-hostapd-debug.log" "$out/"
 }
