@@ -36,7 +36,9 @@ extension LabTests {
         let worse = findings.filter { ($0["severity"] as? String ?? "ok") != "ok" }
         let said = worse.map { "\($0["severity"] ?? "?") \($0["check"] ?? "?"): \($0["message"] ?? "")" }.joined(separator: "; ")
         let expected = ["ok": "0", "warning": "1"][report["status"] as? String ?? ""]
-        #expect(status == expected, "\(run): exit \(status), report \(report["status"] ?? "nil"): \(said) \(peek("join/\(run).err"))", sourceLocation: sourceLocation)
+        #expect(
+            status == expected, "\(run): exit \(status), report \(report["status"] ?? "nil"): \(said) \(peek("join/\(run).err"))",
+            sourceLocation: sourceLocation)
         #expect(
             worse.allSatisfy { $0["severity"] as? String == "warning" && Self.joinTimingChecks.contains($0["check"] as? String ?? "") },
             "\(run): \(said)", sourceLocation: sourceLocation)
