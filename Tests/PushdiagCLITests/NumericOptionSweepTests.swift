@@ -43,26 +43,42 @@ struct NumericOptionSweepTests {
             // Not a wireless interface: a value join takes ends at once with exit 3.
             (["join"], ["--interface", "lo", "127.0.0.1:\(freePort())", "--cycle-timeout", "1s"]),
         ]
-        var runs = 0
+        // The runs go six at a time (most wait out a second's --duration or a refused
+        // connection); report's each write a history of their own, and report html reads one
+        // made first and writes a page of its own.
+        let history = dir.appendingPathComponent("h.db").path
+        let made = try run(
+            TestPaths.binary.path, ["report", "run", "--interface", "wlan2", "--replay", fixture("lab-wifi.pcap"), "--duration", "1s", "--history", history])
+        #expect((0...2).contains(made.status), "the history report html reads: \(made.stderr)")
+        var jobs: [[String]] = []
         for (command, base) in commands {
             let options = try numericOptions(command)
             #expect(!options.isEmpty, "\(command) has numeric options")
             for option in options {
                 for value in Self.values {
-                    let args = command + base + [option, value]
-                    let r = try run(TestPaths.binary.path, args, timeout: 30)
-                    runs += 1
-                    let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
-                    let said = "pushdiag \(args.joined(separator: " ")) → \(r.status)\(r.signalled ? " (signalled)" : ""): \(r.stderr.prefix(400))"
-                    #expect(!r.signalled && (0...3).contains(r.status), "\(said)")
-                    #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("Stack trace") && !r.stderr.contains("backtrace"), "\(said)")
-                    #expect(first.count <= 300, "\(said)")
-                    if r.status == 3 && first.hasPrefix("Error:") {
-                        #expect(first.contains(option) || first.contains(value) || first.contains("--"), "a usage error names what it refuses: \(said)")
+                    let own = dir.appendingPathComponent("\(jobs.count)").path
+                    let args = base.map {
+                        $0 == history && command == ["report", "run"] ? own + ".db" : $0 == dir.appendingPathComponent("h.html").path ? own + ".html" : $0
                     }
+                    jobs.append(command + args + [option, value])
                 }
             }
         }
+        let results = runAll(jobs.map { (TestPaths.binary.path, $0) }, width: 6, timeout: 30)
+        for (args, result) in zip(jobs, results) {
+            let r = try result.get()
+            let option = args[args.count - 2]
+            let value = args[args.count - 1]
+            let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
+            let said = "pushdiag \(args.joined(separator: " ")) → \(r.status)\(r.signalled ? " (signalled)" : ""): \(r.stderr.prefix(400))"
+            #expect(!r.signalled && (0...3).contains(r.status), "\(said)")
+            #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("Stack trace") && !r.stderr.contains("backtrace"), "\(said)")
+            #expect(first.count <= 300, "\(said)")
+            if r.status == 3 && first.hasPrefix("Error:") {
+                #expect(first.contains(option) || first.contains(value) || first.contains("--"), "a usage error names what it refuses: \(said)")
+            }
+        }
+        let runs = results.count
         #expect(runs > 150)
     }
 

@@ -74,6 +74,32 @@ public func run(_ executable: String, _ arguments: [String], timeout: TimeInterv
         signalled: p.terminationReason == .uncaughtSignal)
 }
 
+/// Runs many programs, at most `width` at a time (they mostly wait: a run's `--duration`, a
+/// refused connection), each as `run` would; the results in the order of `jobs`. A job that could
+/// not be started is its error.
+public func runAll(_ jobs: [(executable: String, arguments: [String])], width: Int = 6, timeout: TimeInterval = 60) -> [Result<RunResult, any Error>] {
+    final class Slots: @unchecked Sendable {
+        let lock = NSLock()
+        var results: [Result<RunResult, any Error>?]
+        init(_ n: Int) { results = Array(repeating: nil, count: n) }
+    }
+    let slots = Slots(jobs.count)
+    let gate = DispatchSemaphore(value: max(1, width))
+    let group = DispatchGroup()
+    for (i, job) in jobs.enumerated() {
+        gate.wait()
+        group.enter()
+        Thread.detachNewThread {
+            let r = Result { try run(job.executable, job.arguments, timeout: timeout) }
+            slots.lock.withLock { slots.results[i] = r }
+            gate.signal()
+            group.leave()
+        }
+    }
+    group.wait()
+    return slots.results.map { $0! }
+}
+
 public func pushdiag(_ arguments: String...) throws -> RunResult {
     try run(TestPaths.binary.path, arguments)
 }
