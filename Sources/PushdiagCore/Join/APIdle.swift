@@ -85,6 +85,17 @@ public enum APIdle {
                 case .pathIdleTimeout: "the path's idle timeout (--idle-timeout)"
                 }
             }
+
+            /// For people, short, before a value in a list (survey's and heartbeat's
+            /// `--join-limits` lines): "AP kept 3.02s".
+            public var label: String {
+                switch self {
+                case .bssMaxIdle: "BSS Max Idle advertised"
+                case .apKept: "AP kept"
+                case .apDropped: "AP dropped after"
+                case .pathIdleTimeout: "NAT idle timeout"
+                }
+            }
         }
         public var source: Source
         public var seconds: Double

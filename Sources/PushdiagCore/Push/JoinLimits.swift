@@ -16,13 +16,7 @@ public struct JoinLimits: Codable, Sendable, Equatable {
 
         /// For people: "BSS Max Idle advertised 39.936s", "AP kept 3.02s", "NAT idle timeout UNKNOWN (…)".
         public var text: String {
-            let name: String
-            switch source {
-            case .bssMaxIdle: name = "BSS Max Idle advertised"
-            case .apKept: name = "AP kept"
-            case .apDropped: name = "AP dropped after"
-            case .pathIdleTimeout: name = "NAT idle timeout"
-            }
+            let name = source.label
             // A drop at the first rung is all the ladder found: an upper bound, not a safe value.
             let bound = source == .apDropped ? " (an upper bound: nothing shorter was kept)" : ""
             return seconds.map { "\(name) \(DurationText.format($0))\(bound)" } ?? "\(name) UNKNOWN (\(unknown ?? "not measured"))"
