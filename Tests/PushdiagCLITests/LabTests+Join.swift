@@ -313,3 +313,41 @@ extension LabTests {
         #expect(replay.stdout == (try text("join/join-ap-idle.json")), "\(replay.stderr)")
     }
 }
+
+/// A channel switch named as the cause of the stalls it made (#29; join.sh's
+/// lab_join_chan_switch): the AP announces a switch with blocktx during a walk, the heartbeats
+/// sent while the station holds its frames are late, and walk's stalls say "channel_switch" for
+/// those that overlapped the switch iw saw on the station (channel switch started to channel
+/// switch), and only for those.
+extension LabTests {
+    @Test func aChannelSwitchIsNamedAsTheStallsCause() throws {
+        let status = try text("join/join-chan-switch-walk.status").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(["0", "1", "2"].contains(status), "\(peek("join/join-chan-switch-walk.err")) \(peek("join/join-chan-switch-hostapd-cli.txt"))")
+        let events = try iwEvents("join-chan-switch")
+        // iw 5.19: "wlan2: channel switch started (count=9) freq=2412 …", then "wlan2: channel switch freq=2412 …".
+        let started = try #require(events.first { $0.text.contains("channel switch started") }, "\(events.map(\.text))")
+        let switched = try #require(
+            events.first { $0.time >= started.time && $0.text.contains("channel switch ") && !$0.text.contains("switch started") },
+            "\(events.map(\.text))")
+        #expect(!events.contains { $0.text.contains("disconnected") }, "the station stayed: \(events.map(\.text))")
+        let report = try object("join/join-chan-switch-walk.json")
+        let stalls = try #require(report["stalls"] as? [[String: Any]], "\(report.keys)")
+        // iw stamps an event when it reads it, up to tens of ms after the kernel sent it; pushdiag
+        // stamps it the same way.
+        let slack = Self.joinNetlinkToleranceMs / 1000
+        var named = 0
+        for st in stalls {
+            let t = try #require((st["time"] as? String).flatMap(Self.unixTime), "\(st)")
+            // A lost heartbeat was in flight until walk's timeout (--timeout, 2 s by default).
+            let flight = (st["rtt_ms"] as? Double).map { $0 / 1000 } ?? 2
+            let overlaps = t < switched.time + slack && t + flight > started.time - slack
+            if st["cause"] as? String == "channel_switch" {
+                named += 1
+                #expect(overlaps, "\(st): iw's switch from \(started.time) to \(switched.time)")
+            }
+        }
+        #expect(named >= 1, "no stall named the switch iw saw from \(started.time) to \(switched.time): \(stalls)")
+        let counts = (report["stall_summary"] as? [String: Any])?["by_cause"] as? [[String: Any]] ?? []
+        #expect(counts.contains { $0["cause"] as? String == "channel_switch" && $0["count"] as? Int == named }, "\(counts)")
+    }
+}

@@ -122,6 +122,7 @@ lab_join() {
   # WPA2-Enterprise: the second AP with hostapd's own EAP server.
   lab_join_enterprise "$out" || echo "lab: join's Enterprise rejoin could not be set up"
   lab_join_ap_idle "$out" || echo "lab: join's AP idle ladder could not be set up"
+  lab_join_chan_switch "$out" || echo "lab: the channel switch could not be set up"
   kill -TERM $responder; wait $responder 2> /dev/null
   cp "$conf/udhcpc.log" "$out/join-udhcpc.log"; cp "$conf/wpa-join.log" "$out/join-wpa.log"
 }
@@ -198,4 +199,31 @@ lab_join_ap_idle() {
   lab_join_run "$out" join-ap-idle push.lab:3000 --find-ap-idle --ladder 1s,2s,26s --idle-timeout 5m --record "$out/join-ap-idle-rec"
   wpa_cli -i wlan2 set no_keep_alive 0 > /dev/null
   cp "$conf/join-ap-idle-hostapd-debug.log" "$out/"
+}
+
+# lab_join_chan_switch RESULTS_DIR: a channel switch that walk's stalls name (#29). The station is
+# back on the Enterprise AP (wlan1, channel 6) after the idle ladder. A walk follows it (its
+# heartbeats every 250 ms); 4 s after its push connection is ready the AP announces a switch to
+# channel 1 ten beacons ahead (about 1 s) with blocktx, which holds the station's frames until the
+# switch, so the heartbeats sent meanwhile are late; the walk goes on 20 s more (about 100
+# heartbeats in all, so the few late ones stay above its p95) and is interrupted. iw event -t on
+# the station is the oracle (channel switch started, channel switch).
+lab_join_chan_switch() {
+  local out=$1 iw walk
+  lab_wait_connected 60 02:00:00:00:01:00 || return 1
+  for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 0.2; done
+  ip netns exec "$LAB_JOIN_NS" iw event -t > "$conf/join-chan-switch-iw-event.txt" 2>&1 &
+  iw=$!
+  ip netns exec "$LAB_JOIN_NS" $PD walk 10.40.0.1:3000 --interface wlan2 --format json < /dev/null \
+    > "$out/join-chan-switch-walk.json" 2> "$out/join-chan-switch-walk.err" &
+  walk=$!
+  for _ in $(seq 1 600); do grep -q "push connection ready" "$out/join-chan-switch-walk.err" 2> /dev/null && break; sleep 0.2; done
+  sleep 4
+  hostapd_cli -p /run/hostapd -i wlan1 chan_switch 10 2412 ht blocktx > "$out/join-chan-switch-hostapd-cli.txt" 2>&1
+  sleep 20
+  kill -TERM $walk; wait $walk
+  echo $? > "$out/join-chan-switch-walk.status"
+  kill $iw; wait $iw 2> /dev/null
+  cp "$conf/join-chan-switch-iw-event.txt" "$out/"
+  echo "lab: the channel switch done (walk exit $(cat "$out/join-chan-switch-walk.status"), hostapd_cli: $(cat "$out/join-chan-switch-hostapd-cli.txt"))"
 }
