@@ -74,9 +74,9 @@ public func run(_ executable: String, _ arguments: [String], timeout: TimeInterv
         signalled: p.terminationReason == .uncaughtSignal)
 }
 
-/// Runs many programs, at most `width` at a time (they mostly wait: a run's `--duration`, a
-/// refused connection), each as `run` would; the results in the order of `jobs`. A job that could
-/// not be started is its error.
+/// Runs many programs, at most `width` at a time (a run waiting out its `--duration` leaves its
+/// core to the others), each as `run` would; the results in the order of `jobs`. A job that
+/// could not be started is its error.
 public func runAll(_ jobs: [(executable: String, arguments: [String])], width: Int = 6, timeout: TimeInterval = 60) -> [Result<RunResult, any Error>] {
     final class Slots: @unchecked Sendable {
         let lock = NSLock()
