@@ -11,8 +11,8 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 SWIFT_FLAGS := $(if $(filter 1,$(V)),-v,)
 
-# Build: libpcap, libnl, OpenSSL, libxcrypt (bcrypt for the exporter's basic auth). Tests: tshark (the capture oracle), python3 (tomllib, the TOML oracle), zzuf (corrupted inputs), real servers (openssl s_server, mosquitto, python3-websockets). Bench: tshark's editcap/mergecap, gcc, time; openssl and mosquitto for the storms.
-BUILD_PACKAGES := libpcap-dev libnl-3-dev libnl-genl-3-dev libssl-dev libsqlite3-dev libcrypt-dev pkg-config
+# Build: libpcap, libnl, OpenSSL, libxcrypt (bcrypt for the exporter's basic auth), libdbus (join asks NetworkManager or iwd). Tests: tshark (the capture oracle), python3 (tomllib, the TOML oracle), zzuf (corrupted inputs), real servers (openssl s_server, mosquitto, python3-websockets). Bench: tshark's editcap/mergecap, gcc, time; openssl and mosquitto for the storms.
+BUILD_PACKAGES := libpcap-dev libnl-3-dev libnl-genl-3-dev libssl-dev libsqlite3-dev libcrypt-dev libdbus-1-dev pkg-config
 TEST_PACKAGES := tshark zzuf openssl mosquitto python3 python3-websockets iproute2 prometheus prometheus-node-exporter sqlite3 chromium time fish zsh curl
 BENCH_PACKAGES := tshark gcc time python3 curl openssl mosquitto
 
@@ -31,7 +31,7 @@ RELEASE_FLAGS := --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -Xfrontend 
 BUILD_FLAGS := $(if $(filter release,$(CONFIG)),$(RELEASE_FLAGS),)
 # The Wi-Fi lab (Tests/lab/): Debian's kernel under qemu with mac80211_hwsim, hostapd, wpa_supplicant.
 LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busybox-static tcpdump kmod cpio ethtool iputils-ping dnsmasq-base \
-  nftables linux-headers-amd64 linux-source wireless-regdb python3
+  nftables linux-headers-amd64 linux-source wireless-regdb python3 iwd dbus-daemon
 LAB_RESULTS ?= .build/lab
 
 

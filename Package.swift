@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Layers (see docs/ARCHITECTURE.md): C system libraries (CPcap, CNetlink, CSSL, CSQLite, CEpoll, CCrypt) are
+// Layers (see docs/ARCHITECTURE.md): C system libraries (CPcap, CNetlink, CSSL, CSQLite, CEpoll, CCrypt, CDBus) are
 // touched only by PushdiagIO; PushdiagCore is pure Swift (formats, analysis, verdicts, settings);
 // PushdiagRender turns the core's report models into text, JSON, Nagios, Prometheus and HTML; the
 // pushdiag executable maps options to settings and prints. Test targets mirror the modules.
@@ -49,6 +49,14 @@ let package = Package(
         // epoll(7), which Swift's Glibc module does not import: a header of inline wrappers.
         .systemLibrary(name: "CEpoll"),
 
+        // libdbus: NetworkManager and iwd asked over the system bus to drop and restore an
+        // association (pushdiag join).
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -58,8 +66,9 @@ let package = Package(
         // Pure Swift: formats, analysis, verdicts and the report model. No C, no I/O.
         .target(name: "PushdiagCore", swiftSettings: strict),
 
-        // The only layer that touches the system: libpcap, netlink, sockets, OpenSSL, SQLite, libxcrypt, files.
-        .target(name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "CEpoll", "CCrypt", "PushdiagCore"], swiftSettings: strict),
+        // The only layer that touches the system: libpcap, netlink, sockets, OpenSSL, SQLite, libxcrypt, libdbus, files.
+        .target(
+            name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "CEpoll", "CCrypt", "CDBus", "PushdiagCore"], swiftSettings: strict),
 
         // `pushdiag exporter`: the resident process (sessions and Wi-Fi followed on threads, an
         // HTTP server from swift-nio, metrics in swift-prometheus's registry). IO layer.

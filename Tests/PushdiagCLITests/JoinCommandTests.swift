@@ -22,6 +22,8 @@ import Testing
         try Self.expectOneLine(["join", "--interface", "nosuch0", "127.0.0.1:5223"], saying: "nosuch0: no such interface")
         try Self.expectOneLine(["join", "--interface", "lo", "--count", "0", "127.0.0.1:5223"], saying: "--count")
         try Self.expectOneLine(["join", "--interface", "lo", "--kick", "nm", "127.0.0.1:5223"], saying: "--kick")
+        // --manager is --kick's other name: the same values, the same refusal.
+        try Self.expectOneLine(["join", "--interface", "lo", "--manager", "connman", "127.0.0.1:5223"], saying: "--manager")
         try Self.expectOneLine(["join", "--interface", "lo", "--cycle-timeout", "soon", "127.0.0.1:5223"], saying: "--cycle-timeout")
         try Self.expectOneLine(["join", "--interface", "lo", "--push-ready-warning", "garbage", "127.0.0.1:5223"], saying: "--push-ready-warning")
         try Self.expectOneLine(["join", "--interface", "lo", "--join-name-warning", "9000", "127.0.0.1:5223"], saying: "join_name_warning")

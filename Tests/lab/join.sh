@@ -123,8 +123,9 @@ lab_join() {
   lab_join_enterprise "$out" || echo "lab: join's Enterprise rejoin could not be set up"
   lab_join_ap_idle "$out" || echo "lab: join's AP idle ladder could not be set up"
   lab_join_chan_switch "$out" || echo "lab: the channel switch could not be set up"
-  kill -TERM $responder; wait $responder 2> /dev/null
   cp "$conf/udhcpc.log" "$out/join-udhcpc.log"; cp "$conf/wpa-join.log" "$out/join-wpa.log"
+  lab_join_iwd "$out" || echo "lab: join through iwd could not be set up"
+  kill -TERM $responder; wait $responder 2> /dev/null
 }
 
 # lab_join_enterprise RESULTS_DIR: the second AP (wlan1) becomes WPA2-Enterprise ("ward-3-eap":
@@ -226,4 +227,43 @@ lab_join_chan_switch() {
   kill $iw; wait $iw 2> /dev/null
   cp "$conf/join-chan-switch-iw-event.txt" "$out/"
   echo "lab: the channel switch done (walk exit $(cat "$out/join-chan-switch-walk.status"), hostapd_cli: $(cat "$out/join-chan-switch-hostapd-cli.txt"))"
+}
+
+# lab_join_iwd RESULTS_DIR: the station's manager becomes iwd, on the system bus: wpa_supplicant
+# and its DHCP client stop, a system bus (dbus-daemon --system, Debian's policy, which lets root
+# own net.connman.iwd) and iwd start, iwd on wlan2 alone, with its own DHCP
+# (EnableNetworkConfiguration) and the lab's PSK network known. pushdiag join finds iwd by itself
+# (--kick auto: NetworkManager is not on the bus, iwd is) and rejoins twice through the station's
+# Disconnect and the network's Connect; asked for NetworkManager, which is not running, it says
+# so in one line and exits 3. iwd checks the kernel's crypto (AF_ALG) at its start: the modules
+# are loaded first. Its configuration and state live in the VM's tmpfs
+# (CONFIGURATION_DIRECTORY, STATE_DIRECTORY), never in the host's /etc or /var/lib.
+lab_join_iwd() {
+  local out=$1 iwd
+  [ -x /usr/libexec/iwd ] || { echo "lab: iwd is not installed (make lab-deps)"; return 1; }
+  kill "$(cat "$conf/wpa-cli.pid")" 2> /dev/null
+  ip netns exec "$LAB_JOIN_NS" wpa_cli -i wlan2 terminate > /dev/null 2>&1
+  [ -f "$conf/udhcpc.pid" ] && kill "$(cat "$conf/udhcpc.pid")" 2> /dev/null
+  for _ in $(seq 1 50); do [ -e /run/wpa_supplicant/wlan2 ] || break; sleep 0.1; done
+  ip -n "$LAB_JOIN_NS" addr flush dev wlan2 scope global
+  for m in af_alg algif_hash algif_skcipher hmac md4 md5 sha1 sha256 sha512 cmac aes ecb cbc des_generic ccm gcm ctr pkcs8_key_parser; do
+    modprobe "$m" 2> /dev/null
+  done
+  mkdir -p /run/dbus "$conf/iwd-conf" "$conf/iwd-state"
+  dbus-daemon --system --fork --print-address > "$out/join-iwd-bus.txt" 2>&1 || return 1
+  printf '[General]\nEnableNetworkConfiguration=true\n[DriverQuirks]\nDefaultInterface=*\n' > "$conf/iwd-conf/main.conf"
+  printf '[Security]\nPassphrase=pushdiag-lab-passphrase\n' > "$conf/iwd-state/$LAB_SSID.psk"
+  ip netns exec "$LAB_JOIN_NS" env CONFIGURATION_DIRECTORY="$conf/iwd-conf" STATE_DIRECTORY="$conf/iwd-state" \
+    /usr/libexec/iwd -i wlan2 > "$conf/join-iwd.log" 2>&1 &
+  iwd=$!
+  # iwd's first connection follows a scan of every channel (about 9 s under emulation).
+  for _ in $(seq 1 90); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 1; done
+  ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' || {
+    echo "lab: iwd did not connect with an address"; cat "$conf/join-iwd.log"; kill $iwd; kill "$(cat /run/dbus/pid)"; return 1
+  }
+  lab_join_run "$out" join-nm push.lab:3000 --kick networkmanager
+  lab_join_run "$out" join-iwd push.lab:3000 --count 2 --interval 1s
+  kill $iwd; wait $iwd 2> /dev/null
+  kill "$(cat /run/dbus/pid)" 2> /dev/null
+  cp "$conf/join-iwd.log" "$out/"
 }

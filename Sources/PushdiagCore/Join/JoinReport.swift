@@ -83,7 +83,7 @@ public struct JoinGroupSummary: Codable, Sendable, Equatable {
 public struct JoinReport: Codable, Sendable, Equatable {
     public var interface: String
     public var server: String
-    /// `kick` (wpa_supplicant or link), or `passive`.
+    /// How the cycles were started: the manager asked (networkmanager, iwd, wpa_supplicant), link, or passive.
     public var mode: String
     public var cycles: [JoinCycleReport]
     public var summary: [JoinStepSummary]

@@ -2,16 +2,10 @@ private import CPcap
 import Foundation
 import PushdiagCore
 
-/// How a cycle is started: wpa_supplicant's DISCONNECT then RECONNECT, the interface set down
-/// and up (CAP_NET_ADMIN), or none (passive: a rejoin that happens by itself).
-public enum JoinKick: String, Sendable, CaseIterable {
-    case wpaSupplicant = "wpa_supplicant", link, passive
-}
-
 public struct JoinSettings: Sendable {
     public var interface: String
     public var heartbeat: HeartbeatOptions
-    public var kick: JoinKick = .wpaSupplicant
+    public var kick: JoinKick = .auto
     public var count = 1
     public var intervalSeconds: Double = 2
     /// A cycle that has not reached push-ready by then ends.
@@ -50,6 +44,9 @@ public final class JoinRunner: @unchecked Sendable {
     /// The station's address, whose frames are logged (`stationSent`, `keepAliveSent`): read
     /// again when the ladder starts (a randomised address changes with each association).
     var station: MACAddress?
+    /// What starts each cycle (nil: passive), and the report's mode: the manager found.
+    var rejoiner: Rejoiner?
+    public private(set) var mode = JoinKick.passive.rawValue
 
     public init(_ s: JoinSettings, thresholds: JoinThresholds, stop: @escaping () -> Bool) {
         settings = s
@@ -99,7 +96,8 @@ public final class JoinRunner: @unchecked Sendable {
         for g in [RTNetlink.groupLink, RTNetlink.groupIPv4Address, RTNetlink.groupIPv6Address, RTNetlink.groupNeighbour] { try route.join(group: g) }
         let dump = try route.exchange(RTNetlink.addressDumpRequest(sequence: 1), dump: true)
         for e in JoinEvent.rtnetlink(dump, ifindex: Int32(bitPattern: ifindex), time: route.lastReceived) { add(e.timeNs, e.kind) }
-        let control = settings.kick == .wpaSupplicant ? try WPAControl(interface: settings.interface, directory: settings.controlDirectory) : nil
+        rejoiner = try Rejoiners.find(settings, ifindex: ifindex)
+        mode = rejoiner?.mode ?? JoinKick.passive.rawValue
         var packets: PcapLive?
         do throws(CaptureError) { packets = try PcapLive(interface: settings.interface) } catch {
             notes.append("no packets: \(error); EAP, the key messages' frames, DHCP and DNS servers are not visible")
@@ -171,7 +169,7 @@ public final class JoinRunner: @unchecked Sendable {
             if n > 1 { Clock.sleep(ms: settings.intervalSeconds * 1000, stop: stop) }
             if stop() { break }
             let prepared = WallClock.nanoseconds()
-            guard let ended = try cycle(control: control, ifindex: ifindex, packets: packets != nil) else { break }
+            guard let ended = try cycle(packets: packets != nil) else { break }
             if stop() {
                 notes.append("cycle \(n) was interrupted before it ended and is left out")
                 break
@@ -192,7 +190,7 @@ public final class JoinRunner: @unchecked Sendable {
         if let record {
             do throws(CaptureError) { try packetRecording?.close() } catch { throw JoinLogError("--record: \(error)") }
             let header = JoinLog.Header(
-                interface: settings.interface, ifindex: ifindex, server: settings.heartbeat.endpoint.description, mode: settings.kick.rawValue, setup: setup,
+                interface: settings.interface, ifindex: ifindex, server: settings.heartbeat.endpoint.description, mode: mode, setup: setup,
                 notes: notes, station: lock.withLock { station }, apIdleRungs: settings.apIdleRungs, pathIdleTimeoutS: settings.pathIdleTimeoutS)
             let text = JoinLog.encode(header: header, events: lock.withLock { log }, windows: windows)
             do throws(StoreError) { try AtomicFile.write(text, to: record + "/join.jsonl") } catch { throw JoinLogError("--record: \(error)") }
@@ -211,24 +209,18 @@ public final class JoinRunner: @unchecked Sendable {
     }
 
     /// One cycle; returns when it ended (nil: stopped before a passive cycle began).
-    func cycle(control: WPAControl?, ifindex: UInt32, packets: Bool) throws -> Int64? {
+    func cycle(packets: Bool) throws -> Int64? {
         let prepared = WallClock.nanoseconds()
         if !packets {
             for s in [JoinStep.eap, .dhcp] { add(prepared, .notVisible(s, "packets on \(settings.interface) need CAP_NET_RAW")) }
         }
         let down = { (k: JoinEvent.Kind) -> Bool in if case .disconnected = k { true } else { k == .operstate(2) || k == .operstate(5) } }
-        switch settings.kick {
-        case .wpaSupplicant:
-            try control?.expectOK("DISCONNECT")
+        if let rejoiner {
+            try rejoiner.drop()
             _ = wait(since: prepared, seconds: 5, down)
-            add(WallClock.nanoseconds(), .cycleStart("wpa_supplicant RECONNECT"))
-            try control?.expectOK("RECONNECT")
-        case .link:
-            try setLink(ifindex: ifindex, up: false)
-            _ = wait(since: prepared, seconds: 5, down)
-            add(WallClock.nanoseconds(), .cycleStart("link set up"))
-            try setLink(ifindex: ifindex, up: true)
-        case .passive:
+            add(WallClock.nanoseconds(), .cycleStart(rejoiner.restoreLabel))
+            try rejoiner.restore()
+        } else {
             guard let t = wait(since: prepared, seconds: DurationText.longest, { if case .disconnected = $0 { true } else { false } }) else {
                 return nil
             }
@@ -376,6 +368,8 @@ public final class JoinRunner: @unchecked Sendable {
     }
 
     func end() -> Int64 {
+        // A restore the manager answered with a failure (iwd's Connect) fails the link's step.
+        if let failure = rejoiner?.restoreFailure() { add(WallClock.nanoseconds(), .stepFailed(.association, failure)) }
         let t = WallClock.nanoseconds()
         add(t, .cycleEnd)
         return t
@@ -435,11 +429,4 @@ public final class JoinRunner: @unchecked Sendable {
         if let h = p.hello { add(h, .push(.helloDone)) }
     }
 
-    /// `ip link set IF down|up` over rtnetlink (RTM_NEWLINK, IFF_UP in the change mask): needs CAP_NET_ADMIN.
-    func setLink(ifindex: UInt32, up: Bool) throws {
-        let t = try LiveNetlink(protocol: Netlink.protocolRoute)
-        var b = NetlinkMessageBuilder(type: RTNetlink.newLink, flags: Netlink.flagRequest | Netlink.flagAck, sequence: 1)
-        b.raw([0, 0, 0, 0] + RTNetlink.le32(ifindex) + RTNetlink.le32(up ? 1 : 0) + RTNetlink.le32(1))
-        _ = try t.exchange(b.finish(), dump: false)
-    }
 }

@@ -12,9 +12,13 @@ struct JoinCommand: ParsableCommand {
         abstract: "Time a rejoin step by step, from the dropped association to the first push heartbeat answered.",
         discussion: """
             Asks the machine's connection manager to drop the association and bring it back, as \
-            after an AP reboot (--kick wpa_supplicant: its control interface's DISCONNECT, then \
-            RECONNECT; --kick link: the interface down and up, CAP_NET_ADMIN; --kick passive: \
-            waits for rejoins that happen by themselves), and times every step on one clock from \
+            after an AP reboot, and never changes its configuration. --kick auto (the default) \
+            finds the manager: NetworkManager, then iwd (over the system bus, each only if it is \
+            running), then wpa_supplicant's control interface. --kick networkmanager: the \
+            device's Disconnect, then ActivateConnection of the connection it had; --kick iwd: \
+            the station's Disconnect, then Connect on its network; --kick wpa_supplicant: \
+            DISCONNECT, then RECONNECT; --kick link: the interface down and up, CAP_NET_ADMIN; \
+            --kick passive: waits for rejoins that happen by themselves. Every step is timed on one clock from \
             what the kernel and the wire show: scan, authentication, association (nl80211), EAP \
             and the 4-way handshake (EAPOL frames, the port authorized, the operstate up), DHCP, \
             the address (rtnetlink), the gateway reachable, DNS, TCP, TLS, the protocol's hello \
@@ -23,7 +27,7 @@ struct JoinCommand: ParsableCommand {
             privilege named; never a guessed time. Prints a waterfall per cycle, p50/p95/max per \
             step over --count cycles and the groups (link, keys, address, name, push) and \
             push-ready graded. Exit status: 0 OK, 1 WARNING, 2 CRITICAL (also a cycle that never \
-            got to push-ready), 3 could not run (no such interface, no wpa_supplicant). \
+            got to push-ready), 3 could not run (no such interface, no connection manager answered). \
             --record DIR keeps the netlink traffic, the packets and pushdiag's own events; \
             --replay DIR reports them again. --html draws the waterfall as a web page, --history \
             appends the run to report's SQLite history, --textfile writes Prometheus metrics; an \
@@ -41,8 +45,10 @@ struct JoinCommand: ParsableCommand {
         help: ArgumentHelp("The Wi-Fi interface to rejoin (with --replay, the recording's).", valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
     var interface: String?
 
-    @Option(help: ArgumentHelp("How a cycle starts: wpa_supplicant, link or passive.", valueName: "HOW"))
-    var kick: JoinKick = .wpaSupplicant
+    @Option(
+        name: [.customLong("kick"), .customLong("manager")],
+        help: ArgumentHelp("How a cycle starts: the connection manager to ask, or link or passive (--manager is the same option).", valueName: "HOW"))
+    var kick: JoinKick = .auto
 
     @Flag(help: "Wait for rejoins that happen by themselves (the same as --kick passive).")
     var passive = false
@@ -137,7 +143,7 @@ struct JoinCommand: ParsableCommand {
                 }
             }
             return JoinAnalysis.report(
-                interface: s.interface, server: s.heartbeat.endpoint.description, mode: s.kick.rawValue, cycles: cycles, thresholds: limits,
+                interface: s.interface, server: s.heartbeat.endpoint.description, mode: runner.mode, cycles: cycles, thresholds: limits,
                 notes: runner.notes, apIdle: runner.apIdle)
         }
         let output = format == .json ? try JSONRenderer.render(report) : JoinTextRenderer.render(report)
