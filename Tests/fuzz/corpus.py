@@ -4,7 +4,8 @@
 netlink record for FuzzNetlink, protocol frames for FuzzPush, configuration files for FuzzConfig,
 web configuration files (the exporter's --web-config) for FuzzWebConfig, a station's rejoin
 frames (EAPOL-Key, DHCP, DNS, an association response) for FuzzJoin, and the first records of
-each capture as a small pcapng file (either byte order, several sections) for FuzzPcapng."""
+each capture as a small pcapng file (either byte order, several sections) for FuzzPcapng, and
+replies of the shapes NetworkManager and iwd send, as whole D-Bus messages, for FuzzDBus."""
 import hashlib, os, struct, sys
 
 root, out = sys.argv[1], sys.argv[2]
@@ -134,3 +135,89 @@ for dirpath, _, files in os.walk(os.path.join(root, "fixtures")):
             put(join, line, 100)
 for k in ("capture", "netlink", "push", "config", "webconfig", "join", "pcapng"):
     print(k, len(os.listdir(os.path.join(out, k))) if os.path.isdir(os.path.join(out, k)) else 0)
+
+# FuzzDBus: method returns (and an error) as D-Bus marshals them, little-endian, with the
+# signatures join reads: GetId's s, NameHasOwner's b, ListNames' as, a property's v,
+# GetConnectionCredentials' a{sv}, iwd's GetManagedObjects' a{oa{sa{sv}}}.
+def dbus_split(sig):
+    """The first complete type of sig, and the rest."""
+    if sig[0] == "a":
+        t, rest = dbus_split(sig[1:])
+        return "a" + t, rest
+    if sig[0] in "({":
+        close = {"(": ")", "{": "}"}[sig[0]]
+        depth, i = 0, 0
+        while True:
+            depth += sig[i] in "({"
+            depth -= sig[i] in ")}"
+            i += 1
+            if depth == 0:
+                return sig[:i], sig[i:]
+    return sig[0], sig[1:]
+
+def dbus_align(t):
+    return {"y": 1, "g": 1, "v": 1, "b": 4, "u": 4, "i": 4, "s": 4, "o": 4, "a": 4, "x": 8, "t": 8, "d": 8, "(": 8, "{": 8}[t[0]]
+
+def dbus_put(t, value, buf):
+    while len(buf) % dbus_align(t):
+        buf.append(0)
+    if t in ("s", "o"):
+        b = value.encode()
+        buf += struct.pack("<I", len(b)) + b + b"\0"
+    elif t == "g":
+        b = value.encode()
+        buf += bytes([len(b)]) + b + b"\0"
+    elif t == "y":
+        buf.append(value)
+    elif t in ("b", "u"):
+        buf += struct.pack("<I", int(value))
+    elif t == "v":
+        dbus_put("g", value[0], buf)
+        dbus_put(value[0], value[1], buf)
+    elif t[0] == "a":
+        elem = t[1:]
+        at = len(buf)
+        buf += b"\0\0\0\0"
+        while len(buf) % dbus_align(elem):
+            buf.append(0)
+        start = len(buf)
+        for item in (value.items() if isinstance(value, dict) else value):
+            dbus_put(elem, item, buf)
+        struct.pack_into("<I", buf, at, len(buf) - start)
+    else:  # a structure or a dictionary entry
+        inner = t[1:-1]
+        for v in value:
+            first, inner = dbus_split(inner)
+            dbus_put(first, v, buf)
+
+def dbus_message(sig, values, kind=2, error=None):
+    body = bytearray()
+    rest = sig
+    for v in values:
+        first, rest = dbus_split(rest)
+        dbus_put(first, v, body)
+    fields = [(5, ("u", 1))] + ([(4, ("s", error))] if error else []) + ([(8, ("g", sig))] if sig else [])
+    head = bytearray(b"l" + bytes([kind, 0, 1]) + struct.pack("<II", len(body), 2))
+    dbus_put("a(yv)", fields, head)
+    while len(head) % 8:
+        head.append(0)
+    return bytes(head + body)
+
+dbus = os.path.join(out, "dbus")
+iwd = "/net/connman/iwd/0/4"
+props = lambda **kv: {k: v for k, v in kv.items()}
+objects = {
+    "/": {"org.freedesktop.DBus.ObjectManager": {}},
+    iwd: {"net.connman.iwd.Device": props(Name=("s", "wlan0"), Address=("s", "02:00:00:00:02:00"), Powered=("b", True)),
+          "net.connman.iwd.Station": props(State=("s", "connected"), ConnectedNetwork=("o", iwd + "/7761726433_psk"))},
+    iwd + "/7761726433_psk": {"net.connman.iwd.Network": props(Name=("s", "ward-3"), Type=("s", "psk"), Connected=("b", True))},
+}
+for sig, values in [
+    ("s", ["0123456789abcdef0123456789abcdef"]), ("b", [True]), ("as", [["org.freedesktop.DBus", ":1.0", ":1.7"]]),
+    ("o", ["/org/freedesktop/NetworkManager/Devices/3"]), ("v", [("o", "/org/freedesktop/NetworkManager/ActiveConnection/1")]),
+    ("v", [("as", ["org.freedesktop.DBus.Monitoring"])]), ("a{sv}", [{"UnixUserID": ("u", 0), "ProcessID": ("u", 1234)}]),
+    ("a{oa{sa{sv}}}", [objects]), ("", []),
+]:
+    put(dbus, dbus_message(sig, values), 100)
+put(dbus, dbus_message("s", ["The name net.connman.iwd was not provided by any .service files"], kind=3,
+                       error="org.freedesktop.DBus.Error.ServiceUnknown"), 100)

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${FUZZ_SECONDS:-30}
 OUT=.build/fuzz
-TARGETS=${*:-Capture Netlink Push Config WebConfig Join Pcapng}
+TARGETS=${*:-Capture Netlink Push Config WebConfig Join Pcapng DBus}
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O)
 mkdir -p "$OUT/crashes" "$OUT/corpus" "$OUT/core"
 # The core, when a source is newer than the library (or the library is missing).
@@ -24,6 +24,14 @@ if [ ! -f "$lib" ] || [ -n "$(find Sources/PushdiagCore Tests/fuzz/run.sh -newer
 fi
 for t in $TARGETS; do
   bin=$OUT/fuzz-$t
+  if [ "$t" = DBus ]; then
+    # The system bus's decoding is PushdiagIO's, over libdbus: its one file with the target.
+    [ -f "$bin" ] && [ "$bin" -nt Sources/PushdiagIO/Join/SystemBus.swift ] && [ "$bin" -nt Tests/fuzz/FuzzDBus.swift ] && continue
+    # shellcheck disable=SC2046  # pkg-config's flags are words of their own
+    swiftc "${FLAGS[@]}" -module-name FuzzDBus -I Sources/CDBus $(pkg-config --cflags dbus-1 | sed 's/-I/-Xcc -I/g') \
+      Tests/fuzz/FuzzDBus.swift Sources/PushdiagIO/Join/SystemBus.swift -ldbus-1 -o "$bin" 2> "$OUT/fuzz-$t.build.log" || { cat "$OUT/fuzz-$t.build.log"; exit 1; }
+    continue
+  fi
   [ -f "$bin" ] && [ "$bin" -nt "$lib" ] && [ "$bin" -nt "Tests/fuzz/Fuzz$t.swift" ] && [ "$bin" -nt Tests/fuzz/ConfigFiles.swift ] && continue
   # The ASan runtime's symbols make gold warn once each ("cannot export local symbol"): noise.
   swiftc "${FLAGS[@]}" -module-name "Fuzz$t" -I "$OUT/core" -Xfrontend -disable-access-control \
