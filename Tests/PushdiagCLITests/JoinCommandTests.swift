@@ -69,6 +69,46 @@ import Testing
     }
 
     /// A recording that is not one: one line naming the file (and the line), exit 3.
+    /// A recording cut inside the second record of nl80211.pcap after the first cycle's window
+    /// ended (the recording is known up to its last whole record, which is after it): the first
+    /// cycle is reported as recorded, the later ones are left out (a note names them) rather
+    /// than reported from half their events, stderr says where the recording breaks, exit 3.
+    @Test func aRecordingThatBreaksKeepsTheCyclesBefore() throws {
+        let rec = TestPaths.fixtures.appendingPathComponent("lab-join")
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["join.jsonl", "rtnetlink.pcap", "packets.pcap"] {
+            try FileManager.default.copyItem(at: rec.appendingPathComponent(name), to: dir.appendingPathComponent(name))
+        }
+        let log = try String(contentsOf: rec.appendingPathComponent("join.jsonl"), encoding: .utf8)
+        let windows = log.split(separator: "\n").compactMap { try? json(String($0))["window"] as? [String: Any] }
+        let firstEnd = try #require(windows.first?["to"] as? Int)
+        // The second record after the first cycle ended, cut in its middle (pcap with nanosecond
+        // stamps, as pushdiag records: a 24-byte file header, then 16-byte record headers with
+        // seconds, nanoseconds and the captured length).
+        let pcap = try Data(contentsOf: rec.appendingPathComponent("nl80211.pcap"))
+        #expect(pcap.prefix(4) == Data([0x4d, 0x3c, 0xb2, 0xa1]), "not a nanosecond pcap")
+        let u32 = { (o: Int) in pcap[o..<o + 4].withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self)) } }
+        var offset = 24
+        while offset + 16 <= pcap.count, u32(offset) * 1_000_000_000 + u32(offset + 4) <= firstEnd { offset += 16 + u32(offset + 8) }
+        offset += 16 + u32(offset + 8)
+        #expect(offset + 16 < pcap.count, "no second record after the first cycle")
+        try pcap.prefix(offset + 20).write(to: dir.appendingPathComponent("nl80211.pcap"))
+
+        let whole = try json(try pushdiag(["join", "--replay", rec.path, "--format", "json"]).stdout)
+        let r = try pushdiag(["join", "--replay", dir.path, "--format", "json"])
+        #expect(r.status == 3, "\(r.status) \(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("the recording breaks"), "\(r.stderr)")
+        let cut = try json(r.stdout)
+        let cycles = try #require(cut["cycles"] as? [[String: Any]])
+        let first = try #require((whole["cycles"] as? [[String: Any]])?.first)
+        let text = { (o: [String: Any]) in try String(decoding: JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]), as: UTF8.self) }
+        #expect(cycles.count == 1, "\(cycles.count) cycles")
+        #expect(try cycles.first.map(text) == text(first), "the first cycle is not the whole recording's")
+        let notes = cut["notes"] as? [String] ?? []
+        #expect(notes.contains { $0.contains("breaks") && $0.contains("cycle 2, 3 left out") }, "\(notes)")
+    }
+
     @Test func aBrokenRecordingIsOneLine() throws {
         let dir = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -8,43 +8,78 @@ import PushdiagCore
 /// events and each cycle's window from DIR/join.jsonl (`JoinLog`); `--find-ap-idle`'s rungs
 /// from the same events (`APIdle`).
 public enum JoinReplay {
-    public static func run(directory: String, thresholds: JoinThresholds) throws -> (header: JoinLog.Header, cycles: [JoinCycleReport], apIdle: APIdleReport?) {
+    /// What a replay gives: the recording's header, its cycles, the ladder's verdict, and where
+    /// the recording broke (nil when whole): the cycles that ended before are kept, the later
+    /// ones left out (a note says which), never reported from half their events.
+    public struct Replayed {
+        public var header: JoinLog.Header
+        public var cycles: [JoinCycleReport]
+        public var apIdle: APIdleReport?
+        public var broken: String?
+    }
+
+    public static func run(directory: String, thresholds: JoinThresholds) throws -> Replayed {
         let logPath = directory + "/join.jsonl"
         guard let data = FileManager.default.contents(atPath: logPath) else {
             throw JoinLogError("cannot read \(logPath): \(Errno.current)")
         }
-        let (header, own, windows) = try JoinLog.decode(String(decoding: data, as: UTF8.self), file: logPath).get()
+        var (header, own, windows) = try JoinLog.decode(String(decoding: data, as: UTF8.self), file: logPath).get()
         var events = own
-        let nl = try NL80211Client(transport: try ReplayNetlink(path: directory + "/nl80211.pcap", protocol: Netlink.protocolGeneric))
+        // A recording that ends inside a record or holds garbage stops there: its time, and why.
+        var breaks: [(timeNs: Int64, why: String)] = []
+        let nlRecording = try ReplayNetlink(path: directory + "/nl80211.pcap", protocol: Netlink.protocolGeneric)
+        let nl = try NL80211Client(transport: nlRecording)
         _ = try nl.interfaces()
-        while let (t, evs) = try nl.nextEvent(timeoutMs: 0) {
-            for e in evs { if let k = JoinEvent.Kind.nl80211(e, ifindex: header.ifindex) { events.append(JoinEvent(t, k)) } }
-        }
+        do {
+            while let (t, evs) = try nl.nextEvent(timeoutMs: 0) {
+                for e in evs { if let k = JoinEvent.Kind.nl80211(e, ifindex: header.ifindex) { events.append(JoinEvent(t, k)) } }
+            }
+        } catch { breaks.append((nlRecording.now, "\(error)")) }
+        if let e = nlRecording.readError { breaks.append((nlRecording.lastRecordNs, e)) }
         let route = try ReplayNetlink(path: directory + "/rtnetlink.pcap", protocol: Netlink.protocolRoute)
         let ifindex = Int32(bitPattern: header.ifindex)
         events += JoinEvent.rtnetlink(try route.exchange(RTNetlink.addressDumpRequest(sequence: 1), dump: true), ifindex: ifindex, time: route.lastReceived)
-        while let buf = try route.nextEvent(timeoutMs: 0) { events += JoinEvent.rtnetlink([buf], ifindex: ifindex, time: route.lastReceived) }
+        do {
+            while let buf = try route.nextEvent(timeoutMs: 0) { events += JoinEvent.rtnetlink([buf], ifindex: ifindex, time: route.lastReceived) }
+        } catch { breaks.append((route.now, "\(error)")) }
+        if let e = route.readError { breaks.append((route.lastRecordNs, e)) }
         let packets = directory + "/packets.pcap"
         if FileManager.default.fileExists(atPath: packets) {
             let file: PcapFile
             do throws(CaptureError) { file = try PcapFile(path: packets) } catch { throw JoinLogError(error.description) }
             var frame = 0
+            var last = Int64.min
             while true {
                 frame += 1
                 let record: CaptureRecord?
-                do throws(CaptureError) { record = try file.next(frame: frame) } catch { throw JoinLogError(error.description) }
+                do throws(CaptureError) { record = try file.next(frame: frame) } catch {
+                    breaks.append((last, error.description))
+                    break
+                }
                 guard let r = record else { break }
+                last = r.timestampNs
                 if let station = header.station, let k = JoinEvent.Kind.stationFrame(ethernet: r.bytes, station: station) {
                     events.append(JoinEvent(r.timestampNs, k))
                 }
                 if let p = StationPacket.parse(ethernet: r.bytes) { events.append(JoinEvent(r.timestampNs, .packet(p))) }
             }
         }
+        var broken: String?
+        if let first = breaks.min(by: { $0.timeNs < $1.timeNs }) {
+            let whole = windows.filter { $0.to <= first.timeNs }
+            let left = windows.dropFirst(whole.count).map { String($0.cycle) }
+            broken = first.why
+            header.notes.append(
+                "the recording breaks at \(Timestamp.rfc3339(nanoseconds: first.timeNs)) (\(first.why))"
+                    + (left.isEmpty ? "" : ": cycle \(left.joined(separator: ", ")) left out, not reported from part of its events"))
+            windows = whole
+            events.removeAll { $0.timeNs > first.timeNs }
+        }
         let cycles = windows.map { w in JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: events), setup: header.setup, thresholds: thresholds) }
         let apIdle = header.apIdleRungs.map { _ in
             APIdleReport.conclude(
                 rungs: APIdle.rungs(events), bssMaxIdleS: cycles.last { $0.bssMaxIdleS != nil }?.bssMaxIdleS, pathIdleTimeoutS: header.pathIdleTimeoutS)
         }
-        return (header, cycles, apIdle)
+        return Replayed(header: header, cycles: cycles, apIdle: apIdle, broken: broken)
     }
 }

@@ -90,6 +90,9 @@ public final class ReplayNetlink: NetlinkTransport {
     static let tapCopyWindowNs: Int64 = 50_000_000
     /// Set when the file ended inside a record or held garbage; the records before stand.
     public private(set) var readError: String?
+    /// The time of the last whole record read from the file (of any protocol): with `readError`,
+    /// how far the recording is known.
+    public private(set) var lastRecordNs: Int64 = .min
 
     public init(path: String, protocol proto: UInt16) throws(NetlinkError) {
         self.path = path
@@ -121,6 +124,7 @@ public final class ReplayNetlink: NetlinkTransport {
                 eof = true
                 return false
             }
+            lastRecordNs = rec.timestampNs
             guard p.netlinkProtocol == netlinkProtocol else { continue }
             // Direction from the message itself: requests carry NLM_F_REQUEST. (The cooked
             // header's packet type cannot tell: nlmon marks every record outgoing.)

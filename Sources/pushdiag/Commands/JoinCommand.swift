@@ -29,7 +29,8 @@ struct JoinCommand: ParsableCommand {
             push-ready graded. Exit status: 0 OK, 1 WARNING, 2 CRITICAL (also a cycle that never \
             got to push-ready), 3 could not run (no such interface, no connection manager answered). \
             --record DIR keeps the netlink traffic, the packets and pushdiag's own events; \
-            --replay DIR reports them again. --html draws the waterfall as a web page, --history \
+            --replay DIR reports them again (a recording that breaks: the cycles that ended before, \
+            one line naming the file and record, exit 3 unless CRITICAL). --html draws the waterfall as a web page, --history \
             appends the run to report's SQLite history, --textfile writes Prometheus metrics; an \
             output that cannot be written is one line and exit 3 (CRITICAL outranks it). \
             --find-ap-idle then leaves the station silent for longer and longer (--ladder) to find \
@@ -93,46 +94,18 @@ struct JoinCommand: ParsableCommand {
 
     @OptionGroup var outputs: JoinOutputOptions
 
-    func settings() throws -> JoinSettings {
-        guard let target else { throw ValidationError("join needs the push server: pushdiag join --interface IF HOST[:PORT]") }
-        guard let interface, !interface.isEmpty else { throw ValidationError("join needs --interface (the Wi-Fi interface to rejoin)") }
-        guard (1...10_000).contains(count) else { throw ValidationError("--count: '\(count)' is not between 1 and 10000") }
-        var s = JoinSettings(interface: interface, heartbeat: try connection.options(target: target, interval: "1s"))
-        s.kick = passive ? .passive : kick
-        s.count = count
-        s.intervalSeconds = try parseDuration(interval, option: "--interval")
-        s.cycleTimeoutSeconds = try parseDuration(cycleTimeout, option: "--cycle-timeout", atLeast: 1)
-        s.controlDirectory = controlDirectory
-        s.dhcpWaitSeconds = try parseDuration(dhcpWait, option: "--dhcp-wait")
-        (s.apIdleRungs, s.pathIdleTimeoutS) = try idle.settings()
-        return s
-    }
-
-    func validate() throws {
-        if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
-        if replay != nil {
-            // What only a live run uses is still refused when it is no value at all.
-            for (text, option) in [(interval, "--interval"), (cycleTimeout, "--cycle-timeout"), (dhcpWait, "--dhcp-wait")] {
-                _ = try parseDuration(text, option: option)
-            }
-            _ = try limits.thresholds()
-            _ = try idle.settings()
-            return
-        }
-        let s = try settings()
-        _ = try limits.thresholds()
-        guard if_nametoindex(s.interface) != 0 else { throw ValidationError("--interface \(s.interface): no such interface") }
-    }
-
     func run() throws {
         StopSignal.install()
         BrokenPipe.ignore()
         let limits = try self.limits.thresholds()
+        var broken: String?
         let report = try unknownOnFailure(json: format == .json ? .object : nil) {
             if let replay {
-                let (h, cycles, apIdle) = try JoinReplay.run(directory: replay, thresholds: limits)
+                let r = try JoinReplay.run(directory: replay, thresholds: limits)
+                broken = r.broken
                 return JoinAnalysis.report(
-                    interface: h.interface, server: h.server, mode: h.mode, cycles: cycles, thresholds: limits, notes: h.notes, apIdle: apIdle)
+                    interface: r.header.interface, server: r.header.server, mode: r.header.mode, cycles: r.cycles, thresholds: limits, notes: r.header.notes,
+                    apIdle: r.apIdle)
             }
             let s = try settings()
             if let record { try WalkRunner.createRecordDirectory(record) }
@@ -149,6 +122,7 @@ struct JoinCommand: ParsableCommand {
         let output = format == .json ? try JSONRenderer.render(report) : JoinTextRenderer.render(report)
         let written = try outputs.write(report)
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
-        throw ExitCode(written ? report.status.exitCode : max(report.status, .unknown).exitCode)
+        if let broken { diagnose("\(replay ?? ""): the recording breaks (\(broken)); the cycles before are reported") }
+        throw ExitCode(written && broken == nil ? report.status.exitCode : max(report.status, .unknown).exitCode)
     }
 }
