@@ -31,7 +31,7 @@ RELEASE_FLAGS := --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -Xfrontend 
 BUILD_FLAGS := $(if $(filter release,$(CONFIG)),$(RELEASE_FLAGS),)
 # The Wi-Fi lab (Tests/lab/): Debian's kernel under qemu with mac80211_hwsim, hostapd, wpa_supplicant.
 LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busybox-static tcpdump kmod cpio ethtool iputils-ping dnsmasq-base \
-  nftables linux-headers-amd64 linux-source wireless-regdb python3 iwd dbus-daemon
+  nftables linux-headers-amd64 linux-source wireless-regdb python3 iwd network-manager dbus-daemon
 LAB_RESULTS ?= .build/lab
 
 

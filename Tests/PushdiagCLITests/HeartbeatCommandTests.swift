@@ -33,6 +33,28 @@ struct HeartbeatTests {
         #expect(states == ["setup", "preparing", "ready", "cancelled"])
     }
 
+    /// Without --interface the report has no stalls at all (not an empty list: nothing was
+    /// followed); with one that is no Wi-Fi interface, or with the modes of many connections, one
+    /// line and exit 3. (The stalls themselves: LabTests' heartbeatNamesTheScansThatStalledIt.)
+    @Test func stallsOnlyWithAWiFiInterface() throws {
+        let port = freePort()
+        let server = try responder(port)
+        defer { server.stop() }
+        let (j, r) = try heartbeat(["127.0.0.1:\(port)", "--count", "2", "--interval", "20ms"])
+        #expect(r.status == 0 && j["stalls"] == nil && j["stall_summary"] == nil, "\(j.keys)")
+        // lo: "no such interface lo (or not a wireless interface)", or, on a machine without
+        // cfg80211, that nl80211 is not available.
+        for (extra, said) in [
+            (["--interface", "lo"], ["interface lo", "nl80211 is not available"]), (["--interface", "nosuch0"], ["nosuch0: no such interface"]),
+            (["--interface", "lo", "--clients", "2"], ["--interface goes with"]), (["--interface", "lo", "--find-idle-timeout"], ["--interface goes with"]),
+        ] {
+            let bad = try pushdiag(["heartbeat", "127.0.0.1:\(port)", "--count", "2"] + extra)
+            #expect(bad.status == 3 && bad.stdout.isEmpty, "\(extra): \(bad.status) \(bad.stdout)")
+            let first = bad.stderr.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(said.contains { first.contains($0) }, "\(extra): \(bad.stderr)")
+        }
+    }
+
     /// On a terminal (a pseudo-terminal from util-linux's script) a progress line says how far
     /// the run got; on a pipe there is none, not even an escape code.
     @Test(.enabled(if: TestPaths.which("script") != nil, "script (util-linux) is not installed"))

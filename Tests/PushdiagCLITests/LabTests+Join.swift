@@ -1,14 +1,16 @@
 import Foundation
+import PushdiagCore
 import TestSupport
 import Testing
 
 /// pushdiag join against real rejoins (Tests/lab/join.sh, into join/): wpa_supplicant's
 /// DISCONNECT and RECONNECT three times, the interface down and up, a rejoin with netem
-/// delaying DNS's queries alone, and two through iwd on the system bus, found by itself. Oracles, recorded beside each run in the same VM: iw event -t,
+/// delaying DNS's queries alone, and two each through iwd and NetworkManager on the system bus,
+/// each found by itself. Oracles, recorded beside each run in the same VM: iw event -t,
 /// ip -ts monitor, nlmon (rtnetlink's messages as the kernel sent them) and tcpdump on the
 /// station's interface (both read here with tshark).
 extension LabTests {
-    static let joinRuns = ["join", "join-link", "join-dns-delay", "join-eap", "join-iwd"]
+    static let joinRuns = ["join", "join-link", "join-dns-delay", "join-eap", "join-iwd", "join-networkmanager"]
     /// How close a step's start or end must be to the event or packet it stands for: the issue's
     /// 10 ms. (pushdiag's own stamps around connect, send and receive ran up to 21 ms from the
     /// packets under the lab's emulation, so the TCP step and the first heartbeat are timed from
@@ -141,7 +143,11 @@ extension LabTests {
                 try self.joinPackets(run, "nlmon", filter: "nl80211.cmd == \(cmd) && netlink.hdr_pid == 0 && netlink.hdr_flags.request == 0", fields: []).map(
                     \.time)
             }
-            let (scanStarted, scanFinished, authenticated, associated) = (try kernelEvent(33), try kernelEvent(34), try kernelEvent(37), try kernelEvent(38))
+            // A scan ends at NEW_SCAN_RESULTS (34), or at SCAN_ABORTED (35): NetworkManager's
+            // second ActivateConnection aborted the scan it had begun and used what it knew.
+            let (scanStarted, scanFinished, authenticated, associated) = (
+                try kernelEvent(33), try kernelEvent(34) + kernelEvent(35), try kernelEvent(37), try kernelEvent(38)
+            )
             let iwAuthOK = iwTimes { $0.contains(": auth ") && $0.contains("status: 0") }
             let iwAssocOK = iwTimes { $0.contains(": assoc ") && $0.contains("status: 0") }
             // rtnetlink likewise: RTM_NEWADDR of the lab's address, RTM_NEWNEIGH to REACHABLE (ip
@@ -262,29 +268,77 @@ extension LabTests {
 /// after the station's Disconnect; the steps meet the same oracles as wpa_supplicant's (above).
 /// Asked for NetworkManager, which is not running, join says so in one line and exits 3.
 extension LabTests {
-    @Test func joinFindsIwdOnTheSystemBus() throws {
-        let report = try object("join/join-iwd.json")
-        #expect(report["mode"] as? String == "iwd", "\(report["mode"] ?? "nil") \(peek("join/join-iwd.err"))")
-        let cycles = try #require(report["cycles"] as? [[String: Any]])
-        #expect(cycles.count == 2 && cycles.allSatisfy { $0["push_ready_ms"] is Double }, "\(cycles.map { $0["push_ready_ms"] ?? "nil" })")
+    /// A run through a manager on the bus: its mode, two cycles push-ready, each started by the
+    /// manager's restore call, and the manager's own disconnect and association seen by iw (a
+    /// local deauthentication per cycle; the authentication step where iw saw it).
+    func expectRejoinsThrough(_ run: String, mode: String, trigger: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let report = try object("join/\(run).json")
+        #expect(report["mode"] as? String == mode, "\(report["mode"] ?? "nil") \(peek("join/\(run).err"))", sourceLocation: sourceLocation)
+        let cycles = try #require(report["cycles"] as? [[String: Any]], sourceLocation: sourceLocation)
+        #expect(
+            cycles.count == 2 && cycles.allSatisfy { $0["push_ready_ms"] is Double }, "\(cycles.map { $0["push_ready_ms"] ?? "nil" })",
+            sourceLocation: sourceLocation)
         for c in cycles {
-            #expect((c["trigger"] as? String)?.hasPrefix("iwd Network.Connect ward-3") == true, "\(c["trigger"] ?? "nil")")
+            #expect((c["trigger"] as? String)?.hasPrefix(trigger) == true, "\(c["trigger"] ?? "nil")", sourceLocation: sourceLocation)
         }
-        // iwd's own disconnect and connect, as iw saw them: a local deauthentication and an
-        // association per cycle, at the cycle's authentication step.
-        let iw = try iwEvents("join-iwd")
-        #expect(iw.filter { $0.text.contains("disconnected (local request)") }.count == 2, "\(iw.map(\.text))")
+        let iw = try iwEvents(run)
+        #expect(iw.filter { $0.text.contains("disconnected (local request)") }.count == 2, "\(iw.map(\.text))", sourceLocation: sourceLocation)
         let authenticated = iw.filter { $0.text.contains(": auth ") && $0.text.contains("status: 0") }.map(\.time)
-        for (n, steps) in try joinCycles("join-iwd").enumerated() {
+        for (n, steps) in try joinCycles(run).enumerated() {
             let auth = steps.first { $0.name == "authentication" }
-            #expect(auth?.status == "ok" && auth?.end.map { Self.nearestMs($0, authenticated) <= 100 } == true, "cycle \(n + 1): \(String(describing: auth))")
+            #expect(
+                auth?.status == "ok" && auth?.end.map { Self.nearestMs($0, authenticated) <= 100 } == true, "cycle \(n + 1): \(String(describing: auth))",
+                sourceLocation: sourceLocation)
         }
+    }
+
+    @Test func joinFindsIwdOnTheSystemBus() throws {
+        try expectRejoinsThrough("join-iwd", mode: "iwd", trigger: "iwd Network.Connect ward-3")
         let refused = try text("join/join-nm.err")
         #expect(try text("join/join-nm.status").trimmingCharacters(in: .whitespacesAndNewlines) == "3", "\(refused)")
         #expect(
             refused.split(separator: "\n").count == 1 && refused.contains("NetworkManager is not running")
                 && refused.contains("org.freedesktop.NetworkManager"),
             "\(refused)")
+    }
+
+    /// NetworkManager (its wpa_supplicant in D-Bus mode): found with iwd gone, the device's
+    /// Disconnect and ActivateConnection of the lab's connection.
+    @Test func joinFindsNetworkManagerOnTheSystemBus() throws {
+        try expectRejoinsThrough("join-networkmanager", mode: "networkmanager", trigger: "NetworkManager ActivateConnection ward-3")
+    }
+}
+
+/// heartbeat --interface (#29 item 4): 120 heartbeats on the station while iw asks for three
+/// scans of two other channels (join.sh's lab_join_heartbeat_scans). The scans heartbeat saw are
+/// iw's, and a bad heartbeat is own_scan exactly when one of iw's scans (started to finished)
+/// overlapped its time in flight.
+extension LabTests {
+    @Test func heartbeatNamesTheScansThatStalledIt() throws {
+        let status = try text("join/join-heartbeat.status").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(["0", "1"].contains(status), "\(peek("join/join-heartbeat.err"))")
+        let report = try object("join/join-heartbeat.json")
+        #expect(report["sent"] as? Int == 120, "\(report["sent"] ?? "nil")")
+        let summary = try #require(report["stall_summary"] as? [String: Any], "\(report.keys)")
+        let stalls = try #require(report["stalls"] as? [[String: Any]])
+        let events = try text("join/join-heartbeat-iw-event.txt").split(separator: "\n").filter { $0.contains("wlan2 (phy") }
+        func times(_ what: String) -> [Double] { events.filter { $0.contains(what) }.compactMap { Double($0.prefix { $0 != ":" }) } }
+        let started = times("scan started")
+        let spans = started.map { s in (s, (times("scan finished") + times("scan aborted")).filter { $0 >= s }.min() ?? s + 10) }
+        #expect(started.count >= 3 && summary["scans_seen"] as? Int == started.count, "heartbeat \(summary["scans_seen"] ?? "nil") scans, iw \(started.count)")
+        #expect(summary["heartbeats"] as? Int == 120 && summary["bad"] as? Int == stalls.count, "\(summary)")
+        let slower = try #require(summary["slower_than_ms"] as? Double)
+        var own = 0
+        for st in stalls {
+            let t = try #require((st["time"] as? String).flatMap(Self.unixTime), "\(st)")
+            let lost = st["lost"] as? Bool == true
+            let flight = lost ? HeartbeatOptions.defaultTimeoutMs / 1000 : try #require(st["rtt_ms"] as? Double, "\(st)") / 1000
+            #expect(lost || flight * 1000 > slower, "\(st) is not slower than \(slower) ms")
+            let overlaps = spans.contains { $0.0 < t + flight && $0.1 > t }
+            #expect((st["cause"] as? String == "own_scan") == overlaps, "\(st): iw's scans \(spans)")
+            if overlaps { own += 1 }
+        }
+        #expect(own >= 1, "no heartbeat was slowed by iw's scans \(spans): \(stalls)")
     }
 }
 

@@ -18,7 +18,7 @@
 
 # lab_down: everything the earlier sections started, and hwsim itself.
 lab_down() {
-  pkill -x wpa_supplicant; pkill -x wpa_cli; pkill -x hostapd; pkill -x dnsmasq; pkill -x iwd; pkill -x dbus-daemon; pkill -f 'pushdiag (responder|exporter|walk|watch|join)'
+  pkill -x wpa_supplicant; pkill -x wpa_cli; pkill -x hostapd; pkill -x dnsmasq; pkill -x iwd; pkill -x NetworkManager; pkill -x dbus-daemon; pkill -f 'pushdiag (responder|exporter|walk|watch|join)'
   if [ -f "$conf/medium.pid" ]; then
     local medium
     medium=$(cat "$conf/medium.pid")

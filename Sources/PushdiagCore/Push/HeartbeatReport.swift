@@ -171,6 +171,10 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
     @Nullable public var safeInterval: SafeIntervalCheck?
     /// The reconnect schedule ran out: the connection was lost for good.
     public var connectionLost: Bool
+    /// `--interface`: the bad heartbeats, each joined with what the Wi-Fi link did while it was
+    /// in flight, and their summary (as walk's); absent without it.
+    public var stalls: [Stall]?
+    public var stallSummary: StallSummary?
     public var findings: [Finding]
     public var status: Severity
     @Nullable public var error: String?
@@ -180,7 +184,7 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case target, `protocol`, address, resolveMs, connectMs, tlsMs, handshakeMs, tls, sent, received, lossPercent, rttMs, jitterMs, states,
-            reconnects, serverHeartbeats, safeInterval, connectionLost, findings, status, error
+            reconnects, serverHeartbeats, safeInterval, connectionLost, stalls, stallSummary, findings, status, error
     }
 
     public init(target: String, protocol proto: String) {

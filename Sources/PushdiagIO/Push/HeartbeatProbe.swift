@@ -10,13 +10,19 @@ public final class HeartbeatProbe {
     /// After each heartbeat: its number, the heartbeats answered so far, its round trip (nil:
     /// not answered). For progress on a terminal.
     public var onHeartbeat: ((_ n: Int, _ answered: Int, _ rttMs: Double?) -> Void)?
+    /// Every heartbeat sent, with its time on the wall clock and its round trip: for the stalls.
+    public private(set) var heartbeats: [StallAnalysis.Heartbeat] = []
+
+    /// `heartbeat --interface`: the Wi-Fi link's events, joined with the bad heartbeats (stalls).
+    let link: LinkFollower?
 
     /// `address`: connect there, the host already resolved (and checked: the exporter's /probe);
-    /// else the host is resolved here.
-    public init(_ o: HeartbeatOptions, address: IPAddress? = nil, stop: @escaping () -> Bool = { false }) {
+    /// else the host is resolved here. `link`: followed while the heartbeats run, for the stalls.
+    public init(_ o: HeartbeatOptions, address: IPAddress? = nil, stop: @escaping () -> Bool = { false }, link: LinkFollower? = nil) {
         self.o = o
         self.address = address
         self.stop = stop
+        self.link = link
     }
 
     public func run() -> HeartbeatReport {
@@ -34,6 +40,7 @@ public final class HeartbeatProbe {
             HeartbeatAnalysis.conclude(&report, failure: f, options: o)
             return report
         }
+        link?.start()
         let session = HeartbeatSession(o, address: address, stop: stop)
         session.state(.setup)
         session.state(.preparing)
@@ -65,11 +72,13 @@ public final class HeartbeatProbe {
                 sent += 1
                 var reconnected = HeartbeatSession.ReconnectOutcome.connected
                 let outcome: HeartbeatOutcome
+                let sentNs = WallClock.nanoseconds()
                 do throws(ConnectionFailure) { outcome = try session.heartbeat(n) } catch {
                     // The heartbeat that met garbage was not answered, but it was not lost either.
                     if case .protocolViolation = error { sent -= 1 }
                     throw error
                 }
+                heartbeats.append(StallAnalysis.Heartbeat(sentNs: sentNs, rttMs: outcome.rttMs))
                 if let ms = outcome.rttMs {
                     received += 1
                     rtts.append(ms)
@@ -111,6 +120,13 @@ public final class HeartbeatProbe {
                 registered: session.registeredAt != nil, arrivals: session.serverArrivals,
                 registeredAt: session.registeredAt, acknowledged: session.serverAcknowledged,
                 timeoutS: o.serverHeartbeatTimeoutS, endedAt: Clock.ms(), pathIdleTimeoutS: o.pathIdleTimeoutS)
+        }
+        if let link {
+            let end = WallClock.nanoseconds()
+            let log = link.finish(at: end)
+            let stalls = StallAnalysis.explain(heartbeats: heartbeats, timeoutMs: o.timeoutMs, activities: log.finished(at: end), scansSeen: log.scansStarted)
+            report.stalls = stalls.stalls
+            report.stallSummary = stalls.summary
         }
         HeartbeatAnalysis.conclude(&report, failure: failure, options: o)
         return report

@@ -43,6 +43,15 @@ extension HeartbeatCommand {
     }
 
     /// Prints a report as --format asks, and exits with its status.
+    /// `--interface`: a link the heartbeats of one connection go out of.
+    func validateInterface() throws {
+        guard let interface else { return }
+        if clients != nil || findIdleTimeout {
+            throw ValidationError("--interface goes with the heartbeats of one connection, not with --clients or --find-idle-timeout")
+        }
+        guard if_nametoindex(interface) != 0 else { throw ValidationError("--interface \(interface): no such interface") }
+    }
+
     func finish(_ json: @autoclosure () throws -> String, _ text: @autoclosure () -> String, exitCode: Int32) throws -> Never {
         let output = format == .json ? try json() : text()
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")

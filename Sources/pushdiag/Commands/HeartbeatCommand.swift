@@ -84,6 +84,12 @@ struct HeartbeatCommand: ParsableCommand {
     var ladder: String?
     @OptionGroup var storm: StormFlags
 
+    @Option(
+        help: ArgumentHelp(
+            "The Wi-Fi interface the heartbeats go out of: its scans, channel switches, radar events, roams and disconnects (nl80211) are joined with the bad heartbeats (stalls).",
+            valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
+    var interface: String?
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -110,6 +116,7 @@ struct HeartbeatCommand: ParsableCommand {
         if limits.joinLimits == nil, let given = limits.typed.first(where: { $0.2 != nil }) {
             throw ValidationError("\(given.0.flag(given.1)) goes with --join-limits: it grades against the limits a join found")
         }
+        try validateInterface()
         if let clients {
             _ = try parseDuration(ramp, option: "--ramp")
             let most = DeviceEngine.maximumClients
@@ -126,7 +133,8 @@ struct HeartbeatCommand: ParsableCommand {
         if let rungs = try idleRungs() { return try runIdleTimeout(o, rungs: rungs) }
         if let clients, storm.storm { return try runStorm(o, clients: clients) }
         if let clients { return try runLoad(o, clients: clients) }
-        let probe = HeartbeatProbe(o, stop: { StopSignal.isRequested })
+        let link = try interface.map { i in try unknownOnFailure(json: format == .json ? .object : nil) { try LinkFollower(interface: i) } }
+        let probe = HeartbeatProbe(o, stop: { StopSignal.isRequested }, link: link)
         // On a terminal, a line that says how far it got (nothing on a pipe or in cron).
         let progress = Progress()
         probe.onHeartbeat = { n, answered, rtt in

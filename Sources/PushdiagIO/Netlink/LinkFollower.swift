@@ -1,0 +1,41 @@
+import Foundation
+import PushdiagCore
+
+/// nl80211's events of one Wi-Fi interface, read on a thread of their own into a
+/// `LinkActivityLog`: the scans, channel switches, radar events, roams and disconnects that
+/// `heartbeat --interface` joins its bad heartbeats with (`StallAnalysis.explain`). walk's
+/// `WalkLink` and the exporter's `InterfaceFollower` feed the same log from their own loops.
+public final class LinkFollower: @unchecked Sendable {
+    let watcher: RoamWatcher
+    let lock = NSLock()
+    var log: LinkActivityLog
+    var stopped = false
+    let done = DispatchSemaphore(value: 0)
+
+    /// Subscribes to nl80211's events for `interface`; throws when it is no Wi-Fi interface.
+    public init(interface: String) throws {
+        let transport = try LiveNetlink(protocol: Netlink.protocolGeneric)
+        watcher = try RoamWatcher(client: try NL80211Client(transport: transport), transport: transport, interface: interface, roamWindowSeconds: 5)
+        guard let ifindex = watcher.only else { throw WiFiError.noSuchInterface(interface) }
+        log = LinkActivityLog(ifindex: ifindex)
+        watcher.onEvent = { [unowned self] time, e in lock.withLock { log.add(e, at: time) } }
+    }
+
+    /// Reads the events until `finish`.
+    public func start() {
+        let me = self
+        Thread {
+            while !me.lock.withLock({ me.stopped }) {
+                do { _ = try me.watcher.next(timeoutMs: 100) } catch { Clock.sleep(ms: 100, stop: { me.lock.withLock { me.stopped } }) }
+            }
+            me.done.signal()
+        }.start()
+    }
+
+    /// Stops reading; the log as it stands at `endNs` (a scan still open ends there).
+    public func finish(at endNs: Int64) -> LinkActivityLog {
+        lock.withLock { stopped = true }
+        done.wait()
+        return lock.withLock { log }
+    }
+}
