@@ -51,9 +51,13 @@ import Testing
             return
         }
         #expect(interfaces.allSatisfy { $0.text?.hasPrefix("org.freedesktop.DBus.") == true }, "\(interfaces)")
-        // A call whose reply is read later.
+        // A call whose reply is read later: waited for, or looked for without blocking.
         let pending = try bus.send(daemonName, daemonPath, daemonName, "GetId")
         #expect(try pending.reply() == id)
+        let polled = try bus.send(daemonName, daemonPath, daemonName, "GetId")
+        for _ in 0..<500 where !polled.isCompleted { usleep(10_000) }
+        #expect(polled.isCompleted)
+        #expect(try polled.reply() == id)
 
         // Errors: the D-Bus error's name, never a crash.
         #expect(throws: SystemBusError.self) { try bus.call(daemonName, daemonPath, daemonName, "NoSuchMethod") }

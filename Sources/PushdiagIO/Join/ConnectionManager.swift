@@ -24,12 +24,13 @@ protocol Rejoiner: AnyObject {
     func drop() throws
     func restore() throws
     /// Once the cycle has ended: what the manager answered to the restore, if it failed (iwd's
-    /// Connect replies only when connected, so its answer comes after the steps).
-    func restoreFailure() -> String?
+    /// Connect replies only when connected, so its answer comes after the steps). `wait` false
+    /// (the run is being stopped): only an answer already there is read.
+    func restoreFailure(wait: Bool) -> String?
 }
 
 extension Rejoiner {
-    func restoreFailure() -> String? { nil }
+    func restoreFailure(wait: Bool) -> String? { nil }
 }
 
 /// An error of finding or asking a connection manager: one line naming it, exit 3.
@@ -203,8 +204,8 @@ final class IWDRejoiner: Rejoiner {
             throw RejoinError("iwd: \(error)")
         }
     }
-    func restoreFailure() -> String? {
-        guard let p = pending else { return nil }
+    func restoreFailure(wait: Bool) -> String? {
+        guard let p = pending, wait || p.isCompleted else { return nil }
         pending = nil
         do {
             _ = try p.reply()

@@ -369,7 +369,7 @@ public final class JoinRunner: @unchecked Sendable {
 
     func end() -> Int64 {
         // A restore the manager answered with a failure (iwd's Connect) fails the link's step.
-        if let failure = rejoiner?.restoreFailure() { add(WallClock.nanoseconds(), .stepFailed(.association, failure)) }
+        if let failure = rejoiner?.restoreFailure(wait: !stop()) { add(WallClock.nanoseconds(), .stepFailed(.association, failure)) }
         let t = WallClock.nanoseconds()
         add(t, .cycleEnd)
         return t

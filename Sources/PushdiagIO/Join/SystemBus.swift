@@ -102,11 +102,21 @@ public final class SystemBus {
     public final class Pending {
         let call: OpaquePointer
         let name: String
-        init(call: OpaquePointer, name: String) {
+        /// The bus's connection (kept alive by the SystemBus that sent the call).
+        weak var bus: SystemBus?
+        var connection: OpaquePointer? { bus?.connection }
+        init(call: OpaquePointer, name: String, bus: SystemBus) {
             self.call = call
             self.name = name
+            self.bus = bus
         }
         deinit { dbus_pending_call_unref(call) }
+
+        /// Whether the reply has come, read without blocking (what the bus has sent is taken in).
+        public var isCompleted: Bool {
+            if dbus_pending_call_get_completed(call) == 0, let c = connection { _ = dbus_connection_read_write_dispatch(c, 0) }
+            return dbus_pending_call_get_completed(call) != 0
+        }
 
         /// Waits for the reply (the call's own timeout bounds the wait).
         public func reply() throws(SystemBusError) -> [BusValue] {
@@ -129,7 +139,7 @@ public final class SystemBus {
             throw .failed(call: name, name: "not sent", message: "the connection to the system bus is closed")
         }
         dbus_connection_flush(connection)
-        return Pending(call: pending, name: name)
+        return Pending(call: pending, name: name, bus: self)
     }
 
     /// Whether a bus name has an owner now: asked before calling a manager, so that a call does
