@@ -42,10 +42,11 @@ struct HeartbeatTests {
         defer { server.stop() }
         let (j, r) = try heartbeat(["127.0.0.1:\(port)", "--count", "2", "--interval", "20ms"])
         #expect(r.status == 0 && j["stalls"] == nil && j["stall_summary"] == nil, "\(j.keys)")
-        // lo: "no such interface lo (or not a wireless interface)", or, on a machine without
+        // lo: "no such interface: lo (or not a wireless interface)", or, on a machine without
         // cfg80211, that nl80211 is not available.
         for (extra, said) in [
-            (["--interface", "lo"], ["interface lo", "nl80211 is not available"]), (["--interface", "nosuch0"], ["nosuch0: no such interface"]),
+            (["--interface", "lo"], ["lo (or not a wireless interface)", "nl80211 is not available"]),
+            (["--interface", "nosuch0"], ["nosuch0: no such interface"]),
             (["--interface", "lo", "--clients", "2"], ["--interface goes with"]), (["--interface", "lo", "--find-idle-timeout"], ["--interface goes with"]),
         ] {
             let bad = try pushdiag(["heartbeat", "127.0.0.1:\(port)", "--count", "2"] + extra)

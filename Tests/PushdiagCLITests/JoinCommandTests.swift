@@ -107,6 +107,20 @@ import Testing
         #expect(try cycles.first.map(text) == text(first), "the first cycle is not the whole recording's")
         let notes = cut["notes"] as? [String] ?? []
         #expect(notes.contains { $0.contains("breaks") && $0.contains("cycle 2, 3 left out") }, "\(notes)")
+        // packets.pcap cut inside its first record: nothing of the run is known, no cycle is
+        // reported, and nothing traps on a time before the first record.
+        try FileManager.default.copyItem(at: rec.appendingPathComponent("nl80211.pcap"), to: dir.appendingPathComponent("whole-nl80211.pcap"))
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("nl80211.pcap"))
+        try FileManager.default.moveItem(at: dir.appendingPathComponent("whole-nl80211.pcap"), to: dir.appendingPathComponent("nl80211.pcap"))
+        let packets = try Data(contentsOf: rec.appendingPathComponent("packets.pcap"))
+        try packets.prefix(24 + 20).write(to: dir.appendingPathComponent("packets.pcap"))
+        let none = try pushdiag(["join", "--replay", dir.path, "--format", "json"])
+        #expect(none.status == 3 && none.stderr.split(separator: "\n").count == 1, "\(none.status) \(none.stderr)")
+        let empty = try json(none.stdout)
+        #expect((empty["cycles"] as? [Any])?.isEmpty == true, "\(empty["cycles"] ?? "nil")")
+        #expect(
+            (empty["notes"] as? [String] ?? []).contains { $0.contains("breaks at its first record") && $0.contains("cycle 1, 2, 3 left out") },
+            "\(empty["notes"] ?? "nil")")
     }
 
     @Test func aBrokenRecordingIsOneLine() throws {

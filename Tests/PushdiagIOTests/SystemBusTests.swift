@@ -13,6 +13,7 @@ import Testing
     @Test(.enabled(if: TestPaths.which("dbus-daemon") != nil, "dbus-daemon is not installed"))
     func callsRepliesAndErrorsOfARealBus() throws {
         let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let socket = dir.appendingPathComponent("bus").path
         // Debian's session configuration (anyone may call anything), listening where the test says.
         let daemon = try Background(
@@ -20,6 +21,7 @@ import Testing
         defer { daemon.stop() }
         #expect(daemon.wait(for: "unix:path="), "\(daemon.output)")
         setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=\(socket)", 1)
+        defer { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") }
 
         let bus = try SystemBus()
         let daemonName = "org.freedesktop.DBus"
@@ -83,6 +85,5 @@ import Testing
         // The bus gone: a call fails, the process goes on (libdbus's shared connection would exit).
         daemon.stop()
         #expect(throws: SystemBusError.self) { try bus.call(daemonName, daemonPath, daemonName, "GetId", timeoutMs: 2000) }
-        unsetenv("DBUS_SYSTEM_BUS_ADDRESS")
     }
 }

@@ -36,7 +36,12 @@ extension Rejoiner {
 /// An error of finding or asking a connection manager: one line naming it, exit 3.
 public struct RejoinError: Error, CustomStringConvertible {
     public let description: String
-    init(_ d: String) { description = d }
+    /// The manager runs but does not manage the interface: `auto` may ask the next one.
+    public var notManaged = false
+    init(_ d: String, notManaged: Bool = false) {
+        description = d
+        self.notManaged = notManaged
+    }
 }
 
 enum Rejoiners {
@@ -67,7 +72,9 @@ enum Rejoiners {
                         tried.append("\(name) has no owner on the system bus")
                         continue
                     }
-                    do { return try make() } catch { tried.append("\(error)") }
+                    // A manager that has the interface but cannot rejoin it is the answer (its own
+                    // wpa_supplicant must not be asked behind its back); one without it is not.
+                    do { return try make() } catch let e as RejoinError where e.notManaged { tried.append("\(e)") }
                 }
             } else {
                 tried.append("no system bus (NetworkManager and iwd not asked)")
@@ -129,8 +136,14 @@ final class NetworkManagerRejoiner: Rejoiner {
     init(bus: SystemBus, interface: String) throws {
         self.bus = bus
         do {
-            guard let d = try bus.call(Self.service, Self.root, Self.service, "GetDeviceByIpIface", [.string(interface)]).first?.text else {
-                throw RejoinError("NetworkManager: no device path for \(interface)")
+            let found: String?
+            do { found = try bus.call(Self.service, Self.root, Self.service, "GetDeviceByIpIface", [.string(interface)]).first?.text } catch {
+                guard case .failed(_, "org.freedesktop.NetworkManager.UnknownDevice", _) = error else { throw error }
+                throw RejoinError("NetworkManager: it has no device \(interface)", notManaged: true)
+            }
+            guard let d = found else { throw RejoinError("NetworkManager: no device path for \(interface)") }
+            guard try bus.property(Self.service, d, Self.service + ".Device", "Managed") != .bool(false) else {
+                throw RejoinError("NetworkManager: \(interface) is not managed by it", notManaged: true)
             }
             device = d
             guard let active = try bus.property(Self.service, d, Self.service + ".Device", "ActiveConnection")?.text, active != "/" else {
@@ -182,7 +195,7 @@ final class IWDRejoiner: Rejoiner {
                 let (path, _) = all.first(where: { _, ifaces in
                     ifaces["net.connman.iwd.Device"]?["Name"]?.text == interface && ifaces["net.connman.iwd.Station"] != nil
                 })
-            else { throw RejoinError("iwd: no station \(interface) (is it in station mode, and managed by this iwd?)") }
+            else { throw RejoinError("iwd: no station \(interface) (is it in station mode, and managed by this iwd?)", notManaged: true) }
             station = path
             guard let n = all[path]?["net.connman.iwd.Station"]?["ConnectedNetwork"]?.text else {
                 throw RejoinError("iwd: \(interface) is not connected: there is no network to bring back")

@@ -69,8 +69,10 @@ public enum JoinReplay {
             let whole = windows.filter { $0.to <= first.timeNs }
             let left = windows.dropFirst(whole.count).map { String($0.cycle) }
             broken = first.why
+            // .min: broken at its first record, so nothing of it is known.
+            let at = first.timeNs == .min ? "at its first record" : "at \(Timestamp.rfc3339(nanoseconds: first.timeNs))"
             header.notes.append(
-                "the recording breaks at \(Timestamp.rfc3339(nanoseconds: first.timeNs)) (\(first.why))"
+                "the recording breaks \(at) (\(first.why))"
                     + (left.isEmpty ? "" : ": cycle \(left.joined(separator: ", ")) left out, not reported from part of its events"))
             windows = whole
             events.removeAll { $0.timeNs > first.timeNs }

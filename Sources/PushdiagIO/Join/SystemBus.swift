@@ -114,7 +114,11 @@ public final class SystemBus {
 
         /// Whether the reply has come, read without blocking (what the bus has sent is taken in).
         public var isCompleted: Bool {
-            if dbus_pending_call_get_completed(call) == 0, let c = connection { _ = dbus_connection_read_write_dispatch(c, 0) }
+            // A pending call completes when its reply is dispatched: read what is there, then
+            // dispatch all of it (one read_write_dispatch call does one or the other).
+            if dbus_pending_call_get_completed(call) == 0, let c = connection, dbus_connection_read_write(c, 0) != 0 {
+                while dbus_connection_dispatch(c) == DBUS_DISPATCH_DATA_REMAINS {}
+            }
             return dbus_pending_call_get_completed(call) != 0
         }
 
@@ -269,10 +273,12 @@ public final class SystemBus {
             case UInt8(ascii: "r"): return .structure(items)
             default:
                 // An array of dictionary entries whose keys are strings or paths: a dictionary.
+                // (Keys of another type stay an array of entries: nothing is dropped.)
                 if dbus_message_iter_get_element_type(&iter) == Int32(UInt8(ascii: "e")) {
                     var d: [String: BusValue] = [:]
                     for case .structure(let pair) in items where pair.count == 2 {
-                        if let k = pair[0].text { d[k] = pair[1] }
+                        guard let k = pair[0].text else { return .array(items) }
+                        d[k] = pair[1]
                     }
                     return .dictionary(d)
                 }

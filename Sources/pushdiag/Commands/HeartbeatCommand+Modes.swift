@@ -42,7 +42,6 @@ extension HeartbeatCommand {
         try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)
     }
 
-    /// Prints a report as --format asks, and exits with its status.
     /// `--interface`: a link the heartbeats of one connection go out of.
     func validateInterface() throws {
         guard let interface else { return }
@@ -52,6 +51,7 @@ extension HeartbeatCommand {
         guard if_nametoindex(interface) != 0 else { throw ValidationError("--interface \(interface): no such interface") }
     }
 
+    /// Prints a report as --format asks, and exits with its status.
     func finish(_ json: @autoclosure () throws -> String, _ text: @autoclosure () -> String, exitCode: Int32) throws -> Never {
         let output = format == .json ? try json() : text()
         print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
