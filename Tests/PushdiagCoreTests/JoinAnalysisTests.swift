@@ -252,6 +252,27 @@ import Testing
         #expect(kinds(scope: 0) == [.addressAdded("fe80::1/64")])
     }
 
+    /// An IPv6 address is usable once duplicate address detection has passed: announced tentative
+    /// (in the header's flags, or in IFA_FLAGS, which newer kernels send), it is not the cycle's
+    /// address yet; announced again without the flag, it is. A DAD failure never is. Removing a
+    /// tentative address still counts.
+    @Test func anIPv6AddressIsUsableOnceDADHasPassed() {
+        func kinds(header: UInt8 = 0, attribute: UInt32? = nil, removed: Bool = false) -> [JoinEvent.Kind] {
+            var b = NetlinkMessageBuilder(type: removed ? RTNetlink.delAddress : RTNetlink.newAddress, flags: 0, sequence: 0)
+            b.raw([10, 64, header, 0, 3, 0, 0, 0])
+            b.attribute(RTNetlink.ifaAddress, [0x20, 0x01, 0x0d, 0xb8] + [UInt8](repeating: 0, count: 11) + [7])
+            if let attribute { b.attribute(RTNetlink.ifaFlags, RTNetlink.le32(attribute)) }
+            return JoinEvent.rtnetlink([b.finish()], ifindex: 3, time: 0).map(\.kind)
+        }
+        #expect(kinds(header: 0x40).isEmpty)
+        #expect(kinds(attribute: 0x40).isEmpty)
+        #expect(kinds(header: 0x08).isEmpty)
+        // IFA_FLAGS, when present, is the whole of the flags (the header's byte holds the low 8).
+        #expect(kinds(header: 0x40, attribute: 0x200) == [.addressAdded("2001:db8::7/64")])
+        #expect(kinds() == [.addressAdded("2001:db8::7/64")])
+        #expect(kinds(header: 0x40, removed: true) == [.addressRemoved("2001:db8::7/64")])
+    }
+
     /// Seen through the lab's emulation: pushdiag's own stamps around connect, send and receive
     /// ran up to 21 ms from the packets. On a plain connection the TCP step and the first
     /// heartbeat are timed from the segments the interface saw; through TLS (a record may be a

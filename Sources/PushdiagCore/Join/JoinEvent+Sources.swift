@@ -25,12 +25,13 @@ extension JoinEvent.Kind {
     }
 
     /// An rtnetlink message about `ifindex`: its operstate, its addresses (not link-scope ones:
-    /// IPv6's fe80:: address comes back with the link by itself and reaches no push server), its
-    /// neighbours (every neighbour: the caller keeps the gateway's).
+    /// IPv6's fe80:: address comes back with the link by itself and reaches no push server; and
+    /// an IPv6 address is added when its duplicate address detection has passed, not while it is
+    /// tentative), its neighbours (every neighbour: the caller keeps the gateway's).
     public static func rtnetlink(_ m: Netlink.Message, ifindex: Int32) -> JoinEvent.Kind? {
         if let l = RTNetlink.link(m), l.index == ifindex, !l.removed, let s = l.operstate { return .operstate(s) }
         if let a = RTNetlink.address(m), a.ifindex == ifindex {
-            return a.isLinkScope ? nil : a.removed ? .addressRemoved(a.text) : .addressAdded(a.text)
+            return a.isLinkScope || (!a.removed && a.isTentative) ? nil : a.removed ? .addressRemoved(a.text) : .addressAdded(a.text)
         }
         if let n = RTNetlink.neighbour(m), n.ifindex == ifindex, let address = n.address { return .gateway(address, NeighbourState(nud: n.state)) }
         return nil

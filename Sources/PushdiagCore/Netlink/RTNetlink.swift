@@ -13,7 +13,9 @@ public enum RTNetlink {
     /// `RT_SCOPE_LINK`: an address good on its own link only.
     public static let scopeLink: UInt8 = 253
     /// `IFA_*`.
-    public static let ifaAddress: UInt16 = 1, ifaLocal: UInt16 = 2
+    public static let ifaAddress: UInt16 = 1, ifaLocal: UInt16 = 2, ifaFlags: UInt16 = 8
+    /// include/uapi/linux/if_addr.h
+    public static let ifaFlagDADFailed: UInt32 = 0x08, ifaFlagTentative: UInt32 = 0x40
     /// `RTA_*`.
     public static let rtaDst: UInt16 = 1, rtaOIF: UInt16 = 4, rtaGateway: UInt16 = 5, rtaPrefSrc: UInt16 = 7, rtaMetrics: UInt16 = 8
     public static let rtaTable: UInt16 = 15, rtaVia: UInt16 = 18, rtaxMTU: UInt16 = 2
@@ -65,6 +67,12 @@ public enum RTNetlink {
         public var scope: UInt8 = 0
         /// Good only on its own link (an IPv6 link-local address): no route to a push server.
         public var isLinkScope: Bool { scope == RTNetlink.scopeLink }
+        /// `IFA_F_*`: the header's 8 bits, or IFA_FLAGS' 32 when the kernel sends it.
+        public var flags: UInt32 = 0
+        /// IPv6 duplicate address detection has not finished (IFA_F_TENTATIVE) or found the
+        /// address in use (IFA_F_DADFAILED): not usable yet, or ever. The kernel announces the
+        /// address again without the flag once DAD has passed.
+        public var isTentative: Bool { flags & (RTNetlink.ifaFlagTentative | RTNetlink.ifaFlagDADFailed) != 0 }
         /// "10.40.0.2/24", as `ip addr` writes it.
         public var text: String { "\(address?.description ?? "?")/\(prefixLength)" }
     }
@@ -149,10 +157,12 @@ public enum RTNetlink {
     public static func address(_ m: Netlink.Message) -> Address? {
         guard m.type == newAddress || m.type == delAddress, m.payload.count >= 8, let index = m.payload.u32le(at: 4) else { return nil }
         var a = Address(ifindex: Int32(bitPattern: index), prefixLength: m.payload[1], address: nil, removed: m.type == delAddress, scope: m.payload[3])
+        a.flags = UInt32(m.payload[m.payload.startIndex + 2])
         var local: IPAddress?
         Netlink.forEachAttribute(m.payload.suffix(from: 8)) { t, v in
             if t == ifaLocal { local = IPAddress(bytes: v.nlBytes) }
             if t == ifaAddress { a.address = IPAddress(bytes: v.nlBytes) }
+            if t == ifaFlags, let f = v.nlU32 { a.flags = f }
         }
         if let local { a.address = local }
         return a
