@@ -17,14 +17,17 @@ lab_walk() {
   ip link add br1 type bridge && ip link set br1 up && ip addr add 10.41.0.1/24 dev br1
   $PD responder --listen 10.40.0.1:3000 > "$out/walk-responder.log" 2>&1 &
   local responder=$!
-  ip netns exec sta iw event -t > "$out/walk-iw-event.txt" 2>&1 &
+  # iw and ip stamp a line when they print it: into the VM's tmpfs, copied at the end (written
+  # over 9p, ip's carrier_up once came 173 ms after the walk's, in CI on 2026-11-26; join.sh's
+  # oracles moved to tmpfs for the same reason).
+  ip netns exec sta iw event -t > "$conf/walk-iw-event.txt" 2>&1 &
   local iw=$!
-  ip netns exec sta ip -ts monitor link address dev wlan2 > "$out/walk-ip-monitor.txt" 2>&1 &
+  ip netns exec sta ip -ts monitor link address dev wlan2 > "$conf/walk-ip-monitor.txt" 2>&1 &
   local ipmon=$!
   # ip monitor is listening once it prints a change made for it (an alias: nothing else moves).
   for i in $(seq 1 150); do
     ip -n sta link set dev wlan2 alias "lab $i"
-    [ -s "$out/walk-ip-monitor.txt" ] && break
+    [ -s "$conf/walk-ip-monitor.txt" ] && break
     sleep 0.2
   done
   rm -f "$places" && mkfifo "$places"
@@ -38,7 +41,7 @@ lab_walk() {
   sleep 2
   # 0. A fast transition refused for certain (ft-refused.sh, #32): the other AP, restarted with
   #    another passphrase, refuses it and the station falls back; then that AP as it was again.
-  lab_ft_refuse "$second" "$out/walk-iw-event.txt" "$out/walk-ft-refused" || return 1
+  lab_ft_refuse "$second" "$conf/walk-iw-event.txt" "$out/walk-ft-refused" || return 1
   [ "$(lab_bssid)" = "$first" ] || lab_roam "$first" || return 1
   sleep 2
   lab_roam "$second" || return 1            # 1. 802.11r (FT-PSK)
@@ -78,6 +81,7 @@ lab_walk() {
   exec 7>&-
   kill -TERM $responder; wait $responder 2>/dev/null
   kill $iw $ipmon; wait $iw $ipmon 2>/dev/null
+  cp "$conf/walk-iw-event.txt" "$conf/walk-ip-monitor.txt" "$out/"
   echo "$first $second $first $second $third" > "$out/walk-bssids.txt"
   ip netns exec sta $PD walk 10.40.0.1:3000 --interface wlan2 --format json --replay "$out/walk-rec" > "$out/walk-replay.json" 2> "$out/walk-replay.err"
   echo "lab: walk done (exit $(cat "$out/walk.status"))"
