@@ -30,19 +30,23 @@ public enum JoinReplay {
         let nlRecording = try ReplayNetlink(path: directory + "/nl80211.pcap", protocol: Netlink.protocolGeneric)
         let nl = try NL80211Client(transport: nlRecording)
         _ = try nl.interfaces()
-        do {
+        // Read to its end; a buffer the decoders refuse breaks it at the replay's time, a file
+        // that ends inside a record (or holds garbage) at its last whole record.
+        func drain(_ recording: ReplayNetlink, _ read: () throws -> Void) {
+            do { try read() } catch { breaks.append((recording.now, "\(error)")) }
+            if let e = recording.readError { breaks.append((recording.lastRecordNs, e)) }
+        }
+        drain(nlRecording) {
             while let (t, evs) = try nl.nextEvent(timeoutMs: 0) {
                 for e in evs { if let k = JoinEvent.Kind.nl80211(e, ifindex: header.ifindex) { events.append(JoinEvent(t, k)) } }
             }
-        } catch { breaks.append((nlRecording.now, "\(error)")) }
-        if let e = nlRecording.readError { breaks.append((nlRecording.lastRecordNs, e)) }
+        }
         let route = try ReplayNetlink(path: directory + "/rtnetlink.pcap", protocol: Netlink.protocolRoute)
         let ifindex = Int32(bitPattern: header.ifindex)
         events += JoinEvent.rtnetlink(try route.exchange(RTNetlink.addressDumpRequest(sequence: 1), dump: true), ifindex: ifindex, time: route.lastReceived)
-        do {
+        drain(route) {
             while let buf = try route.nextEvent(timeoutMs: 0) { events += JoinEvent.rtnetlink([buf], ifindex: ifindex, time: route.lastReceived) }
-        } catch { breaks.append((route.now, "\(error)")) }
-        if let e = route.readError { breaks.append((route.lastRecordNs, e)) }
+        }
         let packets = directory + "/packets.pcap"
         if FileManager.default.fileExists(atPath: packets) {
             let file: PcapFile

@@ -10,6 +10,7 @@ public final class LinkFollower: @unchecked Sendable {
     let lock = NSLock()
     var log: LinkActivityLog
     var stopped = false
+    var started = false
     let done = DispatchSemaphore(value: 0)
 
     /// Subscribes to nl80211's events for `interface`; throws when it is no Wi-Fi interface.
@@ -23,6 +24,7 @@ public final class LinkFollower: @unchecked Sendable {
 
     /// Reads the events until `finish`.
     public func start() {
+        lock.withLock { started = true }
         let me = self
         Thread {
             while !me.lock.withLock({ me.stopped }) {
@@ -32,10 +34,14 @@ public final class LinkFollower: @unchecked Sendable {
         }.start()
     }
 
-    /// Stops reading; the log as it stands at `endNs` (a scan still open ends there).
-    public func finish(at endNs: Int64) -> LinkActivityLog {
-        lock.withLock { stopped = true }
-        done.wait()
+    /// Stops reading (once; at once if it never started); the log as it stands. A scan still
+    /// open is ended by `LinkActivityLog.finished(at:)`.
+    public func finish() -> LinkActivityLog {
+        let wait = lock.withLock {
+            defer { stopped = true }
+            return started && !stopped
+        }
+        if wait { done.wait() }
         return lock.withLock { log }
     }
 }
