@@ -51,7 +51,18 @@ import Testing
         #expect(r.outcome == .keptAlive && r.silentS == 12.1 && r.keepAlives == 1 && r.stationFrames == 1, "\(r)")
         let report = APIdleReport.conclude(rungs: [r], bssMaxIdleS: 14.336, pathIdleTimeoutS: nil)
         #expect(report.keptS == 12.1 && report.droppedAfterS == nil && report.findings.first?.message.contains("keep-alives") == true)
-        // A keep-alive beside another frame: not silent, both counted.
+        // Keep-alives most of the frames: kept alive, the other frame named (a full lab run on
+        // CI, 2026-11-26: five keep-alives and one frame more in a 20 s rung).
+        let most = try #require(
+            APIdle.rung(
+                [
+                    Self.at(0, .silenceStart(idleS: 20)), Self.at(4, .keepAliveSent), Self.at(8, .keepAliveSent), Self.at(9, Self.arp),
+                    Self.at(12, .keepAliveSent), Self.at(16, .keepAliveSent), Self.at(19.5, .keepAliveSent), Self.at(20, .silenceEnd),
+                    Self.at(20.1, .push(.heartbeatAnswered)), Self.at(20.2, .rungEnd),
+                ]))
+        #expect(most.outcome == .keptAlive && most.silentS == 4 && most.keepAlives == 5 && most.stationFrames == 6, "\(most)")
+        #expect(most.detail.contains("(5, empty frames") && most.detail.contains("and 1 other frame of its own"), "\(most.detail)")
+        // A keep-alive beside as many other frames: not silent, both counted.
         let mixed = try #require(
             APIdle.rung([
                 Self.at(0, .silenceStart(idleS: 20)), Self.at(7.9, .keepAliveSent), Self.at(9, Self.arp), Self.at(20, .silenceEnd),

@@ -21,8 +21,8 @@ public enum APIdle {
         /// The station sent frames of its own during the rung, so its longest silence fell short
         /// of the rung (that silence was kept).
         case notSilent = "not_silent"
-        /// The station kept the association alive itself: its only frames were keep-alives (at
-        /// the AP's BSS Max Idle Period), and the AP kept it. Its limit for a silent station was
+        /// The station kept the association alive itself: keep-alives (at the AP's BSS Max Idle
+        /// Period) were most of its frames, and the AP kept it. Its limit for a silent station was
         /// not reached.
         case keptAlive = "kept_alive"
         /// The station itself ended the association (its manager, not the AP).
@@ -214,10 +214,14 @@ public enum APIdle {
                 "kept, but the station sent \(h) frame\(h == 1 ? "" : "s") the interface did not show (nl80211's count of frames sent to the AP: null or management frames, such as mac80211's probes of its AP), so the AP saw it active and the silence is not known\(spoke)"
             )
         }
-        if keepAlives > 0 && keepAlives == frames && kept < idle {
+        // Keep-alives most of the station's frames: they kept it (an ARP reply or a DHCP renewal
+        // beside them is named, not a reason to call the station busy).
+        if keepAlives * 2 > frames && kept < idle {
+            let others = frames - keepAlives
+            let besides = others == 0 ? "" : " and \(others) other frame\(others == 1 ? "" : "s") of its own"
             return rung(
                 .keptAlive, kept, nil,
-                "kept by the station's own keep-alives (\(keepAlives), empty frames to the AP at its BSS Max Idle Period): the longest silence was \(DurationText.format(kept))"
+                "kept by the station's own keep-alives (\(keepAlives), empty frames to the AP at its BSS Max Idle Period)\(besides): the longest silence was \(DurationText.format(kept))"
             )
         }
         if frames > 0 && kept < idle {
