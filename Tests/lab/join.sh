@@ -21,10 +21,13 @@ lab_wait_text() {
 lab_join_up() {
   local out=$1
   LAB_MEDIUM= LAB_AP_EXTRA="ap_max_inactivity=$LAB_JOIN_IDLE" lab_aps_up 6 || return 1
+  # --no-ping: dnsmasq otherwise pings an address no lease holds before offering it, and waits 3 s
+  # for an echo. iwd releases its lease on each disconnect, so its first offer came 3.1 s after
+  # its DISCOVER and the address steps' 4 s critical limit was crossed on CI (2026-11-26).
   dnsmasq --conf-file=/dev/null --interface=br0 --bind-interfaces --except-interface=lo \
     --dhcp-range=10.40.0.100,10.40.0.150,255.255.255.0,1h --dhcp-option=option:router,10.40.0.1 \
     --dhcp-option=option:dns-server,10.40.0.1 --address=/push.lab/10.40.0.1 --local=/lab/ --no-resolv --no-hosts \
-    --dhcp-leasefile="$conf/dnsmasq.leases" --pid-file="$conf/dnsmasq.pid" --log-dhcp --log-queries \
+    --no-ping --dhcp-leasefile="$conf/dnsmasq.leases" --pid-file="$conf/dnsmasq.pid" --log-dhcp --log-queries \
     --log-facility="$out/join-dnsmasq.log" || return 1
   cat > "$conf/udhcpc.sh" <<'SCRIPT'
 #!/bin/sh
@@ -114,7 +117,7 @@ lab_join() {
   # A delay on DNS's queries alone (netem behind a prio qdisc's filter on UDP port 53): the name
   # step takes it, no other.
   ip netns exec "$LAB_JOIN_NS" tc qdisc add dev wlan2 root handle 1: prio
-  ip netns exec "$LAB_JOIN_NS" tc qdisc add dev wlan2 parent 1:3 handle 30: netem delay 300ms
+  ip netns exec "$LAB_JOIN_NS" tc qdisc add dev wlan2 parent 1:3 handle 30: netem delay 1000ms
   ip netns exec "$LAB_JOIN_NS" tc filter add dev wlan2 parent 1:0 protocol ip u32 match ip dport 53 0xffff flowid 1:3
   ip netns exec "$LAB_JOIN_NS" tc qdisc show dev wlan2 > "$out/join-dns-delay-qdisc.txt"
   lab_join_run "$out" join-dns-delay push.lab:3000
@@ -231,22 +234,25 @@ lab_join_chan_switch() {
 }
 
 # lab_join_heartbeat_scans RESULTS_DIR: heartbeat --interface (#29's stalls explained) on the
-# station (on the Enterprise AP, channel 1 since the switch) while iw asks for scans of two other
-# channels: 120 heartbeats 250 ms apart, and three `iw scan trigger`s 6 s apart once the push
-# connection is established (ss says so). iw event -t on the station is the oracle (scan
-# started, scan finished); nothing else happens to the link meanwhile.
+# station (on the Enterprise AP, channel 1 since the switch) while iw asks for passive scans of
+# two other channels: 300 heartbeats 100 ms apart, and three `iw scan trigger`s 6 s apart once
+# the push connection is established (ss says so). A passive scan leaves the operating channel
+# for mac80211's 111 ms per channel, so a heartbeat sent off-channel waits longer than the stall
+# margin; active scans' 60 ms did too rarely (one scan of three here, none of three on CI,
+# 2026-11-26). iw event -t on the station is the oracle (scan started, scan finished); nothing
+# else happens to the link meanwhile.
 lab_join_heartbeat_scans() {
   local out=$1 iw hb
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
   ip netns exec "$LAB_JOIN_NS" iw event -t > "$conf/join-heartbeat-iw-event.txt" 2>&1 &
   iw=$!
-  ip netns exec "$LAB_JOIN_NS" $PD heartbeat 10.40.0.1:3000 --interface wlan2 --count 120 --interval 250ms --format json < /dev/null \
+  ip netns exec "$LAB_JOIN_NS" $PD heartbeat 10.40.0.1:3000 --interface wlan2 --count 300 --interval 100ms --format json < /dev/null \
     > "$out/join-heartbeat.json" 2> "$out/join-heartbeat.err" &
   hb=$!
   for _ in $(seq 1 150); do ip netns exec "$LAB_JOIN_NS" ss -tnH state established dst 10.40.0.1 | grep -q ':3000' && break; sleep 0.2; done
   for _ in 1 2 3; do
     sleep 6
-    ip netns exec "$LAB_JOIN_NS" iw dev wlan2 scan trigger freq 2437 2462 > /dev/null 2>&1
+    ip netns exec "$LAB_JOIN_NS" iw dev wlan2 scan trigger freq 2437 2462 passive > /dev/null 2>&1
   done
   wait $hb
   echo $? > "$out/join-heartbeat.status"
