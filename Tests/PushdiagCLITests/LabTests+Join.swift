@@ -19,8 +19,26 @@ extension LabTests {
     /// Netlink carries no kernel timestamp: a boundary pushdiag takes from an nl80211 or rtnetlink
     /// event is the time its thread received it, which under the lab's emulation lagged the
     /// kernel's own record (nlmon) by up to 13 ms once the binary was paged in (2026-11-26, seven
-    /// runs; 73 ms before). The oracle is that record, never another tool's receive time.
+    /// runs; 73 ms before), and now and then more: 25.6 ms once, and 55 ms once in CI with
+    /// NetworkManager's debug log running beside it (2026-11-26). The oracle is that record, never
+    /// another tool's receive time. Most boundaries are within `joinNetlinkToleranceMs`, and
+    /// every one within `netlinkLagMs`: an outlier is the emulator's scheduling; a boundary off by
+    /// more, or many off by less, is pushdiag taking the wrong event.
     static let joinNetlinkToleranceMs = 25.0
+    static let netlinkLagMs = 75.0
+    /// The share of a run's netlink boundaries allowed between the two.
+    static let netlinkOutlierShare = 0.1
+
+    /// Whether a heartbeat in flight from `t` for `flight` seconds overlapped one of `spans` (iw's
+    /// receive times of an activity's start and end): true or false when it did or did not by
+    /// more than `netlinkLagMs` at every edge, nil within that of an edge, where pushdiag's own
+    /// receive of the same events, as late as that under emulation, may fairly say either.
+    static func overlap(_ t: Double, _ flight: Double, _ spans: [(Double, Double)]) -> Bool? {
+        let lag = netlinkLagMs / 1000
+        if spans.contains(where: { $0.0 < t + flight - lag && $0.1 > t + lag }) { return true }
+        if !spans.contains(where: { $0.0 < t + flight + lag && $0.1 > t - lag }) { return false }
+        return nil
+    }
     static let joinPacketSteps: Set<String> = ["dhcp", "tcp_connect", "first_heartbeat"]
     /// The checks that grade the lab's timing: its TCG emulation runs DHCP, PEAP and the rest
     /// several times slower than hardware, so a rejoin may pass a field warning limit (1 s per
@@ -186,10 +204,14 @@ extension LabTests {
                 ),
             ]
             var compared = 0
+            var netlink: [(what: String, ms: Double)] = []
             for (n, steps) in try joinCycles(run).enumerated() {
                 for s in steps where s.status == "ok" {
                     let what = "\(run) cycle \(n + 1) \(s.name)"
-                    let tolerance = Self.joinPacketSteps.contains(s.name) ? Self.joinToleranceMs : Self.joinNetlinkToleranceMs
+                    let packets = Self.joinPacketSteps.contains(s.name)
+                    // A netlink boundary is checked against the outliers' bound here, and with the
+                    // others below.
+                    let tolerance = packets ? Self.joinToleranceMs : Self.netlinkLagMs
                     // The keys end at message 4's TX status when the detail says so, else at the operstate;
                     // EAP seen in TX status events runs between two of them.
                     let txTimed = s.detail.contains("control-port TX status")
@@ -198,12 +220,11 @@ extension LabTests {
                         ? ["key_handshake": (nil, controlPortTxStatus)]
                         : s.name == "eap" && txTimed ? ["eap": (controlPortTxStatus, controlPortTxStatus)] : oracle
                     if let o = oracle[s.name] {
-                        if let times = o.start, let t = s.start {
-                            #expect(Self.nearestMs(t, times) <= tolerance, "\(what) start: \(Self.nearestMs(t, times)) ms from the nearest")
-                            compared += 1
-                        }
-                        if let times = o.end, let t = s.end {
-                            #expect(Self.nearestMs(t, times) <= tolerance, "\(what) end: \(Self.nearestMs(t, times)) ms from the nearest")
+                        for (edge, times, t) in [("start", o.start, s.start), ("end", o.end, s.end)] {
+                            guard let times, let t else { continue }
+                            let ms = Self.nearestMs(t, times)
+                            #expect(ms <= tolerance, "\(what) \(edge): \(ms) ms from the nearest")
+                            if !packets { netlink.append(("\(what) \(edge)", ms)) }
                             compared += 1
                         }
                     }
@@ -215,6 +236,10 @@ extension LabTests {
                 }
             }
             #expect(compared >= 12, "\(run): \(compared) boundaries compared")
+            let late = netlink.filter { $0.ms > Self.joinNetlinkToleranceMs }
+            #expect(
+                Double(late.count) <= (Double(netlink.count) * Self.netlinkOutlierShare).rounded(.up),
+                "\(run): \(late.count) of \(netlink.count) netlink boundaries beyond \(Self.joinNetlinkToleranceMs) ms: \(late)")
         }
     }
 
@@ -336,11 +361,57 @@ extension LabTests {
             let lost = st["lost"] as? Bool == true
             let flight = lost ? HeartbeatOptions.defaultTimeoutMs / 1000 : try #require(st["rtt_ms"] as? Double, "\(st)") / 1000
             #expect(lost || flight * 1000 > slower, "\(st) is not slower than \(slower) ms")
-            let overlaps = spans.contains { $0.0 < t + flight && $0.1 > t }
+            guard let overlaps = Self.overlap(t, flight, spans) else { continue }
             #expect((st["cause"] as? String == "own_scan") == overlaps, "\(st): iw's scans \(spans)")
             if overlaps { own += 1 }
         }
         #expect(own >= 1, "no heartbeat was slowed by iw's scans \(spans): \(stalls)")
+    }
+}
+
+/// walk --scan-every and the co-channel count (#29; join.sh's lab_join_scan_every): the station
+/// on the Enterprise AP at 2412, where ap1 (another SSID) shares the channel. Every scan iw saw
+/// start during the walk is one the walk asked for, and the walk's co-channel count is the BSSs
+/// iw's scan dump shows on the station's channel at -82 dBm or above.
+extension LabTests {
+    @Test func walkScanEveryAsksForItsScansAndCountsTheCoChannelAP() throws {
+        let status = try text("join/join-scan-every-walk.status").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(["0", "1"].contains(status), "\(peek("join/join-scan-every-walk.err"))")
+        let report = try object("join/join-scan-every-walk.json")
+        let summary = try #require(report["stall_summary"] as? [String: Any], "\(report.keys)")
+        let started = try text("join/join-scan-every-iw-event.txt").split(separator: "\n").filter { $0.contains("wlan2 (phy") && $0.contains("scan started") }
+        // 25 s after the push connection was ready, one scan every 10 s from the walk's first sample.
+        let requested = try #require(summary["scans_requested"] as? Int)
+        #expect(requested >= 2 && requested == started.count && summary["scans_seen"] as? Int == started.count, "\(summary), iw: \(started)")
+        // A bad heartbeat during one of the walk's scans is named as the walk's own.
+        for st in report["stalls"] as? [[String: Any]] ?? [] where st["cause"] as? String == "own_scan" {
+            #expect((st["detail"] as? String ?? "").hasPrefix("pushdiag's scan (--scan-every)"), "\(st)")
+        }
+        // iw's scan dump: "BSS 02:00:00:00:00:00(on wlan2) -- associated", then "\tfreq: 2412",
+        // "\tsignal: -30.00 dBm", "\tSSID: ward-3".
+        var bsses: [(bssid: String, freq: Int?, signal: Double?, ssid: String?, associated: Bool)] = []
+        for line in try text("join/join-scan-every-scan-dump.txt").split(separator: "\n") {
+            if line.hasPrefix("BSS ") {
+                bsses.append((String(line.dropFirst(4).prefix(17)), nil, nil, nil, line.contains("associated")))
+                continue
+            }
+            guard !bsses.isEmpty else { continue }
+            let field = line.trimmingCharacters(in: .whitespaces)
+            if field.hasPrefix("freq: ") { bsses[bsses.count - 1].freq = Double(field.dropFirst(6)).map { Int($0) } }
+            if field.hasPrefix("signal: ") { bsses[bsses.count - 1].signal = Double(field.dropFirst(8).prefix { $0 != " " }) }
+            if field.hasPrefix("SSID: ") { bsses[bsses.count - 1].ssid = String(field.dropFirst(6)) }
+        }
+        let current = try #require(bsses.first { $0.associated }, "\(bsses)")
+        let cochannel = bsses.filter { !$0.associated && $0.freq == current.freq && ($0.signal ?? -.infinity) >= -82 }
+        #expect(cochannel.contains { $0.ssid != current.ssid }, "no BSS of another SSID on \(current.freq ?? 0) MHz: \(bsses)")
+        let coverage = try #require(report["coverage"] as? [[String: Any]])
+        #expect(
+            coverage.compactMap { $0["cochannel_above_82"] as? Int }.max() == cochannel.count
+                && coverage.allSatisfy { ($0["samples_with_scan"] as? Int ?? 0) > 0 },
+            "\(coverage), iw: \(cochannel)")
+        // ward-3-eap has one BSS: a place covered by one alone, as iw's dump counts it.
+        let ssidAbove67 = bsses.filter { $0.ssid == current.ssid && ($0.signal ?? -.infinity) >= -67 }.count
+        #expect(ssidAbove67 == 1 && coverage.allSatisfy { $0["bss_above_67"] as? Int == ssidAbove67 }, "\(coverage), iw: \(bsses)")
     }
 }
 
@@ -391,7 +462,8 @@ extension LabTests {
             try joinPackets("join-ap-idle", filter: "frame.time_epoch < \(drop.time)", fields: ["eth.src"]).filter { $0.fields.first != nil }
                 .last { p in p.fields[0] == (try? text("join/join-ap-idle-station.txt").trimmingCharacters(in: .whitespacesAndNewlines)) })
         let oracle = drop.time - station.time
-        #expect(abs(oracle - dropped) * 1000 <= Self.joinNetlinkToleranceMs, "oracle \(oracle) s, pushdiag \(dropped) s")
+        // Two receive times of one event (iw's and pushdiag's): within the netlink lag.
+        #expect(abs(oracle - dropped) * 1000 <= Self.netlinkLagMs, "oracle \(oracle) s, pushdiag \(dropped) s")
         // The safe interval is the lowest limit: the longest silence kept (about 3 s), below the BSS
         // Max Idle Period advertised (5 s in units of 1,000 TU, rounded down) and the 5 minutes
         // given; the drop, its check period in it, is no limit when a rung was kept.
@@ -432,7 +504,7 @@ extension LabTests {
         let stalls = try #require(report["stalls"] as? [[String: Any]], "\(report.keys)")
         // iw stamps an event when it reads it, up to tens of ms after the kernel sent it; pushdiag
         // stamps it the same way.
-        let slack = Self.joinNetlinkToleranceMs / 1000
+        let slack = Self.netlinkLagMs / 1000
         var named = 0
         for st in stalls {
             let t = try #require((st["time"] as? String).flatMap(Self.unixTime), "\(st)")

@@ -206,7 +206,9 @@ extension LabTests {
             let lost = st["lost"] as? Bool == true
             let flight = lost ? timeout : try #require(st["rtt_ms"] as? Double, "\(st)") / 1000
             #expect(lost || flight * 1000 > slower, "\(st) is not slower than \(slower) ms")
-            let overlaps = spans.contains { $0.0 < t + flight && $0.1 > t }
+            // Within the netlink lag of an edge either is fair (a scan iw saw start 18 ms before a
+            // 1.4 s heartbeat's answer, which pushdiag's own receive put after it, CI of 2026-11-26).
+            guard let overlaps = Self.overlap(t, flight, spans) else { continue }
             #expect((st["cause"] as? String == "own_scan") == overlaps, "\(st): iw's scans \(spans)")
         }
     }

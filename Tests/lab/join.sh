@@ -127,6 +127,7 @@ lab_join() {
   lab_join_ap_idle "$out" || echo "lab: join's AP idle ladder could not be set up"
   lab_join_chan_switch "$out" || echo "lab: the channel switch could not be set up"
   lab_join_heartbeat_scans "$out" || echo "lab: heartbeat's scans could not be set up"
+  lab_join_scan_every "$out" || echo "lab: walk --scan-every could not be set up"
   cp "$conf/udhcpc.log" "$out/join-udhcpc.log"; cp "$conf/wpa-join.log" "$out/join-wpa.log"
   lab_join_managers "$out"
   kill -TERM $responder; wait $responder 2> /dev/null
@@ -259,6 +260,30 @@ lab_join_heartbeat_scans() {
   kill $iw; wait $iw 2> /dev/null
   cp "$conf/join-heartbeat-iw-event.txt" "$out/"
   echo "lab: heartbeat's scans done (exit $(cat "$out/join-heartbeat.status"))"
+}
+
+# lab_join_scan_every RESULTS_DIR: walk --scan-every (#29) on the station, on the Enterprise AP
+# (ward-3-eap) at 2412 since the channel switch, where ap1 (ward-3: another SSID) shares the
+# channel. The walk asks for a scan every 10 s (of the channels its SSID was seen on) and is
+# interrupted 25 s after its push connection is ready. Oracles: iw event -t on the station (a
+# connected wpa_supplicant without bgscan does not scan, so every scan started is the walk's) and
+# iw's scan dump at the end (the BSSs on the station's channel, for the co-channel count).
+lab_join_scan_every() {
+  local out=$1 iw walk
+  lab_wait_connected 60 02:00:00:00:01:00 || return 1
+  ip netns exec "$LAB_JOIN_NS" iw event -t > "$conf/join-scan-every-iw-event.txt" 2>&1 &
+  iw=$!
+  ip netns exec "$LAB_JOIN_NS" $PD walk 10.40.0.1:3000 --interface wlan2 --scan-every 10s --format json < /dev/null \
+    > "$out/join-scan-every-walk.json" 2> "$out/join-scan-every-walk.err" &
+  walk=$!
+  for _ in $(seq 1 600); do grep -q "push connection ready" "$out/join-scan-every-walk.err" 2> /dev/null && break; sleep 0.2; done
+  sleep 25
+  kill -TERM $walk; wait $walk
+  echo $? > "$out/join-scan-every-walk.status"
+  kill $iw; wait $iw 2> /dev/null
+  ip netns exec "$LAB_JOIN_NS" iw dev wlan2 scan dump > "$out/join-scan-every-scan-dump.txt" 2>&1
+  cp "$conf/join-scan-every-iw-event.txt" "$out/"
+  echo "lab: walk --scan-every done (exit $(cat "$out/join-scan-every-walk.status"))"
 }
 
 # lab_join_managers RESULTS_DIR: the station's manager becomes iwd, then NetworkManager, on a

@@ -47,6 +47,12 @@ public final class WalkLink {
     /// `--scan-every`, in ns of the walk's clock (nil: never ask for a scan).
     let scanEveryNs: Int64?
     var lastTriggerNs: Int64?
+    /// `--scan-every`: a scan's results came (NEW_SCAN_RESULTS on the interface), so the next
+    /// sample reads the cache. Read only every `scanEvery` samples, at the sample that asked for
+    /// the scan, the entries a walk paid a stall for were 10 s old at the next read, too old for
+    /// the lens (the lab's walk of 2026-11-26: 0 of 51 samples fresh). Walks without the option
+    /// read as before, so their recordings replay as they were made.
+    var resultsPending = false
     /// Why the scans asked for stopped (no CAP_NET_ADMIN), once.
     var triggerRefused = false
     /// The channels each SSID's BSSs were seen on in the scan cache's reads so far.
@@ -74,7 +80,10 @@ public final class WalkLink {
         self.sampleMs = sampleMs
         scanEveryNs = scanEverySeconds.map { Int64($0 * 1e9) }
         activity = LinkActivityLog(ifindex: i)
-        watcher.onEvent = { [unowned self] time, e in activity.add(e, at: time) }
+        watcher.onEvent = { [unowned self] time, e in
+            activity.add(e, at: time)
+            if scanEveryNs != nil, case .newScanResults(let i) = e, i == ifindex { resultsPending = true }
+        }
     }
 
     /// Follows the link until `stop` (live) or the end of the recording (replay). Throws when
@@ -164,7 +173,8 @@ public final class WalkLink {
         let time = transport.lastReceived
         let station: NL80211.Station?
         do { station = try WiFiSampler.stations(client, interface: iface, bssid: apBssid).first } catch { throw WiFiError.netlink(error) }
-        if sampleCount % scanEvery == 0 {
+        if sampleCount % scanEvery == 0 || resultsPending {
+            resultsPending = false
             let scan: [NL80211.ScanBSS]
             do { scan = try client.scan(ifindex: ifindex) } catch { throw WiFiError.netlink(error) }
             let believed = profile?.signal != .unreliable
