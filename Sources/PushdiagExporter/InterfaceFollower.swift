@@ -61,15 +61,18 @@ public final class InterfaceFollower: Sendable {
     func sampleLoop() {
         let subject = "wifi \(name)"
         var client: NL80211Client?
+        var transport: NetlinkTransport?
         var iface: NL80211.Interface?
         var scan: [NL80211.ScanBSS] = []
+        var scanAt: Int64 = 0
         var previous: WiFiSample?
         var driver: String?
         while !isStopped {
             do {
                 if client == nil {
-                    let transport = try NetlinkSource.open(protocol: Netlink.protocolGeneric, record: nil, replay: replay).0
-                    client = try NL80211Client(transport: transport)
+                    let t = try NetlinkSource.open(protocol: Netlink.protocolGeneric, record: nil, replay: replay).0
+                    transport = t
+                    client = try NL80211Client(transport: t)
                     previous = nil
                     // sysfs's driver, once per socket (a replay knows none).
                     driver = replay == nil ? DriverName.of(interface: name) : nil
@@ -81,11 +84,14 @@ public final class InterfaceFollower: Sendable {
                 if iface == nil || replay == nil {
                     iface = try WiFiSampler.chooseInterface(c, name: name)
                     scan = try c.scan(ifindex: iface!.ifindex)
+                    scanAt = transport?.lastReceived ?? 0
                 }
                 let sample = try WiFiSampler.sample(c, ifindex: iface!.ifindex, bssid: scan.first(where: \.associated)?.bssid)
                 metrics.gauge(MetricFamily.wifiUp).set(1.0)
                 if let previous {
-                    publish(WiFiAnalysis.report(interface: iface!, samples: [previous, sample], scan: scan, thresholds: Thresholds(), driver: driver))
+                    let report = WiFiAnalysis.report(interface: iface!, samples: [previous, sample], scan: scan, thresholds: Thresholds(), driver: driver)
+                    publish(report)
+                    publishLens(report, scan: scan, readAt: scanAt, now: sample.time)
                     log.change(subject, "sampling")
                 }
                 // Live, each value covers the last interval; from a recording, the whole
@@ -125,6 +131,31 @@ public final class InterfaceFollower: Sendable {
             [("source", r.retransmissionSource?.rawValue ?? ""), ("trust", r.retransmissionTrust?.rawValue ?? "")], r.retransmissionPercent.map { $0 / 100 })
         value("signal", r.signalUnknown, MetricFamily.signal, [("bssid", r.bssid?.description ?? "")], r.signalDbm.map(Double.init))
         metrics.only(MetricFamily.snr, [], r.snrDb.map(Double.init))
+    }
+
+    /// Through the iPhone's eyes (`IPhoneLens.moment`), at each sample: whether an iPhone on
+    /// this BSS would roam now, its best candidate's margin, and the coverage counts, all from
+    /// scan cache entries younger than the lens's limit (pushdiag asks for no scan here: the
+    /// system's own scans fill the cache). The report's scan entries carry the driver's belief in
+    /// their signals; their ages come from the same read.
+    func publishLens(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64) {
+        let lens = IPhoneLens()
+        var ages: [MACAddress: Double] = [:]
+        for b in scan { if let a = b.seenMsAgo { ages[b.bssid] = min(ages[b.bssid] ?? .infinity, Double(a)) } }
+        let m = lens.moment(
+            timeNs: now, bssid: r.bssid, ssid: r.ssid, freqMhz: r.frequencyMhz, signalDbm: r.signalDbm, readAtNs: min(readAt, now),
+            entries: r.bss.map { WalkBSS($0, ageMs: ages[$0.bssid]) })
+        let unknown: String? =
+            m.fresh == 0
+            ? "no scan cache entry younger than \(NumberText.format(lens.staleAfterMs / 1000)) s (nothing scanned lately)"
+            : m.roamIdle == nil ? "the AP's signal is not known" : nil
+        metrics.only(MetricFamily.unknown, [("value", "iphone_lens"), ("reason", unknown ?? "")], unknown == nil ? nil : 1, scope: [("value", "iphone_lens")])
+        for (traffic, v) in [("true", m.roamWithTraffic), ("false", m.roamIdle)] {
+            metrics.only(MetricFamily.lensRoam, [("traffic", traffic)], v.map { $0 ? 1 : 0 }, scope: [("traffic", traffic)])
+        }
+        metrics.only(MetricFamily.lensMargin, [], m.bestCandidateMarginDb)
+        metrics.only(MetricFamily.coverageBSS, [], m.bssAbove67.map(Double.init))
+        metrics.only(MetricFamily.cochannelBSS, [], m.cochannelAbove82.map(Double.init))
     }
 
     // MARK: Events

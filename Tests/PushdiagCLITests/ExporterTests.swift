@@ -453,6 +453,27 @@ import Testing
                 }
             }
             #expect(value(m, "pushdiag_signal_dbm") == (expected["signal_dbm"] as? Double), "\(fixture)")
+            // Through the iPhone's eyes: the lens's rules on the scan entries wifi lists (the
+            // recordings' entries were seen within the last second), or said unknown.
+            let lensUnknown = value(m, "pushdiag_wifi_value_unknown", ["value": "iphone_lens"])
+            if fixture == "wifi-weak-signal" { #expect(lensUnknown == nil, "\(fixture): the lens said unknown: \(m)") }
+            if lensUnknown == nil, let own = expected["signal_dbm"] as? Double {
+                let bss = expected["bss"] as? [[String: Any]] ?? []
+                let others = bss.filter { $0["current"] as? Bool != true && $0["ssid"] as? String == expected["ssid"] as? String }
+                    .compactMap { $0["signal_dbm"] as? Double }
+                let best = others.max()
+                #expect(value(m, "pushdiag_iphone_candidate_margin_db", ["interface": "wlan2"]) == best.map { $0 - own }, "\(fixture): \(m)")
+                for (traffic, margin) in [("true", 8.0), ("false", 12.0)] {
+                    let roams = own < -70 && (best.map { $0 - own >= margin } ?? false)
+                    #expect(value(m, "pushdiag_iphone_would_roam", ["interface": "wlan2", "traffic": traffic]) == (roams ? 1 : 0), "\(fixture): \(m)")
+                }
+                #expect(value(m, "pushdiag_roaming_coverage_bss") == Double((others + [own]).filter { $0 >= -67 }.count), "\(fixture)")
+                let cochannel = bss.filter {
+                    $0["current"] as? Bool != true && $0["frequency_mhz"] as? Int == expected["frequency_mhz"] as? Int
+                        && ($0["signal_dbm"] as? Double ?? -200) >= -82
+                }
+                #expect(value(m, "pushdiag_cochannel_bss") == Double(cochannel.count), "\(fixture)")
+            }
         }
 
         // Roams: as many as watch finds in the same recording, each graded.

@@ -163,6 +163,29 @@ struct IPhoneLensTests {
         #expect(none.bssAbove67 == nil && none.cochannelAbove82 == nil && none.samplesWithScan == 0 && none.bandShares.band24 == 0.667)
     }
 
+    /// The lens at one moment (the exporter's samples): the same rules on the same scan entries
+    /// as a walk's sample, each at its boundary, aged from the read to the moment.
+    @Test func aMomentIsTheRulesAtOneSample() {
+        let lens = IPhoneLens()
+        func at(_ dbm: Int?, _ entries: [WalkBSS], readAt: Int64 = 5 * s) -> IPhoneLens.Moment {
+            lens.moment(timeNs: 5 * s, bssid: ap1, ssid: "ward", freqMhz: 2412, signalDbm: dbm, readAtNs: readAt, entries: entries)
+        }
+        // -75 on ap1, ap2 exactly 8 dB stronger: a roam with traffic, not idle (12 dB).
+        let eight = at(-75, [entry(ap2, -67, freq: 2412), entry(other, -82, freq: 2412, ssid: "guest")])
+        #expect(
+            eight == IPhoneLens.Moment(fresh: 2, bestCandidateMarginDb: 8, roamWithTraffic: true, roamIdle: false, bssAbove67: 1, cochannelAbove82: 2),
+            "\(eight)")
+        // -70.0 exactly does not trigger, whatever the candidate; 12 dB idle does below it.
+        #expect(at(-70, [entry(ap2, -40)]).roamWithTraffic == false && at(-70, [entry(ap2, -40)]).roamIdle == false)
+        #expect(at(-71, [entry(ap2, -59)]).roamIdle == true && at(-71, [entry(ap2, -59.01)]).roamIdle == false)
+        // An entry 10.1 s old at the moment (9.9 s at a read 0.2 s before) is stale: nothing judged.
+        let stale = at(-80, [entry(ap2, -40, age: 9_900)], readAt: 4_800_000_000)
+        #expect(stale == IPhoneLens.Moment(fresh: 0), "\(stale)")
+        // Without the station's signal only the counts are known.
+        let blind = at(nil, [entry(ap2, -60)])
+        #expect(blind.roamWithTraffic == nil && blind.bestCandidateMarginDb == nil && blind.bssAbove67 == 1 && blind.fresh == 1, "\(blind)")
+    }
+
     /// Every rule of the table has a source, and the numbers are the ones the issue names.
     @Test func theRulesTableHoldsTheDocumentedNumbers() {
         let r = IOSRoamingRule.self

@@ -62,21 +62,72 @@ extension IPhoneLens {
             var above: [Int] = []
             var cochannel: [Int] = []
             for v in here where !v.fresh.isEmpty {
-                let s = v.sample
-                var ssidSignals = v.candidates(besides: s.bssid, ssid: v.ssid, offset: off).map(\.dbm)
-                if let b = s.bssid, let own = v.signal(b, offset: off) { ssidSignals.append(own) }
-                above.append(ssidSignals.filter { $0 >= IOSRoamingRule.coverage.value }.count)
-                if let f = s.freqMhz {
-                    cochannel.append(
-                        v.fresh.filter {
-                            $0.freqMhz == f && $0.bssid != s.bssid && ($0.signalDbm.map { $0 + off } ?? -.infinity) >= IOSRoamingRule.coChannel.value
-                        }
-                        .count)
-                }
+                let c = counts(v, offset: off)
+                above.append(c.above)
+                if let n = c.cochannel { cochannel.append(n) }
             }
             return WalkPlaceCoverage(
                 place: name, samples: here.count, samplesWithScan: here.filter { !$0.fresh.isEmpty }.count, bssAbove67: above.min(), bssAbove67Max: above.max(),
                 cochannelAbove82: cochannel.max(), bandShares: BandShares(frequencies: here.compactMap(\.sample.freqMhz)))
         }
+    }
+}
+
+extension IPhoneLens {
+    /// A view's coverage counts: BSSs of the SSID at or above `IOSRoamingRule.coverage` (the
+    /// station's own counted with its station signal), and BSSs of any SSID on the station's
+    /// channel (another BSSID) at or above `IOSRoamingRule.coChannel` (nil: the channel is not known).
+    func counts(_ v: View, offset off: Double) -> (above: Int, cochannel: Int?) {
+        let s = v.sample
+        var ssidSignals = v.candidates(besides: s.bssid, ssid: v.ssid, offset: off).map(\.dbm)
+        if let b = s.bssid, let own = v.signal(b, offset: off) { ssidSignals.append(own) }
+        let cochannel = s.freqMhz.map { f in
+            v.fresh.filter { $0.freqMhz == f && $0.bssid != s.bssid && ($0.signalDbm.map { $0 + off } ?? -.infinity) >= IOSRoamingRule.coChannel.value }
+                .count
+        }
+        return (ssidSignals.filter { $0 >= IOSRoamingRule.coverage.value }.count, cochannel)
+    }
+
+    /// The lens at one moment, for a resident process that samples the link (the exporter): what
+    /// an iPhone on the station's BSS would do now, and the coverage counts there. Judged only on
+    /// scan entries younger than `staleAfterMs` (`fresh` 0: nothing is judged, every value nil).
+    public struct Moment: Sendable, Equatable {
+        /// The fresh scan entries the moment was judged on.
+        public var fresh: Int
+        /// The strongest fresh BSS of the SSID less the station's own signal, dB (the offset
+        /// cancels); nil without either.
+        public var bestCandidateMarginDb: Double?
+        /// An iPhone on this BSS would roam now, passing traffic and idle (`choose`); nil when the
+        /// station's signal is not known.
+        public var roamWithTraffic: Bool?
+        public var roamIdle: Bool?
+        public var bssAbove67: Int?
+        public var cochannelAbove82: Int?
+
+        public init(
+            fresh: Int, bestCandidateMarginDb: Double? = nil, roamWithTraffic: Bool? = nil, roamIdle: Bool? = nil, bssAbove67: Int? = nil,
+            cochannelAbove82: Int? = nil
+        ) {
+            (self.fresh, self.bestCandidateMarginDb, self.roamWithTraffic, self.roamIdle, self.bssAbove67, self.cochannelAbove82) =
+                (fresh, bestCandidateMarginDb, roamWithTraffic, roamIdle, bssAbove67, cochannelAbove82)
+        }
+    }
+
+    /// The moment `timeNs` of a station on `bssid` (its signal as the station entry gives it), with
+    /// the scan cache read at `readAtNs` (`entries`, each with its age then; aged by the time since).
+    public func moment(timeNs: Int64, bssid: MACAddress?, ssid: String?, freqMhz: Int?, signalDbm: Int?, readAtNs: Int64, entries: [WalkBSS]) -> Moment {
+        let sample = WalkSample(timeNs: timeNs, bssid: bssid, ssid: ssid, freqMhz: freqMhz, signalDbm: signalDbm)
+        guard let v = views([sample], scans: [WalkScan(timeNs: readAtNs, entries: entries)], heartbeats: []).first, !v.fresh.isEmpty else {
+            return Moment(fresh: 0)
+        }
+        let off = signalOffsetDb
+        let c = counts(v, offset: off)
+        var m = Moment(fresh: v.fresh.count, bssAbove67: c.above, cochannelAbove82: c.cochannel)
+        guard let b = bssid, let current = v.signal(b, offset: off) else { return m }
+        let candidates = v.candidates(besides: b, ssid: v.ssid, offset: off)
+        m.bestCandidateMarginDb = candidates.map(\.dbm).max().map { NumberText.rounded($0 - current) }
+        m.roamWithTraffic = Self.choose(current: current, candidates: candidates, traffic: true) != nil
+        m.roamIdle = Self.choose(current: current, candidates: candidates, traffic: false) != nil
+        return m
     }
 }
