@@ -82,13 +82,15 @@ CONF
 # lab_medium_walk_start RESULTS_DIR NAME NS IF: iw event and a walk on IF in NS (files NAME-*),
 # the places typed to it read from the FIFO /run/NAME-places; it walks until interrupted, as on
 # site (its start under emulation takes 10 to 25 s, which a --duration would take from the walk).
+# iw's events and the walk's recording go to the VM's tmpfs, copied at the end: written over 9p,
+# a write holds the next line's or message's stamp up (walk.sh says by how much).
 lab_medium_walk_start() {
   local out=$1 name=$2 ns=$3 dev=$4
-  ip netns exec "$ns" iw event -t > "$out/$name-iw-event.txt" 2>&1 &
+  ip netns exec "$ns" iw event -t > "$conf/$name-iw-event.txt" 2>&1 &
   echo $! > "$conf/$name-iw.pid"
   rm -f "/run/$name-places" && mkfifo "/run/$name-places"
   ip netns exec "$ns" $PD walk 10.40.0.1:3000 --interface "$dev" --location corridor --format json \
-    --record "$out/$name-rec" < "/run/$name-places" > "$out/$name-walk.json" 2> "$out/$name-walk.err" &
+    --record "$conf/$name-rec" < "/run/$name-places" > "$out/$name-walk.json" 2> "$out/$name-walk.err" &
   echo $! > "$conf/$name-walk.pid"
 }
 
@@ -104,6 +106,8 @@ lab_medium_walk_end() {
   wait "$(cat "$conf/$2-walk.pid")"
   echo $? > "$1/$2-walk.status"
   kill "$(cat "$conf/$2-sampler.pid")" "$(cat "$conf/$2-iw.pid")" 2> /dev/null
+  cp "$conf/$2-iw-event.txt" "$1/"
+  rm -rf "$1/$2-rec" && cp -r "$conf/$2-rec" "$1/"
   wpa_cli -i "$3" status > "$1/$2-wpa-status.txt" 2>&1
   echo "lab: medium walk $2 done (exit $(cat "$1/$2-walk.status"), on $(sed -n 's/^bssid=//p' "$1/$2-wpa-status.txt"))"
 }

@@ -31,13 +31,16 @@ lab_walk() {
     sleep 0.2
   done
   rm -f "$places" && mkfifo "$places"
-  ip netns exec sta $PD walk 10.40.0.1:3000 --interface wlan2 --location "ward 3" --format json --record "$out/walk-rec" \
+  # The recording goes to tmpfs too: pushdiag flushes each netlink message as it records it, and
+  # over 9p a flush held the next message's receive stamp up to 227 ms (its carrier_up against ip
+  # monitor's, CI of 2026-11-26).
+  ip netns exec sta $PD walk 10.40.0.1:3000 --interface wlan2 --location "ward 3" --format json --record "$conf/walk-rec" \
     --html "$out/walk.html" < "$places" > "$out/walk.json" 2> "$out/walk.err" &
   local walk=$!
   exec 7> "$places"
   # Ready once the push connection answers: the first heartbeat is in the responder's count
   # only at the end, so wait for the walk's first sample in its recording (about 6 kB).
-  lab_wait_file "$out/walk-rec/nl80211.pcap.tmp-*" 8000
+  lab_wait_file "$conf/walk-rec/nl80211.pcap.tmp-*" 8000
   sleep 2
   # 0. A fast transition refused for certain (ft-refused.sh, #32): the other AP, restarted with
   #    another passphrase, refuses it and the station falls back; then that AP as it was again.
@@ -82,6 +85,7 @@ lab_walk() {
   kill -TERM $responder; wait $responder 2>/dev/null
   kill $iw $ipmon; wait $iw $ipmon 2>/dev/null
   cp "$conf/walk-iw-event.txt" "$conf/walk-ip-monitor.txt" "$out/"
+  rm -rf "$out/walk-rec" && cp -r "$conf/walk-rec" "$out/"
   echo "$first $second $first $second $third" > "$out/walk-bssids.txt"
   ip netns exec sta $PD walk 10.40.0.1:3000 --interface wlan2 --format json --replay "$out/walk-rec" > "$out/walk-replay.json" 2> "$out/walk-replay.err"
   echo "lab: walk done (exit $(cat "$out/walk.status"))"
