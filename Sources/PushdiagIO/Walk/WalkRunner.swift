@@ -1,5 +1,6 @@
 import Foundation
 import PushdiagCore
+import Synchronization
 
 /// What `pushdiag walk` runs with.
 public struct WalkSettings: Sendable {
@@ -41,6 +42,8 @@ final class WalkPush: @unchecked Sendable {
     let stop: () -> Bool
     /// Set when the thread has ended.
     let done = DispatchSemaphore(value: 0)
+    /// The thread has ended (its last heartbeat answered, lost or stopped).
+    let ended = Atomic<Bool>(false)
 
     init(_ o: HeartbeatOptions, log: WalkLog, stop: @escaping () -> Bool) {
         self.o = o
@@ -51,6 +54,7 @@ final class WalkPush: @unchecked Sendable {
     func start() {
         let t = Thread { [self] in
             run()
+            ended.store(true, ordering: .sequentiallyConsistent)
             done.signal()
         }
         t.start()
@@ -253,12 +257,15 @@ public final class WalkRunner {
                     self.tick(link)
                 }
                 for m in self.log.takeMessages() { self.onMessage?(m) }
-                return finished()
+                // Once stopped, the link is followed until the push thread's last heartbeat has
+                // ended (answered, or lost at its timeout): a scan during its flight is seen.
+                return finished() && push.ended.load(ordering: .sequentiallyConsistent)
             }
         } catch {
             linkFailure = "\(error)"
         }
-        // The link part ended (a stop, or the interface went away): the push thread follows.
+        // The link part ended (a stop after the push thread's end, or the interface went away):
+        // the push thread follows.
         let endLink = WallClock.nanoseconds()
         log.end()
         interface?.end()
