@@ -41,7 +41,7 @@ public final class InterfaceFollower: Sendable {
             for r in RoamResult.allCases { _ = metrics.counter(MetricFamily.roams, [("grade", g.rawValue), ("result", r.rawValue)]) }
         }
         _ = metrics.histogram(MetricFamily.roamGap)
-        workers.start("wifi \(name)", [("samples", sampleLoop), ("events", eventLoop)])
+        workers.start("wifi \(name)", [("samples", sampleLoop), ("events", eventLoop), ("changes", changeLoop)])
     }
 
     public func stop(waitSeconds seconds: Double = 5, remove: Bool) {
@@ -177,6 +177,33 @@ public final class InterfaceFollower: Sendable {
             } catch {
                 log.change(subject, "failed: \(error)")
                 if replay != nil { return }
+            }
+            if !pause(intervalSeconds) { return }
+        }
+    }
+
+    /// The interface's carrier and address changes over rtnetlink, into the stalls (live only: a
+    /// recording of nl80211 holds none).
+    func changeLoop() {
+        guard replay == nil else { return }
+        let subject = "wifi \(name) changes"
+        while !isStopped {
+            let ifindex = if_nametoindex(name)
+            if ifindex != 0 {
+                do {
+                    let watch = try WalkInterfaceWatch(transport: try LiveNetlink(protocol: Netlink.protocolRoute), ifindex: ifindex)
+                    watch.onChange = { [stalls] c in stalls.add(c, ifindex: ifindex) }
+                    log.change(subject, "following")
+                    watch.start()
+                    while !isStopped && watch.failure == nil && pause(0.5) {}
+                    watch.end()
+                    watch.done.wait()
+                    if let f = watch.failure { log.change(subject, "failed: \(f)") }
+                } catch {
+                    log.change(subject, "failed: \(error)")
+                }
+            } else {
+                log.change(subject, "failed: no interface \(name)")
             }
             if !pause(intervalSeconds) { return }
         }

@@ -538,3 +538,63 @@ import Testing
         #expect(verify.status == 0 && verify.stderr.isEmpty, "\(verify.stdout)\(verify.stderr)")
     }
 }
+
+/// The exporter's stalls from rtnetlink (#29 item 4): a session across a veth pair between two
+/// network namespaces, the exporter following the veth (`--interface`: no Wi-Fi, so only its
+/// carrier and address changes are followed), and the client's address removed and added back a
+/// second later. The heartbeats in flight meanwhile wait for TCP's retransmission and count as
+/// `pushdiag_stalls_total{cause="link_change"}`; none did before.
+@Suite(.serialized, .enabled(if: getuid() == 0 && TestPaths.which("ip") != nil, "needs root and iproute2 for network namespaces"))
+struct ExporterNamespaceTests {
+    @Test func anAddressChangeIsALinkChangeStall() throws {
+        let ip = TestPaths.which("ip")!
+        let (srv, cli) = ("pdxsrv-\(getpid())", "pdxcli-\(getpid())")
+        _ = try run(ip, ["netns", "add", srv])
+        _ = try run(ip, ["netns", "add", cli])
+        defer {
+            _ = try? run(ip, ["netns", "del", srv])
+            _ = try? run(ip, ["netns", "del", cli])
+        }
+        for cmd in [
+            ["netns", "exec", cli, "ip", "link", "add", "name", "vx1", "type", "veth", "peer", "name", "vx2"],
+            ["netns", "exec", cli, "ip", "link", "set", "vx2", "netns", srv],
+            ["netns", "exec", cli, "ip", "addr", "add", "10.202.0.2/24", "dev", "vx1"],
+            ["netns", "exec", srv, "ip", "addr", "add", "10.202.0.1/24", "dev", "vx2"],
+            ["netns", "exec", cli, "ip", "link", "set", "vx1", "up"],
+            ["netns", "exec", cli, "ip", "link", "set", "lo", "up"],
+            ["netns", "exec", srv, "ip", "link", "set", "vx2", "up"],
+        ] {
+            let r = try run(ip, cmd)
+            #expect(r.status == 0, "ip \(cmd.joined(separator: " ")): \(r.stderr)")
+        }
+        let server = try Background(ip, ["netns", "exec", srv, TestPaths.binary.path, "responder", "--listen", "10.202.0.1:3000"])
+        defer { server.stop() }
+        #expect(server.wait(for: "listening on"))
+        let exporter = try Background(
+            ip,
+            [
+                "netns", "exec", cli, TestPaths.binary.path, "exporter", "--listen", "127.0.0.1:9466", "--server", "10.202.0.1:3000", "--interval", "100ms",
+                "--interface", "vx1",
+            ])
+        defer { exporter.stop() }
+        #expect(exporter.wait(for: "listening on"), "\(exporter.output)")
+        func stalls(_ cause: String) throws -> Double? {
+            let r = try run(ip, ["netns", "exec", cli, "/usr/bin/curl", "-s", "--max-time", "5", "http://127.0.0.1:9466/metrics"], timeout: 10)
+            return Exposition.value(r.stdout, "pushdiag_stalls_total", ["cause": cause])
+        }
+        // Three seconds of heartbeats (their p95), every cause at 0.
+        usleep(3_000_000)
+        #expect(try stalls("link_change") == 0, "\(exporter.output)")
+        _ = try run(ip, ["netns", "exec", cli, "ip", "addr", "del", "10.202.0.2/24", "dev", "vx1"])
+        usleep(1_000_000)
+        _ = try run(ip, ["netns", "exec", cli, "ip", "addr", "add", "10.202.0.2/24", "dev", "vx1"])
+        var seen: Double?
+        for _ in 0..<50 {
+            seen = try stalls("link_change")
+            if (seen ?? 0) >= 1 { break }
+            usleep(200_000)
+        }
+        #expect((seen ?? 0) >= 1, "link_change stalls \(seen.map { "\($0)" } ?? "absent"): \(exporter.output)")
+        #expect(exporter.output.contains("wifi vx1 changes: following"), "\(exporter.output)")
+    }
+}

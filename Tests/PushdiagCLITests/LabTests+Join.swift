@@ -369,6 +369,33 @@ extension LabTests {
     }
 }
 
+/// heartbeat --interface across an address change (#29 item 4, rtnetlink; join.sh's
+/// lab_join_address_flap): the station's address removed and added back 1 s later, with no
+/// nl80211 event. Every stall clearly over one of the two changes ip monitor saw is link_change,
+/// every stall clearly over neither is not, and at least one is.
+extension LabTests {
+    @Test func heartbeatNamesTheAddressChangeThatStalledIt() throws {
+        let status = try text("join/join-flap.status").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(["0", "1", "2"].contains(status), "\(peek("join/join-flap.err"))")
+        let report = try object("join/join-flap.json")
+        let stalls = try #require(report["stalls"] as? [[String: Any]], "\(report.keys)")
+        let changes = try ipMonitor("join-flap").filter { $0.text.contains("wlan2") && $0.text.contains("inet 10.40.0.") }.map(\.time)
+        #expect(changes.count >= 2, "ip monitor: \(peek("join/join-flap-ip-monitor.txt"))")
+        let spans = changes.map { ($0, $0) }
+        var named = 0
+        for st in stalls {
+            let t = try #require((st["time"] as? String).flatMap(Self.unixTime), "\(st)")
+            let lost = st["lost"] as? Bool == true
+            let flight = lost ? HeartbeatOptions.defaultTimeoutMs / 1000 : try #require(st["rtt_ms"] as? Double, "\(st)") / 1000
+            let cause = st["cause"] as? String
+            if cause == "link_change" { named += 1 }
+            guard let overlaps = Self.overlap(t, flight, spans) else { continue }
+            #expect((cause == "link_change") == overlaps, "\(st): ip monitor's changes at \(changes)")
+        }
+        #expect(named >= 1, "no stall named the address change ip monitor saw at \(changes): \(stalls)")
+    }
+}
+
 /// walk --scan-every and the co-channel count (#29; join.sh's lab_join_scan_every): the station
 /// on the Enterprise AP at 2412, where ap1 (another SSID) shares the channel. Every scan iw saw
 /// start during the walk is one the walk asked for, and the walk's co-channel count is the BSSs

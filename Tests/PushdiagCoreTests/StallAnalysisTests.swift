@@ -222,4 +222,23 @@ struct StallCounterTests {
         var late = counter()
         #expect(late.judge(sentNs: 49 * s, rttMs: nil, timeoutMs: 2000, nowNs: 50 * s + 150 * ms + StallCounter.keepNs + 1) == .noneSeen)
     }
+
+    /// rtnetlink's changes (the exporter's third follower): the carrier down to up is one span,
+    /// an address change an instant; either explains a stall in flight over it, and a scan over
+    /// the same heartbeat outranks it (StallCause's order).
+    @Test func carrierAndAddressChangesAreLinkChanges() {
+        var c = counter()
+        c.add(WalkInterfaceChange(timeNs: 60 * s, change: .carrierDown), ifindex: 4)
+        c.add(WalkInterfaceChange(timeNs: 60 * s + 400 * ms, change: .carrierUp), ifindex: 4)
+        c.add(WalkInterfaceChange(timeNs: 70 * s, change: .addressRemoved, address: "10.40.0.119/24"), ifindex: 4)
+        var down = c
+        #expect(down.judge(sentNs: 60 * s + 100 * ms, rttMs: 60, timeoutMs: 2000, nowNs: 60 * s + 160 * ms) == .linkChange)
+        var address = c
+        #expect(address.judge(sentNs: 70 * s - 20 * ms, rttMs: 60, timeoutMs: 2000, nowNs: 70 * s + 40 * ms) == .linkChange)
+        var after = c
+        #expect(after.judge(sentNs: 70 * s + 1 * ms, rttMs: 60, timeoutMs: 2000, nowNs: 70 * s + 61 * ms) == .noneSeen)
+        var scan = c
+        scan.add(WalkInterfaceChange(timeNs: 50 * s + 100 * ms, change: .addressAdded, address: "10.40.0.2/24"), ifindex: 4)
+        #expect(scan.judge(sentNs: 50 * s, rttMs: 200, timeoutMs: 2000, nowNs: 50 * s + 200 * ms) == .ownScan)
+    }
 }

@@ -90,6 +90,33 @@ struct WalkInterfaceTests {
         #expect(replay.changes == seen)
         #expect(replay.failure == nil)
     }
+
+    /// A resident follower's way (the exporter's, into its stalls): each change handed on as the
+    /// kernel announces it, none kept.
+    @Test func eachChangeIsHandedOnAndNoneKept() throws {
+        let a = "pdhand\(getpid() % 10000)"
+        try ip("link", "add", a, "type", "veth", "peer", "name", a + "p")
+        defer { _ = try? run(Self.ip!, ["link", "del", a]) }
+        let index = try #require(
+            UInt32(try String(contentsOfFile: "/sys/class/net/\(a)/ifindex", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let watch = try WalkInterfaceWatch(transport: try LiveNetlink(protocol: Netlink.protocolRoute), ifindex: index)
+        final class Handed: @unchecked Sendable {
+            let lock = NSLock()
+            var changes: [WalkInterfaceChange] = []
+            var all: [WalkInterfaceChange] { lock.withLock { changes } }
+        }
+        let handed = Handed()
+        watch.onChange = { c in handed.lock.withLock { handed.changes.append(c) } }
+        watch.start()
+        try ip("addr", "add", "10.213.8.1/24", "dev", a)
+        try ip("addr", "del", "10.213.8.1/24", "dev", a)
+        for _ in 0..<100 where handed.all.count < 2 { usleep(50_000) }
+        watch.end()
+        watch.done.wait()
+        let got = handed.all
+        #expect(got.map(\.change) == [.addressAdded, .addressRemoved] && got.allSatisfy { $0.address == "10.213.8.1/24" }, "\(got)")
+        #expect(watch.changes.isEmpty, "\(watch.changes)")
+    }
 }
 
 /// Whether this machine lets the tests make veth pairs.

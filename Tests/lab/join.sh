@@ -111,7 +111,8 @@ lab_join() {
   lab_join_run "$out" join-warmup push.lab:3000
   # Three rejoins through wpa_supplicant's DISCONNECT and RECONNECT, recorded (replayed by the
   # tests, and fixtures/lab-join in record mode).
-  lab_join_run "$out" join push.lab:3000 --count 3 --interval 1s --record "$out/join-rec"
+  lab_join_run "$out" join push.lab:3000 --count 3 --interval 1s --record "$conf/join-rec"
+  rm -rf "$out/join-rec" && cp -r "$conf/join-rec" "$out/"
   # The interface down and up.
   lab_join_run "$out" join-link push.lab:3000 --kick link
   # A delay on DNS's queries alone (netem behind a prio qdisc's filter on UDP port 53): the name
@@ -128,6 +129,7 @@ lab_join() {
   lab_join_chan_switch "$out" || echo "lab: the channel switch could not be set up"
   lab_join_heartbeat_scans "$out" || echo "lab: heartbeat's scans could not be set up"
   lab_join_scan_every "$out" || echo "lab: walk --scan-every could not be set up"
+  lab_join_address_flap "$out" || echo "lab: heartbeat's address change could not be set up"
   cp "$conf/udhcpc.log" "$out/join-udhcpc.log"; cp "$conf/wpa-join.log" "$out/join-wpa.log"
   lab_join_managers "$out"
   kill -TERM $responder; wait $responder 2> /dev/null
@@ -202,7 +204,8 @@ lab_join_ap_idle() {
   for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 0.2; done
   lab_join_run "$out" join-ap-keepalive push.lab:3000 --find-ap-idle --ladder 20s
   wpa_cli -i wlan2 set no_keep_alive 1 > "$out/join-ap-idle-no-keep-alive.txt"
-  lab_join_run "$out" join-ap-idle push.lab:3000 --find-ap-idle --ladder 1s,2s,26s --idle-timeout 5m --record "$out/join-ap-idle-rec"
+  lab_join_run "$out" join-ap-idle push.lab:3000 --find-ap-idle --ladder 1s,2s,26s --idle-timeout 5m --record "$conf/join-ap-idle-rec"
+  rm -rf "$out/join-ap-idle-rec" && cp -r "$conf/join-ap-idle-rec" "$out/"
   wpa_cli -i wlan2 set no_keep_alive 0 > /dev/null
   cp "$conf/join-ap-idle-hostapd-debug.log" "$out/"
 }
@@ -284,6 +287,33 @@ lab_join_scan_every() {
   ip netns exec "$LAB_JOIN_NS" iw dev wlan2 scan dump > "$out/join-scan-every-scan-dump.txt" 2>&1
   cp "$conf/join-scan-every-iw-event.txt" "$out/"
   echo "lab: walk --scan-every done (exit $(cat "$out/join-scan-every-walk.status"))"
+}
+
+# lab_join_address_flap RESULTS_DIR: heartbeat --interface (#29) across an address change over
+# rtnetlink, with no nl80211 event: 60 heartbeats 250 ms apart; 4 s after the push connection is
+# established the station's address is removed (its subnet's route with it) and, 1 s later,
+# added back. The heartbeats in flight meanwhile wait for TCP's retransmission, and are
+# link_change. ip -ts monitor in the station's namespace is the oracle (written to tmpfs).
+lab_join_address_flap() {
+  local out=$1 hb mon addr
+  lab_wait_connected 60 02:00:00:00:01:00 || return 1
+  addr=$(ip -n "$LAB_JOIN_NS" -4 -o addr show dev wlan2 | awk '{ print $4; exit }')
+  [ -n "$addr" ] || return 1
+  ip -n "$LAB_JOIN_NS" -ts monitor address > "$conf/join-flap-ip-monitor.txt" 2>&1 &
+  mon=$!
+  ip netns exec "$LAB_JOIN_NS" $PD heartbeat 10.40.0.1:3000 --interface wlan2 --count 60 --interval 250ms --format json < /dev/null \
+    > "$out/join-flap.json" 2> "$out/join-flap.err" &
+  hb=$!
+  for _ in $(seq 1 150); do ip netns exec "$LAB_JOIN_NS" ss -tnH state established dst 10.40.0.1 | grep -q ':3000' && break; sleep 0.2; done
+  sleep 4
+  ip -n "$LAB_JOIN_NS" addr del "$addr" dev wlan2
+  sleep 1
+  ip -n "$LAB_JOIN_NS" addr add "$addr" dev wlan2
+  wait $hb
+  echo $? > "$out/join-flap.status"
+  kill $mon; wait $mon 2> /dev/null
+  cp "$conf/join-flap-ip-monitor.txt" "$out/"
+  echo "lab: heartbeat's address change done (exit $(cat "$out/join-flap.status"))"
 }
 
 # lab_join_managers RESULTS_DIR: the station's manager becomes iwd, then NetworkManager, on a

@@ -19,6 +19,11 @@ public struct StallCounter: Sendable {
         logs[ifindex, default: LinkActivityLog(ifindex: ifindex)].add(e, at: timeNs)
     }
 
+    /// One rtnetlink change (carrier, address) of the interface `ifindex`.
+    public mutating func add(_ c: WalkInterfaceChange, ifindex: UInt32) {
+        logs[ifindex, default: LinkActivityLog(ifindex: ifindex)].add(c)
+    }
+
     /// The cause of a heartbeat sent at `sentNs` that has just ended (answered after `rttMs`, or
     /// lost after `timeoutMs`) when it is a stall; nil when it is not.
     public mutating func judge(sentNs: Int64, rttMs: Double?, timeoutMs: Double, nowNs: Int64) -> StallCause? {

@@ -34,6 +34,12 @@ public struct InterfaceTracker: Sendable {
 
     public init(ifindex: Int32) { self.ifindex = ifindex }
 
+    /// The changes so far, forgotten here (a resident follower hands each on and keeps none).
+    public mutating func takeChanges() -> [WalkInterfaceChange] {
+        defer { changes.removeAll() }
+        return changes
+    }
+
     /// One netlink message: `baseline` for the replies to the start-up dumps.
     public mutating func apply(_ m: Netlink.Message, timeNs: Int64, baseline: Bool = false) {
         if let l = RTNetlink.link(m), l.index == ifindex {

@@ -4,16 +4,21 @@ import PushdiagCore
 /// The walk's interface over rtnetlink, on its own socket and thread: subscribed to link and
 /// address changes first, then the start-up state dumped (so nothing falls between the two),
 /// then each change as the kernel announces it. Live (recorded to DIR/rtnetlink.pcap when the
-/// walk records) or from such a recording, through the same code.
-final class WalkInterfaceWatch: @unchecked Sendable {
+/// walk records) or from such a recording, through the same code. heartbeat's `LinkFollower`
+/// keeps the changes as walk does; the exporter takes each as it comes (`onChange`).
+public final class WalkInterfaceWatch: @unchecked Sendable {
     let transport: NetlinkTransport
     let lock = NSLock()
     private var tracker: InterfaceTracker
     /// Why following stopped early (netlink failed), when it did.
-    private(set) var failure: String?
-    let done = DispatchSemaphore(value: 0)
+    public private(set) var failure: String?
+    public let done = DispatchSemaphore(value: 0)
 
-    init(transport: NetlinkTransport, ifindex: UInt32) throws(NetlinkError) {
+    /// Each change as it is seen, on the watch's thread; with it the watch keeps none (a process
+    /// that runs for days). Set before `start`.
+    public var onChange: ((WalkInterfaceChange) -> Void)?
+
+    public init(transport: NetlinkTransport, ifindex: UInt32) throws(NetlinkError) {
         self.transport = transport
         tracker = InterfaceTracker(ifindex: Int32(bitPattern: ifindex))
         for g in [RTNetlink.groupLink, RTNetlink.groupIPv4Address, RTNetlink.groupIPv6Address] { try transport.join(group: g) }
@@ -33,11 +38,14 @@ final class WalkInterfaceWatch: @unchecked Sendable {
             }
             if let malformed { throw malformed }
         }
+        if let onChange, !baseline {
+            for c in lock.withLock({ tracker.takeChanges() }) { onChange(c) }
+        }
     }
 
     private var ended = false
     /// The walk is over: `run` returns.
-    func end() { lock.withLock { ended = true } }
+    public func end() { lock.withLock { ended = true } }
 
     /// Follows the changes until `end()` (live) or the end of the recording (replay).
     func run() {
@@ -55,13 +63,13 @@ final class WalkInterfaceWatch: @unchecked Sendable {
     }
 
     /// Runs `run` on its own thread.
-    func start() {
+    public func start() {
         Thread { [self] in
             run()
             done.signal()
         }.start()
     }
 
-    var changes: [WalkInterfaceChange] { lock.withLock { tracker.changes } }
+    public var changes: [WalkInterfaceChange] { lock.withLock { tracker.changes } }
     var addresses: Set<String> { lock.withLock { tracker.addresses } }
 }

@@ -86,7 +86,7 @@ struct HeartbeatCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The Wi-Fi interface the heartbeats go out of: its scans, channel switches, radar events, roams and disconnects (nl80211) are joined with the bad heartbeats (stalls).",
+            "The Wi-Fi interface the heartbeats go out of: its scans, channel switches, radar events, roams and disconnects (nl80211) and its carrier and address changes (rtnetlink) are joined with the bad heartbeats (stalls).",
             valueName: "IF"), completion: .shellCommand("ls /sys/class/net"))
     var interface: String?
 
@@ -134,6 +134,7 @@ struct HeartbeatCommand: ParsableCommand {
         if let clients, storm.storm { return try runStorm(o, clients: clients) }
         if let clients { return try runLoad(o, clients: clients) }
         let link = try interface.map { i in try unknownOnFailure(json: format == .json ? .object : nil) { try LinkFollower(interface: i) } }
+        if let n = link?.note { diagnose("heartbeat: \(n)") }
         let probe = HeartbeatProbe(o, stop: { StopSignal.isRequested }, link: link)
         // On a terminal, a line that says how far it got (nothing on a pipe or in cron).
         let progress = Progress()
