@@ -7,9 +7,11 @@ import Synchronization
 /// interval (the last two make utilisation, retransmissions and signal, each with its source;
 /// a value the driver does not give is `pushdiag_wifi_value_unknown` with the reason, never a
 /// 0), and its connects, disconnects and roams as nl80211 announces them, graded by the walk's
-/// limits. Two threads: the sampler and the event follower. From a recording (`replay`) both
-/// go through the same decoders, as fast as the recording answers, and stop at its end; the
-/// values then cover the whole recording, as `wifi --replay` gives them.
+/// limits; each sample also through the iPhone lens, and the interface's carrier and address
+/// changes over rtnetlink into the stalls. Three threads: the sampler, the event follower and the
+/// change follower. From a recording (`replay`) the first two go through the same decoders, as
+/// fast as the recording answers, and stop at its end (the values then cover the whole recording,
+/// as `wifi --replay` gives them); an nl80211 recording holds no changes.
 public final class InterfaceFollower: Sendable {
     public let name: String
     let intervalSeconds: Double
@@ -50,6 +52,7 @@ public final class InterfaceFollower: Sendable {
             metrics.removeAll()
             log.forget("wifi \(name)")
             log.forget("wifi \(name) events")
+            log.forget("wifi \(name) changes")
         }
     }
 
@@ -91,7 +94,7 @@ public final class InterfaceFollower: Sendable {
                 if let previous {
                     let report = WiFiAnalysis.report(interface: iface!, samples: [previous, sample], scan: scan, thresholds: Thresholds(), driver: driver)
                     publish(report)
-                    publishLens(report, scan: scan, readAt: scanAt, now: sample.time)
+                    publishLens(report, scan: scan, readAt: scanAt, now: sample.time, driver: driver)
                     log.change(subject, "sampling")
                 }
                 // Live, each value covers the last interval; from a recording, the whole
@@ -136,15 +139,14 @@ public final class InterfaceFollower: Sendable {
     /// Through the iPhone's eyes (`IPhoneLens.moment`), at each sample: whether an iPhone on
     /// this BSS would roam now, its best candidate's margin, and the coverage counts, all from
     /// scan cache entries younger than the lens's limit (pushdiag asks for no scan here: the
-    /// system's own scans fill the cache). The report's scan entries carry the driver's belief in
-    /// their signals; their ages come from the same read.
-    func publishLens(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64) {
+    /// system's own scans fill the cache). Every entry of the read, of any SSID (the co-channel
+    /// count's), with its age, its signal as far as the driver's profile believes it (walk's view).
+    func publishLens(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64, driver: String?) {
         let lens = IPhoneLens()
-        var ages: [MACAddress: Double] = [:]
-        for b in scan { if let a = b.seenMsAgo { ages[b.bssid] = min(ages[b.bssid] ?? .infinity, Double(a)) } }
+        let believed = driver.flatMap(DriverProfiles.profile)?.signal != .unreliable
         let m = lens.moment(
             timeNs: now, bssid: r.bssid, ssid: r.ssid, freqMhz: r.frequencyMhz, signalDbm: r.signalDbm, readAtNs: min(readAt, now),
-            entries: r.bss.map { WalkBSS($0, ageMs: ages[$0.bssid]) })
+            entries: scan.map { WalkBSS($0, signalBelieved: believed) })
         let unknown: String? =
             m.fresh == 0
             ? "no scan cache entry younger than \(NumberText.format(lens.staleAfterMs / 1000)) s (nothing scanned lately)"
@@ -195,7 +197,8 @@ public final class InterfaceFollower: Sendable {
                     watch.onChange = { [stalls] c in stalls.add(c, ifindex: ifindex) }
                     log.change(subject, "following")
                     watch.start()
-                    while !isStopped && watch.failure == nil && pause(0.5) {}
+                    // Until stopped, failed, or the interface is gone or another (a driver reloaded).
+                    while !isStopped && watch.failure == nil && if_nametoindex(name) == ifindex && pause(0.5) {}
                     watch.end()
                     watch.done.wait()
                     if let f = watch.failure { log.change(subject, "failed: \(f)") }

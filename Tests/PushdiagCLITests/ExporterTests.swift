@@ -544,7 +544,9 @@ import Testing
 /// carrier and address changes are followed), and the client's address removed and added back a
 /// second later. The heartbeats in flight meanwhile wait for TCP's retransmission and count as
 /// `pushdiag_stalls_total{cause="link_change"}`; none did before.
-@Suite(.serialized, .enabled(if: getuid() == 0 && TestPaths.which("ip") != nil, "needs root and iproute2 for network namespaces"))
+@Suite(
+    .serialized,
+    .enabled(if: getuid() == 0 && TestPaths.which("ip") != nil && TestPaths.which("curl") != nil, "needs root, iproute2 for network namespaces, and curl"))
 struct ExporterNamespaceTests {
     @Test func anAddressChangeIsALinkChangeStall() throws {
         let ip = TestPaths.which("ip")!
@@ -579,7 +581,7 @@ struct ExporterNamespaceTests {
         defer { exporter.stop() }
         #expect(exporter.wait(for: "listening on"), "\(exporter.output)")
         func stalls(_ cause: String) throws -> Double? {
-            let r = try run(ip, ["netns", "exec", cli, "/usr/bin/curl", "-s", "--max-time", "5", "http://127.0.0.1:9466/metrics"], timeout: 10)
+            let r = try run(ip, ["netns", "exec", cli, TestPaths.which("curl")!, "-s", "--max-time", "5", "http://127.0.0.1:9466/metrics"], timeout: 10)
             return Exposition.value(r.stdout, "pushdiag_stalls_total", ["cause": cause])
         }
         // Three seconds of heartbeats (their p95), every cause at 0.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import PushdiagCore
@@ -195,5 +196,20 @@ struct WalkAnalysisTests {
             WalkSample(timeNs: Int64(i) * s / 2, bssid: i < 8 ? ap1 : ap2, signalDbm: -75, bestOtherSignalDbm: -60, location: "")
         }
         #expect(!WalkAnalysis.signalFindings(samples).contains { $0.check == .stickyClient }, "3.5 s on each AP, not 7.5 s on one")
+    }
+
+    /// The push log's start line keeps what a replay needs to read the scan cache when the walk
+    /// read it: `--scan-every`, and whether the cache was read after each scan's results. A line
+    /// written before that field says nil (those walks read every 20 samples only).
+    @Test func theStartLineKeepsHowTheScanCacheWasRead() throws {
+        let start = WalkLogEvent.start(
+            timeNs: 1, interface: "wlan0", server: "h:1", proto: "tcp", driver: nil, timeoutMs: 2000, scanEverySeconds: 10, scanReadsAfterResults: true)
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(try decoder.decode(WalkLogLine.self, from: try encoder.encode(WalkLogLine(start))).event == start)
+        let old = try decoder.decode(WalkLogLine.self, from: Data(#"{"kind":"start","time_ns":1,"name":"wlan0","scan_every_s":10}"#.utf8))
+        #expect(old.scanReadsAfterResults == nil && old.scanEveryS == 10 && old.event != start)
     }
 }

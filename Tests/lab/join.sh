@@ -294,11 +294,15 @@ lab_join_scan_every() {
 # established the station's address is removed (its subnet's route with it) and, 1 s later,
 # added back. The heartbeats in flight meanwhile wait for TCP's retransmission, and are
 # link_change. ip -ts monitor in the station's namespace is the oracle (written to tmpfs).
+# Removing the last IPv4 address takes wlan2's routes with it, the default one too: the steps
+# after this one reach only the on-link 10.40.0.1, and the managers' section flushes the address
+# and starts again anyway.
 lab_join_address_flap() {
   local out=$1 hb mon addr
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
+  for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 0.2; done
   addr=$(ip -n "$LAB_JOIN_NS" -4 -o addr show dev wlan2 | awk '{ print $4; exit }')
-  [ -n "$addr" ] || return 1
+  [ -n "$addr" ] || { echo "lab: the station has no address for the address change"; return 1; }
   ip -n "$LAB_JOIN_NS" -ts monitor address > "$conf/join-flap-ip-monitor.txt" 2>&1 &
   mon=$!
   ip netns exec "$LAB_JOIN_NS" $PD heartbeat 10.40.0.1:3000 --interface wlan2 --count 60 --interval 250ms --format json < /dev/null \

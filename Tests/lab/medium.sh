@@ -106,6 +106,7 @@ lab_medium_walk_end() {
   wait "$(cat "$conf/$2-walk.pid")"
   echo $? > "$1/$2-walk.status"
   kill "$(cat "$conf/$2-sampler.pid")" "$(cat "$conf/$2-iw.pid")" 2> /dev/null
+  wait "$(cat "$conf/$2-iw.pid")" 2> /dev/null
   cp "$conf/$2-iw-event.txt" "$1/"
   rm -rf "$1/$2-rec" && cp -r "$conf/$2-rec" "$1/"
   wpa_cli -i "$3" status > "$1/$2-wpa-status.txt" 2>&1

@@ -50,8 +50,12 @@ public struct WalkTimeline: Sendable {
 public enum WalkLogEvent: Sendable, Equatable {
     /// The walk began: the interface, the push server and protocol, the Wi-Fi driver's sysfs
     /// name when known (a replay judges the counters by it).
-    /// Also the heartbeat timeout and `--scan-every` (nil in logs written before them).
-    case start(timeNs: Int64, interface: String, server: String?, proto: String?, driver: String?, timeoutMs: Double? = nil, scanEverySeconds: Double? = nil)
+    /// Also the heartbeat timeout and `--scan-every` (nil in logs written before them), and
+    /// whether the walk read the scan cache after each scan's results (`WalkLink`; nil in logs
+    /// written before it did, whose replays then read as those walks read).
+    case start(
+        timeNs: Int64, interface: String, server: String?, proto: String?, driver: String?, timeoutMs: Double? = nil, scanEverySeconds: Double? = nil,
+        scanReadsAfterResults: Bool? = nil)
     case heartbeat(WalkHeartbeat)
     case reconnect(WalkReconnect)
     case state(timeNs: Int64, ConnectionState)
@@ -65,7 +69,7 @@ extension WalkTimeline {
     /// Applies one event (live or read back from a push log).
     public mutating func apply(_ e: WalkLogEvent) {
         switch e {
-        case .start(let time, let interface, let server, let proto, _, let timeout, let scanEvery):
+        case .start(let time, let interface, let server, let proto, _, let timeout, let scanEvery, _):
             startNs = time
             if let timeout { heartbeatTimeoutMs = timeout }
             scanEverySeconds = scanEvery
@@ -109,6 +113,8 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
     /// start: the heartbeat timeout and `--scan-every` (a replay asks for the scans the walk asked for).
     public var timeoutMs: Double?
     public var scanEveryS: Double?
+    /// start: the scan cache was read after each scan's results (`--scan-every`).
+    public var scanReadsAfterResults: Bool?
 
     public init(kind: Kind, timeNs: Int64) {
         self.kind = kind
@@ -118,7 +124,7 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
     /// The line that encodes `e`.
     public init(_ e: WalkLogEvent) {
         switch e {
-        case .start(let time, let interface, let server, let proto, let driver, let timeout, let scanEvery):
+        case .start(let time, let interface, let server, let proto, let driver, let timeout, let scanEvery, let afterResults):
             self.init(kind: .start, timeNs: time)
             name = interface
             self.server = server
@@ -126,6 +132,7 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
             self.driver = driver
             timeoutMs = timeout
             scanEveryS = scanEvery
+            scanReadsAfterResults = afterResults
         case .heartbeat(let h):
             self.init(kind: .heartbeat, timeNs: h.sentNs)
             rttMs = h.rttMs
@@ -157,7 +164,8 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
         switch kind {
         case .start:
             return .start(
-                timeNs: timeNs, interface: name ?? "", server: server, proto: proto, driver: driver, timeoutMs: timeoutMs, scanEverySeconds: scanEveryS)
+                timeNs: timeNs, interface: name ?? "", server: server, proto: proto, driver: driver, timeoutMs: timeoutMs, scanEverySeconds: scanEveryS,
+                scanReadsAfterResults: scanReadsAfterResults)
         case .heartbeat: return .heartbeat(WalkHeartbeat(sentNs: timeNs, rttMs: rttMs))
         case .reconnect: return .reconnect(WalkReconnect(timeNs: timeNs, ms: ms ?? 0, attempts: attempts ?? 0, succeeded: succeeded ?? false))
         case .state:

@@ -13,6 +13,8 @@ public final class LinkFollower: @unchecked Sendable {
     let rtnetlink: WalkInterfaceWatch?
     /// What could not be followed, in words.
     public let note: String?
+    /// Why rtnetlink stopped being followed before the end, when it did.
+    public var changesFailure: String? { rtnetlink?.failure }
     let lock = NSLock()
     var log: LinkActivityLog
     var stopped = false

@@ -10,8 +10,9 @@ public final class WalkInterfaceWatch: @unchecked Sendable {
     let transport: NetlinkTransport
     let lock = NSLock()
     private var tracker: InterfaceTracker
-    /// Why following stopped early (netlink failed), when it did.
-    public private(set) var failure: String?
+    /// Why following stopped early (netlink failed), when it did (read from any thread).
+    public var failure: String? { lock.withLock { failed } }
+    private var failed: String?
     public let done = DispatchSemaphore(value: 0)
 
     /// Each change as it is seen, on the watch's thread; with it the watch keeps none (a process
@@ -58,7 +59,7 @@ public final class WalkInterfaceWatch: @unchecked Sendable {
                 try apply([buf], baseline: false)
             }
         } catch {
-            lock.withLock { failure = "rtnetlink: \(error)" }
+            lock.withLock { failed = "rtnetlink: \(error)" }
         }
     }
 

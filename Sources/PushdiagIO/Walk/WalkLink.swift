@@ -51,7 +51,8 @@ public final class WalkLink {
     /// sample reads the cache. Read only every `scanEvery` samples, at the sample that asked for
     /// the scan, the entries a walk paid a stall for were 10 s old at the next read, too old for
     /// the lens (the lab's walk of 2026-11-26: 0 of 51 samples fresh). Walks without the option
-    /// read as before, so their recordings replay as they were made.
+    /// read as before, so their recordings replay as they were made; so do `--scan-every` walks
+    /// recorded before these reads (their log's start says which: `readAfterResults` false).
     var resultsPending = false
     /// Why the scans asked for stopped (no CAP_NET_ADMIN), once.
     var triggerRefused = false
@@ -68,7 +69,7 @@ public final class WalkLink {
 
     public init(
         client: NL80211Client, transport: NetlinkTransport, interface: String, sampleMs: Double, roamWindowSeconds: Double, driver: String? = nil,
-        scanEverySeconds: Double? = nil
+        scanEverySeconds: Double? = nil, readAfterResults: Bool = true
     ) throws {
         self.client = client
         profile = driver.flatMap(DriverProfiles.profile)
@@ -82,7 +83,7 @@ public final class WalkLink {
         activity = LinkActivityLog(ifindex: i)
         watcher.onEvent = { [unowned self] time, e in
             activity.add(e, at: time)
-            if scanEveryNs != nil, case .newScanResults(let i) = e, i == ifindex { resultsPending = true }
+            if readAfterResults, scanEveryNs != nil, case .newScanResults(let i) = e, i == ifindex { resultsPending = true }
         }
     }
 

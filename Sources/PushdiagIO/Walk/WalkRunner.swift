@@ -240,7 +240,8 @@ public final class WalkRunner {
         log.add(
             .start(
                 timeNs: start, interface: settings.interface, server: settings.heartbeat.endpoint.description, proto: settings.heartbeat.proto.rawValue,
-                driver: driver, timeoutMs: settings.heartbeat.timeoutMs, scanEverySeconds: settings.scanEverySeconds))
+                driver: driver, timeoutMs: settings.heartbeat.timeoutMs, scanEverySeconds: settings.scanEverySeconds,
+                scanReadsAfterResults: settings.scanEverySeconds != nil ? true : nil))
         if let l = settings.location { log.add(.place(WalkPlaceMark(timeNs: start, name: l))) }
         let t0 = Clock.ms()
         let limit = settings.durationSeconds.map { $0 * 1000 }
@@ -307,13 +308,15 @@ public final class WalkRunner {
         }
         var settings = settings
         if settings.interface.isEmpty { settings.interface = recorded }
-        // The scans the walk asked for are asked again, when its samples asked them.
+        // The scans the walk asked for are asked again, when its samples asked them, and the
+        // cache read when it was read (a walk recorded before the reads after each scan's results
+        // read every 20 samples only).
         settings.scanEverySeconds = start.scanEveryS
         let transport = try ReplayNetlink(path: directory + "/nl80211.pcap", protocol: Netlink.protocolGeneric)
         let client = try NL80211Client(transport: transport)
         let link = try WalkLink(
             client: client, transport: transport, interface: settings.interface, sampleMs: settings.sampleMs, roamWindowSeconds: settings.roamWindowSeconds,
-            driver: start.driver, scanEverySeconds: settings.scanEverySeconds)
+            driver: start.driver, scanEverySeconds: settings.scanEverySeconds, readAfterResults: start.scanReadsAfterResults == true)
         var linkFailure: String?
         do { try link.run { false } } catch { linkFailure = "\(error)" }
         link.finish()

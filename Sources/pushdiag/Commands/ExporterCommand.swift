@@ -13,7 +13,7 @@ struct ExporterCommand: ParsableCommand {
             Holds one long-lived session per push server (as `heartbeat` does: TLS, pin, \
             heartbeats every --interval, the SDK's reconnect schedule after a loss, again and \
             again), samples each wireless interface over nl80211 every --wifi-interval and \
-            follows its roams. Serves /metrics (Prometheus text format), /probe?target=HOST:PORT \
+            follows its roams and its carrier and address changes (rtnetlink). Serves /metrics (Prometheus text format), /probe?target=HOST:PORT \
             for one-shot checks in blackbox_exporter's manner (of the servers and what \
             [exporter] probe_allow adds; anything else is answered 403), /-/healthy and /. Servers and \
             interfaces come from the flags, else from the configuration file ([[server]], \
@@ -52,7 +52,9 @@ struct ExporterCommand: ParsableCommand {
 
     @Option(
         name: .customLong("interface"),
-        help: ArgumentHelp("Wireless interface to sample and follow; repeat for several (replaces the configured ones).", valueName: "IF"),
+        help: ArgumentHelp(
+            "Wireless interface to sample (and see through the iPhone lens) and follow (nl80211's events, rtnetlink's carrier and address changes); repeat for several (replaces the configured ones).",
+            valueName: "IF"),
         completion: .shellCommand("ls /sys/class/net"))
     var interfaces: [String] = []
 

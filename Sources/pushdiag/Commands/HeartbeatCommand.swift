@@ -144,6 +144,7 @@ struct HeartbeatCommand: ParsableCommand {
         let report = probe.run()
         progress.clear()
         if let e = report.error { diagnose(e) }
+        if let f = link?.changesFailure { diagnose("heartbeat: carrier and address changes followed only until: \(f)") }
         try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)
     }
 }
