@@ -550,25 +550,9 @@ import Testing
 struct ExporterNamespaceTests {
     @Test func anAddressChangeIsALinkChangeStall() throws {
         let ip = TestPaths.which("ip")!
-        let (srv, cli) = ("pdxsrv-\(getpid())", "pdxcli-\(getpid())")
-        _ = try run(ip, ["netns", "add", srv])
-        _ = try run(ip, ["netns", "add", cli])
-        defer {
-            _ = try? run(ip, ["netns", "del", srv])
-            _ = try? run(ip, ["netns", "del", cli])
-        }
-        for cmd in [
-            ["netns", "exec", cli, "ip", "link", "add", "name", "vx1", "type", "veth", "peer", "name", "vx2"],
-            ["netns", "exec", cli, "ip", "link", "set", "vx2", "netns", srv],
-            ["netns", "exec", cli, "ip", "addr", "add", "10.202.0.2/24", "dev", "vx1"],
-            ["netns", "exec", srv, "ip", "addr", "add", "10.202.0.1/24", "dev", "vx2"],
-            ["netns", "exec", cli, "ip", "link", "set", "vx1", "up"],
-            ["netns", "exec", cli, "ip", "link", "set", "lo", "up"],
-            ["netns", "exec", srv, "ip", "link", "set", "vx2", "up"],
-        ] {
-            let r = try run(ip, cmd)
-            #expect(r.status == 0, "ip \(cmd.joined(separator: " ")): \(r.stderr)")
-        }
+        let pair = try VethNamespaces(tag: "x", subnet: 202)
+        defer { pair.remove() }
+        let (srv, cli, vx1) = (pair.server, pair.client, pair.clientDevice)
         let server = try Background(ip, ["netns", "exec", srv, TestPaths.binary.path, "responder", "--listen", "10.202.0.1:3000"])
         defer { server.stop() }
         #expect(server.wait(for: "listening on"))
@@ -576,7 +560,7 @@ struct ExporterNamespaceTests {
             ip,
             [
                 "netns", "exec", cli, TestPaths.binary.path, "exporter", "--listen", "127.0.0.1:9466", "--server", "10.202.0.1:3000", "--interval", "100ms",
-                "--interface", "vx1",
+                "--interface", vx1,
             ])
         defer { exporter.stop() }
         #expect(exporter.wait(for: "listening on"), "\(exporter.output)")
@@ -587,9 +571,9 @@ struct ExporterNamespaceTests {
         // Three seconds of heartbeats (their p95), every cause at 0.
         usleep(3_000_000)
         #expect(try stalls("link_change") == 0, "\(exporter.output)")
-        _ = try run(ip, ["netns", "exec", cli, "ip", "addr", "del", "10.202.0.2/24", "dev", "vx1"])
+        _ = try run(ip, ["netns", "exec", cli, "ip", "addr", "del", "10.202.0.2/24", "dev", vx1])
         usleep(1_000_000)
-        _ = try run(ip, ["netns", "exec", cli, "ip", "addr", "add", "10.202.0.2/24", "dev", "vx1"])
+        _ = try run(ip, ["netns", "exec", cli, "ip", "addr", "add", "10.202.0.2/24", "dev", vx1])
         var seen: Double?
         for _ in 0..<50 {
             seen = try stalls("link_change")
@@ -597,6 +581,6 @@ struct ExporterNamespaceTests {
             usleep(200_000)
         }
         #expect((seen ?? 0) >= 1, "link_change stalls \(seen.map { "\($0)" } ?? "absent"): \(exporter.output)")
-        #expect(exporter.output.contains("wifi vx1 changes: following"), "\(exporter.output)")
+        #expect(exporter.output.contains("wifi \(vx1) changes: following"), "\(exporter.output)")
     }
 }

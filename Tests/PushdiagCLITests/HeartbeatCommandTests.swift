@@ -197,26 +197,9 @@ struct HeartbeatTests {
 struct HeartbeatNamespaceTests {
     @Test func linkDownMidRun() throws {
         let ip = TestPaths.which("ip")!
-        let srv = "pdsrv-\(getpid())"
-        let cli = "pdcli-\(getpid())"
-        _ = try run(ip, ["netns", "add", srv])
-        _ = try run(ip, ["netns", "add", cli])
-        defer {
-            _ = try? run(ip, ["netns", "del", srv])
-            _ = try? run(ip, ["netns", "del", cli])
-        }
-        for cmd in [
-            ["netns", "exec", cli, "ip", "link", "add", "name", "vc1", "type", "veth", "peer", "name", "vs1"],
-            ["netns", "exec", cli, "ip", "link", "set", "vs1", "netns", srv],
-            ["netns", "exec", cli, "ip", "addr", "add", "10.201.0.2/24", "dev", "vc1"],
-            ["netns", "exec", srv, "ip", "addr", "add", "10.201.0.1/24", "dev", "vs1"],
-            ["netns", "exec", cli, "ip", "link", "set", "vc1", "up"],
-            ["netns", "exec", srv, "ip", "link", "set", "vs1", "up"],
-            ["netns", "exec", srv, "ip", "link", "set", "lo", "up"],
-        ] {
-            let r = try run(ip, cmd)
-            #expect(r.status == 0, "ip \(cmd.joined(separator: " ")): \(r.stderr)")
-        }
+        let pair = try VethNamespaces(tag: "h", subnet: 201)
+        defer { pair.remove() }
+        let (srv, cli, vc1) = (pair.server, pair.client, pair.clientDevice)
         let server = try Background(ip, ["netns", "exec", srv, TestPaths.binary.path, "responder", "--listen", "10.201.0.1:3000"])
         defer { server.stop() }
         #expect(server.wait(for: "listening on"))
@@ -228,9 +211,9 @@ struct HeartbeatNamespaceTests {
                 "--reconnect-schedule", "0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5",
             ])
         usleep(1_000_000)
-        _ = try run(ip, ["netns", "exec", cli, "ip", "link", "set", "vc1", "down"])
+        _ = try run(ip, ["netns", "exec", cli, "ip", "link", "set", vc1, "down"])
         usleep(2_000_000)
-        _ = try run(ip, ["netns", "exec", cli, "ip", "link", "set", "vc1", "up"])
+        _ = try run(ip, ["netns", "exec", cli, "ip", "link", "set", vc1, "up"])
         client.process.waitUntilExit()
         let j = try json(String(client.output.drop(while: { $0 != "{" })))
         let attempts = j["reconnects"] as? [[String: Any]] ?? []

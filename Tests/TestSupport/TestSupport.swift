@@ -140,3 +140,58 @@ public enum Exposition {
         series(exposition, name, labels).first?.value
     }
 }
+
+/// Two network namespaces joined by a veth pair on 10.`subnet`.0.0/24: the client's end
+/// `clientDevice` (.2) in `client`, the server's `serverDevice` (.1) in `server`, both up with
+/// their loopbacks. `remove()` deletes both namespaces (and the pair with them). Needs root.
+public struct VethNamespaces {
+    public let server: String
+    public let client: String
+    public let clientDevice: String
+    public let serverDevice: String
+    public let clientAddress: String
+    public let serverAddress: String
+    let ip: String
+
+    /// Why a namespace or the pair could not be made: the command and its error.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(tag: String, subnet: Int) throws {
+        guard let ip = TestPaths.which("ip") else { throw Failure(description: "iproute2's ip is not installed") }
+        self.ip = ip
+        (server, client) = ("pd\(tag)srv-\(getpid())", "pd\(tag)cli-\(getpid())")
+        (clientDevice, serverDevice) = ("v\(tag)c", "v\(tag)s")
+        (clientAddress, serverAddress) = ("10.\(subnet).0.2", "10.\(subnet).0.1")
+        for cmd in [["netns", "add", server], ["netns", "add", client]] { try run(cmd) }
+        do {
+            for cmd in [
+                ["netns", "exec", client, "ip", "link", "add", "name", clientDevice, "type", "veth", "peer", "name", serverDevice],
+                ["netns", "exec", client, "ip", "link", "set", serverDevice, "netns", server],
+                ["netns", "exec", client, "ip", "addr", "add", "\(clientAddress)/24", "dev", clientDevice],
+                ["netns", "exec", server, "ip", "addr", "add", "\(serverAddress)/24", "dev", serverDevice],
+                ["netns", "exec", client, "ip", "link", "set", clientDevice, "up"],
+                ["netns", "exec", client, "ip", "link", "set", "lo", "up"],
+                ["netns", "exec", server, "ip", "link", "set", serverDevice, "up"],
+                ["netns", "exec", server, "ip", "link", "set", "lo", "up"],
+            ] {
+                try run(cmd)
+            }
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    /// `ip ARGS`, which must succeed.
+    public func run(_ args: [String]) throws {
+        let r = try TestSupport.run(ip, args)
+        guard r.status == 0 else { throw Failure(description: "ip \(args.joined(separator: " ")): \(r.stderr)") }
+    }
+
+    public func remove() {
+        _ = try? TestSupport.run(ip, ["netns", "del", server])
+        _ = try? TestSupport.run(ip, ["netns", "del", client])
+    }
+}
