@@ -9,8 +9,17 @@ public enum TestPaths {
     public static let sharedPcaps = root.deletingLastPathComponent().appendingPathComponent("shared/pcaps")
     public static var hasSharedPcaps: Bool { FileManager.default.fileExists(atPath: sharedPcaps.appendingPathComponent("oracle.tsv").path) }
 
-    /// The built `pushdiag` executable, next to the test bundle.
+    /// The `pushdiag` executable the tests run: `PUSHDIAG_BINARY` when set (`make test` sets it
+    /// to the release build, the binary users install), else the one built beside the test bundle.
     public static let binary: URL = {
+        if let path = ProcessInfo.processInfo.environment["PUSHDIAG_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        return debugBinary
+    }()
+
+    /// The `pushdiag` built beside the test bundle (a debug build under `swift test`).
+    public static let debugBinary: URL = {
         var candidates: [URL] = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL]
         candidates += [Bundle.main.bundleURL.deletingLastPathComponent()]
         for dir in candidates {

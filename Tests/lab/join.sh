@@ -105,7 +105,7 @@ lab_join() {
   $PD responder --listen 10.40.0.1:3000 > "$out/join-responder.log" 2>&1 &
   responder=$!
   lab_wait_text "$out/join-responder.log" "listening on" 60
-  # A first rejoin, not checked: the VM reads the debug binary and its libraries over 9p as each
+  # A first rejoin, not checked: the VM reads pushdiag and its libraries over 9p as each
   # code path first runs, and once held pushdiag's first control-port event 73 ms (iw and the
   # kernel's own record agreed to 0.1 ms).
   lab_join_run "$out" join-warmup push.lab:3000

@@ -5,9 +5,16 @@
 # vCPUs: vm.sh) and its roams and the medium are timing-sensitive. (Until 2026-11-26 the medium's
 # walks ran in a second VM after the first: a second boot and a second cold start of the debug
 # binary over 9p, about 40 s. Beside the first, one core each, they failed on 2026-11-25: the
-# medium's VM took 4.5 minutes to set up and its station joined the far AP.)
+# medium's VM took 4.5 minutes to set up and its station joined the far AP.) The VM runs the
+# release build (.build/release/pushdiag, the binary users install): the debug build's argument
+# parser checks every option group at each start, 10 to 15 s of emulated CPU per run (0.1 s for
+# the release build; docs/PERFORMANCE.md). LabTests run the same binary for their replays.
 #   Tests/lab/lab.sh RESULTS_DIR [record]
 # With "record", run.sh refreshes the lab recordings in fixtures/ (the medium records none).
+# LAB_BESIDE names a command run beside the VM at the lowest CPU and I/O priority (SCHED_IDLE:
+# the VM's threads always come first; ionice idle), its output in LAB_BESIDE_LOG; LabTests start
+# once both are done. make test builds the tests, the fuzz targets and the ASan tests so: the VM
+# uses about 0.9 of the two cores on average (its sections mostly wait on the air's own time).
 set -u
 out=$1
 mode=${2:-}
@@ -15,14 +22,29 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mkdir -p "$out"
 start=$(date +%s)
+if [ -n "${LAB_BESIDE:-}" ]; then
+  beside_log=${LAB_BESIDE_LOG:-$out/beside.log}
+  chrt --idle 0 ionice -c 3 sh -c "$LAB_BESIDE" > "$beside_log" 2>&1 &
+  beside=$!
+fi
 LAB_NAME=vm "$here/vm.sh" "$here/run.sh" "$out" $mode
 lab=$?
 echo "lab: the VM (sections 1 to 8b and the medium's walks) in $(( $(date +%s) - start )) s (exit $lab)"
+if [ -n "${LAB_BESIDE:-}" ]; then
+  wait $beside
+  status=$?
+  echo "lab: beside the VM, $LAB_BESIDE: exit $status after $(( $(date +%s) - start )) s"
+  if [ $status != 0 ]; then
+    tail -40 "$beside_log"
+    echo "lab: FAILED beside the VM (the VM: exit $lab): $(grep -E '^beside:' "$beside_log" | tail -1)"
+    exit 1
+  fi
+fi
 
 # The assertions, with iw's outputs as the oracle; on failure a digest of the issues closes the
 # output, where a CI log's tail shows it.
 log=$out/labtests.log
-PUSHDIAG_LAB_RESULTS="$out" "$root/.build/debug/pushdiagPackageTests.xctest" --testing-library swift-testing --filter LabTests > "$log" 2>&1
+PUSHDIAG_LAB_RESULTS="$out" PUSHDIAG_BINARY="$root/.build/release/pushdiag" "$root/.build/debug/pushdiagPackageTests.xctest" --testing-library swift-testing --filter LabTests > "$log" 2>&1
 tests=$?
 grep -vE 'passed after|^.\[90m↳|^↳' "$log" | tail -60
 if [ $tests != 0 ] || [ $lab != 0 ]; then

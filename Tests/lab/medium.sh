@@ -140,7 +140,7 @@ lab_medium_walks() {
   lab_medium_walk_start "$out" bgscan sta2 wlan3
   exec 8> /run/bgscan-places
   # The scenario's clock starts once both walks hold their push connection (and so sample): in a
-  # VM of its own the debug binary's first start reads everything over 9p, which took 46 s once.
+  # VM of its own pushdiag's first start reads it over 9p (46 s once, when the lab ran the debug build).
   for name in sticky bgscan; do
     for _ in $(seq 1 600); do grep -q "push connection ready" "$out/$name-walk.err" 2> /dev/null && break; sleep 0.2; done
     grep -q "push connection ready" "$out/$name-walk.err" || echo "lab: the $name walk's push connection was not ready after 120 s"

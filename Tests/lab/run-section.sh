@@ -8,11 +8,12 @@
 set -u
 section=$1 out=$2
 cd "$(dirname "$0")/../.."
-PD=$(pwd)/.build/debug/pushdiag
+PD=$(pwd)/.build/release/pushdiag
+[ -x "$PD" ] || { echo "lab: no $PD (make lab builds it: make build CONFIG=release)"; exit 2; }
 mkdir -p "$out" && rm -rf "${out:?}"/*
 . Tests/lab/setup.sh
 . Tests/lab/medium.sh
-# A new VM reads the debug binary and its libraries over 9p at its first start: once here, not
+# A new VM reads pushdiag over 9p at its first start: once here, not
 # inside a section's timing.
 $PD --version > /dev/null
 case $section in

@@ -10,7 +10,8 @@ set -u
 out=$1
 mode=${2:-}
 cd "$(dirname "$0")/../.."
-PD=$(pwd)/.build/debug/pushdiag
+PD=$(pwd)/.build/release/pushdiag
+[ -x "$PD" ] || { echo "lab: no $PD (make lab builds it: make build CONFIG=release)"; exit 2; }
 mkdir -p "$out" && find "$out" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 . Tests/lab/setup.sh
 LAB_MEDIUM=${LAB_MEDIUM:-Tests/lab/medium/near.json}
@@ -25,7 +26,7 @@ iw dev wlan2 survey dump > "$out/survey-before.txt"
 iw dev wlan2 station dump > "$out/station-before.txt"
 # Frames to the AP while it samples (echo requests to all nodes, from the link-local address),
 # so the window has retransmissions to count: otherwise the station may send none for seconds.
-# Until wifi is done, not for a fixed time: under a loaded host the debug binary can take seconds
+# Until wifi is done, not for a fixed time: under a loaded host pushdiag can take seconds
 # to start, and a 5 s ping was once over before wifi's window began (retransmissions UNKNOWN).
 ping -6 -n -I wlan2 -i 0.2 ff02::1 > "$out/wifi-ping.txt" 2>&1 &
 ping_pid=$!
@@ -111,7 +112,7 @@ iw_pid=$!
 $PD watch --interface wlan2 --format jsonl --record "$out/watch.pcap" > "$out/watch.jsonl" 2> "$out/watch.err" &
 watch_pid=$!
 # Ready once its recording holds the start-up exchange (family, interfaces, the subscription,
-# the scan and interface dumps; events come after): under TCG a debug build read over 9p can
+# the scan and interface dumps; events come after): under TCG a binary read over 9p can
 # take longer than a fixed sleep, and a roam before that goes unseen. 4.7 kB with one BSS in the
 # station's scan cache, 5.2 with two (2026-11-26): 4,600 bytes are reached by the last dump's
 # answer. (The recording grows as watch.pcap.tmp-PID until watch ends and renames it.)
