@@ -69,40 +69,31 @@ debug: deps
 
 # Everything: the Wi-Fi lab (make lab), a short run of every fuzz target, the core's tests (TOML included) under
 # the address sanitizer, the main job on the release binary (its link is not the tests' one: lld,
-# RELR, the exporter's layout), then the whole suite, whose summary closes the output.
+# RELR, the exporter's layout), the whole suite, then the ASan tests' summary.
 # The lab and the suite's CLI tests run the release binary, the one users install
 # (PUSHDIAG_BINARY): the debug build's argument parser checks every option group at each start,
 # 0.1 to 0.5 s of CPU per run here and 10 to 15 s in the lab's emulated VM; one test still asks
 # the debug build for every command's help, so those checks keep running (ArgumentDefinitionTests).
-# The release build comes first (the lab runs it); beside the lab's VM, at the lowest CPU and I/O
-# priority (Tests/lab/lab.sh's LAB_BESIDE: SCHED_IDLE, so the VM's threads always come first),
-# test-beside builds the tests (debug), the fuzz targets and the core's tests under ASan and runs
-# the ASan tests (logs in .build/); LabTests follow both. The fuzz targets' 10 s runs come after,
-# at normal priority: beside a busy VM they barely read their seeds. docs/PERFORMANCE.md,
-# "make test", has the phases and their times. (Through SUBMAKE, not $(MAKE): a line naming
-# $(MAKE) runs even under make -n.)
+# Tests/make-test.sh runs the phases: the release build; the lab's VM with test-beside beside it
+# at the lowest CPU and I/O priority; LabTests; the fuzz targets' 10 s runs, make demo and the
+# suite, with what is left of test-beside still beside them. docs/PERFORMANCE.md, "make test",
+# has the phases and their times. (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even
+# under make -n, and this one starts the VM.)
 SUBMAKE := $(MAKE)
 test: deps-test lab-deps lint
-	$(Q)mkdir -p .build && $(SUBMAKE) --no-print-directory build CONFIG=release > .build/release-build.log 2>&1 || { tail -40 .build/release-build.log; echo "make test: the release build failed"; exit 1; }
-	$(Q)Tests/lab/virt-wifi-build.sh || true  # missing, the lab says so and LabTests fails
-	$(Q)LAB_BESIDE="$(SUBMAKE) --no-print-directory test-beside" LAB_BESIDE_LOG=$(abspath .build/beside.log) Tests/lab/lab.sh $(abspath $(LAB_RESULTS))
-	$(Q)python3 -m unittest discover -s Tests/lab/medium > .build/medium-tests.log 2>&1 || { cat .build/medium-tests.log; exit 1; }
-	$(Q)echo "lab radio medium: $$(grep -E '^Ran ' .build/medium-tests.log), $$(tail -1 .build/medium-tests.log)"
-	$(Q)FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || { tail -40 .build/fuzz-smoke.log; exit 1; }
-	$(Q)grep -E '^(==|Fuzz)' .build/fuzz-smoke.log
-	$(Q)echo "address sanitizer: $$(grep -E 'Test run with' .build/asan.log | tail -1)"
-	$(Q)$(MAKE) --no-print-directory demo CONFIG=release > .build/demo.log 2>&1 || { tail -40 .build/demo.log; exit 1; }
-	$(Q)grep -q '^exit status 2 ' .build/demo.log || { tail -40 .build/demo.log; echo "make demo: not the CRITICAL the bundled 57%-busy channel gives"; exit 1; }
-	$(Q)echo "release build, make demo: $$(tail -1 .build/demo.log)"
-	$(Q)PUSHDIAG_BINARY=$(abspath .build/release/pushdiag) $(SWIFT) test --skip-build $(SWIFT_FLAGS)
+	$(Q)MAKE="$(SUBMAKE)" SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" Tests/make-test.sh $(abspath $(LAB_RESULTS))
 
-# What make test runs beside the lab, one after another, each failure named on a "beside:" line.
-# The ASan build is of the tests' product only (the core, IO, the renderers and the test targets;
-# not swift-nio, the exporter nor the command line, which no test target links).
+# What make test runs beside the lab's VM, one after another, each failure named on a "beside:"
+# line; .build/tests-built and .build/fuzz-built take their step's exit status as soon as it is
+# known (Tests/make-test.sh waits for them). The ASan build is of the tests' product only (the
+# core, IO, the renderers and the test targets; not swift-nio, the exporter nor the command
+# line, which no test target links).
 ASAN_ENV := LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp):print_suppressions=0
 test-beside:
-	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS) > .build/debug-build.log 2>&1 || { tail -40 .build/debug-build.log; echo "beside: the debug build with the tests failed"; exit 1; }
-	$(Q)FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1 || { tail -40 .build/fuzz-build.log; echo "beside: the fuzz targets' build failed"; exit 1; }
+	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS) > .build/debug-build.log 2>&1; echo $$? > .build/tests-built; \
+	  [ "$$(cat .build/tests-built)" = 0 ] || { tail -40 .build/debug-build.log; echo "beside: the debug build with the tests failed"; exit 1; }
+	$(Q)FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1; echo $$? > .build/fuzz-built; \
+	  [ "$$(cat .build/fuzz-built)" = 0 ] || { tail -40 .build/fuzz-build.log; echo "beside: the fuzz targets' build failed"; exit 1; }
 	$(Q){ $(SWIFT) build --sanitize=address --scratch-path .build-asan --product pushdiagPackageTests $(SWIFT_FLAGS) && \
 	  $(ASAN_ENV) $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter PushdiagCoreTests $(SWIFT_FLAGS); } > .build/asan.log 2>&1 || \
 	  { tail -40 .build/asan.log; echo "beside: the core's tests under ASan failed"; exit 1; }

@@ -3,6 +3,8 @@
 # and ../shared/pcaps. A crash leaves its input in .build/fuzz/crashes/ and fails the run.
 #   FUZZ_SECONDS=600 Tests/fuzz/run.sh [Capture Netlink Push Config WebConfig Join Pcapng]
 #   FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh   (builds every target, runs none)
+# FUZZ_JOBS targets run at a time (the number of cores by default; each libFuzzer run is one
+# process on one core); their summaries are printed in the targets' order.
 # The core's sources are compiled once for all targets (-sanitize=fuzzer,address -O, a static
 # library built for testing, so the targets reach the few internal initialisers they use with
 # access control off); each target is then its one file, compiled and linked against it. (Each
@@ -39,16 +41,37 @@ for t in $TARGETS; do
 done
 [ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
 /usr/bin/python3 Tests/fuzz/corpus.py "$(pwd)" "$OUT/corpus" > "$OUT/corpus.txt"
-status=0
-for t in $TARGETS; do
+# One target's run; its summary (and on a crash the log's tail) in fuzz-T.summary, exit 1 on a crash.
+fuzz_one() {
+  local t=$1 corpus
   corpus=$(echo "$t" | tr 'A-Z' 'a-z')
   mkdir -p "$OUT/corpus/$corpus" "$OUT/crashes/$t"
-  echo "== Fuzz$t: $(ls "$OUT/corpus/$corpus" | wc -l) seeds, $SECONDS_EACH s"
-  if ! "$OUT/fuzz-$t" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
-        -artifact_prefix="$OUT/crashes/$t/" "$OUT/corpus/$corpus" > "$OUT/fuzz-$t.log" 2>&1; then
-    echo "Fuzz$t: CRASH, input kept in $OUT/crashes/$t/"; tail -30 "$OUT/fuzz-$t.log"; status=1
+  {
+    echo "== Fuzz$t: $(ls "$OUT/corpus/$corpus" | wc -l) seeds, $SECONDS_EACH s"
+    local crashed=0
+    if ! "$OUT/fuzz-$t" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+          -artifact_prefix="$OUT/crashes/$t/" "$OUT/corpus/$corpus" > "$OUT/fuzz-$t.log" 2>&1; then
+      echo "Fuzz$t: CRASH, input kept in $OUT/crashes/$t/"; tail -30 "$OUT/fuzz-$t.log"; crashed=1
+    fi
+    grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$OUT/fuzz-$t.log" | sed "s/^/Fuzz$t: /" || true
+    echo "Fuzz$t: corpus $(ls "$OUT/corpus/$corpus" | wc -l) inputs"
+    return $crashed
+  } > "$OUT/fuzz-$t.summary"
+}
+jobs_at_once=${FUZZ_JOBS:-$(nproc)}
+status=0
+running=0
+for t in $TARGETS; do
+  if [ "$running" -ge "$jobs_at_once" ]; then
+    wait -n || status=1
+    running=$((running - 1))
   fi
-  grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$OUT/fuzz-$t.log" | sed "s/^/Fuzz$t: /"
-  echo "Fuzz$t: corpus $(ls "$OUT/corpus/$corpus" | wc -l) inputs"
+  fuzz_one "$t" &
+  running=$((running + 1))
 done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
+done
+for t in $TARGETS; do cat "$OUT/fuzz-$t.summary"; done
 exit $status

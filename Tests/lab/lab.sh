@@ -11,10 +11,8 @@
 # the release build; docs/PERFORMANCE.md). LabTests run the same binary for their replays.
 #   Tests/lab/lab.sh RESULTS_DIR [record]
 # With "record", run.sh refreshes the lab recordings in fixtures/ (the medium records none).
-# LAB_BESIDE names a command run beside the VM at the lowest CPU and I/O priority (SCHED_IDLE:
-# the VM's threads always come first; ionice idle), its output in LAB_BESIDE_LOG; LabTests start
-# once both are done. make test builds the tests, the fuzz targets and the ASan tests so: the VM
-# uses about 0.9 of the two cores on average (its sections mostly wait on the air's own time).
+# LAB_TESTS_BUILT names a file that something beside the VM writes once the tests are built (its
+# exit status: make test's Tests/make-test.sh builds them beside the VM); LabTests wait for it.
 set -u
 out=$1
 mode=${2:-}
@@ -22,23 +20,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mkdir -p "$out"
 start=$(date +%s)
-if [ -n "${LAB_BESIDE:-}" ]; then
-  beside_log=${LAB_BESIDE_LOG:-$out/beside.log}
-  chrt --idle 0 ionice -c 3 sh -c "$LAB_BESIDE" > "$beside_log" 2>&1 &
-  beside=$!
-fi
 LAB_NAME=vm "$here/vm.sh" "$here/run.sh" "$out" $mode
 lab=$?
 echo "lab: the VM (sections 1 to 8b and the medium's walks) in $(( $(date +%s) - start )) s (exit $lab)"
-if [ -n "${LAB_BESIDE:-}" ]; then
-  wait $beside
-  status=$?
-  echo "lab: beside the VM, $LAB_BESIDE: exit $status after $(( $(date +%s) - start )) s"
-  if [ $status != 0 ]; then
-    tail -40 "$beside_log"
-    echo "lab: FAILED beside the VM (the VM: exit $lab): $(grep -E '^beside:' "$beside_log" | tail -1)"
-    exit 1
-  fi
+if [ -n "${LAB_TESTS_BUILT:-}" ]; then
+  for _ in $(seq 1 3600); do [ -s "$LAB_TESTS_BUILT" ] && break; sleep 1; done
+  built=$(cat "$LAB_TESTS_BUILT" 2> /dev/null)
+  echo "lab: the tests built beside the VM $(( $(date +%s) - start )) s after its start (exit ${built:-none})"
+  [ "$built" = 0 ] || { echo "lab: FAILED: no tests to run (the VM: exit $lab)"; exit 1; }
 fi
 
 # The assertions, with iw's outputs as the oracle; on failure a digest of the issues closes the
