@@ -9,7 +9,8 @@
 #    the VM's threads always come first; it uses about 0.7 to 0.9 of the two cores on average),
 #    `make test-beside` builds the tests (debug), then the fuzz targets, then the core's tests
 #    under ASan and runs them, writing .build/tests-built and .build/fuzz-built (each step's exit
-#    status) as it goes. LabTests start once the VM is done and the tests are built.
+#    status) as it goes; the VM pauses it (SIGSTOP) through its join and medium sections, whose
+#    timings suffered beside it. LabTests start once the VM is done and the tests are built.
 # 3. The medium's unit tests; the fuzz targets' 10 s runs once they are built (at normal
 #    priority: beside a busy VM they barely read their seeds); make demo on the release binary;
 #    the whole suite. What is left of the ASan work goes on beside them, at its low priority.
@@ -50,7 +51,7 @@ Tests/lab/virt-wifi-build.sh || true # missing, the lab says so and LabTests fai
 # Its own process group (setsid), so that a failure here stops all of it.
 setsid bash -c "chrt --idle 0 ionice -c 3 $MAKE --no-print-directory test-beside > .build/beside.log 2>&1; echo \$? > .build/beside.status" &
 beside=$!
-LAB_TESTS_BUILT=$(pwd)/.build/tests-built Tests/lab/lab.sh "$out" || {
+LAB_PAUSE_PGID=$beside LAB_TESTS_BUILT=$(pwd)/.build/tests-built Tests/lab/lab.sh "$out" || {
   say "the lab FAILED"
   [ -s .build/tests-built ] && [ "$(cat .build/tests-built)" != 0 ] && beside_failed
   exit 1

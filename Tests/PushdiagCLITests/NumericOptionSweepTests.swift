@@ -43,9 +43,10 @@ struct NumericOptionSweepTests {
             // Not a wireless interface: a value join takes ends at once with exit 3.
             (["join"], ["--interface", "lo", "127.0.0.1:\(freePort())", "--cycle-timeout", "1s"]),
         ]
-        // The runs go six at a time (270 s one after another, 118 s so: a run waiting out its
-        // second's --duration leaves its core to the others; the rest is each debug run's 0.07 to
-        // 0.25 s of CPU); report's each write a history of their own, and report html reads one
+        // The runs go six at a time (a run waiting out its second's --duration leaves its core to
+        // the others; on the debug binary each run also spends 0.07 to 0.5 s of CPU in the
+        // argument parser's own checks: 118 s so, 270 s one after another; make test runs the
+        // release binary); report's each write a history of their own, and report html reads one
         // made first and writes a page of its own.
         let history = dir.appendingPathComponent("h.db").path
         let made = try run(
