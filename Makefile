@@ -74,26 +74,20 @@ debug: deps
 # (PUSHDIAG_BINARY): the debug build's argument parser checks every option group at each start,
 # 0.1 to 0.5 s of CPU per run here and 10 to 15 s in the lab's emulated VM; one test still asks
 # the debug build for every command's help, so those checks keep running (ArgumentDefinitionTests).
-# Tests/make-test.sh runs the phases: the release build; the lab's VM with test-beside beside it
-# at the lowest CPU and I/O priority; LabTests; the fuzz targets' 10 s runs, make demo and the
-# suite, with what is left of test-beside still beside them. docs/PERFORMANCE.md, "make test",
-# has the phases and their times. (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even
+# Tests/make-test.sh runs the phases: the release build, the debug build with the tests, the lab
+# (nothing beside its VM), the fuzz targets' build; then test-beside (ASan) at the lowest CPU and
+# I/O priority beside the fuzz targets' 10 s runs, make demo and the suite. docs/PERFORMANCE.md,
+# "make test", has the phases and their times. (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even
 # under make -n, and this one starts the VM.)
 SUBMAKE := $(MAKE)
 test: deps-test lab-deps lint
 	$(Q)MAKE="$(SUBMAKE)" SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" Tests/make-test.sh $(abspath $(LAB_RESULTS))
 
-# What make test runs beside the lab's VM, one after another, each failure named on a "beside:"
-# line; .build/tests-built and .build/fuzz-built take their step's exit status as soon as it is
-# known (Tests/make-test.sh waits for them). The ASan build is of the tests' product only (the
-# core, IO, the renderers and the test targets; not swift-nio, the exporter nor the command
-# line, which no test target links).
+# What make test runs beside the fuzz runs, make demo and the suite, its failure named on a
+# "beside:" line. The ASan build is of the tests' product only (the core, IO, the renderers and
+# the test targets; not swift-nio, the exporter nor the command line, which no test target links).
 ASAN_ENV := LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp):print_suppressions=0
 test-beside:
-	$(Q)$(SWIFT) build --build-tests $(SWIFT_FLAGS) > .build/debug-build.log 2>&1; echo $$? > .build/tests-built; \
-	  [ "$$(cat .build/tests-built)" = 0 ] || { tail -40 .build/debug-build.log; echo "beside: the debug build with the tests failed"; exit 1; }
-	$(Q)FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1; echo $$? > .build/fuzz-built; \
-	  [ "$$(cat .build/fuzz-built)" = 0 ] || { tail -40 .build/fuzz-build.log; echo "beside: the fuzz targets' build failed"; exit 1; }
 	$(Q){ $(SWIFT) build --sanitize=address --scratch-path .build-asan --product pushdiagPackageTests $(SWIFT_FLAGS) && \
 	  $(ASAN_ENV) $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter PushdiagCoreTests $(SWIFT_FLAGS); } > .build/asan.log 2>&1 || \
 	  { tail -40 .build/asan.log; echo "beside: the core's tests under ASan failed"; exit 1; }

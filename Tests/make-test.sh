@@ -3,17 +3,14 @@
 # beside what, and when each ended ("make test: ... at N s", from this script's start).
 #   Tests/make-test.sh LAB_RESULTS_DIR      (MAKE, SWIFT and SWIFT_FLAGS from the Makefile)
 #
-# 1. The release build: the lab's VM and the suite's CLI tests run it (PUSHDIAG_BINARY), the
-#    binary users install.
-# 2. The lab's VM (Tests/lab/lab.sh). Beside it, at the lowest CPU and I/O priority (SCHED_IDLE:
-#    the VM's threads always come first; it uses about 0.7 to 0.9 of the two cores on average),
-#    `make test-beside` builds the tests (debug), then the fuzz targets, then the core's tests
-#    under ASan and runs them, writing .build/tests-built and .build/fuzz-built (each step's exit
-#    status) as it goes; the VM pauses it (SIGSTOP) through its join and medium sections, whose
-#    timings suffered beside it. LabTests start once the VM is done and the tests are built.
-# 3. The medium's unit tests; the fuzz targets' 10 s runs once they are built (at normal
-#    priority: beside a busy VM they barely read their seeds); make demo on the release binary;
-#    the whole suite. What is left of the ASan work goes on beside them, at its low priority.
+# 1. The release build (the lab's VM and the suite's CLI tests run it: PUSHDIAG_BINARY, the
+#    binary users install), then the debug build with the tests.
+# 2. The lab (Tests/lab/lab.sh: the VM, then LabTests), with nothing beside it: builds beside
+#    the VM, even at SCHED_IDLE, made its timings fail (docs/PERFORMANCE.md, "make test").
+# 3. The fuzz targets' build; then, beside everything after it at the lowest CPU and I/O
+#    priority (SCHED_IDLE, ionice idle), `make test-beside`: the core's tests built and run
+#    under ASan. Meanwhile the medium's unit tests, the fuzz targets' 10 s runs (two at a time),
+#    make demo on the release binary and the whole suite.
 # 4. The ASan work's end and its summary.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,16 +20,11 @@ SWIFT=${SWIFT:-swift}
 start=$(date +%s)
 say() { echo "make test: $* at $(($(date +%s) - start)) s"; }
 mkdir -p .build
-rm -f .build/tests-built .build/fuzz-built .build/beside.status
+rm -f .build/beside.status
 beside=
 stop_beside() { [ -z "$beside" ] || kill -- "-$beside" 2> /dev/null; }
 trap stop_beside EXIT
 
-# Until the work beside writes FILE (its step's exit status), or ends without writing it.
-await() {
-  while [ ! -s "$1" ] && [ ! -s .build/beside.status ]; do sleep 1; done
-  [ "$(cat "$1" 2> /dev/null)" = 0 ]
-}
 beside_failed() {
   wait "$beside" 2> /dev/null
   tail -40 .build/beside.log
@@ -46,17 +38,30 @@ $MAKE --no-print-directory build CONFIG=release > .build/release-build.log 2>&1 
   exit 1
 }
 say "the release build done"
+# shellcheck disable=SC2086 # SWIFT_FLAGS is empty or -v
+$SWIFT build --build-tests ${SWIFT_FLAGS:-} > .build/debug-build.log 2>&1 || {
+  tail -40 .build/debug-build.log
+  say "the debug build with the tests FAILED"
+  exit 1
+}
+say "the debug build with the tests done"
 Tests/lab/virt-wifi-build.sh || true # missing, the lab says so and LabTests fails
 
-# Its own process group (setsid), so that a failure here stops all of it.
-setsid bash -c "chrt --idle 0 ionice -c 3 $MAKE --no-print-directory test-beside > .build/beside.log 2>&1; echo \$? > .build/beside.status" &
-beside=$!
-LAB_PAUSE_PGID=$beside LAB_TESTS_BUILT=$(pwd)/.build/tests-built Tests/lab/lab.sh "$out" || {
+Tests/lab/lab.sh "$out" || {
   say "the lab FAILED"
-  [ -s .build/tests-built ] && [ "$(cat .build/tests-built)" != 0 ] && beside_failed
   exit 1
 }
 say "the lab done"
+
+FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1 || {
+  tail -40 .build/fuzz-build.log
+  say "the fuzz targets' build FAILED"
+  exit 1
+}
+say "the fuzz targets' build done"
+# Its own process group (setsid), so that a failure here stops all of it.
+setsid bash -c "chrt --idle 0 ionice -c 3 $MAKE --no-print-directory test-beside > .build/beside.log 2>&1; echo \$? > .build/beside.status" &
+beside=$!
 
 python3 -m unittest discover -s Tests/lab/medium > .build/medium-tests.log 2>&1 || {
   cat .build/medium-tests.log
@@ -64,7 +69,6 @@ python3 -m unittest discover -s Tests/lab/medium > .build/medium-tests.log 2>&1 
 }
 echo "lab radio medium: $(grep -E '^Ran ' .build/medium-tests.log), $(tail -1 .build/medium-tests.log)"
 
-await .build/fuzz-built || beside_failed
 FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-10} Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || {
   tail -40 .build/fuzz-smoke.log
   say "a fuzz target FAILED"

@@ -11,11 +11,10 @@
 # the release build; docs/PERFORMANCE.md). LabTests run the same binary for their replays.
 #   Tests/lab/lab.sh RESULTS_DIR [record]
 # With "record", run.sh refreshes the lab recordings in fixtures/ (the medium records none).
-# LAB_PAUSE_PGID names a process group (make test's builds beside the VM) that is stopped
-# (SIGSTOP) while RESULTS_DIR/quiet exists, which run.sh writes for its timing-sensitive last
-# sections, and continued once the file is gone or the VM has ended.
-# LAB_TESTS_BUILT names a file that something beside the VM writes once the tests are built (its
-# exit status: make test's Tests/make-test.sh builds them beside the VM); LabTests wait for it.
+# Nothing may be built beside it: with make test's builds beside the VM at SCHED_IDLE (ionice
+# idle), two fresh-clone runs of three failed on 2026-11-27 (join's steps seconds late, DHCP
+# with no ACK, netem's 5% loss measured at 10.3%): the machine's two cores are not the VM's
+# to share, whatever the priority (docs/PERFORMANCE.md, "make test").
 set -u
 out=$1
 mode=${2:-}
@@ -23,38 +22,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mkdir -p "$out"
 start=$(date +%s)
-rm -f "$out/quiet"
-if [ -n "${LAB_PAUSE_PGID:-}" ]; then
-  (
-    paused=0
-    while :; do
-      if [ -e "$out/quiet" ] && [ $paused = 0 ]; then
-        kill -STOP -- "-$LAB_PAUSE_PGID" 2> /dev/null && paused=1 && echo "lab: the work beside the VM paused $(($(date +%s) - start)) s after its start ($(cat "$out/quiet"))"
-      elif [ ! -e "$out/quiet" ] && [ $paused = 1 ]; then
-        kill -CONT -- "-$LAB_PAUSE_PGID" 2> /dev/null
-        paused=0
-      fi
-      sleep 0.5
-    done
-  ) &
-  watcher=$!
-fi
 LAB_NAME=vm "$here/vm.sh" "$here/run.sh" "$out" $mode
 lab=$?
-if [ -n "${LAB_PAUSE_PGID:-}" ]; then
-  kill $watcher 2> /dev/null
-  wait $watcher 2> /dev/null
-  kill -CONT -- "-$LAB_PAUSE_PGID" 2> /dev/null
-  echo "lab: the work beside the VM continues"
-fi
-rm -f "$out/quiet"
 echo "lab: the VM (sections 1 to 8b and the medium's walks) in $(( $(date +%s) - start )) s (exit $lab)"
-if [ -n "${LAB_TESTS_BUILT:-}" ]; then
-  for _ in $(seq 1 3600); do [ -s "$LAB_TESTS_BUILT" ] && break; sleep 1; done
-  built=$(cat "$LAB_TESTS_BUILT" 2> /dev/null)
-  echo "lab: the tests built beside the VM $(( $(date +%s) - start )) s after its start (exit ${built:-none})"
-  [ "$built" = 0 ] || { echo "lab: FAILED: no tests to run (the VM: exit $lab)"; exit 1; }
-fi
 
 # The assertions, with iw's outputs as the oracle; on failure a digest of the issues closes the
 # output, where a CI log's tail shows it.

@@ -263,12 +263,6 @@ lab_walk "$out" || exit 1
 
 # 8b. pushdiag join against real rejoins (join.sh): a fresh hwsim, dnsmasq, a DHCP client on
 #     every connect; into RESULTS_DIR/join.
-# From here to the end the host pauses what make test builds beside the VM (RESULTS_DIR/quiet;
-# lab.sh's LAB_PAUSE_PGID): join's steps have limits of a second, and the medium's walks their
-# scenario's clock. Beside the VM at SCHED_IDLE they still lost seconds (a fresh-clone run on
-# 2026-11-27: a gateway step 8.9 s late, a cycle never push-ready); sections 1 to 8 passed so twice.
-echo "join and the medium's walks" > "$out/quiet"
-trap 'rm -f "$out/quiet"' EXIT
 . Tests/lab/medium.sh  # lab_down
 . Tests/lab/join.sh
 mkdir -p "$out/join" && rm -rf "${out:?}/join"/*
