@@ -4,8 +4,9 @@
 #
 #   Tests/lab/vm.sh SCRIPT [ARGS...]
 #
-# The console is printed with each line prefixed "LAB_NAME| " (vm by default), so that its lines
-# can be told from the host's; on failure a digest of what failed closes the output.
+# The console is printed with each line prefixed "LAB_NAME SECONDS| " (vm by default; the seconds
+# since qemu started, where the VM's time goes), so that its lines can be told from the host's; on
+# failure a digest of what failed closes the output.
 #
 # Needs: qemu-system-x86, linux-image-amd64, busybox-static (make lab-deps installs them).
 set -euo pipefail
@@ -64,17 +65,21 @@ exit \$status
 RUN
 chmod +x "$runner"
 
+stamp() {
+  SECONDS=0
+  while IFS= read -r line || [ -n "$line" ]; do printf '%s %3d| %s\n' "${LAB_NAME:-vm}" "$SECONDS" "${line//$'\r'/}"; done
+}
 timeout "${LAB_TIMEOUT:-1800}" qemu-system-x86_64 -accel "tcg,thread=${LAB_TCG_THREAD:-multi}" -m "${LAB_MEMORY:-1024}" -smp "${LAB_SMP:-2}" -nographic -no-reboot \
   -kernel "$kernel" -initrd "$work/initrd.gz" \
   -append "console=ttyS0 quiet edd=off panic=-1 pushdiag.script=$runner" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,id=hostroot,multidevs=remap \
-  -nic none </dev/null | tr -d '\r' | sed -u "s/^/${LAB_NAME:-vm}| /" | tee "$work/console.log" || echo "lab: qemu ended with status $? (LAB_TIMEOUT ${LAB_TIMEOUT:-1800} s)"
+  -nic none </dev/null | stamp | tee "$work/console.log" || echo "lab: qemu ended with status $? (LAB_TIMEOUT ${LAB_TIMEOUT:-1800} s)"
 
 # On failure, a digest last, where a CI log's tail shows it: the lab's own lines (a section that
 # did not finish says so).
 digest() {
   echo "lab: what ${LAB_NAME:-vm} said of what failed, from its console above:"
-  grep -E "^${LAB_NAME:-vm}\\| lab:" "$work/console.log" | grep -vE 'done \(exit 0|exit status 0' | tail -30 || true
+  grep -E "^${LAB_NAME:-vm} +[0-9]+\\| lab:" "$work/console.log" | grep -vE 'done \(exit 0|exit status 0' | tail -30 || true
 }
 [ -f "$work/status" ] || { digest; echo "lab: the VM did not finish its script" >&2; exit 3; }
 [ "$(cat "$work/status")" = 0 ] || digest
