@@ -36,10 +36,10 @@ cat > "$root/init" <<'INIT'
 /bin/busybox --install -s /bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
 for m in $(cat /lib/modules/order); do insmod /lib/modules/$m.ko 2>/dev/null; done
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 hostroot /mnt || { echo "lab: cannot mount the host root"; poweroff -f; }
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose hostroot /mnt || { echo "lab: cannot mount the host root"; poweroff -f; }
 script=$(sed -n 's/.*pushdiag.script=\([^ ]*\).*/\1/p' /proc/cmdline)
 for d in proc sys dev; do mount --move /$d /mnt/$d; done
-exec switch_root /mnt /bin/sh -c "mount -t tmpfs tmpfs /run; /bin/sh \"$script\"; echo \"lab: exit status \$?\"; echo o > /proc/sysrq-trigger; while :; do :; done"
+exec switch_root /mnt /bin/sh -c "mount -t tmpfs tmpfs /run; /bin/sh \"$script\"; echo \"lab: exit status \$?\"; sync; echo o > /proc/sysrq-trigger; while :; do :; done"
 INIT
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initrd.gz"
