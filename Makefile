@@ -35,7 +35,7 @@ LAB_PACKAGES := qemu-system-x86 linux-image-amd64 hostapd wpasupplicant iw busyb
 LAB_RESULTS ?= .build/lab
 
 
-.PHONY: all deps deps-test deps-bench build debug test test-beside unit lint format fuzz demo bench orderfile install uninstall fixtures clean lab lab-deps lab-record
+.PHONY: all deps deps-test deps-bench build debug test unit lint format fuzz demo bench orderfile install uninstall fixtures clean lab lab-deps lab-record
 
 all: build
 
@@ -67,30 +67,21 @@ build: deps
 debug: deps
 	$(Q)$(SWIFT) build $(SWIFT_FLAGS)
 
-# Everything: the Wi-Fi lab (make lab), a short run of every fuzz target, the core's tests (TOML included) under
-# the address sanitizer, the main job on the release binary (its link is not the tests' one: lld,
-# RELR, the exporter's layout), the whole suite, then the ASan tests' summary.
+# Everything: the Wi-Fi lab (make lab), every test under the address sanitizer (the core's TOML
+# against tomllib included), a short run of every fuzz target, the main job on the release binary
+# (its link is not the tests' one: lld, RELR, the exporter's layout).
 # The lab and the suite's CLI tests run the release binary, the one users install
 # (PUSHDIAG_BINARY): the debug build's argument parser checks every option group at each start,
 # 0.1 to 0.5 s of CPU per run here and 10 to 15 s in the lab's emulated VM; one test still asks
 # the debug build for every command's help, so those checks keep running (ArgumentDefinitionTests).
-# Tests/make-test.sh runs the phases: the release build, the debug build with the tests, the lab
-# (nothing beside its VM), the fuzz targets' build; then test-beside (ASan) at the lowest CPU and
-# I/O priority beside the fuzz targets' 10 s runs, make demo and the suite. docs/PERFORMANCE.md,
-# "make test", has the phases and their times. (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even
-# under make -n, and this one starts the VM.)
+# Tests/make-test.sh runs the phases: the release build, the one debug build (with the tests,
+# under ASan: .build-asan), the lab (nothing beside its VM), then the fuzz targets' build beside
+# make demo and the suite, then the fuzz runs. docs/PERFORMANCE.md, "make test", has the phases
+# and their times. (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even under make -n,
+# and this one starts the VM.)
 SUBMAKE := $(MAKE)
 test: deps-test lab-deps lint
 	$(Q)MAKE="$(SUBMAKE)" SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" Tests/make-test.sh $(abspath $(LAB_RESULTS))
-
-# What make test runs beside the fuzz runs, make demo and the suite, its failure named on a
-# "beside:" line. The ASan build is of the tests' product only (the core, IO, the renderers and
-# the test targets; not swift-nio, the exporter nor the command line, which no test target links).
-ASAN_ENV := LSAN_OPTIONS=suppressions=$(abspath Tests/sanitizers/lsan.supp):print_suppressions=0
-test-beside:
-	$(Q){ $(SWIFT) build --sanitize=address --scratch-path .build-asan --product pushdiagPackageTests $(SWIFT_FLAGS) && \
-	  $(ASAN_ENV) $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter PushdiagCoreTests $(SWIFT_FLAGS); } > .build/asan.log 2>&1 || \
-	  { tail -40 .build/asan.log; echo "beside: the core's tests under ASan failed"; exit 1; }
 
 # The formatter that ships with the toolchain, configured in .swift-format: `make format`
 # rewrites, `make lint` (run by `make test`) fails on any difference. Warnings are errors in

@@ -3,15 +3,19 @@
 # beside what, and when each ended ("make test: ... at N s", from this script's start).
 #   Tests/make-test.sh LAB_RESULTS_DIR      (MAKE, SWIFT and SWIFT_FLAGS from the Makefile)
 #
-# 1. The release build (the lab's VM and the suite's CLI tests run it: PUSHDIAG_BINARY, the
-#    binary users install), then the debug build with the tests.
+# 1. The release build (the lab's VM, make demo and the suite's CLI tests run it:
+#    PUSHDIAG_BINARY, the binary users install), then the one debug build: everything with the
+#    tests, under the address sanitizer (.build-asan). LabTests and the whole suite run in it, so
+#    every test runs under ASan and LeakSanitizer (Tests/sanitizers/lsan.supp), and its debug
+#    pushdiag answers ArgumentDefinitionTests. (Until 2026-11-27 a plain debug build ran the
+#    suite and a second, ASan build of the tests ran the core's tests only: two builds of the
+#    same sources, docs/PERFORMANCE.md, "make test".)
 # 2. The lab (Tests/lab/lab.sh: the VM, then LabTests), with nothing beside it: builds beside
 #    the VM, even at SCHED_IDLE, made its timings fail (docs/PERFORMANCE.md, "make test").
-# 3. The fuzz targets' build; then, beside everything after it at the lowest CPU and I/O
-#    priority (SCHED_IDLE, ionice idle), `make test-beside`: the core's tests built and run
-#    under ASan. Meanwhile the medium's unit tests, the fuzz targets' 10 s runs (two at a time),
-#    make demo on the release binary and the whole suite.
-# 4. The ASan work's end and its summary.
+# 3. The fuzz targets' build (its one long compile, of the core, holds one core) beside the
+#    medium's unit tests, make demo and the suite, at the lowest CPU and I/O priority (SCHED_IDLE,
+#    ionice idle: the suite waits on its servers and tools more than it computes, and takes what
+#    it needs first); then the fuzz targets' 10 s runs, two at a time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=$1
@@ -20,17 +24,14 @@ SWIFT=${SWIFT:-swift}
 start=$(date +%s)
 say() { echo "make test: $* at $(($(date +%s) - start)) s"; }
 mkdir -p .build
-rm -f .build/beside.status
-beside=
-stop_beside() { [ -z "$beside" ] || kill -- "-$beside" 2> /dev/null; }
-trap stop_beside EXIT
-
-beside_failed() {
-  wait "$beside" 2> /dev/null
-  tail -40 .build/beside.log
-  say "$(grep -E '^beside:' .build/beside.log | tail -1)"
-  exit 1
-}
+# LeakSanitizer's suppressions, for every run of the ASan build (LabTests, the suite, the debug
+# pushdiag those start): each names a function of the toolchain's own libraries.
+export LSAN_OPTIONS="suppressions=$(pwd)/Tests/sanitizers/lsan.supp:print_suppressions=0"
+ASAN=(--sanitize=address --scratch-path .build-asan)
+rm -f .build/fuzz-build.status
+fuzz_build=
+stop_fuzz_build() { [ -z "$fuzz_build" ] || kill -- "-$fuzz_build" 2> /dev/null; }
+trap stop_fuzz_build EXIT
 
 $MAKE --no-print-directory build CONFIG=release > .build/release-build.log 2>&1 || {
   tail -40 .build/release-build.log
@@ -39,43 +40,29 @@ $MAKE --no-print-directory build CONFIG=release > .build/release-build.log 2>&1 
 }
 say "the release build done"
 # shellcheck disable=SC2086 # SWIFT_FLAGS is empty or -v
-$SWIFT build --build-tests ${SWIFT_FLAGS:-} > .build/debug-build.log 2>&1 || {
+$SWIFT build --build-tests "${ASAN[@]}" ${SWIFT_FLAGS:-} > .build/debug-build.log 2>&1 || {
   tail -40 .build/debug-build.log
-  say "the debug build with the tests FAILED"
+  say "the debug build with the tests (ASan) FAILED"
   exit 1
 }
-say "the debug build with the tests done"
+say "the debug build with the tests (ASan) done"
 Tests/lab/virt-wifi-build.sh || true # missing, the lab says so and LabTests fails
 
-Tests/lab/lab.sh "$out" || {
+PUSHDIAG_TESTS_BUNDLE=$(pwd)/.build-asan/debug/pushdiagPackageTests.xctest Tests/lab/lab.sh "$out" || {
   say "the lab FAILED"
   exit 1
 }
 say "the lab done"
 
-FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1 || {
-  tail -40 .build/fuzz-build.log
-  say "the fuzz targets' build FAILED"
-  exit 1
-}
-say "the fuzz targets' build done"
-# Its own process group (setsid), so that a failure here stops all of it.
-setsid bash -c "chrt --idle 0 ionice -c 3 $MAKE --no-print-directory test-beside > .build/beside.log 2>&1; echo \$? > .build/beside.status" &
-beside=$!
+# Its own process group (setsid), so that a failure elsewhere stops what it can of it.
+setsid bash -c "chrt --idle 0 ionice -c 3 env FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1; echo \$? > .build/fuzz-build.status" &
+fuzz_build=$!
 
 python3 -m unittest discover -s Tests/lab/medium > .build/medium-tests.log 2>&1 || {
   cat .build/medium-tests.log
   exit 1
 }
 echo "lab radio medium: $(grep -E '^Ran ' .build/medium-tests.log), $(tail -1 .build/medium-tests.log)"
-
-FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-10} Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || {
-  tail -40 .build/fuzz-smoke.log
-  say "a fuzz target FAILED"
-  exit 1
-}
-grep -E '^(==|Fuzz)' .build/fuzz-smoke.log
-say "the fuzz targets' runs done"
 
 $MAKE --no-print-directory demo CONFIG=release > .build/demo.log 2>&1 || {
   tail -40 .build/demo.log
@@ -89,13 +76,24 @@ grep -q '^exit status 2 ' .build/demo.log || {
 echo "release build, make demo: $(tail -1 .build/demo.log)"
 
 # shellcheck disable=SC2086 # SWIFT_FLAGS is empty or -v
-PUSHDIAG_BINARY=$(pwd)/.build/release/pushdiag $SWIFT test --skip-build ${SWIFT_FLAGS:-}
+PUSHDIAG_BINARY=$(pwd)/.build/release/pushdiag $SWIFT test --skip-build "${ASAN[@]}" ${SWIFT_FLAGS:-}
 suite=$?
-say "the suite done (exit $suite)"
+say "the suite (ASan) done (exit $suite)"
 
-wait "$beside"
-beside=
-[ "$(cat .build/beside.status 2> /dev/null)" = 0 ] || beside_failed
-echo "address sanitizer: $(grep -E 'Test run with' .build/asan.log | tail -1)"
-say "the ASan tests done"
+wait "$fuzz_build"
+rm -f .build/fuzz-build.status
+fuzz_build=
+[ "$(cat .build/fuzz-build.status 2> /dev/null)" = 0 ] || {
+  tail -40 .build/fuzz-build.log
+  say "the fuzz targets' build FAILED"
+  exit 1
+}
+say "the fuzz targets' build done"
+FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-10} Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || {
+  tail -40 .build/fuzz-smoke.log
+  say "a fuzz target FAILED"
+  exit 1
+}
+grep -E '^(==|Fuzz)' .build/fuzz-smoke.log
+say "the fuzz targets' runs done"
 exit $suite

@@ -26,10 +26,11 @@ LAB_NAME=vm "$here/vm.sh" "$here/run.sh" "$out" $mode
 lab=$?
 echo "lab: the VM (sections 1 to 8b and the medium's walks) in $(( $(date +%s) - start )) s (exit $lab)"
 
-# The assertions, with iw's outputs as the oracle; on failure a digest of the issues closes the
+# The assertions, with iw's outputs as the oracle (the debug build's test bundle, or
+# PUSHDIAG_TESTS_BUNDLE: make test's is the ASan build's); on failure a digest of the issues closes the
 # output, where a CI log's tail shows it.
 log=$out/labtests.log
-PUSHDIAG_LAB_RESULTS="$out" PUSHDIAG_BINARY="$root/.build/release/pushdiag" "$root/.build/debug/pushdiagPackageTests.xctest" --testing-library swift-testing --filter LabTests > "$log" 2>&1
+PUSHDIAG_LAB_RESULTS="$out" PUSHDIAG_BINARY="$root/.build/release/pushdiag" "${PUSHDIAG_TESTS_BUNDLE:-$root/.build/debug/pushdiagPackageTests.xctest}" --testing-library swift-testing --filter LabTests > "$log" 2>&1
 tests=$?
 grep -vE 'passed after|^.\[90m↳|^↳' "$log" | tail -60
 if [ $tests != 0 ] || [ $lab != 0 ]; then
