@@ -81,7 +81,6 @@ suite=$?
 say "the suite (ASan) done (exit $suite)"
 
 wait "$fuzz_build"
-rm -f .build/fuzz-build.status
 fuzz_build=
 [ "$(cat .build/fuzz-build.status 2> /dev/null)" = 0 ] || {
   tail -40 .build/fuzz-build.log
