@@ -107,7 +107,8 @@ let package = Package(
         .testTarget(name: "PushdiagCoreTests", dependencies: ["PushdiagCore", "FixtureKit", "PushdiagRender", "TestSupport"], swiftSettings: strict),
         // IO against real files, sockets, servers and kernel headers (libpcap, netlink constants, tshark).
         .testTarget(
-            name: "PushdiagIOTests", dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "FixtureKit", "TestSupport"], swiftSettings: strict),
+            name: "PushdiagIOTests", dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit", "TestSupport"],
+            swiftSettings: strict),
         // The pushdiag executable as users run it: outputs, exit codes, docs, the lab.
         .testTarget(
             name: "PushdiagCLITests", dependencies: ["PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit", "TestSupport"], swiftSettings: strict),
