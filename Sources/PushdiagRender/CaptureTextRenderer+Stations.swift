@@ -25,8 +25,11 @@ extension CaptureTextRenderer {
             ])
         }
         out += t.render() + more(r.stations.count)
-        out += "  PS: frames sent with the Power Management bit; LI: listen interval (beacon intervals); ?: UNKNOWN, not in the capture\n"
-        out += "  (LI: no (re)association request from it; AID: no successful (re)association response to it)\n"
+        out += "  PS: frames sent with the Power Management bit; LI: listen interval (beacon intervals)\n"
+        // The reasons for a "?", only where a row shows one.
+        if rows(r.stations).contains(where: { $0.listenInterval == nil || $0.aid == nil }) {
+            out += "  ?: UNKNOWN, not in the capture (LI: no (re)association request from the station; AID: no successful (re)association response to it)\n"
+        }
         if r.untrackedStations > 0 { out += "  \(grouped(r.untrackedStations)) frames from stations beyond the table's bound were not followed\n" }
         for s in rows(r.stations) where focused || !s.dozes.isQuiet || !s.silences.isEmpty || !s.roams.isEmpty || !s.steering.isEmpty {
             out += renderStation(s)

@@ -89,6 +89,10 @@ struct CaptureCommandTests {
         let retries = try json(try pushdiag("capture", "--format", "json", fixture("retries-above-15pct.pcap")).stdout)
         let st = try #require((retries["stations"] as? [[String: Any]])?.first)
         #expect(st["listen_interval"] is NSNull && st["aid"] is NSNull)
+        // The reasons for a "?" under the table only where a row shows one.
+        let reason = "?: UNKNOWN, not in the capture (LI: no (re)association request"
+        #expect(try pushdiag("capture", fixture("retries-above-15pct.pcap")).stdout.contains(reason))
+        #expect(try !pushdiag("capture", fixture("station-doze-30s.pcap")).stdout.contains(reason))
 
         let text = try pushdiag("capture", fixture("steering-btm-deauth.pcap")).stdout
         #expect(text.contains("stations (1):"))
