@@ -201,7 +201,10 @@ public struct CaptureAnalyzer {
 
         switch h.type {
         case .management where !h.truncated && !h.protected:
-            management(h, body: d.frame.suffix(from: h.headerLength), time: timestampNs, bss: bssSlot, info: d.info)
+            // The two radio fields it reads, not the whole RadioInfo: passed on the stack, the struct
+            // was rebuilt from single-byte stores and the call stalled on reading it back (12% of
+            // the analysing thread on the mixed mix; docs/PERFORMANCE.md).
+            management(h, body: d.frame.suffix(from: h.headerLength), time: timestampNs, bss: bssSlot, frequencyMHz: freq, signalDBm: d.info.signalDBm)
         case .data where h.flags & 0x03 == 0x01:
             // To DS: the transmitter is a station associated with addr1.
             if let sta = h.addr2, let ap = h.addr1, !sta.isGroup, let i = stationTable.slot(sta, make: { Station() }),
@@ -242,7 +245,7 @@ public struct CaptureAnalyzer {
 
     // MARK: - Management bodies
 
-    mutating func management(_ h: Dot11Header, body: UnsafeRawBufferPointer, time: Int64, bss: Int?, info: RadioInfo) {
+    mutating func management(_ h: Dot11Header, body: UnsafeRawBufferPointer, time: Int64, bss: Int?, frequencyMHz: UInt16, signalDBm: Int8?) {
         guard let sub = h.managementSubtype else { return }
         stationAnalysis.management(h, body: body, time: time)
         switch sub {
@@ -256,8 +259,8 @@ public struct CaptureAnalyzer {
                 bssTable[i].ssid = Array(ssid)
             }
             if let ch = e.channel { bssTable[i].channel = ch }
-            if info.frequencyMHz != 0, sub == .beacon { bssTable[i].frequency = info.frequencyMHz }
-            if let s = info.signalDBm, s < 0 {
+            if frequencyMHz != 0, sub == .beacon { bssTable[i].frequency = frequencyMHz }
+            if let s = signalDBm, s < 0 {
                 bssTable[i].signalSum += Int(s)
                 bssTable[i].signalSamples += 1
             }
