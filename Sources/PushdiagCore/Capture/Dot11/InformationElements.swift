@@ -1,8 +1,34 @@
+/// The elements of a list of information elements (IEEE 802.11-2020 9.4.2), each its id and
+/// contents (borrowed from the list), in order, as far as the list is whole: the walk is guarded
+/// the way iw guards it — `while left >= 2 && left - 2 >= length` — so an element whose length
+/// runs past the list's end ends it, and `complete` then stays false. The one walk of every
+/// element list pushdiag reads (ElementSummary, the TIM, a BTM request's candidates).
+public struct ElementWalk {
+    public let list: UnsafeRawBufferPointer
+    public private(set) var offset = 0
+
+    @inline(__always)
+    public init(_ list: UnsafeRawBufferPointer) { self.list = list }
+
+    /// Every byte of the list was read as whole elements.
+    public var complete: Bool { offset == list.count }
+
+    @inline(__always)
+    public mutating func next() -> (id: UInt8, contents: UnsafeRawBufferPointer)? {
+        let left = list.count - offset
+        guard left >= 2 else { return nil }
+        let length = Int(list[offset + 1])
+        guard left - 2 >= length else { return nil }
+        let element = (list[offset], UnsafeRawBufferPointer(rebasing: list[(offset + 2)..<(offset + 2 + length)]))
+        offset += 2 + length
+        return element
+    }
+}
+
 /// What pushdiag needs from a list of information elements (IEEE 802.11-2020 9.4.2).
 ///
-/// The walk is guarded the way iw guards it — `while left >= 2 && left - 2 >= length` — and an
-/// element whose length does not fit its own definition is noted as malformed and skipped; the
-/// rest of the frame is still read.
+/// The list is walked by `ElementWalk` (iw's guard), and an element whose length does not fit
+/// its own definition is noted as malformed and skipped; the rest of the frame is still read.
 public struct ElementSummary {
     /// Element 0, borrowed from the frame (valid only while the frame is).
     public var ssid: UnsafeRawBufferPointer?
@@ -45,13 +71,9 @@ public struct ElementSummary {
     @inline(__always)
     public static func parse(_ b: UnsafeRawBufferPointer) -> ElementSummary {
         var s = ElementSummary()
-        var o = 0
-        let n = b.count
-        while n - o >= 2 {
-            let id = b[o]
-            let len = Int(b[o + 1])
-            guard n - o - 2 >= len else { break }
-            let v = UnsafeRawBufferPointer(rebasing: b[(o + 2)..<(o + 2 + len)])
+        var walk = ElementWalk(b)
+        while let (id, v) = walk.next() {
+            let len = v.count
             s.elementCount += 1
             switch id {
             case 0:
@@ -84,9 +106,8 @@ public struct ElementSummary {
             default:
                 break
             }
-            o += 2 + len
         }
-        if o != n { s.malformed = true }
+        if !walk.complete { s.malformed = true }
         return s
     }
 

@@ -42,13 +42,9 @@ public struct TIMElement {
     /// The TIM element of a beacon's element list, found without reading the others' contents;
     /// nil when absent, or when the list breaks before it.
     public static func find(in b: UnsafeRawBufferPointer) -> TIMElement? {
-        var o = 0
-        let n = b.count
-        while n - o >= 2 {
-            let len = Int(b[o + 1])
-            guard n - o - 2 >= len else { return nil }
-            if b[o] == 5 { return parse(UnsafeRawBufferPointer(rebasing: b[(o + 2)..<(o + 2 + len)])) }
-            o += 2 + len
+        var walk = ElementWalk(b)
+        while let (id, contents) = walk.next() {
+            if id == 5 { return parse(contents) }
         }
         return nil
     }
@@ -80,11 +76,10 @@ public struct BTMRequest {
             guard let len = body.u8(at: o) else { return r }
             o += 1 + Int(len)
         }
-        while body.count - o >= 2 {
-            let len = Int(body[o + 1])
-            guard body.count - o - 2 >= len else { break }
-            if body[o] == 52 { r.candidates += 1 }
-            o += 2 + len
+        guard o <= body.count else { return r }
+        var walk = ElementWalk(UnsafeRawBufferPointer(rebasing: body[o...]))
+        while let (id, _) = walk.next() {
+            if id == 52 { r.candidates += 1 }
         }
         return r
     }
