@@ -3,6 +3,27 @@ import PushdiagCore
 import Testing
 
 struct ElementTests {
+    /// The one element walk, on a list cut at every length: whole elements in order, the walk
+    /// ending at an element that runs past the cut (or a lone trailing byte), and `complete`
+    /// only where the cut falls between elements.
+    @Test func theElementWalkStopsWhereTheListBreaks() {
+        let elements: [(UInt8, [UInt8])] = [(0, Array("ward-3".utf8)), (5, [0, 3, 0, 0]), (221, []), (52, Array(repeating: 7, count: 13))]
+        let list = elements.flatMap { [$0.0, UInt8($0.1.count)] + $0.1 }
+        var ends = [0]
+        for e in elements { ends.append(ends.last! + 2 + e.1.count) }
+        for cut in 0...list.count {
+            let (seen, complete) = withBytes(Array(list.prefix(cut))) { b -> ([(UInt8, [UInt8])], Bool) in
+                var walk = ElementWalk(b)
+                var seen: [(UInt8, [UInt8])] = []
+                while let (id, contents) = walk.next() { seen.append((id, Array(contents))) }
+                return (seen, walk.complete)
+            }
+            let whole = ends.lastIndex { $0 <= cut }!
+            #expect(seen.map(\.0) == elements.prefix(whole).map(\.0) && seen.map(\.1) == elements.prefix(whole).map(\.1), "cut at \(cut)")
+            #expect(complete == ends.contains(cut), "cut at \(cut)")
+        }
+    }
+
     @Test func roamingCapabilitiesAndBSSLoad() {
         var o = FrameBuilder.BeaconOptions(ssid: "ward-3", channel: 6)
         o.bssLoad = (7, 102)
