@@ -9,10 +9,13 @@ import Testing
 /// silences (start, length) from its frames' times, listen interval and AID, deauthentications
 /// and disassociations per reason (per station and per AP), BSS transition requests (and the
 /// disassociation-imminent bit) and responses by status, authentication algorithms, and each
-/// BSS's beacon interval and DTIM period. tshark runs once per file with every field, several
-/// files at a time; the station rules are applied here to tshark's fields, independently of
+/// BSS's beacon interval and DTIM period. tshark reads every file with every field in one run
+/// (`tsharkLines`); the station rules are applied here to tshark's fields, independently of
 /// StationAnalysis.
-@Suite(.enabled(if: TestPaths.which("tshark") != nil, "tshark is not installed: the per-station oracle is skipped"))
+@Suite(
+    .enabled(
+        if: TestPaths.which("tshark") != nil && TestPaths.which("editcap") != nil,
+        "tshark or editcap is not installed: the per-station oracle is skipped"))
 struct StationOracleTests {
     static let fields = [
         "wlan.fc.version", "wlan.fc.type_subtype", "wlan.fc.ds", "wlan.fc.pwrmgt", "wlan.fc.retry", "wlan.fc.protected", "wlan.ra", "wlan.ta",
@@ -192,10 +195,86 @@ struct StationOracleTests {
     /// pushdiag sees the DTIM period.
     static let timAfterAnException: Set<String> = ["tcpdump/tests__ieee802.11_parse_elements_oobr.pcap"]
 
+    /// tshark's lines (`fields`, tab-separated) for each of `paths`, from one tshark. A tshark
+    /// start costs about a quarter second of CPU, and one per file (about 300) was most of the
+    /// suite's CPU. Each file is converted to pcapng by editcap (Wireshark's own reading of it,
+    /// in milliseconds), the files' sections are concatenated into one file, and the section
+    /// number tshark gives each frame (`frame.section_number`, from 1) names its file. A file
+    /// editcap cannot read gives no lines, as tshark gives none; one cut short gives the frames
+    /// before the cut, as tshark does. Checked on 2026-11-27 against one tshark per file, on
+    /// every shared capture and fixture (282): the same lines, but for one frame of two files
+    /// whose record's microseconds are 1,000,000 or more (aircrack-ng's wep_64_ptw captures).
+    /// tshark prints that time from a pcap as its seconds and an overlong fraction
+    /// (1177961534.1000046000, read as .1 s); editcap's pcapng carries the same instant
+    /// normalised (1177961535.000046), which is how pushdiag reads it too.
+    static func tsharkLines(_ paths: [String]) throws -> [[Substring]] {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let editcap = TestPaths.which("editcap")!
+        let lock = NSLock()
+        nonisolated(unsafe) var sections = [Int](repeating: 0, count: paths.count)
+        nonisolated(unsafe) var failures: [String] = []
+        DispatchQueue.concurrentPerform(iterations: paths.count) { i in
+            let out = dir.appendingPathComponent("\(i).pcapng")
+            do {
+                _ = try run(editcap, ["-F", "pcapng", paths[i], out.path])
+                let n = (try? Data(contentsOf: out)).map(Self.sectionCount) ?? 0
+                lock.withLock { sections[i] = n }
+            } catch {
+                lock.withLock { failures.append("editcap \(paths[i]): \(error)") }
+            }
+        }
+        guard failures.isEmpty else { throw OracleFailure(description: failures.joined(separator: "; ")) }
+        let all = dir.appendingPathComponent("all.pcapng")
+        var joined = Data()
+        for i in paths.indices where sections[i] > 0 { joined.append(try Data(contentsOf: dir.appendingPathComponent("\(i).pcapng"))) }
+        try joined.write(to: all)
+        // The file each section came from.
+        var owner: [Int] = [-1]
+        for i in paths.indices { owner += Array(repeating: i, count: sections[i]) }
+        let r = try run(
+            TestPaths.which("tshark")!,
+            ["-n", "-r", all.path, "-T", "fields", "-E", "occurrence=f", "-e", "frame.section_number"] + fields.flatMap { ["-e", $0] },
+            timeout: 600)
+        var lines = [[Substring]](repeating: [], count: paths.count)
+        for line in r.stdout.split(separator: "\n", omittingEmptySubsequences: true) {
+            guard let tab = line.firstIndex(of: "\t"), let section = Int(line[..<tab]), section > 0, section < owner.count else {
+                throw OracleFailure(description: "tshark line without a section number: \(line)")
+            }
+            lines[owner[section]].append(line[line.index(after: tab)...])
+        }
+        return lines
+    }
+
+    struct OracleFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The Section Header Blocks of a pcapng file, walked by the blocks' lengths.
+    static func sectionCount(_ d: Data) -> Int {
+        let b = [UInt8](d)
+        var o = 0
+        var big = false
+        var count = 0
+        func u32(_ at: Int) -> UInt32 {
+            let v = (0..<4).reduce(UInt32(0)) { $0 | UInt32(b[at + $1]) << (8 * UInt32($1)) }
+            return big ? v.byteSwapped : v
+        }
+        while o + 12 <= b.count {
+            if u32(o) == 0x0A0D_0D0A {
+                count += 1
+                big = false  // the byte-order magic, read little-endian first
+                big = u32(o + 8) != 0x1A2B_3C4D
+            }
+            let length = Int(u32(o + 4))
+            guard length >= 12, length % 4 == 0 else { break }
+            o += length
+        }
+        return count
+    }
+
     /// One file: the differences, and how many stations were compared.
-    static func compare(_ path: String, name: String) throws -> (mismatches: [String], stations: Int, dozes: Int, silences: Int) {
-        let r = try run(TestPaths.which("tshark")!, ["-n", "-r", path, "-T", "fields", "-E", "occurrence=f"] + fields.flatMap { ["-e", $0] }, timeout: 300)
-        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: true)
+    static func compare(_ path: String, name: String, lines: [Substring]) throws -> (mismatches: [String], stations: Int, dozes: Int, silences: Int) {
         let (stations, aps, beacons) = expected(lines)
         let report = CaptureFileAnalysis.analyze(path: path, options: .init()).report(file: name)
         // An nlmon capture (fixtures/watch-*): tshark finds 802.11 frames inside nl80211 messages;
@@ -232,6 +311,7 @@ struct StationOracleTests {
         let files = try OracleTests.capturesAndFixtures()
         let all = files
         let started = Date()
+        let tshark = try Self.tsharkLines(all.map(\.0))
         let lock = NSLock()
         nonisolated(unsafe) var mismatches: [String] = []
         nonisolated(unsafe) var stations = 0
@@ -240,7 +320,7 @@ struct StationOracleTests {
         nonisolated(unsafe) var failures: [String] = []
         DispatchQueue.concurrentPerform(iterations: all.count) { i in
             do {
-                let (m, n, d, q) = try Self.compare(all[i].0, name: all[i].1)
+                let (m, n, d, q) = try Self.compare(all[i].0, name: all[i].1, lines: tshark[i])
                 lock.withLock {
                     mismatches += m
                     stations += n
