@@ -235,7 +235,10 @@ extension LabTests {
                     }
                 }
             }
-            #expect(compared >= 12, "\(run): \(compared) boundaries compared")
+            // Twelve at least, less the two of a scan the manager skipped (it went to a BSS it
+            // knew: fresh-clone CI of 2026-11-27, 11 compared in join-dns-delay's one cycle).
+            let skippedScans = try joinCycles(run).filter { $0.contains { $0.name == "scan" && $0.status == "skipped" } }.count
+            #expect(compared >= 12 - 2 * skippedScans, "\(run): \(compared) boundaries compared, \(skippedScans) scans skipped")
             let late = netlink.filter { $0.ms > Self.joinNetlinkToleranceMs }
             #expect(
                 Double(late.count) <= (Double(netlink.count) * Self.netlinkOutlierShare).rounded(.up),
