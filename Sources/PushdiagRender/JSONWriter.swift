@@ -25,8 +25,12 @@ struct JSONWriter {
     let pretty: Bool
 
     func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = TreeEncoder(keys: KeyConverter())
+        let keys = KeyConverter()
+        let encoder = TreeEncoder(keys: keys)
         let node = try encoder.wrap(value)
+        // A key that could not be converted where Codable lets nothing be thrown (a nested
+        // container's or a super encoder's key).
+        if keys.failed { throw Fallback() }
         var out = Output(pretty: pretty)
         out.bytes.reserveCapacity(4096)
         out.write(node)
@@ -70,11 +74,16 @@ private final class ObjectBox {
 /// a report repeats the same few hundred names.
 private final class KeyConverter {
     private var converted: [String: String] = [:]
+    /// A key was not converted: the whole value goes to JSONEncoder.
+    private(set) var failed = false
 
     func convert(_ key: String) throws -> String {
         var plain = true
         for b in key.utf8 {
-            if b >= 0x80 { throw JSONWriter.Fallback() }
+            if b >= 0x80 {
+                failed = true
+                throw JSONWriter.Fallback()
+            }
             if b >= 0x41 && b <= 0x5A { plain = false }
         }
         if plain { return key }

@@ -174,6 +174,32 @@ import Testing
         }
     }
 
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ s: String) { stringValue = s }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Nested containers and super encoders, with keys to convert (one not ASCII, which goes to
+    /// JSONEncoder whole).
+    struct Containers: Encodable {
+        var outerKey: String
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: AnyKey.self)
+            var nested = c.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(outerKey))
+            try nested.encode(1, forKey: AnyKey("innerURLKey"))
+            var list = c.nestedUnkeyedContainer(forKey: AnyKey("aList"))
+            try list.encode("x")
+            var deeper = list.nestedContainer(keyedBy: AnyKey.self)
+            try deeper.encode(true, forKey: AnyKey("deepKey"))
+            try "super".encode(to: c.superEncoder())
+            try 2.encode(to: c.superEncoder(forKey: AnyKey("superKey")))
+        }
+    }
+
     @Test func randomValuesOfEveryKind() throws {
         var draw = Draw(random: SeededRandom(seed: 0x5EED_1502))
         for n in 0..<200 {
@@ -187,5 +213,7 @@ import Testing
         try Self.same([[String: Int]](), "an empty array")
         try Self.same(["fooBar": ["ABTest": 1]], "a dictionary's keys stay as they are")
         try Self.same([Kind.urlThing: [Kind.firstKind: 2]], "CodingKeyRepresentable keys are converted")
+        try Self.same(Containers(outerKey: "outerKey"), "nested containers and super encoders")
+        try Self.same(Containers(outerKey: "clÉKey"), "a nested container's key that is not ASCII")
     }
 }
