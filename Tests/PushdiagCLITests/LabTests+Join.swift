@@ -205,7 +205,8 @@ extension LabTests {
             ]
             var compared = 0
             var netlink: [(what: String, ms: Double)] = []
-            for (n, steps) in try joinCycles(run).enumerated() {
+            let cycles = try joinCycles(run)
+            for (n, steps) in cycles.enumerated() {
                 for s in steps where s.status == "ok" {
                     let what = "\(run) cycle \(n + 1) \(s.name)"
                     let packets = Self.joinPacketSteps.contains(s.name)
@@ -237,7 +238,7 @@ extension LabTests {
             }
             // Twelve at least, less the two of a scan the manager skipped (it went to a BSS it
             // knew: fresh-clone CI of 2026-11-27, 11 compared in join-dns-delay's one cycle).
-            let skippedScans = try joinCycles(run).filter { $0.contains { $0.name == "scan" && $0.status == "skipped" } }.count
+            let skippedScans = cycles.filter { $0.contains { $0.name == "scan" && $0.status == "skipped" } }.count
             #expect(compared >= 12 - 2 * skippedScans, "\(run): \(compared) boundaries compared, \(skippedScans) scans skipped")
             let late = netlink.filter { $0.ms > Self.joinNetlinkToleranceMs }
             #expect(
