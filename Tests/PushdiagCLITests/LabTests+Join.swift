@@ -114,6 +114,33 @@ extension LabTests {
         }
     }
 
+    /// One tshark over a capture of a run: each packet's time and what it printed of `fields`.
+    /// The join's checks read about a dozen filters of each run's two captures; one tshark a
+    /// capture, its filters then asked of the fields here (`PacketFields.has`), costs a sixth of
+    /// the tshark starts (each about a quarter of a second of CPU).
+    func joinPacketFields(_ run: String, _ capture: String, filter: String, fields: [String]) throws -> [PacketFields] {
+        try joinPackets(run, capture, filter: filter, fields: fields).map { p in
+            PacketFields(time: p.time, fields: Dictionary(uniqueKeysWithValues: zip(fields, p.fields)))
+        }
+    }
+
+    /// A packet's fields as tshark printed them. A field that stands several times in the packet
+    /// (a frame of nlmon holding two netlink messages) is printed comma-separated, and a filter's
+    /// comparison holds when any of its values does, as in tshark's display filters.
+    struct PacketFields {
+        var time: Double
+        var fields: [String: String]
+        /// The printed value (comma-separated values for a field seen several times).
+        subscript(_ field: String) -> String { fields[field] ?? "" }
+        /// tshark's `field == value`, or a value `matching` what is asked.
+        func has(_ field: String, _ value: String) -> Bool { has(field) { $0 == value } }
+        func has(_ field: String, matching: (Substring) -> Bool) -> Bool {
+            self[field].split(separator: ",").contains(where: matching)
+        }
+        /// tshark's filter naming a protocol: the frame carries it (frame.protocols).
+        func carries(_ proto: String) -> Bool { self["frame.protocols"].split(separator: ":").contains { $0 == proto } }
+    }
+
     /// The distance from `t` to the nearest of `times`, in ms (infinity when there is none).
     static func nearestMs(_ t: Double, _ times: [Double]) -> Double { times.map { abs($0 - t) * 1000 }.min() ?? .infinity }
 
@@ -149,23 +176,36 @@ extension LabTests {
             let ip = try ipMonitor(run)
             let iwTimes = { (p: (String) -> Bool) in iw.filter { p($0.text) }.map(\.time) }
             let ipTimes = { (p: (String) -> Bool) in ip.filter { p($0.text) }.map(\.time) }
-            let dhcp = try joinPackets(run, filter: "dhcp", fields: ["dhcp.option.dhcp"])
-            let tcp = try joinPackets(run, filter: "tcp.port == 3000", fields: ["tcp.flags.syn", "tcp.flags.ack", "tcp.len", "tcp.dstport"])
-            let dns = try joinPackets(run, filter: "dns", fields: ["dns.flags.response"])
-            let operstateUp = try joinPackets(run, "nlmon", filter: "netlink-route.ifla_operstate == 6", fields: []).map(\.time)
-            let controlPortTxStatus = try joinPackets(run, "nlmon", filter: "nl80211.cmd == 139", fields: []).map(\.time)
+            // The station's packets: DHCP, the push server's TCP port, DNS.
+            let station = try joinPacketFields(
+                run, "wlan2", filter: "dhcp || tcp.port == 3000 || dns",
+                fields: [
+                    "frame.protocols", "dhcp.option.dhcp", "tcp.flags.syn", "tcp.flags.ack", "tcp.len", "tcp.srcport", "tcp.dstport", "dns.flags.response",
+                ])
+            let dhcp = station.filter { $0.carries("dhcp") }.map { (time: $0.time, fields: [$0["dhcp.option.dhcp"]]) }
+            let tcp = station.filter { $0.has("tcp.srcport", "3000") || $0.has("tcp.dstport", "3000") }.map {
+                (time: $0.time, fields: [$0["tcp.flags.syn"], $0["tcp.flags.ack"], $0["tcp.len"], $0["tcp.dstport"]])
+            }
+            let dns = station.filter { $0.carries("dns") }.map { (time: $0.time, fields: [$0["dns.flags.response"]]) }
+            // nlmon's messages.
+            let nlmon = try joinPacketFields(
+                run, "nlmon", filter: "netlink",
+                fields: [
+                    "netlink-route.ifla_operstate", "nl80211.cmd", "netlink.hdr_pid", "netlink.hdr_flags.request", "netlink.hdr_flags.multi",
+                    "netlink-route.nltype", "netlink-route.ifa_address.ipv4", "netlink-route.nd_state",
+                ])
+            let times = { (p: (PacketFields) -> Bool) in nlmon.filter(p).map(\.time) }
+            let operstateUp = times { $0.has("netlink-route.ifla_operstate", "6") }
+            let controlPortTxStatus = times { $0.has("nl80211.cmd", "139") }
             // nl80211's events as the kernel sent them (nlmon's stamp), not as iw received them: iw's
             // own thread lagged the kernel by up to 15 ms in the lab, and 33 ms once in CI, where
             // pushdiag stayed within 7 ms of the kernel (2026-11-26). iw says which were successes.
             let kernelEvent = { (cmd: Int) in
-                try self.joinPackets(run, "nlmon", filter: "nl80211.cmd == \(cmd) && netlink.hdr_pid == 0 && netlink.hdr_flags.request == 0", fields: []).map(
-                    \.time)
+                times { $0.has("nl80211.cmd", "\(cmd)") && $0.has("netlink.hdr_pid", "0") && $0.has("netlink.hdr_flags.request", "0") }
             }
             // A scan ends at NEW_SCAN_RESULTS (34), or at SCAN_ABORTED (35): NetworkManager's
             // second ActivateConnection aborted the scan it had begun and used what it knew.
-            let (scanStarted, scanFinished, authenticated, associated) = (
-                try kernelEvent(33), try kernelEvent(34) + kernelEvent(35), try kernelEvent(37), try kernelEvent(38)
-            )
+            let (scanStarted, scanFinished, authenticated, associated) = (kernelEvent(33), kernelEvent(34) + kernelEvent(35), kernelEvent(37), kernelEvent(38))
             let iwAuthOK = iwTimes { $0.contains(": auth ") && $0.contains("status: 0") }
             let iwAssocOK = iwTimes { $0.contains(": assoc ") && $0.contains("status: 0") }
             // rtnetlink likewise: RTM_NEWADDR of the lab's address, RTM_NEWNEIGH to REACHABLE (ip
@@ -173,13 +213,11 @@ extension LabTests {
             // neither a request nor part of a dump; they carry the port of the process whose
             // request made the change (iwd's, where iwd adds the address and the gateway's entry
             // itself), so the port is not what tells them.
-            let notification = "netlink.hdr_flags.request == 0 && netlink.hdr_flags.multi == 0"
-            let newAddress = try joinPackets(
-                run, "nlmon", filter: "netlink-route.nltype == 20 && \(notification) && netlink-route.ifa_address.ipv4 == 10.40.0.0/24", fields: []
-            ).map(\.time)
-            let neighbourReachable = try joinPackets(
-                run, "nlmon", filter: "netlink-route.nltype == 28 && \(notification) && netlink-route.nd_state == 2", fields: []
-            ).map(\.time)
+            let notification = { (p: PacketFields) in p.has("netlink.hdr_flags.request", "0") && p.has("netlink.hdr_flags.multi", "0") }
+            let newAddress = times {
+                $0.has("netlink-route.nltype", "20") && notification($0) && $0.has("netlink-route.ifa_address.ipv4") { $0.hasPrefix("10.40.0.") }
+            }
+            let neighbourReachable = times { $0.has("netlink-route.nltype", "28") && notification($0) && $0.has("netlink-route.nd_state", "2") }
             let ipGatewayReachable = ipTimes { $0.contains("10.40.0.1 dev wlan2") && $0.contains("REACHABLE") && !$0.hasPrefix(" Deleted") }
             // A scan only where a cycle scanned (iwd went straight to the BSS it knew).
             let scanned = try joinCycles(run).contains { $0.contains { $0.name == "scan" && $0.status == "ok" } }
