@@ -75,9 +75,10 @@ debug: deps
 # 0.1 to 0.5 s of CPU per run here and 10 to 15 s in the lab's emulated VM; one test still asks
 # the debug build for every command's help, so those checks keep running (ArgumentDefinitionTests).
 # Tests/make-test.sh runs the phases: the release build, the one debug build (with the tests,
-# under ASan: .build-asan), the lab (nothing beside its VM), then the fuzz targets' build beside
-# make demo and the suite, then the fuzz runs. docs/PERFORMANCE.md, "make test", has the phases
-# and their times. (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even under make -n,
+# under ASan: .build-asan), the lab's VM (nothing beside it), then side by side the fuzz targets'
+# build (-Onone) and 10 s runs, make demo, and the suite a suite a process, four at a time
+# (Tests/suite.sh), LabTests among them. docs/PERFORMANCE.md, "make test", has the phases and
+# their times. (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even under make -n,
 # and this one starts the VM.)
 SUBMAKE := $(MAKE)
 test: deps-test lab-deps lint

@@ -7,15 +7,13 @@
 #    PUSHDIAG_BINARY, the binary users install), then the one debug build: everything with the
 #    tests, under the address sanitizer (.build-asan). LabTests and the whole suite run in it, so
 #    every test runs under ASan and LeakSanitizer (Tests/sanitizers/lsan.supp), and its debug
-#    pushdiag answers ArgumentDefinitionTests. (Until 2026-11-27 a plain debug build ran the
-#    suite and a second, ASan build of the tests ran the core's tests only: two builds of the
-#    same sources, docs/PERFORMANCE.md, "make test".)
-# 2. The lab (Tests/lab/lab.sh: the VM, then LabTests), with nothing beside it: builds beside
-#    the VM, even at SCHED_IDLE, made its timings fail (docs/PERFORMANCE.md, "make test").
-# 3. The fuzz targets' build (its one long compile, of the core, holds one core) beside the
-#    medium's unit tests, make demo and the suite, at the lowest CPU and I/O priority (SCHED_IDLE,
-#    ionice idle: the suite waits on its servers and tools more than it computes, and takes what
-#    it needs first); then the fuzz targets' 10 s runs, two at a time.
+#    pushdiag answers ArgumentDefinitionTests.
+# 2. The lab's VM (Tests/lab/lab.sh), with nothing beside it: builds beside the VM, even at
+#    SCHED_IDLE, made its timings fail (docs/PERFORMANCE.md, "make test").
+# 3. Beside one another: the fuzz targets' build (-Onone; the core's one compile holds a core for
+#    about 50 s) at the lowest CPU and I/O priority (SCHED_IDLE, ionice idle) and then their 10 s
+#    runs, two at a time; the medium's unit tests and make demo; the suite in several processes
+#    (Tests/suite.sh), LabTests among them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=$1
@@ -28,7 +26,7 @@ mkdir -p .build
 # pushdiag those start): each names a function of the toolchain's own libraries.
 export LSAN_OPTIONS="suppressions=$(pwd)/Tests/sanitizers/lsan.supp:print_suppressions=0"
 ASAN=(--sanitize=address --scratch-path .build-asan)
-rm -f .build/fuzz-build.status
+rm -f .build/fuzz.status
 fuzz_build=
 stop_fuzz_build() { [ -z "$fuzz_build" ] || kill -- "-$fuzz_build" 2> /dev/null; }
 trap stop_fuzz_build EXIT
@@ -48,14 +46,18 @@ $SWIFT build --build-tests "${ASAN[@]}" ${SWIFT_FLAGS:-} > .build/debug-build.lo
 say "the debug build with the tests (ASan) done"
 Tests/lab/virt-wifi-build.sh || true # missing, the lab says so and LabTests fails
 
-PUSHDIAG_TESTS_BUNDLE=$(pwd)/.build-asan/debug/pushdiagPackageTests.xctest Tests/lab/lab.sh "$out" || {
+bundle=$(pwd)/.build-asan/debug/pushdiagPackageTests.xctest
+PUSHDIAG_TESTS_BUNDLE=$bundle LAB_PART=vm Tests/lab/lab.sh "$out" || {
+  PUSHDIAG_TESTS_BUNDLE=$bundle LAB_PART=tests Tests/lab/lab.sh "$out"
   say "the lab FAILED"
   exit 1
 }
-say "the lab done"
+say "the lab's VM done"
 
-# Its own process group (setsid), so that a failure elsewhere stops what it can of it.
-setsid bash -c "chrt --idle 0 ionice -c 3 env FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1; echo \$? > .build/fuzz-build.status" &
+# The fuzz targets: built at SCHED_IDLE in a process group of their own (setsid), so that a
+# failure elsewhere stops what it can of it; then their runs, at normal priority.
+setsid bash -c "chrt --idle 0 ionice -c 3 env FUZZ_OPT=-Onone FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1 || { echo build > .build/fuzz.status; exit; }
+  FUZZ_OPT=-Onone FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-10} Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1; echo \$? > .build/fuzz.status" &
 fuzz_build=$!
 
 python3 -m unittest discover -s Tests/lab/medium > .build/medium-tests.log 2>&1 || {
@@ -75,24 +77,25 @@ grep -q '^exit status 2 ' .build/demo.log || {
 }
 echo "release build, make demo: $(tail -1 .build/demo.log)"
 
-# shellcheck disable=SC2086 # SWIFT_FLAGS is empty or -v
-PUSHDIAG_BINARY=$(pwd)/.build/release/pushdiag $SWIFT test --skip-build "${ASAN[@]}" ${SWIFT_FLAGS:-}
+PUSHDIAG_LAB_RESULTS=$(cd "$out" && pwd) PUSHDIAG_BINARY=$(pwd)/.build/release/pushdiag Tests/suite.sh "$bundle"
 suite=$?
-say "the suite (ASan) done (exit $suite)"
+say "the suite (ASan, LabTests among it) done (exit $suite)"
 
 wait "$fuzz_build"
 fuzz_build=
-[ "$(cat .build/fuzz-build.status 2> /dev/null)" = 0 ] || {
-  tail -40 .build/fuzz-build.log
-  say "the fuzz targets' build FAILED"
-  exit 1
-}
-say "the fuzz targets' build done"
-FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-10} Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1 || {
-  tail -40 .build/fuzz-smoke.log
-  say "a fuzz target FAILED"
-  exit 1
-}
+case $(cat .build/fuzz.status 2> /dev/null) in
+  0) ;;
+  build)
+    tail -40 .build/fuzz-build.log
+    say "the fuzz targets' build FAILED"
+    exit 1
+    ;;
+  *)
+    tail -40 .build/fuzz-smoke.log
+    say "a fuzz target FAILED"
+    exit 1
+    ;;
+esac
 grep -E '^(==|Fuzz)' .build/fuzz-smoke.log
-say "the fuzz targets' runs done"
+say "the fuzz targets' build and runs done"
 exit $suite
