@@ -214,8 +214,9 @@ lab_join_ap_idle() {
 # back on the Enterprise AP (wlan1, channel 6) after the idle ladder. A walk follows it (its
 # heartbeats every 250 ms); 4 s after its push connection is ready the AP announces a switch to
 # channel 1 ten beacons ahead (about 1 s) with blocktx, which holds the station's frames until the
-# switch, so the heartbeats sent meanwhile are late; the walk goes on 20 s more (about 100
-# heartbeats in all, so the few late ones stay above its p95) and is interrupted. iw event -t on
+# switch, so the heartbeats sent meanwhile are late; the walk goes on 12 s more (about 65
+# heartbeats in all, one at a time, so the one or two late ones stay above its p95; 20 s until
+# 2026-11-27, when the last fresh-clone run's walk had one late heartbeat) and is interrupted. iw event -t on
 # the station is the oracle (channel switch started, channel switch).
 lab_join_chan_switch() {
   local out=$1 iw walk
@@ -229,7 +230,7 @@ lab_join_chan_switch() {
   for _ in $(seq 1 600); do grep -q "push connection ready" "$out/join-chan-switch-walk.err" 2> /dev/null && break; sleep 0.2; done
   sleep 4
   hostapd_cli -p /run/hostapd -i wlan1 chan_switch 10 2412 ht blocktx > "$out/join-chan-switch-hostapd-cli.txt" 2>&1
-  sleep 20
+  sleep 12
   kill -TERM $walk; wait $walk
   echo $? > "$out/join-chan-switch-walk.status"
   kill $iw; wait $iw 2> /dev/null

@@ -46,12 +46,30 @@ for i in $(ls /sys/class/net); do [ -e /sys/class/net/$i/phy80211 ] && ethtool -
 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all $PD doctor --interface wlan2 --format json > "$out/doctor-nobody.json" 2> "$out/doctor-nobody.err"
 echo $? > "$out/doctor-nobody.status"
 # Ctrl-C midway: doctor and wifi stopped while waiting for their next sample say what they had.
-# (Background jobs start with SIGINT ignored until pushdiag installs its handler: wait for that.)
+# Background jobs start with SIGINT ignored until pushdiag installs its handler, so each is
+# interrupted once it catches SIGINT (SigCgt) and has used no CPU for a second (its first sample
+# taken, it waits out the 60 s interval); at most 15 s, the fixed wait this replaced, which had
+# been sized for the debug build's start in the VM (10 to 15 s; the release build's is 0.1 s).
+lab_wait_waiting() {
+  local pid=$1 cpu last= deadline=$((SECONDS + 15))
+  while [ $SECONDS -lt $deadline ]; do
+    [ -r "/proc/$pid/status" ] || return 1
+    (( 0x$(awk '/^SigCgt:/ { print $2 }' "/proc/$pid/status") & 2 )) && break
+    sleep 0.1
+  done
+  while [ $SECONDS -lt $deadline ]; do
+    cpu=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }')
+    [ "$cpu" = "$last" ] && return 0
+    last=$cpu
+    sleep 1
+  done
+}
 $PD doctor --interface wlan2 --interval 60s --format json > "$out/doctor-int.json" 2> "$out/doctor-int.err" &
 doctor_pid=$!
 $PD wifi --interface wlan2 --count 3 --interval 60s --format json > "$out/wifi-int.json" 2> "$out/wifi-int.err" &
 wifi_pid=$!
-sleep 15
+lab_wait_waiting $doctor_pid
+lab_wait_waiting $wifi_pid
 kill -INT $doctor_pid $wifi_pid
 start=$(date +%s)
 wait $doctor_pid; echo $? > "$out/doctor-int.status"
