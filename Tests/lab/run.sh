@@ -50,14 +50,14 @@ echo $? > "$out/doctor-nobody.status"
 # interrupted once it catches SIGINT (SigCgt) and has used no CPU for a second (its first sample
 # taken, it waits out the 60 s interval); at most 15 s, the fixed wait this replaced, which had
 # been sized for the debug build's start in the VM (10 to 15 s; the release build's is 0.1 s).
-lab_wait_waiting() {
-  local pid=$1 cpu last= deadline=$((SECONDS + 15))
-  while [ $SECONDS -lt $deadline ]; do
-    [ -r "/proc/$pid/status" ] || return 1
-    (( 0x$(awk '/^SigCgt:/ { print $2 }' "/proc/$pid/status") & 2 )) && break
+lab_wait_waiting() { # (run.sh is run by sh: dash, no bash arithmetic)
+  local pid=$1 cpu last= deadline=$(($(date +%s) + 15))
+  # SigCgt: the signals it catches, in hex; SIGINT (2) is the last digit's bit of value 2.
+  until awk '/^SigCgt:/ { v = index("0123456789abcdef", substr($2, length($2), 1)) - 1; exit (int(v / 2) % 2) ? 0 : 1 }' "/proc/$pid/status" 2> /dev/null; do
+    [ -r "/proc/$pid/status" ] && [ "$(date +%s)" -lt "$deadline" ] || return 1
     sleep 0.1
   done
-  while [ $SECONDS -lt $deadline ]; do
+  while [ "$(date +%s)" -lt "$deadline" ]; do
     cpu=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }')
     [ "$cpu" = "$last" ] && return 0
     last=$cpu
