@@ -26,7 +26,8 @@ mkdir -p .build
 # pushdiag those start): each names a function of the toolchain's own libraries.
 export LSAN_OPTIONS="suppressions=$(pwd)/Tests/sanitizers/lsan.supp:print_suppressions=0"
 # Line tables only, not full debug information: ASan's and LeakSanitizer's reports keep their
-# file:line; the build takes about 85 s of CPU less (docs/PERFORMANCE.md, "make test").
+# file:line; built back to back, 212 s and 413 s of CPU against 233 s and 451 s with -g
+# (docs/PERFORMANCE.md, "make test").
 ASAN=(--sanitize=address --scratch-path .build-asan -Xswiftc -gline-tables-only)
 rm -f .build/fuzz.status
 fuzz_build=
