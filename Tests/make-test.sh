@@ -35,7 +35,7 @@ stop_fuzz_build() { [ -z "$fuzz_build" ] || kill -- "-$fuzz_build" 2> /dev/null;
 trap stop_fuzz_build EXIT
 
 # virt_wifi.ko, the lab's second driver (one file out of the kernel's source tarball, then
-# kbuild: about 17 s, most of it xz), beside the release build.
+# kbuild: about 17 s before the VM in a fresh-clone run), beside the release build.
 Tests/lab/virt-wifi-build.sh > .build/virt-wifi-build.log 2>&1 &
 virt_wifi=$!
 
