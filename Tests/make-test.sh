@@ -65,8 +65,8 @@ say "the lab's VM done"
 
 # The fuzz targets: built at SCHED_IDLE in a process group of their own (setsid), so that a
 # failure elsewhere stops what it can of it; then their runs, at normal priority.
-setsid bash -c "chrt --idle 0 ionice -c 3 env FUZZ_OPT=-Onone FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1 || { echo build > .build/fuzz.status; exit; }
-  FUZZ_OPT=-Onone FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-10} Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1; echo \$? > .build/fuzz.status" &
+FUZZ_OPT=-Onone setsid bash -c "chrt --idle 0 ionice -c 3 env FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh > .build/fuzz-build.log 2>&1 || { echo build > .build/fuzz.status; exit; }
+  FUZZ_SECONDS=${FUZZ_SMOKE_SECONDS:-10} Tests/fuzz/run.sh > .build/fuzz-smoke.log 2>&1; echo \$? > .build/fuzz.status" &
 fuzz_build=$!
 
 python3 -m unittest discover -s Tests/lab/medium > .build/medium-tests.log 2>&1 || {

@@ -182,11 +182,9 @@ extension LabTests {
                 fields: [
                     "frame.protocols", "dhcp.option.dhcp", "tcp.flags.syn", "tcp.flags.ack", "tcp.len", "tcp.srcport", "tcp.dstport", "dns.flags.response",
                 ])
-            let dhcp = station.filter { $0.carries("dhcp") }.map { (time: $0.time, fields: [$0["dhcp.option.dhcp"]]) }
-            let tcp = station.filter { $0.has("tcp.srcport", "3000") || $0.has("tcp.dstport", "3000") }.map {
-                (time: $0.time, fields: [$0["tcp.flags.syn"], $0["tcp.flags.ack"], $0["tcp.len"], $0["tcp.dstport"]])
-            }
-            let dns = station.filter { $0.carries("dns") }.map { (time: $0.time, fields: [$0["dns.flags.response"]]) }
+            let dhcp = station.filter { $0.carries("dhcp") }
+            let tcp = station.filter { $0.has("tcp.srcport", "3000") || $0.has("tcp.dstport", "3000") }
+            let dns = station.filter { $0.carries("dns") }
             // nlmon's messages.
             let nlmon = try joinPacketFields(
                 run, "nlmon", filter: "netlink",
@@ -230,15 +228,16 @@ extension LabTests {
                 "authentication": (nil, authenticated.filter { Self.nearestMs($0, iwAuthOK) <= 100 }),
                 "association": (nil, associated.filter { Self.nearestMs($0, iwAssocOK) <= 100 }),
                 "key_handshake": (nil, operstateUp),
-                "dhcp": (dhcp.filter { ["1", "3"].contains($0.fields[0]) }.map(\.time), dhcp.filter { $0.fields[0] == "5" }.map(\.time)),
+                "dhcp": (dhcp.filter { ["1", "3"].contains($0["dhcp.option.dhcp"]) }.map(\.time), dhcp.filter { $0["dhcp.option.dhcp"] == "5" }.map(\.time)),
                 "address": (nil, newAddress),
                 "gateway": (nil, neighbourReachable.filter { Self.nearestMs($0, ipGatewayReachable) <= 100 }),
                 "tcp_connect": (
-                    tcp.filter { $0.fields[0] == "1" && $0.fields[1] == "0" }.map(\.time), tcp.filter { $0.fields[0] == "1" && $0.fields[1] == "1" }.map(\.time)
+                    tcp.filter { $0["tcp.flags.syn"] == "1" && $0["tcp.flags.ack"] == "0" }.map(\.time),
+                    tcp.filter { $0["tcp.flags.syn"] == "1" && $0["tcp.flags.ack"] == "1" }.map(\.time)
                 ),
                 "first_heartbeat": (
-                    tcp.filter { $0.fields[2] != "0" && $0.fields[3] == "3000" }.map(\.time),
-                    tcp.filter { $0.fields[2] != "0" && $0.fields[3] != "3000" }.map(\.time)
+                    tcp.filter { $0["tcp.len"] != "0" && $0["tcp.dstport"] == "3000" }.map(\.time),
+                    tcp.filter { $0["tcp.len"] != "0" && $0["tcp.dstport"] != "3000" }.map(\.time)
                 ),
             ]
             var compared = 0
@@ -270,7 +269,8 @@ extension LabTests {
                     // DNS: pushdiag's resolver call holds the queries and the answers it waited for.
                     if s.name == "dns", let a = s.start, let b = s.end {
                         let inside = dns.filter { $0.time >= a - Self.joinToleranceMs / 1000 && $0.time <= b + Self.joinToleranceMs / 1000 }
-                        #expect(inside.contains { $0.fields[0] == "0" } && inside.contains { $0.fields[0] == "1" }, "\(what): \(inside)")
+                        #expect(
+                            inside.contains { $0["dns.flags.response"] == "0" } && inside.contains { $0["dns.flags.response"] == "1" }, "\(what): \(inside)")
                     }
                 }
             }
