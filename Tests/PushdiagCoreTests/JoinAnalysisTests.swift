@@ -1,5 +1,6 @@
-import PushdiagCore
 import Testing
+
+@testable import PushdiagCore
 
 /// The join's analysis from synthetic event sequences: each step timed from the events that mark
 /// it, a step the manager did without skipped, a failure stopping the steps after it, the order

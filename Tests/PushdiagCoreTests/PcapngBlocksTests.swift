@@ -1,6 +1,7 @@
 import FixtureKit
-import PushdiagCore
 import Testing
+
+@testable import PushdiagCore
 
 /// The pcapng block walker on files built byte by byte (PcapngBuilder).
 struct PcapngBlocksTests {

@@ -66,12 +66,6 @@ public struct PcapngBlocks: Sendable {
         public var length: Int
         public var packets: Int
         public var stop: Stop
-
-        public init(length: Int, packets: Int, stop: Stop) {
-            self.length = length
-            self.packets = packets
-            self.stop = stop
-        }
     }
 
     /// Walks the whole blocks at the start of `bytes`, which lie at `fileOffset` in the file,

@@ -164,12 +164,9 @@ public struct WebConfig: Sendable, Equatable {
 public struct BasicCredentials: Sendable, Equatable {
     public var user: String
     public var password: String
+}
 
-    public init(user: String, password: String) {
-        self.user = user
-        self.password = password
-    }
-
+extension BasicCredentials {
     public init?(header: String) {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic",

@@ -380,22 +380,12 @@ public enum NL80211 {
             if let bss { return .scanBSS(ifindex: ifindex, bss) }
             return .newScanResults(ifindex: ifindex)
         case .connect, .roam:
-            var bssid: MACAddress?
-            var status: UInt16?
-            var timedOut = false
-            var ft: Bool?
-            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
-                switch t {
-                case Attr.mac: bssid = v.nlMAC
-                case Attr.statusCode: status = v.nlU16
-                case Attr.timedOut: timedOut = true
-                case Attr.reqIE: ft = ElementSummary.parse(v).fastTransitionElement
-                default: break
-                }
-            }
+            let a = attributes(attrs, ifindex: &ifindex)
+            let bssid = a[Attr.mac]?.nlMAC
+            let ft = a[Attr.reqIE].map { ElementSummary.parse($0).fastTransitionElement }
             return cmd == Command.roam.rawValue
                 ? .roam(ifindex: ifindex, bssid: bssid, fastTransition: ft)
-                : .connect(ifindex: ifindex, bssid: bssid, status: status, timedOut: timedOut, fastTransition: ft)
+                : .connect(ifindex: ifindex, bssid: bssid, status: a[Attr.statusCode]?.nlU16, timedOut: a[Attr.timedOut] != nil, fastTransition: ft)
         case .authenticate:
             var bssid: MACAddress?
             var algorithm: UInt16?
@@ -425,49 +415,19 @@ public enum NL80211 {
             }
             return .associate(ifindex: ifindex, bssid: bssid, status: status, maxIdle: idle)
         case .controlPortFrameTxStatus:
-            var frame: [UInt8] = []
-            var acked = false
-            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
-                switch t {
-                case Attr.frame: frame = v.nlBytes
-                case Attr.ack: acked = true
-                default: break
-                }
-            }
-            return .controlPortTxStatus(ifindex: ifindex, frame: frame, acked: acked)
+            let a = attributes(attrs, ifindex: &ifindex)
+            return .controlPortTxStatus(ifindex: ifindex, frame: a[Attr.frame]?.nlBytes ?? [], acked: a[Attr.ack] != nil)
         case .channelSwitchNotify, .channelSwitchStartedNotify:
-            var freq: UInt32?
-            var count: UInt32?
-            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
-                switch t {
-                case Attr.wiphyFreq: freq = v.nlU32
-                case Attr.channelSwitchCount: count = v.nlU32
-                default: break
-                }
-            }
-            return .channelSwitch(ifindex: ifindex, frequency: freq, started: cmd == Command.channelSwitchStartedNotify.rawValue, beacons: count)
+            let a = attributes(attrs, ifindex: &ifindex)
+            return .channelSwitch(
+                ifindex: ifindex, frequency: a[Attr.wiphyFreq]?.nlU32, started: cmd == Command.channelSwitchStartedNotify.rawValue,
+                beacons: a[Attr.channelSwitchCount]?.nlU32)
         case .radarDetect:
-            var freq: UInt32?
-            var event: UInt32?
-            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
-                switch t {
-                case Attr.wiphyFreq: freq = v.nlU32
-                case Attr.radarEvent: event = v.nlU32
-                default: break
-                }
-            }
-            return .radar(ifindex: ifindex, frequency: freq, event: event)
+            let a = attributes(attrs, ifindex: &ifindex)
+            return .radar(ifindex: ifindex, frequency: a[Attr.wiphyFreq]?.nlU32, event: a[Attr.radarEvent]?.nlU32)
         case .disconnect:
-            var reason: UInt16?
-            var byAP = false
-            forEachAttribute(attrs, ifindex: &ifindex) { t, v in
-                switch t {
-                case Attr.reasonCode: reason = v.nlU16
-                case Attr.disconnectedByAP: byAP = true
-                default: break
-                }
-            }
-            return .disconnect(ifindex: ifindex, reason: reason, byAP: byAP)
+            let a = attributes(attrs, ifindex: &ifindex)
+            return .disconnect(ifindex: ifindex, reason: a[Attr.reasonCode]?.nlU16, byAP: a[Attr.disconnectedByAP] != nil)
         default:
             forEachAttribute(attrs, ifindex: &ifindex) { _, _ in }
             return .other(command: cmd, ifindex: ifindex)
@@ -479,6 +439,15 @@ public enum NL80211 {
     /// the interface, and each attribute of type `type` handed to `body` in its turn.
     static func forEach(_ type: UInt16, in attrs: UnsafeRawBufferPointer, ifindex: inout UInt32?, _ body: (UnsafeRawBufferPointer) -> Void) {
         forEachAttribute(attrs, ifindex: &ifindex) { t, v in if t == type { body(v) } }
+    }
+
+    /// A command's attributes by type, the interface read into `ifindex` (iw's `nla_parse` into
+    /// `tb[]`): for an event whose attributes are each read once. Of two attributes of one type
+    /// the last is kept, as a switch over them that assigns would leave it.
+    static func attributes(_ attrs: UnsafeRawBufferPointer, ifindex: inout UInt32?) -> [UInt16: UnsafeRawBufferPointer] {
+        var table: [UInt16: UnsafeRawBufferPointer] = [:]
+        forEachAttribute(attrs, ifindex: &ifindex) { t, v in table[t] = v }
+        return table
     }
 
     /// Reads a command's attributes: the interface (`NL80211_ATTR_IFINDEX`) into `ifindex`, every

@@ -7,14 +7,6 @@ public struct DoctorReport: Codable, Sendable, Equatable {
     public var privileges: [DoctorPrivilege]
     public var interfaces: [DoctorInterface]
     @Nullable public var error: String?
-
-    public init(status: Severity, machine: DoctorMachine, privileges: [DoctorPrivilege], interfaces: [DoctorInterface], error: String?) {
-        self.status = status
-        self.machine = machine
-        self.privileges = privileges
-        self.interfaces = interfaces
-        self.error = error
-    }
 }
 
 public struct DoctorMachine: Codable, Sendable, Equatable {
@@ -106,6 +98,16 @@ public struct DoctorCheck: Codable, Sendable, Equatable {
 }
 
 public enum DoctorAnalysis {
+    /// The report of what the doctor found: UNKNOWN when no interface could be inspected or the
+    /// run was interrupted (what was asked before the stop is still in it), OK otherwise.
+    public static func report(
+        machine: DoctorMachine, interfaces: [DoctorInterface], netAdmin: Bool, netRaw: Bool, interrupted: Bool, error: String?
+    ) -> DoctorReport {
+        DoctorReport(
+            status: interfaces.isEmpty || interrupted ? .unknown : .ok, machine: machine,
+            privileges: privileges(netAdmin: netAdmin, netRaw: netRaw, executable: machine.executable), interfaces: interfaces, error: error)
+    }
+
     /// What the privileges are for, and the line that gives them to `executable`.
     public static func privileges(netAdmin: Bool, netRaw: Bool, executable: String) -> [DoctorPrivilege] {
         [

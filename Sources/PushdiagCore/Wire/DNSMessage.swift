@@ -3,19 +3,6 @@
 /// out: nil when the 12-byte header is missing; a name that runs past the end, points forward
 /// or loops leaves `name` nil.
 public struct DNSMessage: Equatable, Sendable {
-    public init(
-        id: UInt16, isResponse: Bool, rcode: UInt8, truncated: Bool, questionCount: UInt16, answerCount: UInt16, name: String? = nil, qtype: UInt16? = nil
-    ) {
-        self.id = id
-        self.isResponse = isResponse
-        self.rcode = rcode
-        self.truncated = truncated
-        self.questionCount = questionCount
-        self.answerCount = answerCount
-        self.name = name
-        self.qtype = qtype
-    }
-
     public var id: UInt16
     public var isResponse: Bool
     /// 0 NOERROR, 2 SERVFAIL, 3 NXDOMAIN, 5 REFUSED (RFC 1035 4.1.1, RFC 6895).

@@ -59,10 +59,8 @@ struct DoctorCommand: ParsableCommand {
         if failure == nil && interfaces.isEmpty { failure = "nl80211 lists no wireless interfaces" }
         let machine = DoctorProbe.machine(nl80211: nl80211)
         let interrupted = StopSignal.isRequested
-        let report = DoctorReport(
-            status: interfaces.isEmpty || interrupted ? .unknown : .ok, machine: machine,
-            privileges: DoctorAnalysis.privileges(netAdmin: caps.netAdmin, netRaw: caps.netRaw, executable: machine.executable), interfaces: interfaces,
-            error: failure)
+        let report = DoctorAnalysis.report(
+            machine: machine, interfaces: interfaces, netAdmin: caps.netAdmin, netRaw: caps.netRaw, interrupted: interrupted, error: failure)
         if let failure { diagnose(failure) }
         if interrupted { diagnose("interrupted: the report holds what was asked before the stop") }
         let output = format == .json ? try JSONRenderer.render(report) : DoctorTextRenderer().render(report)

@@ -33,10 +33,7 @@ struct HeartbeatCommand: ParsableCommand {
     @OptionGroup var connection: PushConnectionOptions
     var proto: HeartbeatProtocol { connection.proto }
 
-    @Option(parsing: .unconditional, help: ThresholdRow.loss.argumentHelp(.warning)) var lossWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.loss.argumentHelp(.critical)) var lossCritical: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.rtt.argumentHelp(.warning)) var rttWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.rtt.argumentHelp(.critical)) var rttCritical: String?
+    @OptionGroup var heartbeatLimits: HeartbeatThresholdOptions
 
     @Option(
         help: ArgumentHelp(
@@ -101,11 +98,7 @@ struct HeartbeatCommand: ParsableCommand {
             o.register = register
             o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
             o.pathIdleTimeoutS = try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: 0.1) }
-            o.thresholds = HeartbeatThresholds(
-                try ThresholdRow.flagLimits(
-                    [
-                        (.loss, .warning, lossWarning), (.loss, .critical, lossCritical), (.rtt, .warning, rttWarning), (.rtt, .critical, rttCritical),
-                    ] + limits.typed))
+            o.thresholds = HeartbeatThresholds(try ThresholdRow.flagLimits(heartbeatLimits.typed + limits.typed))
         }
     }
 

@@ -42,10 +42,7 @@ struct SurveyOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.critical)) var utilizationCritical: String?
     @Option(parsing: .unconditional, help: ThresholdRow.retransmission.argumentHelp(.warning)) var retransmissionWarning: String?
     @Option(parsing: .unconditional, help: ThresholdRow.retransmission.argumentHelp(.critical)) var retransmissionCritical: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.loss.argumentHelp(.warning)) var lossWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.loss.argumentHelp(.critical)) var lossCritical: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.rtt.argumentHelp(.warning)) var rttWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.rtt.argumentHelp(.critical)) var rttCritical: String?
+    @OptionGroup var heartbeatLimits: HeartbeatThresholdOptions
     @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.warning)) var signalWarning: String?
     @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.critical)) var signalCritical: String?
     @Option(parsing: .unconditional, help: ThresholdRow.snr.argumentHelp(.warning)) var snrWarning: String?
@@ -64,12 +61,13 @@ struct SurveyOptions: ParsableArguments {
         f.proto = proto
         f.joinLimits = limits.joinLimits
         tlsFlags.copy(into: &f)
-        let typed: [(ThresholdRow, String?, String?)] = [
-            (.utilization, utilizationWarning, utilizationCritical), (.retransmission, retransmissionWarning, retransmissionCritical),
-            (.loss, lossWarning, lossCritical), (.rtt, rttWarning, rttCritical), (.signal, signalWarning, signalCritical),
-            (.snr, snrWarning, snrCritical), (.certificate, certificateWarning, certificateCritical),
-            (.safeInterval, limits.safeIntervalWarning, limits.safeIntervalCritical),
-        ]
+        let typed: [(ThresholdRow, String?, String?)] =
+            [(.utilization, utilizationWarning, utilizationCritical), (.retransmission, retransmissionWarning, retransmissionCritical)]
+            + heartbeatLimits.rows.map { ($0.0, $0.warning, $0.critical) } + [
+                (.signal, signalWarning, signalCritical),
+                (.snr, snrWarning, snrCritical), (.certificate, certificateWarning, certificateCritical),
+                (.safeInterval, limits.safeIntervalWarning, limits.safeIntervalCritical),
+            ]
         for (row, warning, critical) in typed {
             f.thresholds[row.key(.warning)] = warning
             f.thresholds[row.key(.critical)] = critical
