@@ -25,7 +25,9 @@ BIN = .build/$(CONFIG)/pushdiag
 # - every function in a section of its own, and the ones a resident exporter runs
 #   (bench/exporter.order, remade by `make orderfile`) laid side by side at the front;
 # - no dynamic symbol table for the whole program (1.3 MB; nothing looks pushdiag's symbols up).
-RELEASE_FLAGS := --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections \
+# Line tables rather than full debug information: Swift's backtraces and perf still name file and
+# line (inlined frames too), and the build is 8% less CPU (docs/PERFORMANCE.md, "make test").
+RELEASE_FLAGS := --static-swift-stdlib -Xswiftc -gline-tables-only -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections \
   -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
   -Xlinker --symbol-ordering-file=$(abspath bench/exporter.order) -Xlinker --no-warn-symbol-ordering
 BUILD_FLAGS := $(if $(filter release,$(CONFIG)),$(RELEASE_FLAGS),)

@@ -22,7 +22,8 @@ case $OPT in -O | -Onone | -Osize) ;; *) echo "FUZZ_OPT: -O, -Onone or -Osize, n
 OUT=.build/fuzz
 BIN=$OUT/bin$OPT
 TARGETS=${*:-Capture Netlink Push Config WebConfig Join Pcapng DBus}
-FLAGS=(-sanitize=fuzzer,address -parse-as-library "$OPT")
+# Linked by the toolchain's lld: 0.8 s a target against gold's 4 s (docs/PERFORMANCE.md).
+FLAGS=(-sanitize=fuzzer,address -parse-as-library "$OPT" -use-ld=lld)
 mkdir -p "$OUT/crashes" "$OUT/corpus" "$BIN/core"
 # The core, when a source is newer than the library (or the library is missing).
 lib=$BIN/core/libPushdiagCore.a
@@ -42,7 +43,6 @@ for t in $TARGETS; do
     continue
   fi
   [ -f "$bin" ] && [ "$bin" -nt "$lib" ] && [ "$bin" -nt "Tests/fuzz/Fuzz$t.swift" ] && [ "$bin" -nt Tests/fuzz/ConfigFiles.swift ] && continue
-  # The ASan runtime's symbols make gold warn once each ("cannot export local symbol"): noise.
   swiftc "${FLAGS[@]}" -module-name "Fuzz$t" -I "$BIN/core" -Xfrontend -disable-access-control \
     "Tests/fuzz/Fuzz$t.swift" Tests/fuzz/ConfigFiles.swift "$lib" -o "$bin" 2> "$BIN/fuzz-$t.build.log" || { cat "$BIN/fuzz-$t.build.log"; exit 1; }
 done
