@@ -240,8 +240,8 @@ lab_join_chan_switch() {
 
 # lab_join_heartbeat_scans RESULTS_DIR: heartbeat --interface (#29's stalls explained) on the
 # station (on the Enterprise AP, channel 1 since the switch) while iw asks for passive scans of
-# two other channels: 300 heartbeats 100 ms apart, and three `iw scan trigger`s 6 s apart once
-# the push connection is established (ss says so). A passive scan leaves the operating channel
+# two other channels: 200 heartbeats 100 ms apart, and three `iw scan trigger`s 5 s apart once
+# the push connection is established (ss says so), the last 5 s before the heartbeats end. A passive scan leaves the operating channel
 # for mac80211's 111 ms per channel, so a heartbeat sent off-channel waits longer than the stall
 # margin; active scans' 60 ms did too rarely (one scan of three here, none of three on CI,
 # 2026-11-26). iw event -t on the station is the oracle (scan started, scan finished); nothing
@@ -251,12 +251,12 @@ lab_join_heartbeat_scans() {
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
   ip netns exec "$LAB_JOIN_NS" iw event -t > "$conf/join-heartbeat-iw-event.txt" 2>&1 &
   iw=$!
-  ip netns exec "$LAB_JOIN_NS" $PD heartbeat 10.40.0.1:3000 --interface wlan2 --count 300 --interval 100ms --format json < /dev/null \
+  ip netns exec "$LAB_JOIN_NS" $PD heartbeat 10.40.0.1:3000 --interface wlan2 --count 200 --interval 100ms --format json < /dev/null \
     > "$out/join-heartbeat.json" 2> "$out/join-heartbeat.err" &
   hb=$!
   for _ in $(seq 1 150); do ip netns exec "$LAB_JOIN_NS" ss -tnH state established dst 10.40.0.1 | grep -q ':3000' && break; sleep 0.2; done
   for _ in 1 2 3; do
-    sleep 6
+    sleep 5
     ip netns exec "$LAB_JOIN_NS" iw dev wlan2 scan trigger freq 2437 2462 passive > /dev/null 2>&1
   done
   wait $hb
@@ -268,8 +268,9 @@ lab_join_heartbeat_scans() {
 
 # lab_join_scan_every RESULTS_DIR: walk --scan-every (#29) on the station, on the Enterprise AP
 # (ward-3-eap) at 2412 since the channel switch, where ap1 (ward-3: another SSID) shares the
-# channel. The walk asks for a scan every 10 s (of the channels its SSID was seen on) and is
-# interrupted 25 s after its push connection is ready. Oracles: iw event -t on the station (a
+# channel. The walk asks for a scan every 10 s (of the channels its SSID was seen on; the first
+# when the push connection is ready) and is interrupted 14 s after that: two scans, the next 6 s
+# away. Oracles: iw event -t on the station (a
 # connected wpa_supplicant without bgscan does not scan, so every scan started is the walk's) and
 # iw's scan dump at the end (the BSSs on the station's channel, for the co-channel count).
 lab_join_scan_every() {
@@ -281,7 +282,7 @@ lab_join_scan_every() {
     > "$out/join-scan-every-walk.json" 2> "$out/join-scan-every-walk.err" &
   walk=$!
   for _ in $(seq 1 600); do grep -q "push connection ready" "$out/join-scan-every-walk.err" 2> /dev/null && break; sleep 0.2; done
-  sleep 25
+  sleep 14
   kill -TERM $walk; wait $walk
   echo $? > "$out/join-scan-every-walk.status"
   kill $iw; wait $iw 2> /dev/null

@@ -193,9 +193,10 @@ ip netns del pdcli; ip netns del pdsrv
 echo "lab: netem heartbeat done"
 
 # 6b. The idle-timeout trap: a router namespace between client and server whose firewall
-#     (nftables, conntrack) forgets an established connection after 12 s idle and drops what it
-#     no longer knows, silently. --find-idle-timeout must place 12 s between two adjacent rungs
-#     and say the longer one died in a black hole.
+#     (nftables, conntrack) forgets an established connection after 8 s idle and drops what it
+#     no longer knows, silently. --find-idle-timeout must place 8 s between two adjacent rungs
+#     and say the longer one died in a black hole. (The rungs wait side by side, so the longest
+#     sets the section's length: 12 s and the 3 s timeout, where 4s,8s,16s,24s round 12 s took 27.)
 ip netns add itcli && ip netns add itrt && ip netns add itsrv
 ip link add name ic0 netns itcli type veth peer name ir0 netns itrt
 ip link add name is0 netns itsrv type veth peer name ir1 netns itrt
@@ -215,13 +216,13 @@ table inet trap {
 }
 NFT
 # Without loose pick-up a mid-stream segment of a forgotten connection is invalid: dropped.
-ip netns exec itrt sysctl -qw net.netfilter.nf_conntrack_tcp_timeout_established=12 net.netfilter.nf_conntrack_tcp_loose=0
+ip netns exec itrt sysctl -qw net.netfilter.nf_conntrack_tcp_timeout_established=8 net.netfilter.nf_conntrack_tcp_loose=0
 ip netns exec itrt sysctl -n net.netfilter.nf_conntrack_tcp_timeout_established > "$out/idle-conntrack-timeout.txt"
 ip netns exec itrt nft list ruleset > "$out/idle-nft.txt"
 ip netns exec itsrv $PD responder --listen 10.32.0.2:3001 > "$out/idle-responder.log" 2>&1 &
 responder_pid=$!
 sleep 1
-ip netns exec itcli $PD heartbeat 10.32.0.2:3001 --find-idle-timeout --ladder 4s,8s,16s,24s --timeout 3s --format json > "$out/idle.json" 2> "$out/idle.err"
+ip netns exec itcli $PD heartbeat 10.32.0.2:3001 --find-idle-timeout --ladder 3s,6s,12s --timeout 3s --format json > "$out/idle.json" 2> "$out/idle.err"
 echo $? > "$out/idle.status"
 kill -TERM $responder_pid; wait $responder_pid 2>/dev/null
 ip netns del itcli; ip netns del itrt; ip netns del itsrv
