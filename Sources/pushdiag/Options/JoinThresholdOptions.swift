@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import PushdiagCore
 import PushdiagIO
 
@@ -27,18 +26,13 @@ struct JoinThresholdOptions: ParsableArguments {
 
     /// The limits: flags, then the configuration's [join] table, then the defaults.
     func thresholds() throws -> JoinThresholds {
-        var values: [String: Double] = [:]
-        let path = config ?? (access(ConfigLoader.defaultPath, R_OK) == 0 ? ConfigLoader.defaultPath : nil)
-        if let path {
-            do throws(ConfigError) { values = try ConfigLoader.load(path: path).join } catch { throw ValidationError(error.description) }
-        }
         let typed: [(ThresholdRow, String?, String?)] = [
             (.pushReady, pushReadyWarning, pushReadyCritical), (.joinLink, joinLinkWarning, joinLinkCritical),
             (.joinKeys, joinKeysWarning, joinKeysCritical), (.joinAddress, joinAddressWarning, joinAddressCritical),
             (.joinName, joinNameWarning, joinNameCritical), (.joinPush, joinPushWarning, joinPushCritical),
         ]
-        values.merge(try ThresholdRow.flagLimits(typed.flatMap { row, w, c in [(row, .warning, w), (row, .critical, c)] })) { _, flag in flag }
-        switch JoinThresholds.resolve(values) {
+        let flags = typed.flatMap { row, w, c in [(row, ThresholdRow.Level.warning, w), (row, .critical, c)] }
+        switch JoinThresholds.resolve(try ThresholdRow.configuredLimits(config: config, table: \.join, flags: flags)) {
         case .success(let t): return t
         case .failure(let e): throw ValidationError(e.description)
         }

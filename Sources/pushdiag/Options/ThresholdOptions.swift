@@ -1,5 +1,6 @@
 import ArgumentParser
 import PushdiagCore
+import PushdiagIO
 
 /// The limits `capture` and `wifi` grade the air with. Help, bounds and input come from the
 /// threshold table (`ThresholdRow`), so each flag takes what survey's flag of the same name
@@ -40,5 +41,19 @@ struct ThresholdOptions: ParsableArguments {
     func validate() throws {
         guard minimumFrames >= 1 else { throw ValidationError("--min-frames must be at least 1") }
         _ = try thresholds()
+    }
+}
+
+extension ThresholdRow {
+    /// The limits of one table of the configuration file (`--config`, else the default file when
+    /// it exists: `ConfigLoader.load(explicit:)`), the flags winning over it; for the command's
+    /// thresholds type to resolve against the table's defaults.
+    static func configuredLimits(
+        config: String?, table: KeyPath<PushdiagConfig, [String: Double]>, flags: [(ThresholdRow, ThresholdRow.Level, String?)]
+    ) throws -> [String: Double] {
+        var values: [String: Double]
+        do throws(ConfigError) { values = try ConfigLoader.load(explicit: config).0[keyPath: table] } catch { throw ValidationError(error.description) }
+        values.merge(try flagLimits(flags)) { _, flag in flag }
+        return values
     }
 }

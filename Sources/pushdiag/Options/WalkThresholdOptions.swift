@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import PushdiagCore
 import PushdiagIO
 
@@ -21,17 +20,11 @@ struct WalkThresholdOptions: ParsableArguments {
 
     /// The limits: flags, then the configuration's [walk] table, then the defaults.
     func thresholds() throws -> WalkThresholds {
-        var values: [String: Double] = [:]
-        let path = config ?? (access(ConfigLoader.defaultPath, R_OK) == 0 ? ConfigLoader.defaultPath : nil)
-        if let path {
-            do throws(ConfigError) { values = try ConfigLoader.load(path: path).walk } catch { throw ValidationError(error.description) }
-        }
         let typed: [(ThresholdRow, ThresholdRow.Level, String?)] = [
             (.ftGap, .warning, ftGapWarning), (.ftGap, .critical, ftGapCritical), (.roamGap, .warning, roamGapWarning),
             (.roamGap, .critical, roamGapCritical), (.signal, .warning, signalWarning), (.signal, .critical, signalCritical),
         ]
-        values.merge(try ThresholdRow.flagLimits(typed)) { _, flag in flag }
-        switch WalkThresholds.resolve(values) {
+        switch WalkThresholds.resolve(try ThresholdRow.configuredLimits(config: config, table: \.walk, flags: typed)) {
         case .success(let t): return t
         case .failure(let e): throw ValidationError(e.description)
         }
