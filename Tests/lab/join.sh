@@ -241,9 +241,9 @@ lab_join_chan_switch() {
 # lab_join_heartbeat_scans RESULTS_DIR: heartbeat --interface (#29's stalls explained) on the
 # station (on the Enterprise AP, channel 1 since the switch) while iw asks for passive scans of
 # two other channels: 200 heartbeats 100 ms apart, and three `iw scan trigger`s 5 s apart once
-# the push connection is established (ss says so), the last 5 s before the heartbeats end. A passive scan leaves the operating channel
-# for mac80211's 111 ms per channel, so a heartbeat sent off-channel waits longer than the stall
-# margin; active scans' 60 ms did too rarely (one scan of three here, none of three on CI,
+# the push connection is established (ss says so), the last 5 s before the heartbeats end. A
+# passive scan leaves the operating channel for mac80211's 111 ms per channel, so a heartbeat
+# sent off-channel waits longer than the stall margin; active scans' 60 ms did too rarely (one scan of three here, none of three on CI,
 # 2026-11-26). iw event -t on the station is the oracle (scan started, scan finished); nothing
 # else happens to the link meanwhile.
 lab_join_heartbeat_scans() {
@@ -270,9 +270,9 @@ lab_join_heartbeat_scans() {
 # (ward-3-eap) at 2412 since the channel switch, where ap1 (ward-3: another SSID) shares the
 # channel. The walk asks for a scan every 10 s (of the channels its SSID was seen on; the first
 # when the push connection is ready) and is interrupted 14 s after that: two scans, the next 6 s
-# away. Oracles: iw event -t on the station (a
-# connected wpa_supplicant without bgscan does not scan, so every scan started is the walk's) and
-# iw's scan dump at the end (the BSSs on the station's channel, for the co-channel count).
+# away. Oracles: iw event -t on the station (a connected wpa_supplicant without bgscan does not
+# scan, so every scan started is the walk's) and iw's scan dump at the end (the BSSs on the
+# station's channel, for the co-channel count).
 lab_join_scan_every() {
   local out=$1 iw walk
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
