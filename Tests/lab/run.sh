@@ -196,7 +196,7 @@ echo "lab: netem heartbeat done"
 #     (nftables, conntrack) forgets an established connection after 8 s idle and drops what it
 #     no longer knows, silently. --find-idle-timeout must place 8 s between two adjacent rungs
 #     and say the longer one died in a black hole. (The rungs wait side by side, so the longest
-#     sets the section's length: 12 s and the 3 s timeout, where 4s,8s,16s,24s round 12 s took 27.)
+#     sets the section's length: 12 s and the 3 s timeout; 4s,8s,16s,24s around a 12 s timeout took 27.)
 ip netns add itcli && ip netns add itrt && ip netns add itsrv
 ip link add name ic0 netns itcli type veth peer name ir0 netns itrt
 ip link add name is0 netns itsrv type veth peer name ir1 netns itrt
