@@ -64,6 +64,16 @@ lab_wait_waiting() { # (run.sh is run by sh: dash, no bash arithmetic)
     sleep 1
   done
 }
+# lab_wait_listening NETNS ADDR:PORT: until a socket in NETNS listens on ADDR:PORT (ss, the
+# kernel's own list), 30 s at most: a server under emulation starts in its own time.
+lab_wait_listening() {
+  for _ in $(seq 1 150); do
+    ip netns exec "$1" ss -tlnH | grep -qF " $2 " && return 0
+    sleep 0.2
+  done
+  echo "lab: nothing listens on $2 in $1 after 30 s"
+  return 1
+}
 $PD doctor --interface wlan2 --interval 60s --format json > "$out/doctor-int.json" 2> "$out/doctor-int.err" &
 doctor_pid=$!
 $PD wifi --interface wlan2 --count 3 --interval 60s --format json > "$out/wifi-int.json" 2> "$out/wifi-int.err" &
@@ -183,7 +193,7 @@ modprobe sch_netem && ip netns exec pdcli tc qdisc add dev nc0 root netem delay 
 ip netns exec pdcli tc qdisc show dev nc0 > "$out/netem-qdisc.txt"
 ip netns exec pdsrv $PD responder --listen 10.30.0.1:3000 > "$out/netem-responder.log" 2>&1 &
 responder_pid=$!
-sleep 1
+lab_wait_listening pdsrv 10.30.0.1:3000
 # The timeout is below TCP's minimum retransmission timeout (200 ms): a segment netem drops is
 # answered too late, so it counts as lost, as a device would count it.
 ip netns exec pdcli $PD heartbeat 10.30.0.1:3000 --count 300 --interval 20ms --timeout 150ms --misses 1000 --format json > "$out/netem.json" 2> "$out/netem.err"
@@ -221,7 +231,7 @@ ip netns exec itrt sysctl -n net.netfilter.nf_conntrack_tcp_timeout_established 
 ip netns exec itrt nft list ruleset > "$out/idle-nft.txt"
 ip netns exec itsrv $PD responder --listen 10.32.0.2:3001 > "$out/idle-responder.log" 2>&1 &
 responder_pid=$!
-sleep 1
+lab_wait_listening itsrv 10.32.0.2:3001
 ip netns exec itcli $PD heartbeat 10.32.0.2:3001 --find-idle-timeout --ladder 3s,6s,12s --timeout 3s --format json > "$out/idle.json" 2> "$out/idle.err"
 echo $? > "$out/idle.status"
 kill -TERM $responder_pid; wait $responder_pid 2>/dev/null
