@@ -15,9 +15,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The exporter's HTTP server and its metrics (exporter only; the rest of pushdiag uses neither).
+        // The exporter's HTTP server (exporter only; the rest of pushdiag does not use it).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
     ],
     targets: [
         // C libraries, one system-library target each, found with pkg-config.
@@ -71,7 +70,7 @@ let package = Package(
             name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "CEpoll", "CCrypt", "CDBus", "PushdiagCore"], swiftSettings: strict),
 
         // `pushdiag exporter`: the resident process (sessions and Wi-Fi followed on threads, an
-        // HTTP server from swift-nio, metrics in swift-prometheus's registry). IO layer.
+        // HTTP server from swift-nio, metrics in its own registry, MetricRegistry). IO layer.
         .target(
             name: "PushdiagExporter",
             dependencies: [
@@ -79,7 +78,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict
         ),
@@ -107,7 +105,8 @@ let package = Package(
         .testTarget(name: "PushdiagCoreTests", dependencies: ["PushdiagCore", "FixtureKit", "PushdiagRender", "TestSupport"], swiftSettings: strict),
         // IO against real files, sockets, servers and kernel headers (libpcap, netlink constants, tshark).
         .testTarget(
-            name: "PushdiagIOTests", dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "PushdiagRender", "FixtureKit", "TestSupport"],
+            name: "PushdiagIOTests",
+            dependencies: ["CPcap", "CNetlink", "PushdiagCore", "PushdiagIO", "PushdiagExporter", "PushdiagRender", "FixtureKit", "TestSupport"],
             swiftSettings: strict),
         // The pushdiag executable as users run it: outputs, exit codes, docs, the lab.
         .testTarget(

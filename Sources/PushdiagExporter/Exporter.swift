@@ -1,5 +1,4 @@
 import NIOHTTP1
-import Prometheus
 import PushdiagCore
 import PushdiagIO
 import Synchronization
@@ -8,7 +7,7 @@ import Synchronization
 /// what a reload changes among them. The command owns the process (signals, the config file);
 /// this owns what runs.
 public final class Exporter: Sendable {
-    public let registry = PrometheusCollectorRegistry()
+    public let registry = MetricRegistry()
     let log: ExporterLog
     let replay: String?
     let version: String
@@ -164,7 +163,7 @@ public final class Exporter: Sendable {
         let query = path.count > 1 ? String(path[1]) : ""
         switch path[0] {
         case "/metrics":
-            reply(.metrics(registry.emitToBuffer()))
+            reply(.metrics(registry.exposition()))
         case "/probe":
             probes.probe(query: query, client: request.client, scrapeTimeout: head.headers.first(name: "X-Prometheus-Scrape-Timeout-Seconds"), done: reply)
         case "/-/healthy":

@@ -1,4 +1,3 @@
-import Prometheus
 import PushdiagCore
 import Synchronization
 
@@ -10,8 +9,6 @@ public struct MetricFamily: Sendable {
     public let name: String
     public let help: String
     public let kind: Kind
-
-    var descriptor: MetricNameDescriptor { MetricNameDescriptor(metricName: name, unitName: "", helpText: help) }
 
     // The held sessions: labels target, protocol.
     static let sent = MetricFamily(name: "pushdiag_heartbeats_sent_total", help: "Heartbeats sent on the held session.", kind: .counter)
@@ -142,15 +139,6 @@ public struct MetricFamily: Sendable {
 /// the owner goes (its target left the configuration) or when a label changes (a new source).
 /// Safe from any thread.
 public final class MetricSet: Sendable {
-    enum Made {
-        case counter(Counter)
-        case gauge(Gauge)
-        case histogram(ValueHistogram)
-
-        var counter: Counter? { if case .counter(let c) = self { c } else { nil } }
-        var gauge: Gauge? { if case .gauge(let g) = self { g } else { nil } }
-        var histogram: ValueHistogram? { if case .histogram(let h) = self { h } else { nil } }
-    }
     struct Key: Hashable {
         var name: String
         /// name, value, name, value, …
@@ -159,11 +147,11 @@ public final class MetricSet: Sendable {
             stride(from: 0, to: labels.count - 1, by: 2).contains { labels[$0] == pair.0 && labels[$0 + 1] == pair.1 }
         }
     }
-    let registry: PrometheusCollectorRegistry
+    let registry: MetricRegistry
     let base: [(String, String)]
-    let made = Mutex<[Key: Made]>([:])
+    let made = Mutex<[Key: MetricRegistry.Series]>([:])
 
-    init(registry: PrometheusCollectorRegistry, labels: [(String, String)]) {
+    init(registry: MetricRegistry, labels: [(String, String)]) {
         self.registry = registry
         base = labels
     }
@@ -172,37 +160,29 @@ public final class MetricSet: Sendable {
         Key(name: f.name, labels: (base + labels).flatMap { [$0.0, $0.1] })
     }
 
-    /// The series of `f` under `labels`, made on first use.
-    func series<M>(_ f: MetricFamily, _ labels: [(String, String)], _ existing: (Made) -> M?, make: ([(String, String)]) -> (M, Made)) -> M {
+    /// Notes a series of `f` under `labels` as this set's, so that it goes with the set.
+    func own<M>(
+        _ f: MetricFamily, _ labels: [(String, String)], _ made: (MetricFamily, [(String, String)]) -> M, _ series: (M) -> MetricRegistry.Series
+    )
+        -> M
+    {
         let k = key(f, labels)
-        return made.withLock { m in
-            if let old = m[k], let found = existing(old) { return found }
-            let (metric, entry) = make(base + labels)
-            m[k] = entry
-            return metric
-        }
+        if let known = self.made.withLock({ $0[k] })?.object as? M { return known }
+        let metric = made(f, base + labels)
+        self.made.withLock { $0[k] = series(metric) }
+        return metric
     }
 
     public func counter(_ f: MetricFamily, _ labels: [(String, String)] = []) -> Counter {
-        series(f, labels, \.counter) { l in
-            let c = registry.makeCounter(descriptor: f.descriptor, labels: l)
-            return (c, .counter(c))
-        }
+        own(f, labels, registry.counter) { .counter($0) }
     }
 
     public func gauge(_ f: MetricFamily, _ labels: [(String, String)] = []) -> Gauge {
-        series(f, labels, \.gauge) { l in
-            let g = registry.makeGauge(descriptor: f.descriptor, labels: l)
-            return (g, .gauge(g))
-        }
+        own(f, labels, registry.gauge) { .gauge($0) }
     }
 
     public func histogram(_ f: MetricFamily, _ labels: [(String, String)] = []) -> ValueHistogram {
-        guard case .histogram(let buckets) = f.kind else { preconditionFailure("\(f.name) is not a histogram") }
-        return series(f, labels, \.histogram) { l in
-            let h = registry.makeValueHistogram(descriptor: f.descriptor, labels: l, buckets: buckets)
-            return (h, .histogram(h))
-        }
+        own(f, labels, registry.histogram) { .histogram($0) }
     }
 
     /// Sets the gauge of `f` to `value` under `labels`, removing any other series of `f` this
@@ -210,31 +190,23 @@ public final class MetricSet: Sendable {
     /// BSSID replaces the old series); nil removes them all.
     public func only(_ f: MetricFamily, _ labels: [(String, String)], _ value: Double?, scope: [(String, String)] = []) {
         let k = key(f, labels)
-        let stale = made.withLock { m -> [Made] in
+        let stale = made.withLock { m -> [MetricRegistry.Series] in
             let old = m.filter { e in
                 e.key.name == f.name && scope.allSatisfy { e.key.has($0) } && (value == nil || e.key != k)
             }
             for o in old.keys { m[o] = nil }
             return Array(old.values)
         }
-        stale.forEach(unregister)
+        stale.forEach(registry.remove)
         if let value { gauge(f, labels).set(value) }
     }
 
     /// Removes every series this set made.
     public func removeAll() {
-        let all = made.withLock { m -> [Made] in
+        let all = made.withLock { m -> [MetricRegistry.Series] in
             defer { m = [:] }
             return Array(m.values)
         }
-        all.forEach(unregister)
-    }
-
-    func unregister(_ m: Made) {
-        switch m {
-        case .counter(let c): registry.unregisterCounter(c)
-        case .gauge(let g): registry.unregisterGauge(g)
-        case .histogram(let h): registry.unregisterValueHistogram(h)
-        }
+        all.forEach(registry.remove)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Prometheus
 import PushdiagCore
 import PushdiagIO
 import Synchronization
@@ -130,7 +129,7 @@ public final class ProbeService: Sendable {
         let t0 = Clock.ms()
         let deadline = t0 + request.budgetSeconds * 1000
         let report = HeartbeatProbe(request.options, address: address) { Clock.ms() >= deadline }.run()
-        let registry = PrometheusCollectorRegistry()
+        let registry = MetricRegistry()
         let m = MetricSet(registry: registry, labels: [])
         let success = report.received > 0 && report.status <= .warning
         m.gauge(MetricFamily.probeSuccess).set(success ? 1.0 : 0.0)
@@ -147,7 +146,7 @@ public final class ProbeService: Sendable {
             if let ms { m.gauge(MetricFamily.probePhase, [("phase", phase)]).set(ms / 1000) }
         }
         if let tls = report.tls { m.gauge(MetricFamily.probeCertExpiry).set(Double(tls.notAfterSeconds)) }
-        return registry.emitToBuffer()
+        return registry.exposition()
     }
 }
 
