@@ -13,11 +13,7 @@ let package = Package(
     products: [
         .executable(name: "pushdiag", targets: ["pushdiag"])
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The exporter's HTTP server (exporter only; the rest of pushdiag does not use it).
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
-    ],
+    dependencies: [.package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")],
     targets: [
         // C libraries, one system-library target each, found with pkg-config.
         .systemLibrary(
@@ -70,17 +66,8 @@ let package = Package(
             name: "PushdiagIO", dependencies: ["CPcap", "CNetlink", "CSSL", "CSQLite", "CEpoll", "CCrypt", "CDBus", "PushdiagCore"], swiftSettings: strict),
 
         // `pushdiag exporter`: the resident process (sessions and Wi-Fi followed on threads, an
-        // HTTP server from swift-nio, metrics in its own registry, MetricRegistry). IO layer.
-        .target(
-            name: "PushdiagExporter",
-            dependencies: [
-                "PushdiagCore", "PushdiagIO",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            swiftSettings: strict
-        ),
+        // HTTP server from PushdiagIO, metrics in its own registry, MetricRegistry). IO layer.
+        .target(name: "PushdiagExporter", dependencies: ["PushdiagCore", "PushdiagIO"], swiftSettings: strict),
 
         // Report models → text tables, JSON, Nagios, Prometheus and HTML (one renderer per command and format).
         .target(name: "PushdiagRender", dependencies: ["PushdiagCore"], swiftSettings: strict),

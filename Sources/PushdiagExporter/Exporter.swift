@@ -1,4 +1,3 @@
-import NIOHTTP1
 import PushdiagCore
 import PushdiagIO
 import Synchronization
@@ -43,12 +42,12 @@ public final class Exporter: Sendable {
     public func start() throws(ListenFailure) -> Int {
         let s = running.withLock { $0.settings }
         MetricSet(registry: registry, labels: [("version", version)]).gauge(MetricFamily.buildInfo).set(1.0)
-        let http = try HTTPServer(endpoint: s.listen, tls: { [self] in web.withLock { $0.tls } }, answer: { [self] request, reply in answer(request, reply) })
+        let http = try HTTPServer.exporter(s.listen, tls: { [self] in web.withLock { $0.tls } }, answer: { [self] request, reply in answer(request, reply) })
         server.withLock { $0 = http }
         apply(s, reload: false)
         log.line(
-            "listening on \(s.listen.host == "::" ? "*" : s.listen.host):\(http.port ?? Int(s.listen.port)): \(summary(s)); \(web.withLock { $0.summary })")
-        return http.port ?? Int(s.listen.port)
+            "listening on \(s.listen.host == "::" ? "*" : s.listen.host):\(http.port): \(summary(s)); \(web.withLock { $0.summary })")
+        return Int(http.port)
     }
 
     func summary(_ s: ExporterSettings) -> String {
@@ -145,33 +144,31 @@ public final class Exporter: Sendable {
     // MARK: HTTP
 
     /// Every endpoint but /-/healthy asks for the credentials when users are configured.
-    func answer(_ request: HTTPRequest, _ reply: @escaping @Sendable (HTTPAnswer) -> Void) {
+    func answer(_ request: HTTPServerRequest, _ reply: @escaping @Sendable (HTTPAnswer) -> Void) {
         let head = request.head
-        if head.uri == "/-/healthy" { return route(request, reply) }
-        auth.check(head.headers.first(name: "Authorization")) { [self] ok in
+        if head.target == "/-/healthy" { return route(request, reply) }
+        auth.check(head.header("Authorization")) { [self] ok in
             if ok { route(request, reply) } else { reply(.unauthorized) }
         }
     }
 
-    func route(_ request: HTTPRequest, _ reply: @escaping @Sendable (HTTPAnswer) -> Void) {
+    func route(_ request: HTTPServerRequest, _ reply: @escaping @Sendable (HTTPAnswer) -> Void) {
         let head = request.head
-        guard head.method == .GET || head.method == .HEAD else {
+        guard head.method == "GET" || head.method == "HEAD" else {
             reply(.text(405, "\(head.method) is not answered here; GET /metrics or /probe\n"))
             return
         }
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        let query = path.count > 1 ? String(path[1]) : ""
-        switch path[0] {
+        switch head.path {
         case "/metrics":
             reply(.metrics(registry.exposition()))
         case "/probe":
-            probes.probe(query: query, client: request.client, scrapeTimeout: head.headers.first(name: "X-Prometheus-Scrape-Timeout-Seconds"), done: reply)
+            probes.probe(query: head.query ?? "", client: request.client, scrapeTimeout: head.header("X-Prometheus-Scrape-Timeout-Seconds"), done: reply)
         case "/-/healthy":
             reply(.text(200, "OK\n"))
         case "/":
             reply(.html(Self.index(version: version)))
         default:
-            reply(.text(404, "not found: \(path[0]); try /metrics, /probe?target=HOST:PORT or /\n"))
+            reply(.text(404, "not found: \(head.path); try /metrics, /probe?target=HOST:PORT or /\n"))
         }
     }
 

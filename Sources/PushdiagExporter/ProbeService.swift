@@ -149,14 +149,3 @@ public final class ProbeService: Sendable {
         return registry.exposition()
     }
 }
-
-/// What the HTTP side sends back.
-public enum HTTPAnswer: Sendable {
-    case metrics([UInt8])
-    case text(Int, String)
-    case html(String)
-    /// 401 with `WWW-Authenticate: Basic`: missing or wrong credentials.
-    case unauthorized
-    /// 429 with `Retry-After: 1`: a client over its rate.
-    case tooMany(String)
-}

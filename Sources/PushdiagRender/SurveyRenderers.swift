@@ -144,7 +144,7 @@ public struct SurveyPrometheusRenderer {
             if h.rttMs != nil, !h.rttsMsMeasured.isEmpty {
                 let help = "Heartbeat round trips to the push server (this survey's heartbeats)."
                 for (le, n) in RTTHistogram.cumulative(h.rttsMsMeasured) {
-                    let bound = le.map { "\($0)" } ?? "+Inf"  // as swift-prometheus writes the exporter's
+                    let bound = le.map { "\($0)" } ?? "+Inf"  // as MetricRegistry writes the exporter's
                     add("pushdiag_heartbeat_rtt_seconds_bucket", help, type: "histogram", [("target", h.target), ("le", bound)], Double(n))
                 }
                 let sum = h.rttsMsMeasured.reduce(0, +)

@@ -5,7 +5,8 @@ netlink record for FuzzNetlink, protocol frames for FuzzPush, configuration file
 web configuration files (the exporter's --web-config) for FuzzWebConfig, a station's rejoin
 frames (EAPOL-Key, DHCP, DNS, an association response) for FuzzJoin, and the first records of
 each capture as a small pcapng file (either byte order, several sections) for FuzzPcapng, and
-replies of the shapes NetworkManager and iwd send, as whole D-Bus messages, for FuzzDBus."""
+replies of the shapes NetworkManager and iwd send, as whole D-Bus messages, for FuzzDBus, and
+request heads as Prometheus, curl and broken clients send them for FuzzHTTP."""
 import hashlib, os, struct, sys
 
 root, out = sys.argv[1], sys.argv[2]
@@ -133,7 +134,22 @@ for dirpath, _, files in os.walk(os.path.join(root, "fixtures")):
         put(join, text, 100)
         for line in text.split(b"\n"):
             put(join, line, 100)
-for k in ("capture", "netlink", "push", "config", "webconfig", "join", "pcapng"):
+# FuzzHTTP: requests as the exporter's clients send them, after two bytes that choose the sizes of
+# the pieces they are fed in ("\0\0": a byte at a time).
+http = os.path.join(out, "http")
+scrape = (b"GET /metrics HTTP/1.1\r\nHost: 10.0.0.5:9877\r\nUser-Agent: Prometheus/2.42.0\r\n"
+          b"Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+          b"text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\nAccept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n")
+curl = b"GET /probe?target=push.example:443&protocol=mqtt HTTP/1.1\r\nHost: localhost:9877\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\n\r\n"
+post = b"POST /metrics HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\nhello world"
+for t in (scrape, curl, scrape + curl, post + curl, b"\r\nGET / HTTP/1.0\nConnection: keep-alive\n\nHEAD /health HTTP/1.1\r\nConnection: close\r\n\r\n",
+          b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x12\x04\x00\x00\x00\x00\x00", b"GET / HTTP/1.1\r\nHost : a\r\n\r\n",
+          b"GET / HTTP/1.1\r\nA: b\r\n folded\r\n\r\n", b"GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+          b"GET / HTTP/1.1\r\nContent-Length: 3, 3\r\nContent-Length: 4\r\n\r\n", b"GET /a\rb HTTP/1.1\r\n\r\n",
+          b"GET / HTTP/1.1\r\nContent-Length: 999999999999999999999999999999\r\n\r\n", b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03"):
+    for sizes in (b"\x00\x00", b"\x07\xff", b"\x3f\x02"):
+        put(http, sizes + t, 100)
+for k in ("capture", "netlink", "push", "config", "webconfig", "join", "pcapng", "http"):
     print(k, len(os.listdir(os.path.join(out, k))) if os.path.isdir(os.path.join(out, k)) else 0)
 
 # FuzzDBus: method returns (and an error) as D-Bus marshals them, little-endian, with the

@@ -1,4 +1,4 @@
-/// One shape for every wire protocol pushdiag speaks (swift-nio's `ByteToMessageDecoder`): bytes
+/// One shape for every wire protocol pushdiag speaks (the shape of swift-nio's `ByteToMessageDecoder`): bytes
 /// go in as they arrive, whole frames come out, or nil for "need more bytes". A frame above the
 /// cap is refused before it is buffered. Line, SimplePush, MQTT, WebSocket and the HTTP head of
 /// the WebSocket upgrade implement it; one receive loop (IO's `HeartbeatSession`) drives them.

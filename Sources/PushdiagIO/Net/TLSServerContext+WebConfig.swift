@@ -57,7 +57,7 @@ extension TLSServerContext {
 }
 
 /// One server TLS session over memory instead of a socket, for an event loop that does its own
-/// reading and writing (the exporter's swift-nio server): ciphertext in through `feed`, plaintext
+/// reading and writing (`HTTPServer`, the exporter's): ciphertext in through `feed`, plaintext
 /// out of `read`, plaintext in through `write`, ciphertext out of `takeOutput`. Owns its `SSL`
 /// (and the two memory BIOs it holds), freed once. Used from one thread at a time.
 public final class TLSMemorySession {

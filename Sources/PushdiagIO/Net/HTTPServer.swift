@@ -1,0 +1,361 @@
+import Foundation
+import PushdiagCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A request as a route sees it: its head and the client's address (no port).
+public struct HTTPServerRequest: Sendable {
+    public var head: HTTPRequestHead
+    public var client: String
+}
+
+/// What goes back for one request: the status, header fields of the route's own (the
+/// content type among them) and the body. The server adds `Content-Length`, `Connection: close`
+/// when the connection ends after it, and leaves the body out for HEAD.
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: Int
+    public var fields: [HTTPHeaderField]
+    public var body: [UInt8]
+
+    public init(status: Int, fields: [HTTPHeaderField] = [], body: [UInt8] = []) {
+        self.status = status
+        self.fields = fields
+        self.body = body
+    }
+
+    /// The reason phrases of the statuses pushdiag answers (RFC 9110 §15); others get none.
+    static let reasons: [Int: String] = [
+        200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+        413: "Content Too Large", 429: "Too Many Requests", 431: "Request Header Fields Too Large", 500: "Internal Server Error",
+        503: "Service Unavailable", 505: "HTTP Version Not Supported",
+    ]
+
+    /// The response's bytes for `head` (its version; no body for HEAD).
+    func bytes(for head: HTTPRequestHead?) -> [UInt8] {
+        let minor = head?.minorVersion ?? 1
+        var text = "HTTP/1.\(minor) \(status) \(Self.reasons[status] ?? "")\r\n"
+        for f in fields { text += "\(f.name): \(f.value)\r\n" }
+        text += "Content-Length: \(body.count)\r\n"
+        if !(head?.keepAlive ?? false) { text += "Connection: close\r\n" }
+        text += "\r\n"
+        var out = Array(text.utf8)
+        if head?.method != "HEAD" { out += body }
+        return out
+    }
+}
+
+/// pushdiag's HTTP/1.1 server (the exporter's): one thread on epoll, keep-alive and pipelined
+/// requests answered in order, TLS through `TLSMemorySession` when `tls` gives a context (asked
+/// per connection, so a reload takes effect for the next one). The routes' `answer` may reply
+/// from any thread; the loop writes the reply. A request the parser refuses gets its status
+/// (400, 413, 431, 505) and the connection is closed; so is one silent for `idleSeconds` with
+/// nothing owed to it, and one whose TLS handshake fails (the alert is sent first).
+///
+/// A connection is read only while nothing is owed to it: the next pipelined request waits in
+/// the socket, not in memory. At most `maxConnections` are served at once; more wait in the
+/// listen backlog.
+public final class HTTPServer: Sendable {
+    public typealias Answer = @Sendable (HTTPServerRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
+
+    /// The port bound (the one asked, or the kernel's choice for port 0).
+    public let port: UInt16
+    let mailbox = Mailbox()
+    let finished = Wakeup()
+
+    /// Replies from the routes' threads to the loop, and the stop.
+    final class Mailbox: Sendable {
+        let replies = Mutex<[(connection: UInt64, response: HTTPResponse)]>([])
+        let wakeup = Wakeup()
+        let stopping = Atomic<Bool>(false)
+        let startFailure = Mutex<ConnectionFailure?>(nil)
+
+        func post(_ connection: UInt64, _ response: HTTPResponse) {
+            replies.withLock { $0.append((connection, response)) }
+            wakeup.ring()
+        }
+    }
+
+    /// Listens on `endpoint` and starts the loop's thread. A port that cannot be had throws.
+    public init(
+        endpoint: Endpoint, idleSeconds: Double = 60, maxConnections: Int = 512, tls: @escaping @Sendable () -> TLSServerContext?,
+        answer: @escaping Answer
+    ) throws(ConnectionFailure) {
+        let listener = try TCPListener(endpoint)
+        port = listener.boundPort
+        let ready = Wakeup()
+        let (mailbox, finished) = (mailbox, finished)
+        let thread = Thread {
+            let loop: ServerLoop
+            do throws(ConnectionFailure) {
+                loop = try ServerLoop(
+                    listener: listener, mailbox: mailbox, idleMs: idleSeconds * 1000, maxConnections: maxConnections, tls: tls, answer: answer)
+            } catch {
+                mailbox.startFailure.withLock { $0 = error }
+                ready.ring()
+                finished.ring()
+                return
+            }
+            ready.ring()
+            loop.run { mailbox.stopping.load(ordering: .relaxed) }
+            finished.ring()
+        }
+        thread.name = "http"
+        thread.start()
+        ready.wait(ms: nil)
+        if let failure = mailbox.startFailure.withLock({ $0 }) { throw failure }
+    }
+
+    /// Stops serving: the listener and every connection closed when this returns.
+    public func close() {
+        guard !mailbox.stopping.exchange(true, ordering: .relaxed) else { return }
+        mailbox.wakeup.ring()
+        finished.wait(ms: nil)
+    }
+}
+
+/// The loop's state, owned by its thread.
+final class ServerLoop {
+    final class Connection {
+        let socket: TCPConnection
+        let id: UInt64
+        let client: String
+        let tls: TLSMemorySession?
+        var parser = HTTPRequestParser()
+        /// Bytes to send, from `sent` on.
+        var out: [UInt8] = []
+        var sent = 0
+        /// The request whose answer the route owes.
+        var owed: HTTPRequestHead?
+        var closeAfterWrite = false
+        var readClosed = false
+        /// Closing: our side shut, the client's bytes read and dropped until it closes or this
+        /// time comes (a close with unread bytes would reset the connection, and the client
+        /// could lose the answer before reading it).
+        var lingerUntilMs: Double?
+        var saidGoodbye = false
+        var lastActivityMs: Double
+
+        init(socket: TCPConnection, id: UInt64, client: String, tls: TLSMemorySession?, now: Double) {
+            self.socket = socket
+            self.id = id
+            self.client = client
+            self.tls = tls
+            lastActivityMs = now
+        }
+    }
+
+    let listener: TCPListener
+    let mailbox: HTTPServer.Mailbox
+    let events: EventPoll
+    let idleMs: Double
+    let maxConnections: Int
+    let tls: @Sendable () -> TLSServerContext?
+    let answer: HTTPServer.Answer
+    var connections: [Int32: Connection] = [:]
+    var byID: [UInt64: Int32] = [:]
+    var nextID: UInt64 = 0
+    var accepting = true
+
+    init(
+        listener: TCPListener, mailbox: HTTPServer.Mailbox, idleMs: Double, maxConnections: Int, tls: @escaping @Sendable () -> TLSServerContext?,
+        answer: @escaping HTTPServer.Answer
+    ) throws(ConnectionFailure) {
+        (self.listener, self.mailbox, self.idleMs, self.maxConnections, self.tls, self.answer) = (listener, mailbox, idleMs, maxConnections, tls, answer)
+        events = try EventPoll(batch: 256)
+        for fd in [listener.fd, mailbox.wakeup.descriptor.rawValue] {
+            if case .failure(let e) = events.add(fd, .readable) { throw .io("cannot watch the HTTP server's descriptors", errno: e) }
+        }
+    }
+
+    func run(until stop: () -> Bool) {
+        var lastSweep = Clock.ms()
+        while !stop() {
+            events.wait(timeoutMs: 1000) { fd, ready in handle(fd, ready) }
+            let now = Clock.ms()
+            if now - lastSweep >= 1000 {
+                lastSweep = now
+                for c in connections.values {
+                    if let until = c.lingerUntilMs {
+                        if now >= until { close(c) }
+                    } else if c.owed == nil, c.out.count == c.sent, now - c.lastActivityMs >= idleMs {
+                        close(c)
+                    }
+                }
+            }
+        }
+        for c in Array(connections.values) { close(c) }
+    }
+
+    func handle(_ fd: Int32, _ ready: EventPoll.Events) {
+        if fd == listener.fd {
+            acceptWaiting()
+        } else if fd == mailbox.wakeup.descriptor.rawValue {
+            _ = mailbox.wakeup.take()
+            let replies = mailbox.replies.withLock { r in
+                let all = r
+                r = []
+                return all
+            }
+            for (id, response) in replies { deliver(response, to: id) }
+        } else if let c = connections[fd] {
+            if !ready.isDisjoint(with: [.readable, .hangup, .error]) { read(c) }
+            if ready.contains(.writable), connections[fd] === c { flush(c) }
+        }
+    }
+
+    func acceptWaiting() {
+        while connections.count < maxConnections, let accepted = listener.accept() {
+            guard case .success(let socket) = accepted else { break }  // the open-file limit: again on the next wake
+            var session: TLSMemorySession?
+            if let context = tls() {
+                do throws(ConnectionFailure) { session = try TLSMemorySession(context: context) } catch { continue }
+            }
+            nextID += 1
+            let c = Connection(socket: socket, id: nextID, client: Self.peerAddress(socket.fd), tls: session, now: Clock.ms())
+            guard case .success = events.add(socket.fd, .readable) else { continue }
+            connections[socket.fd] = c
+            byID[c.id] = socket.fd
+        }
+        // At the limit the listener rests until a connection closes.
+        let full = connections.count >= maxConnections
+        if full == accepting {
+            accepting = !full
+            if full { events.remove(listener.fd) } else { _ = events.add(listener.fd, .readable) }
+        }
+    }
+
+    func read(_ c: Connection) {
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        let got = buffer.withUnsafeMutableBytes { b in recv(c.socket.fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT)) }
+        if got < 0 {
+            let e = Errno.current
+            if e == .wouldBlock || e == .interrupted { return }
+            return close(c)
+        }
+        if got == 0 || c.lingerUntilMs != nil {
+            c.readClosed = got == 0
+            return c.lingerUntilMs != nil ? (got == 0 ? close(c) : ()) : advance(c)
+        }
+        c.lastActivityMs = Clock.ms()
+        if let tls = c.tls {
+            buffer.withUnsafeBytes { tls.feed(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
+            let plaintext: [UInt8]
+            do throws(ConnectionFailure) { plaintext = try tls.read() } catch {
+                c.out += tls.takeOutput()  // the alert, if OpenSSL made one
+                c.closeAfterWrite = true
+                return flush(c)
+            }
+            c.out += tls.takeOutput()
+            c.parser.feed(plaintext)
+        } else {
+            buffer.withUnsafeBytes { c.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
+        }
+        advance(c)
+    }
+
+    /// The next request when nothing is owed and nothing waits to be sent; then what to watch.
+    func advance(_ c: Connection) {
+        if c.owed == nil, c.out.count == c.sent, !c.closeAfterWrite, let next = c.parser.next() {
+            switch next {
+            case .success(let head):
+                c.owed = head
+                let (mailbox, id) = (mailbox, c.id)
+                answer(HTTPServerRequest(head: head, client: c.client)) { mailbox.post(id, $0) }
+            case .failure(let error):
+                send(HTTPResponse(status: error.status), for: nil, to: c)
+                return
+            }
+        }
+        if c.readClosed, c.owed == nil, c.out.count == c.sent { return close(c) }
+        var interest: EventPoll.Events = []
+        if c.out.count > c.sent { interest.insert(.writable) }
+        if c.owed == nil, !c.readClosed, !c.closeAfterWrite, c.out.count == c.sent { interest.insert(.readable) }
+        _ = events.modify(c.socket.fd, interest)
+    }
+
+    func deliver(_ response: HTTPResponse, to id: UInt64) {
+        guard let fd = byID[id], let c = connections[fd], let head = c.owed else { return }  // closed meanwhile
+        c.owed = nil
+        send(response, for: head, to: c)
+    }
+
+    /// Queues the response (encrypted under TLS) and sends what the socket takes.
+    func send(_ response: HTTPResponse, for head: HTTPRequestHead?, to c: Connection) {
+        var bytes = response.bytes(for: head)
+        if !(head?.keepAlive ?? false) { c.closeAfterWrite = true }
+        if let tls = c.tls {
+            let failure = bytes.withUnsafeBytes { b -> ConnectionFailure? in
+                do throws(ConnectionFailure) { try tls.write(b) } catch { return error }
+                return nil
+            }
+            if failure != nil { return close(c) }
+            bytes = tls.takeOutput()
+        }
+        c.out += bytes
+        flush(c)
+    }
+
+    func flush(_ c: Connection) {
+        while c.sent < c.out.count {
+            let n = c.out.withUnsafeBytes { b in Glibc.send(c.socket.fd, b.baseAddress! + c.sent, b.count - c.sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n < 0 {
+                let e = Errno.current
+                if e == .interrupted { continue }
+                if e == .wouldBlock { break }
+                return close(c)
+            }
+            c.sent += n
+            c.lastActivityMs = Clock.ms()
+        }
+        if c.sent == c.out.count {
+            c.out.removeAll(keepingCapacity: true)
+            c.sent = 0
+            if c.closeAfterWrite { return finish(c) }
+        }
+        advance(c)
+    }
+
+    /// The client's address as text (no port), "" when the kernel does not say.
+    static func peerAddress(_ fd: Int32) -> String {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let address = withUnsafeMutablePointer(to: &storage) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                getpeername(fd, sa, &length) == 0 ? SocketAddress(sa)?.address : nil
+            }
+        }
+        return address?.description ?? ""
+    }
+
+    /// The last answer sent: goodbye, then the lingering close (or the close, when the client
+    /// has closed already).
+    func finish(_ c: Connection) {
+        sayGoodbye(c)
+        if c.readClosed { return close(c) }
+        shutdown(c.socket.fd, Int32(SHUT_WR))
+        c.lingerUntilMs = Clock.ms() + 2000
+        _ = events.modify(c.socket.fd, .readable)
+    }
+
+    /// TLS's close_notify, what the socket takes of it.
+    func sayGoodbye(_ c: Connection) {
+        guard let tls = c.tls, !c.saidGoodbye else { return }
+        c.saidGoodbye = true
+        tls.shutdown()
+        let bye = tls.takeOutput()
+        if !bye.isEmpty { _ = bye.withUnsafeBytes { Glibc.send(c.socket.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } }
+    }
+
+    /// Forgets the connection (its descriptor closes with it).
+    func close(_ c: Connection) {
+        guard connections[c.socket.fd] === c else { return }
+        sayGoodbye(c)
+        events.remove(c.socket.fd)
+        connections[c.socket.fd] = nil
+        byID[c.id] = nil
+        if !accepting { acceptWaiting() }
+    }
+}

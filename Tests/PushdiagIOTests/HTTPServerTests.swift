@@ -1,0 +1,145 @@
+import Foundation
+import PushdiagCore
+import Synchronization
+import Testing
+
+@testable import PushdiagIO
+
+/// pushdiag's HTTP/1.1 server on loopback, spoken to byte by byte: pipelined requests answered
+/// in order whatever order the routes finish in, HEAD without a body, HTTP/1.0 closed after its
+/// answer, refused heads answered with their status and closed, a silent connection closed, and
+/// no more than the allowed connections served at once. (The exporter's tests drive it with
+/// curl, Prometheus and a browser over TLS.)
+struct HTTPServerTests {
+    /// A server whose routes answer `path client` in the body; /slow answers from another
+    /// thread after 300 ms, so that a later request's answer is ready first, /slower after 2 s.
+    func server(idleSeconds: Double = 60, maxConnections: Int = 512) throws -> HTTPServer {
+        try HTTPServer(
+            endpoint: Endpoint(host: "127.0.0.1", port: 0), idleSeconds: idleSeconds, maxConnections: maxConnections, tls: { nil },
+            answer: {
+                request, reply in
+                let body = Array("\(request.head.path) \(request.client)".utf8)
+                let response = HTTPResponse(status: 200, fields: [HTTPHeaderField(name: "Content-Type", value: "text/plain")], body: body)
+                if let delay = ["/slow": 300_000, "/slower": 2_000_000][request.head.path] {
+                    Thread.detachNewThread {
+                        usleep(UInt32(delay))
+                        reply(response)
+                    }
+                } else {
+                    reply(response)
+                }
+            })
+    }
+
+    func connect(_ s: HTTPServer) throws -> TCPConnection {
+        try TCPConnection.connect(IPAddress("127.0.0.1")!, port: s.port, name: "server", timeoutMs: 5000)
+    }
+
+    /// What the server sends until it closes (or `seconds` pass: nil).
+    func untilClosed(_ c: TCPConnection, seconds: Double = 5) throws -> String? {
+        var got: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            guard let bytes = try c.receive(max: 65_536, timeoutMs: 100) else { continue }
+            if bytes.isEmpty { return String(decoding: got, as: UTF8.self) }
+            got += bytes
+        }
+        return nil
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let s = try server()
+        defer { s.close() }
+        let c = try connect(s)
+        try c.send(
+            Array(
+                "GET /slow HTTP/1.1\r\nHost: a\r\n\r\nGET /fast?x=1 HTTP/1.1\r\nHost: a\r\n\r\nHEAD /head HTTP/1.1\r\nHost: a\r\n\r\nGET /last HTTP/1.0\r\n\r\n"
+                    .utf8), timeoutMs: 5000)
+        let text = try #require(try untilClosed(c), "the server did not close after the HTTP/1.0 request")
+        #expect(
+            text == """
+                HTTP/1.1 200 OK\r
+                Content-Type: text/plain\r
+                Content-Length: 15\r
+                \r
+                /slow 127.0.0.1\
+                HTTP/1.1 200 OK\r
+                Content-Type: text/plain\r
+                Content-Length: 15\r
+                \r
+                /fast 127.0.0.1\
+                HTTP/1.1 200 OK\r
+                Content-Type: text/plain\r
+                Content-Length: 15\r
+                \r
+                HTTP/1.0 200 OK\r
+                Content-Type: text/plain\r
+                Content-Length: 15\r
+                Connection: close\r
+                \r
+                /last 127.0.0.1
+                """, "\(text)")
+    }
+
+    @Test func refusedHeadsGetTheirStatusAndTheConnectionCloses() throws {
+        let s = try server()
+        defer { s.close() }
+        let cases: [(String, String)] = [
+            ("GET / HTTP/1.1\r\nNo colon here\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+            ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "HTTP/1.1 505 HTTP Version Not Supported"),
+            ("GET / HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 40_000) + "\r\n\r\n", "HTTP/1.1 431 Request Header Fields Too Large"),
+            ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+            // A good request first: answered, then the bad one refused.
+            ("GET /ok HTTP/1.1\r\n\r\nGET /\u{1}bad HTTP/1.1\r\n\r\n", "HTTP/1.1 200 OK"),
+        ]
+        for (request, status) in cases {
+            let c = try connect(s)
+            try? c.send(Array(request.utf8), timeoutMs: 5000)
+            let text = try #require(try untilClosed(c), "not closed after \(request.prefix(40).debugDescription)")
+            let refusal = (status == "HTTP/1.1 200 OK" ? "HTTP/1.1 400 Bad Request" : status) + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            #expect(text.hasPrefix(status + "\r\n") && text.hasSuffix(refusal), "\(request.prefix(40).debugDescription): \(text.prefix(300))")
+        }
+    }
+
+    @Test func aSilentConnectionIsClosedButNotOneWaitingForItsAnswer() throws {
+        let s = try server(idleSeconds: 1)
+        defer { s.close() }
+        let silent = try connect(s)
+        let t0 = Date()
+        #expect(try untilClosed(silent, seconds: 5) == "")
+        #expect(Date().timeIntervalSince(t0) >= 0.9, "closed before it had been silent for a second")
+        // Owed an answer for twice the idle time: answered, then (keep-alive) closed once
+        // silent for the idle time.
+        let kept = try connect(s)
+        try kept.send(Array("GET /slower HTTP/1.1\r\n\r\n".utf8), timeoutMs: 5000)
+        let text = try #require(try untilClosed(kept, seconds: 6))
+        #expect(text.hasSuffix("/slower 127.0.0.1"), "\(text)")
+    }
+
+    @Test func connectionsOverTheLimitWaitForAFreeOne() throws {
+        let s = try server(maxConnections: 2)
+        defer { s.close() }
+        let first = try connect(s)
+        let second = try connect(s)
+        try first.send(Array("GET /1 HTTP/1.1\r\n\r\n".utf8), timeoutMs: 5000)
+        try second.send(Array("GET /2 HTTP/1.1\r\n\r\n".utf8), timeoutMs: 5000)
+        #expect(try first.receive(max: 4096, timeoutMs: 5000)?.isEmpty == false)
+        #expect(try second.receive(max: 4096, timeoutMs: 5000)?.isEmpty == false)
+        // The third is in the kernel's backlog: connected, not read.
+        let third = try connect(s)
+        try third.send(Array("GET /3 HTTP/1.0\r\n\r\n".utf8), timeoutMs: 5000)
+        #expect(try third.receive(max: 4096, timeoutMs: 500) == nil, "a third connection was served beside two")
+        try first.send(Array("GET /1 HTTP/1.0\r\n\r\n".utf8), timeoutMs: 5000)
+        #expect(try untilClosed(first)?.hasSuffix("/1 127.0.0.1") == true)
+        #expect(try untilClosed(third)?.hasSuffix("/3 127.0.0.1") == true)
+    }
+
+    @Test func aPortThatIsTakenIsRefusedWithItsErrno() throws {
+        let s = try server()
+        defer { s.close() }
+        #expect(s.port != 0)
+        #expect(throws: ConnectionFailure.io("cannot listen on 127.0.0.1:\(s.port)", errno: Errno(EADDRINUSE))) {
+            try HTTPServer(endpoint: Endpoint(host: "127.0.0.1", port: s.port), tls: { nil }, answer: { _, _ in })
+        }
+    }
+}
