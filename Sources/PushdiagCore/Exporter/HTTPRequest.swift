@@ -5,16 +5,9 @@ public struct HTTPRequestHead: Sendable, Equatable {
     /// The request-target as sent ("/metrics?x=1"): printable ASCII, no spaces.
     public var target: String
     /// HTTP/1.0 → 0, HTTP/1.1 → 1.
-    public var minorVersion: Int
+    public var minorVersion: Int = 1
     /// The field lines in order, names as sent, values without the whitespace around them.
-    public var headers: [HTTPHeaderField]
-
-    public init(method: String, target: String, minorVersion: Int = 1, headers: [HTTPHeaderField] = []) {
-        self.method = method
-        self.target = target
-        self.minorVersion = minorVersion
-        self.headers = headers
-    }
+    public var headers: [HTTPHeaderField] = []
 
     /// The first field named `name` (ASCII case-insensitive, RFC 9110 §5.1), its value without
     /// the whitespace around it; nil without one.
@@ -56,10 +49,7 @@ public struct HTTPHeaderField: Sendable, Equatable {
     public var name: String
     public var value: String
 
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
+    public init(name: String, value: String) { (self.name, self.value) = (name, value) }
 }
 
 /// Why a request cannot be read: the status the server answers before it closes.

@@ -8,12 +8,12 @@ import PushdiagRender
 extension HeartbeatCommand {
     /// --find-idle-timeout's rungs, seconds; nil without it.
     func idleRungs() throws -> [Double]? {
-        guard findIdleTimeout else {
-            if ladder != nil || max != nil { throw ValidationError("--max and --ladder go with --find-idle-timeout") }
+        guard idleLadder.enabled else {
+            if idleLadder.stray { throw ValidationError("--max and --ladder go with --find-idle-timeout") }
             return nil
         }
         if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
-        return try IdleLadder.rungs(ladder, max: max, defaults: IdleTimeout.defaultRungs)
+        return try idleLadder.rungs()
     }
 
     /// `--find-idle-timeout`: one connection per rung, left idle, then a heartbeat.
@@ -45,7 +45,7 @@ extension HeartbeatCommand {
     /// `--interface`: a link the heartbeats of one connection go out of.
     func validateInterface() throws {
         guard let interface else { return }
-        if clients != nil || findIdleTimeout {
+        if clients != nil || idleLadder.enabled {
             throw ValidationError("--interface goes with the heartbeats of one connection, not with --clients or --find-idle-timeout")
         }
         guard if_nametoindex(interface) != 0 else { throw ValidationError("--interface \(interface): no such interface") }

@@ -64,21 +64,7 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Load mode: open the connections spread over this long.", valueName: "D"))
     var ramp: String = "0s"
 
-    @Flag(
-        help: ArgumentHelp(
-            "Find the longest idle time a connection survives on the way to the server: one connection per rung of --ladder, left idle, then a heartbeat."
-        ))
-    var findIdleTimeout = false
-
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("With --find-idle-timeout: the longest idle time to try (default 60m, or the longest of --ladder).", valueName: "D"))
-    var max: String?
-
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("With --find-idle-timeout: the idle times to try, comma-separated (default 30s,1m,2m,5m,10m,15m,30m,60m).", valueName: "D,D,..."))
-    var ladder: String?
+    @OptionGroup var idleLadder: IdleLadderOptions<PathIdleLadder>
     @OptionGroup var storm: StormFlags
 
     @Option(
