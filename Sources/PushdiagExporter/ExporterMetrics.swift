@@ -162,27 +162,26 @@ public final class MetricSet: Sendable {
 
     /// Notes a series of `f` under `labels` as this set's, so that it goes with the set.
     func own<M>(
-        _ f: MetricFamily, _ labels: [(String, String)], _ made: (MetricFamily, [(String, String)]) -> M, _ series: (M) -> MetricRegistry.Series
-    )
-        -> M
-    {
+        _ f: MetricFamily, _ labels: [(String, String)], _ existing: (MetricRegistry.Series) -> M?, make: (MetricFamily, [(String, String)]) -> M,
+        _ series: (M) -> MetricRegistry.Series
+    ) -> M {
         let k = key(f, labels)
-        if let known = self.made.withLock({ $0[k] })?.object as? M { return known }
-        let metric = made(f, base + labels)
-        self.made.withLock { $0[k] = series(metric) }
+        if let known = made.withLock({ $0[k] }).flatMap(existing) { return known }
+        let metric = make(f, base + labels)
+        made.withLock { $0[k] = series(metric) }
         return metric
     }
 
     public func counter(_ f: MetricFamily, _ labels: [(String, String)] = []) -> Counter {
-        own(f, labels, registry.counter) { .counter($0) }
+        own(f, labels, \.counter, make: registry.counter) { .counter($0) }
     }
 
     public func gauge(_ f: MetricFamily, _ labels: [(String, String)] = []) -> Gauge {
-        own(f, labels, registry.gauge) { .gauge($0) }
+        own(f, labels, \.gauge, make: registry.gauge) { .gauge($0) }
     }
 
     public func histogram(_ f: MetricFamily, _ labels: [(String, String)] = []) -> ValueHistogram {
-        own(f, labels, registry.histogram) { .histogram($0) }
+        own(f, labels, \.histogram, make: registry.histogram) { .histogram($0) }
     }
 
     /// Sets the gauge of `f` to `value` under `labels`, removing any other series of `f` this

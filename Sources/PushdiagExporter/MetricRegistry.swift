@@ -56,11 +56,17 @@ public final class MetricRegistry: Sendable {
         case gauge(Gauge)
         case histogram(ValueHistogram)
 
-        var object: AnyObject {
-            switch self {
-            case .counter(let c): c
-            case .gauge(let g): g
-            case .histogram(let h): h
+        var counter: Counter? { if case .counter(let c) = self { c } else { nil } }
+        var gauge: Gauge? { if case .gauge(let g) = self { g } else { nil } }
+        var histogram: ValueHistogram? { if case .histogram(let h) = self { h } else { nil } }
+
+        /// The same series: the very object.
+        func isSame(_ other: Series) -> Bool {
+            switch (self, other) {
+            case (.counter(let a), .counter(let b)): a === b
+            case (.gauge(let a), .gauge(let b)): a === b
+            case (.histogram(let a), .histogram(let b)): a === b
+            default: false
             }
         }
     }
@@ -108,7 +114,7 @@ public final class MetricRegistry: Sendable {
     func remove(_ s: Series) {
         families.withLock { all in
             for (name, var family) in all {
-                guard let i = family.series.firstIndex(where: { $0.series.object === s.object }) else { continue }
+                guard let i = family.series.firstIndex(where: { $0.series.isSame(s) }) else { continue }
                 family.series.remove(at: i)
                 all[name] = family.series.isEmpty ? nil : family
                 return
