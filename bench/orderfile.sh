@@ -4,9 +4,9 @@
 #
 # Why: the kernel maps a binary's code in whole windows around each page it faults on (64 KiB of
 # fault-around, and whole large folios where the file system makes them). The exporter at rest
-# runs a few thousand scattered functions of the standard library, Foundation, swift-nio and
-# pushdiag, and so held most of its 19 MB of code resident. With those functions together the
-# windows it touches are few (docs/PERFORMANCE.md, the exporter at rest).
+# runs a few thousand scattered functions of the standard library, Foundation and pushdiag, and so
+# held most of its 19 MB of code resident. With those functions together the windows it touches
+# are few (docs/PERFORMANCE.md, the exporter at rest).
 #
 # How: the release binary runs under callgrind as the exporter bench runs it (10 sessions on
 # pushdiag responders, heartbeats, scrapes of /metrics, one /probe, a SIGHUP reload, SIGTERM);
