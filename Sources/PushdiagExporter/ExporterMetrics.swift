@@ -161,15 +161,19 @@ public final class MetricSet: Sendable {
     }
 
     /// Notes a series of `f` under `labels` as this set's, so that it goes with the set.
-    func own<M>(
+    func own<M: Sendable>(
         _ f: MetricFamily, _ labels: [(String, String)], _ existing: (MetricRegistry.Series) -> M?, make: (MetricFamily, [(String, String)]) -> M,
         _ series: (M) -> MetricRegistry.Series
     ) -> M {
         let k = key(f, labels)
-        if let known = made.withLock({ $0[k] }).flatMap(existing) { return known }
-        let metric = make(f, base + labels)
-        made.withLock { $0[k] = series(metric) }
-        return metric
+        // One lock for the look and the make, so that a removal beside it cannot leave a series
+        // the set no longer knows (the registry's lock is taken inside this one, never around it).
+        return made.withLock { m in
+            if let known = m[k].flatMap(existing) { return known }
+            let metric = make(f, base + labels)
+            m[k] = series(metric)
+            return metric
+        }
     }
 
     public func counter(_ f: MetricFamily, _ labels: [(String, String)] = []) -> Counter {

@@ -20,7 +20,9 @@ struct HTTPServerTests {
                 request, reply in
                 let body = Array("\(request.head.path) \(request.client)".utf8)
                 let response = HTTPResponse(status: 200, fields: [HTTPHeaderField(name: "Content-Type", value: "text/plain")], body: body)
-                if let delay = ["/slow": 300_000, "/slower": 2_000_000][request.head.path] {
+                if request.head.path == "/big" {
+                    reply(HTTPResponse(status: 200, body: [UInt8](repeating: 0x61, count: 1 << 20)))
+                } else if let delay = ["/slow": 300_000, "/slower": 2_000_000][request.head.path] {
                     Thread.detachNewThread {
                         usleep(UInt32(delay))
                         reply(response)
@@ -114,6 +116,56 @@ struct HTTPServerTests {
         try kept.send(Array("GET /slower HTTP/1.1\r\n\r\n".utf8), timeoutMs: 5000)
         let text = try #require(try untilClosed(kept, seconds: 6))
         #expect(text.hasSuffix("/slower 127.0.0.1"), "\(text)")
+    }
+
+    /// Waits up to `seconds` for the server to have `n` connections open.
+    func waitFor(_ s: HTTPServer, open n: Int, seconds: Double = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if s.openConnections == n { return true }
+            usleep(20_000)
+        }
+        return s.openConnections == n
+    }
+
+    @Test func aClientThatHalfClosesThenResetsWhileOwedIsForgotten() throws {
+        let s = try server()
+        defer { s.close() }
+        do {
+            let c = try connect(s)
+            try c.send(Array("GET /slower HTTP/1.1\r\n\r\n".utf8), timeoutMs: 5000)
+            #expect(waitFor(s, open: 1))
+            // FIN, then a reset (SO_LINGER 0, then the close as the connection goes): the socket
+            // hangs up (EPOLLHUP, reported whatever the interest) while the answer is owed for
+            // two seconds more. It is closed at once, not read again and again until the
+            // answer fails to go out.
+            shutdown(c.fd, Int32(SHUT_WR))
+            usleep(100_000)
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        }
+        #expect(waitFor(s, open: 0, seconds: 1), "the hung-up connection was still open")
+    }
+
+    @Test func aClientThatStopsReadingIsClosedWhenSilent() throws {
+        let s = try server(idleSeconds: 1)
+        defer { s.close() }
+        let c = try connect(s)
+        // Twenty answers of a mebibyte each, none read: the kernel's buffers fill, the rest
+        // waits in the server, and nothing moves for the idle time.
+        try c.send(Array(String(repeating: "GET /big HTTP/1.1\r\n\r\n", count: 20).utf8), timeoutMs: 5000)
+        #expect(waitFor(s, open: 1))
+        #expect(waitFor(s, open: 0, seconds: 5), "a connection with unsent answers was kept past the idle time")
+    }
+
+    @Test func closeClosesTheListener() throws {
+        let s = try server()
+        let port = s.port
+        s.close()
+        s.close()
+        #expect(throws: ConnectionFailure.connect(host: "server", errno: Errno(ECONNREFUSED))) {
+            try TCPConnection.connect(IPAddress("127.0.0.1")!, port: port, name: "server", timeoutMs: 2000)
+        }
     }
 
     @Test func connectionsOverTheLimitWaitForAFreeOne() throws {

@@ -39,7 +39,11 @@ public struct HTTPResponse: Sendable, Equatable {
         var text = "HTTP/1.\(minor) \(status) \(Self.reasons[status] ?? "")\r\n"
         for f in fields { text += "\(f.name): \(f.value)\r\n" }
         text += "Content-Length: \(body.count)\r\n"
-        if !(head?.keepAlive ?? false) { text += "Connection: close\r\n" }
+        if !(head?.keepAlive ?? false) {
+            text += "Connection: close\r\n"
+        } else if head?.minorVersion == 0 {
+            text += "Connection: keep-alive\r\n"  // an HTTP/1.0 client keeps it only when told
+        }
         text += "\r\n"
         var out = Array(text.utf8)
         if head?.method != "HEAD" { out += body }
@@ -65,15 +69,18 @@ public final class HTTPServer: Sendable {
     let mailbox = Mailbox()
     let finished = Wakeup()
 
-    /// Replies from the routes' threads to the loop, and the stop.
+    /// Replies from the routes' threads to the loop (each for one request, by its serial), and
+    /// the start's outcome and the stop.
     final class Mailbox: Sendable {
-        let replies = Mutex<[(connection: UInt64, response: HTTPResponse)]>([])
+        let replies = Mutex<[(request: UInt64, response: HTTPResponse)]>([])
         let wakeup = Wakeup()
         let stopping = Atomic<Bool>(false)
-        let startFailure = Mutex<ConnectionFailure?>(nil)
+        let started = Mutex<Result<UInt16, ConnectionFailure>?>(nil)
+        /// Connections open, as the loop last counted them.
+        let open = Atomic<Int>(0)
 
-        func post(_ connection: UInt64, _ response: HTTPResponse) {
-            replies.withLock { $0.append((connection, response)) }
+        func post(_ request: UInt64, _ response: HTTPResponse) {
+            replies.withLock { $0.append((request, response)) }
             wakeup.ring()
         }
     }
@@ -83,34 +90,41 @@ public final class HTTPServer: Sendable {
         endpoint: Endpoint, idleSeconds: Double = 60, maxConnections: Int = 512, tls: @escaping @Sendable () -> TLSServerContext?,
         answer: @escaping Answer
     ) throws(ConnectionFailure) {
-        let listener = try TCPListener(endpoint)
-        port = listener.boundPort
         let ready = Wakeup()
         let (mailbox, finished) = (mailbox, finished)
+        // The listener is the loop's alone (made on its thread), so that it is closed with the
+        // loop, before `finished` rings.
         let thread = Thread {
-            let loop: ServerLoop
             do throws(ConnectionFailure) {
-                loop = try ServerLoop(
-                    listener: listener, mailbox: mailbox, idleMs: idleSeconds * 1000, maxConnections: maxConnections, tls: tls, answer: answer)
-            } catch {
-                mailbox.startFailure.withLock { $0 = error }
+                let loop = try ServerLoop(
+                    listener: try TCPListener(endpoint), mailbox: mailbox, idleMs: idleSeconds * 1000, maxConnections: maxConnections, tls: tls,
+                    answer: answer)
+                mailbox.started.withLock { $0 = .success(loop.listener.boundPort) }
                 ready.ring()
-                finished.ring()
-                return
+                loop.run { mailbox.stopping.load(ordering: .relaxed) }
+            } catch {
+                mailbox.started.withLock { $0 = .failure(error) }
+                ready.ring()
             }
-            ready.ring()
-            loop.run { mailbox.stopping.load(ordering: .relaxed) }
             finished.ring()
         }
         thread.name = "http"
         thread.start()
         ready.wait(ms: nil)
-        if let failure = mailbox.startFailure.withLock({ $0 }) { throw failure }
+        switch mailbox.started.withLock({ $0 }) {
+        case .success(let p): port = p
+        case .failure(let failure): throw failure
+        case nil: throw .io("the HTTP server's thread did not start", errno: Errno(EAGAIN))
+        }
     }
 
-    /// Stops serving: the listener and every connection closed when this returns.
+    /// Connections open now (for tests).
+    var openConnections: Int { mailbox.open.load(ordering: .relaxed) }
+
+    /// Stops serving: the listener and every connection closed when this returns (a second
+    /// call waits as the first does).
     public func close() {
-        guard !mailbox.stopping.exchange(true, ordering: .relaxed) else { return }
+        mailbox.stopping.store(true, ordering: .relaxed)
         mailbox.wakeup.ring()
         finished.wait(ms: nil)
     }
@@ -120,15 +134,16 @@ public final class HTTPServer: Sendable {
 final class ServerLoop {
     final class Connection {
         let socket: TCPConnection
-        let id: UInt64
         let client: String
         let tls: TLSMemorySession?
         var parser = HTTPRequestParser()
         /// Bytes to send, from `sent` on.
         var out: [UInt8] = []
         var sent = 0
-        /// The request whose answer the route owes.
+        /// The request whose answer the route owes, and its serial (a reply for another is
+        /// dropped).
         var owed: HTTPRequestHead?
+        var owedSerial: UInt64 = 0
         var closeAfterWrite = false
         var readClosed = false
         /// Closing: our side shut, the client's bytes read and dropped until it closes or this
@@ -138,9 +153,8 @@ final class ServerLoop {
         var saidGoodbye = false
         var lastActivityMs: Double
 
-        init(socket: TCPConnection, id: UInt64, client: String, tls: TLSMemorySession?, now: Double) {
+        init(socket: TCPConnection, client: String, tls: TLSMemorySession?, now: Double) {
             self.socket = socket
-            self.id = id
             self.client = client
             self.tls = tls
             lastActivityMs = now
@@ -155,9 +169,13 @@ final class ServerLoop {
     let tls: @Sendable () -> TLSServerContext?
     let answer: HTTPServer.Answer
     var connections: [Int32: Connection] = [:]
-    var byID: [UInt64: Int32] = [:]
-    var nextID: UInt64 = 0
+    /// The connection a request's serial belongs to.
+    var owedBy: [UInt64: Int32] = [:]
+    var nextSerial: UInt64 = 0
     var accepting = true
+    /// accept(2) failed (the open-file limit): the listener rests until then.
+    var acceptPausedUntilMs: Double?
+    var stopping = false
 
     init(
         listener: TCPListener, mailbox: HTTPServer.Mailbox, idleMs: Double, maxConnections: Int, tls: @escaping @Sendable () -> TLSServerContext?,
@@ -175,17 +193,21 @@ final class ServerLoop {
         while !stop() {
             events.wait(timeoutMs: 1000) { fd, ready in handle(fd, ready) }
             let now = Clock.ms()
+            if !accepting, let until = acceptPausedUntilMs, now >= until { acceptWaiting() }
             if now - lastSweep >= 1000 {
                 lastSweep = now
+                // Silent (nothing read, nothing of the answer taken by the client) for the idle
+                // time, with no answer owed; a lingering close past its time.
                 for c in connections.values {
                     if let until = c.lingerUntilMs {
                         if now >= until { close(c) }
-                    } else if c.owed == nil, c.out.count == c.sent, now - c.lastActivityMs >= idleMs {
+                    } else if c.owed == nil, now - c.lastActivityMs >= idleMs {
                         close(c)
                     }
                 }
             }
         }
+        stopping = true
         for c in Array(connections.values) { close(c) }
     }
 
@@ -199,31 +221,43 @@ final class ServerLoop {
                 r = []
                 return all
             }
-            for (id, response) in replies { deliver(response, to: id) }
+            for (serial, response) in replies { deliver(response, to: serial) }
         } else if let c = connections[fd] {
-            if !ready.isDisjoint(with: [.readable, .hangup, .error]) { read(c) }
+            // A hang-up on TCP is both directions shut (or reset): no answer can go out. Reported
+            // whatever the interest, so it is never left standing.
+            if !ready.isDisjoint(with: [.hangup, .error]) { return close(c) }
+            if ready.contains(.readable) { read(c) }
             if ready.contains(.writable), connections[fd] === c { flush(c) }
         }
     }
 
     func acceptWaiting() {
+        if stopping { return }
+        if let until = acceptPausedUntilMs {
+            guard Clock.ms() >= until else { return }
+            acceptPausedUntilMs = nil
+        }
         while connections.count < maxConnections, let accepted = listener.accept() {
-            guard case .success(let socket) = accepted else { break }  // the open-file limit: again on the next wake
+            guard case .success(let socket) = accepted else {
+                // The open-file limit (or another failure): the listener, level-triggered, would
+                // wake the loop at once forever; it rests a quarter of a second instead.
+                acceptPausedUntilMs = Clock.ms() + 250
+                break
+            }
             var session: TLSMemorySession?
             if let context = tls() {
                 do throws(ConnectionFailure) { session = try TLSMemorySession(context: context) } catch { continue }
             }
-            nextID += 1
-            let c = Connection(socket: socket, id: nextID, client: Self.peerAddress(socket.fd), tls: session, now: Clock.ms())
+            let c = Connection(socket: socket, client: Self.peerAddress(socket.fd), tls: session, now: Clock.ms())
             guard case .success = events.add(socket.fd, .readable) else { continue }
             connections[socket.fd] = c
-            byID[c.id] = socket.fd
+            mailbox.open.store(connections.count, ordering: .relaxed)
         }
-        // At the limit the listener rests until a connection closes.
-        let full = connections.count >= maxConnections
-        if full == accepting {
-            accepting = !full
-            if full { events.remove(listener.fd) } else { _ = events.add(listener.fd, .readable) }
+        // At the limit the listener rests until a connection closes; after a failure, its time.
+        let rest = connections.count >= maxConnections || acceptPausedUntilMs != nil
+        if rest == accepting {
+            accepting = !rest
+            if rest { events.remove(listener.fd) } else { _ = events.add(listener.fd, .readable) }
         }
     }
 
@@ -261,9 +295,11 @@ final class ServerLoop {
         if c.owed == nil, c.out.count == c.sent, !c.closeAfterWrite, let next = c.parser.next() {
             switch next {
             case .success(let head):
-                c.owed = head
-                let (mailbox, id) = (mailbox, c.id)
-                answer(HTTPServerRequest(head: head, client: c.client)) { mailbox.post(id, $0) }
+                nextSerial += 1
+                (c.owed, c.owedSerial) = (head, nextSerial)
+                owedBy[nextSerial] = c.socket.fd
+                let (mailbox, serial) = (mailbox, nextSerial)
+                answer(HTTPServerRequest(head: head, client: c.client)) { mailbox.post(serial, $0) }
             case .failure(let error):
                 send(HTTPResponse(status: error.status), for: nil, to: c)
                 return
@@ -276,8 +312,10 @@ final class ServerLoop {
         _ = events.modify(c.socket.fd, interest)
     }
 
-    func deliver(_ response: HTTPResponse, to id: UInt64) {
-        guard let fd = byID[id], let c = connections[fd], let head = c.owed else { return }  // closed meanwhile
+    /// The reply to request `serial`; dropped when its connection closed meanwhile, or when the
+    /// route already replied.
+    func deliver(_ response: HTTPResponse, to serial: UInt64) {
+        guard let fd = owedBy.removeValue(forKey: serial), let c = connections[fd], c.owedSerial == serial, let head = c.owed else { return }
         c.owed = nil
         send(response, for: head, to: c)
     }
@@ -355,7 +393,8 @@ final class ServerLoop {
         sayGoodbye(c)
         events.remove(c.socket.fd)
         connections[c.socket.fd] = nil
-        byID[c.id] = nil
+        mailbox.open.store(connections.count, ordering: .relaxed)
+        if c.owed != nil { owedBy[c.owedSerial] = nil }
         if !accepting { acceptWaiting() }
     }
 }
