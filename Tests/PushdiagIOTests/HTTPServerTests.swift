@@ -158,6 +158,26 @@ struct HTTPServerTests {
         #expect(waitFor(s, open: 0, seconds: 5), "a connection with unsent answers was kept past the idle time")
     }
 
+    @Test func aHeadThatTricklesIsClosedAfterTheIdleTime() throws {
+        let s = try server(idleSeconds: 1)
+        defer { s.close() }
+        let c = try connect(s)
+        #expect(waitFor(s, open: 1))
+        // A byte every 200 ms is never silent for a second, but the head is not whole after
+        // one: the connection goes (a slow loris).
+        let t0 = Date()
+        var closedAfter: Double?
+        for byte in Array("GET / HTTP/1.1\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 40) {
+            if (try? c.send([byte], timeoutMs: 1000)) == nil || s.openConnections == 0 {
+                closedAfter = Date().timeIntervalSince(t0)
+                break
+            }
+            usleep(200_000)
+        }
+        let after = try #require(closedAfter, "still open after a trickle of 8 s")
+        #expect(after >= 0.9 && after < 4, "closed after \(after) s")
+    }
+
     @Test func closeClosesTheListener() throws {
         let s = try server()
         let port = s.port

@@ -152,6 +152,10 @@ final class ServerLoop {
         var lingerUntilMs: Double?
         var saidGoodbye = false
         var lastActivityMs: Double
+        /// When the bytes of a request not yet whole began to come (nil between requests): a
+        /// head must be whole within the idle time, however slowly it trickles (a slow loris
+        /// would otherwise hold a connection with a byte a minute).
+        var partialSinceMs: Double?
 
         init(socket: TCPConnection, client: String, tls: TLSMemorySession?, now: Double) {
             self.socket = socket
@@ -197,11 +201,12 @@ final class ServerLoop {
             if now - lastSweep >= 1000 {
                 lastSweep = now
                 // Silent (nothing read, nothing of the answer taken by the client) for the idle
-                // time, with no answer owed; a lingering close past its time.
+                // time, or a request not whole after it, with no answer owed; a lingering close
+                // past its time.
                 for c in connections.values {
                     if let until = c.lingerUntilMs {
                         if now >= until { close(c) }
-                    } else if c.owed == nil, now - c.lastActivityMs >= idleMs {
+                    } else if c.owed == nil, now - c.lastActivityMs >= idleMs || now - (c.partialSinceMs ?? now) >= idleMs {
                         close(c)
                     }
                 }
@@ -274,6 +279,7 @@ final class ServerLoop {
             return c.lingerUntilMs != nil ? (got == 0 ? close(c) : ()) : advance(c)
         }
         c.lastActivityMs = Clock.ms()
+        if c.partialSinceMs == nil { c.partialSinceMs = c.lastActivityMs }
         if let tls = c.tls {
             buffer.withUnsafeBytes { tls.feed(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
             let plaintext: [UInt8]
@@ -295,6 +301,7 @@ final class ServerLoop {
         if c.owed == nil, c.out.count == c.sent, !c.closeAfterWrite, let next = c.parser.next() {
             switch next {
             case .success(let head):
+                c.partialSinceMs = nil
                 nextSerial += 1
                 (c.owed, c.owedSerial) = (head, nextSerial)
                 owedBy[nextSerial] = c.socket.fd
