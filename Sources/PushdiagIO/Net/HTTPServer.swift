@@ -180,6 +180,8 @@ final class ServerLoop {
     /// accept(2) failed (the open-file limit): the listener rests until then.
     var acceptPausedUntilMs: Double?
     var stopping = false
+    /// What one read takes, reused by every connection (one thread reads).
+    var buffer = [UInt8](repeating: 0, count: 16_384)
 
     init(
         listener: TCPListener, mailbox: HTTPServer.Mailbox, idleMs: Double, maxConnections: Int, tls: @escaping @Sendable () -> TLSServerContext?,
@@ -267,16 +269,19 @@ final class ServerLoop {
     }
 
     func read(_ c: Connection) {
-        var buffer = [UInt8](repeating: 0, count: 16_384)
         let got = buffer.withUnsafeMutableBytes { b in recv(c.socket.fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT)) }
         if got < 0 {
             let e = Errno.current
             if e == .wouldBlock || e == .interrupted { return }
             return close(c)
         }
-        if got == 0 || c.lingerUntilMs != nil {
-            c.readClosed = got == 0
-            return c.lingerUntilMs != nil ? (got == 0 ? close(c) : ()) : advance(c)
+        if c.lingerUntilMs != nil {
+            if got == 0 { close(c) }  // the client's close ends the linger; its bytes are dropped
+            return
+        }
+        if got == 0 {
+            c.readClosed = true
+            return advance(c)
         }
         c.lastActivityMs = Clock.ms()
         if c.partialSinceMs == nil { c.partialSinceMs = c.lastActivityMs }
