@@ -369,16 +369,7 @@ final class ServerLoop {
     }
 
     /// The client's address as text (no port), "" when the kernel does not say.
-    static func peerAddress(_ fd: Int32) -> String {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let address = withUnsafeMutablePointer(to: &storage) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                getpeername(fd, sa, &length) == 0 ? SocketAddress(sa)?.address : nil
-            }
-        }
-        return address?.description ?? ""
-    }
+    static func peerAddress(_ fd: Int32) -> String { SocketAddress(of: fd, peer: true)?.address?.description ?? "" }
 
     /// The last answer sent: goodbye, then the lingering close (or the close, when the client
     /// has closed already).

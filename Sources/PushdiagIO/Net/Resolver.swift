@@ -70,7 +70,21 @@ struct SocketAddress {
         withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: sa, count: Int(length))) }
     }
 
+    /// A socket's own address (getsockname) or its peer's (getpeername); nil when the kernel
+    /// does not say, or for a family other than IPv4 and IPv6.
+    init?(of fd: Int32, peer: Bool) {
+        length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutableBytes(of: &storage) { raw in
+            let sa = raw.baseAddress!.assumingMemoryBound(to: sockaddr.self)
+            return (peer ? getpeername(fd, sa, &length) : getsockname(fd, sa, &length)) == 0
+        }
+        guard ok, family == AF_INET || family == AF_INET6 else { return nil }
+    }
+
     var family: Int32 { Int32(storage.ss_family) }
+
+    /// sin_port and sin6_port are both at offset 2, in network order.
+    var port: UInt16 { withUnsafeBytes(of: storage) { UInt16($0[2]) << 8 | UInt16($0[3]) } }
 
     var address: IPAddress? {
         withUnsafeBytes(of: storage) { raw in

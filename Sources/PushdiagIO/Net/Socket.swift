@@ -133,15 +133,7 @@ public final class TCPListener: Sendable {
     }
 
     /// The port bound: the one asked, or the kernel's choice for port 0 (getsockname).
-    public var boundPort: UInt16 {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let ok = withUnsafeMutablePointer(to: &storage) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
-        }
-        // sin_port and sin6_port are both at offset 2, in network order.
-        return ok ? withUnsafeBytes(of: storage) { UInt16($0[2]) << 8 | UInt16($0[3]) } : port
-    }
+    public var boundPort: UInt16 { SocketAddress(of: fd, peer: false)?.port ?? port }
 
     /// An accepted connection, nil when none is waiting; `.failure` when accepting failed for a
     /// reason other than that (the open-file limit, say).
