@@ -80,15 +80,15 @@ import Testing
     /// RFC 9112 §9.3: HTTP/1.1 persists unless "close" is listed; HTTP/1.0 only with "keep-alive".
     @Test func keepAliveByVersionAndConnection() {
         for (text, keep) in [
-            ("GET / HTTP/1.1\r\n\r\n", true),
+            ("GET / HTTP/1.1\r\nHost: t\r\n\r\n", true),
             ("GET / HTTP/1.0\r\n\r\n", false),
             ("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", true),
             ("GET / HTTP/1.0\r\nConnection: keep-alive, close\r\n\r\n", false),
-            ("GET / HTTP/1.1\r\nConnection: close\r\n\r\n", false),
-            ("GET / HTTP/1.1\r\nconnection: Upgrade ,\tCLOSE\r\n\r\n", false),
-            ("GET / HTTP/1.1\r\nConnection: Upgrade\r\nConnection: close\r\n\r\n", false),
-            ("GET / HTTP/1.1\r\nConnection: closed\r\n\r\n", true),
-            ("GET / HTTP/1.1\r\nX-Connection: close\r\n\r\n", true),
+            ("GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", false),
+            ("GET / HTTP/1.1\r\nHost: t\r\nconnection: Upgrade ,\tCLOSE\r\n\r\n", false),
+            ("GET / HTTP/1.1\r\nHost: t\r\nConnection: Upgrade\r\nConnection: close\r\n\r\n", false),
+            ("GET / HTTP/1.1\r\nHost: t\r\nConnection: closed\r\n\r\n", true),
+            ("GET / HTTP/1.1\r\nHost: t\r\nX-Connection: close\r\n\r\n", true),
         ] {
             #expect(one(text)?.keepAlive == keep, "\(text.debugDescription)")
         }
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func pipelinedRequestsInOneFeed() {
-        let r = read(Self.scrape + Self.curl + "HEAD /health HTTP/1.1\r\n\r\n")
+        let r = read(Self.scrape + Self.curl + "HEAD /health HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(r.heads.map(\.target) == ["/metrics", "/probe?target=push.example:443&protocol=mqtt", "/health"])
         #expect(r.heads.map(\.method) == ["GET", "GET", "HEAD"])
         #expect(r.error == nil && r.buffered == 0)
@@ -118,12 +118,12 @@ import Testing
     /// A Content-Length body is skipped however it arrives; the next request starts after it.
     @Test func aBodyIsSkippedBetweenPipelinedRequests() throws {
         var p = HTTPRequestParser()
-        p.feed(Array("POST /x HTTP/1.1\r\nContent-Length: 11\r\n\r\nhel".utf8))
+        p.feed(Array("POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 11\r\n\r\nhel".utf8))
         #expect(try p.next()?.get().target == "/x")
         #expect(p.next() == nil && p.buffered == 0, "the body's first bytes are dropped, not held")
         p.feed(Array("lo w".utf8))
         #expect(p.next() == nil && p.buffered == 0)
-        p.feed(Array("orldGET /after HTTP/1.1\r\n\r\n".utf8))
+        p.feed(Array("orldGET /after HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
         #expect(try p.next()?.get().target == "/after")
         #expect(p.next() == nil && p.buffered == 0)
 
@@ -131,15 +131,15 @@ import Testing
         #expect(r.heads.map(\.path) == ["/metrics", "/probe", "/metrics", "/metrics"] && r.error == nil)
         #expect(r.heads.map(\.method) == ["POST", "GET", "POST", "GET"])
         // Several fields, or a list, of one value are that value (RFC 9110 §8.6).
-        let listed = read("PUT / HTTP/1.1\r\nContent-Length: 3, 3\r\ncontent-length: 003\r\n\r\nabcGET /next HTTP/1.1\r\n\r\n")
+        let listed = read("PUT / HTTP/1.1\r\nHost: t\r\nContent-Length: 3, 3\r\ncontent-length: 003\r\n\r\nabcGET /next HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(listed.heads.map(\.target) == ["/", "/next"] && listed.error == nil)
-        let empty = read("POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\nGET /next HTTP/1.1\r\n\r\n")
+        let empty = read("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\nGET /next HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(empty.heads.map(\.target) == ["/", "/next"])
     }
 
     /// Each refusal with its status, the same fed at once or a byte at a time.
     @Test func refusalsAndTheirStatus() {
-        let ok = "GET / HTTP/1.1\r\n"
+        let ok = "GET / HTTP/1.1\r\nHost: t\r\n"
         let cases: [(String, HTTPRequestError, Int)] = [
             ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", .versionNotSupported, 505),
             ("GET / HTTP/1.2\r\n\r\n", .versionNotSupported, 505),
@@ -148,14 +148,14 @@ import Testing
             ("GET / http/1.1\r\n\r\n", .malformed("request line without an HTTP version"), 400),
             ("GET / HTTP/1.x\r\n\r\n", .malformed("request line without an HTTP version"), 400),
             ("GET /\r\n\r\n", .malformed("request line is not method, target and version"), 400),
-            ("GET  HTTP/1.1\r\n\r\n", .malformed("empty request target"), 400),
-            ("GET  / HTTP/1.1\r\n\r\n", .malformed("request line with more than two spaces"), 400),
-            ("GET /a b HTTP/1.1\r\n\r\n", .malformed("request line with more than two spaces"), 400),
-            ("G(T / HTTP/1.1\r\n\r\n", .malformed("method is not a token"), 400),
-            (" GET / HTTP/1.1\r\n\r\n", .malformed("method is not a token"), 400),
-            ("GET /\u{7F} HTTP/1.1\r\n\r\n", .malformed("control or non-ASCII byte in the request target"), 400),
-            ("GET /caf\u{E9} HTTP/1.1\r\n\r\n", .malformed("control or non-ASCII byte in the request target"), 400),
-            ("GET /\tx HTTP/1.1\r\n\r\n", .malformed("control or non-ASCII byte in the request target"), 400),
+            ("GET  HTTP/1.1\r\nHost: t\r\n\r\n", .malformed("empty request target"), 400),
+            ("GET  / HTTP/1.1\r\nHost: t\r\n\r\n", .malformed("request line with more than two spaces"), 400),
+            ("GET /a b HTTP/1.1\r\nHost: t\r\n\r\n", .malformed("request line with more than two spaces"), 400),
+            ("G(T / HTTP/1.1\r\nHost: t\r\n\r\n", .malformed("method is not a token"), 400),
+            (" GET / HTTP/1.1\r\nHost: t\r\n\r\n", .malformed("method is not a token"), 400),
+            ("GET /\u{7F} HTTP/1.1\r\nHost: t\r\n\r\n", .malformed("control or non-ASCII byte in the request target"), 400),
+            ("GET /caf\u{E9} HTTP/1.1\r\nHost: t\r\n\r\n", .malformed("control or non-ASCII byte in the request target"), 400),
+            ("GET /\tx HTTP/1.1\r\nHost: t\r\n\r\n", .malformed("control or non-ASCII byte in the request target"), 400),
             ("GET / HTTP/1.1\rHost: a\r\n\r\n", .malformed("bare CR in a line"), 400),
             (ok + "Host: a\r\r\n\r\n", .malformed("bare CR in a line"), 400),
             (ok + "Host : a\r\n\r\n", .malformed("whitespace between a field name and its colon"), 400),
@@ -179,7 +179,10 @@ import Testing
             (ok + "Content-Length: 0x10\r\n\r\n", .malformed("Content-Length is not a number"), 400),
             (ok + "Content-Length: 65537\r\n\r\n", .bodyTooLarge, 413),
             (ok + "Content-Length: 999999999999999999999999999999\r\n\r\n", .bodyTooLarge, 413),
-            ("\r\n\r\n\r\n\r\n\r\nGET / HTTP/1.1\r\n\r\n", .malformed("more than 4 empty lines before the request line"), 400),
+            ("\r\n\r\n\r\n\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n", .malformed("more than 4 empty lines before the request line"), 400),
+            // RFC 9112 §3.2 (HTTP/1.0 without one is read: the keep-alive test's).
+            ("GET / HTTP/1.1\r\nUser-Agent: nc\r\n\r\n", .malformed("an HTTP/1.1 request without a Host field"), 400),
+            ("GET / HTTP/1.0\r\nHost: a\r\nHOST: a\r\n\r\n", .malformed("several Host fields"), 400),
             (ok + "A: " + String(repeating: "a", count: 20_000) + "\r\n\r\n", .headTooLarge, 431),
         ]
         for (text, error, status) in cases {
@@ -196,11 +199,11 @@ import Testing
     /// The head limit is met as soon as the bytes held pass it, without waiting for the blank line.
     @Test func theHeadLimitBeforeTheBlankLine() {
         let limited = HTTPRequestParser(maxHeadBytes: 64)
-        let start = Array("GET / HTTP/1.1\r\nA: ".utf8)
+        let start = Array("GET / HTTP/1.1\r\nHost: t\r\nA: ".utf8)
         let upTo = start + [UInt8](repeating: UInt8(ascii: "a"), count: 64 - start.count)
         let under = read([upTo], limited)
         // The request-line is read and dropped; the field line's bytes wait for their LF.
-        #expect(under.error == nil && under.heads.isEmpty && under.buffered == upTo.count - "GET / HTTP/1.1\r\n".utf8.count)
+        #expect(under.error == nil && under.heads.isEmpty && under.buffered == upTo.count - "GET / HTTP/1.1\r\nHost: t\r\n".utf8.count)
         #expect(read([upTo, [UInt8(ascii: "a")]], limited).error == .headTooLarge)
         // A flood in one feed is dropped with the error, not held.
         let flood = read([start + [UInt8](repeating: UInt8(ascii: "a"), count: 100_000)])
@@ -214,8 +217,9 @@ import Testing
     }
 
     @Test func fieldsAboveTheLimit() {
+        /// A head of `fields` fields, Host the first.
         func head(fields: Int) -> String {
-            "GET / HTTP/1.1\r\n" + (0..<fields).map { "X-\($0): y\r\n" }.joined() + "\r\n"
+            "GET / HTTP/1.1\r\nHost: t\r\n" + (1..<fields).map { "X-\($0): y\r\n" }.joined() + "\r\n"
         }
         #expect(read(head(fields: 3), HTTPRequestParser(maxFields: 3)).heads.first?.headers.count == 3)
         #expect(read(head(fields: 4), HTTPRequestParser(maxFields: 3)).error == .headTooLarge)
@@ -225,8 +229,8 @@ import Testing
 
     @Test func bodyLimit() {
         let parser = HTTPRequestParser(maxBodyBytes: 4)
-        #expect(read("POST / HTTP/1.1\r\nContent-Length: 4\r\n\r\nabcd", parser).heads.count == 1)
-        #expect(read("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nabcde", parser).error == .bodyTooLarge)
+        #expect(read("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nabcd", parser).heads.count == 1)
+        #expect(read("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nabcde", parser).error == .bodyTooLarge)
     }
 
     /// The preface an HTTP/2 client sends first (RFC 9113 §3.4) is an HTTP version not spoken.
@@ -246,17 +250,17 @@ import Testing
     }
 
     @Test func headerLookupIgnoresCaseAndTrimsWhitespace() throws {
-        let head = try #require(one("GET / HTTP/1.1\r\nX-Name: \t v a l \t \r\nx-name: second\r\nEmpty:\r\nSpaces:   \r\nB:c\r\n\r\n"))
+        let head = try #require(one("GET / HTTP/1.1\r\nHost: t\r\nX-Name: \t v a l \t \r\nx-name: second\r\nEmpty:\r\nSpaces:   \r\nB:c\r\n\r\n"))
         #expect(head.header("x-name") == "v a l" && head.header("X-NAME") == "v a l" && head.header("X-Name") == "v a l")
-        #expect(head.headers.map(\.name) == ["X-Name", "x-name", "Empty", "Spaces", "B"], "names as sent")
-        #expect(head.headers[1].value == "second")
+        #expect(head.headers.map(\.name) == ["Host", "X-Name", "x-name", "Empty", "Spaces", "B"], "names as sent")
+        #expect(head.headers[2].value == "second")
         #expect(head.header("empty") == "" && head.header("spaces") == "" && head.header("b") == "c")
         #expect(head.header("X-Nam") == nil && head.header("X-Name2") == nil)
     }
 
     /// obs-text (bytes above 0x7F) is kept in a value, read as UTF-8 with replacement.
     @Test func nonASCIIValues() throws {
-        let bytes = Array("GET / HTTP/1.1\r\nA: caf".utf8) + [0xC3, 0xA9] + Array("\r\nB: ".utf8) + [0xFF, 0x41] + Array("\r\n\r\n".utf8)
+        let bytes = Array("GET / HTTP/1.1\r\nHost: t\r\nA: caf".utf8) + [0xC3, 0xA9] + Array("\r\nB: ".utf8) + [0xFF, 0x41] + Array("\r\n\r\n".utf8)
         let head = try #require(read([bytes]).heads.first)
         #expect(head.header("a") == "caf\u{E9}" && head.header("b") == "\u{FFFD}A")
     }
@@ -266,7 +270,7 @@ import Testing
             ("/metrics", "/metrics", nil), ("/metrics?x=1", "/metrics", "x=1"), ("/probe?a=1?b", "/probe", "a=1?b"), ("/?", "/", ""),
             ("*", "*", nil), ("http://h:1/p?q", "http://h:1/p", "q"),
         ] as [(String, String, String?)] {
-            let head = one("OPTIONS \(target) HTTP/1.1\r\n\r\n")
+            let head = one("OPTIONS \(target) HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(head?.target == target && head?.path == path && head?.query == query, "\(target)")
         }
     }
@@ -275,7 +279,7 @@ import Testing
     /// the search for the line's LF resumes where it stopped.
     @Test func theSearchResumesWhereItStopped() {
         var p = HTTPRequestParser()
-        for b in Array("GET / HTTP/1.1\r\nA: ".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 100) {
+        for b in Array("GET / HTTP/1.1\r\nHost: t\r\nA: ".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 100) {
             p.feed([b])
             #expect(p.next() == nil)
             #expect(p.scanned >= p.buffered - 1, "searched up to the last byte held (a CR waits for the byte after it)")
@@ -286,7 +290,7 @@ import Testing
     /// After an error, every call answers it again, and later bytes are neither read nor kept.
     @Test func errorsAreSticky() {
         var p = HTTPRequestParser()
-        p.feed(Array("GET / HTTP/1.1\r\n\r\nBAD\r\n".utf8))
+        p.feed(Array("GET / HTTP/1.1\r\nHost: t\r\n\r\nBAD\r\n".utf8))
         #expect(p.next().map { (try? $0.get())?.target } == "/")
         let error = p.next()
         #expect(error == .failure(.malformed("request line is not method, target and version")))

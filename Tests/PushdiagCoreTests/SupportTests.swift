@@ -28,6 +28,23 @@ struct SmallPartsTests {
         #expect(Timestamp.rfc3339(seconds: 253_402_300_799, microseconds: 999_999) == "9999-12-31T23:59:59.999999Z")
     }
 
+    /// An HTTP `Date` field (RFC 9110 §5.6.7): the RFC's own example, and Foundation's formatter
+    /// agrees over 2,000 seconds from 1900 to 2200 (weekdays before the epoch included).
+    @Test func httpDates() {
+        #expect(Timestamp.httpDate(seconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(Timestamp.httpDate(seconds: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        var state: UInt64 = 0x2545_F491
+        for _ in 0..<2000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let secs = Int64(state >> 11) % 9_467_280_000 - 2_208_988_800
+            #expect(Timestamp.httpDate(seconds: secs) == f.string(from: Date(timeIntervalSince1970: Double(secs))), "\(secs)")
+        }
+    }
+
     /// Reading a timestamp back: the writer's own output round-trips (to the microsecond it
     /// shows), Foundation's ISO 8601 parser agrees, and anything but UTC RFC 3339 is refused.
     @Test func timestampsReadBack() {

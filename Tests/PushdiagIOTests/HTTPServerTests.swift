@@ -49,6 +49,23 @@ struct HTTPServerTests {
         return nil
     }
 
+    /// `text` without its `Date` fields, each checked: right after the status line, the time of
+    /// the answer (a second either way) as an IMF-fixdate. nil when one is missing or wrong.
+    func undated(_ text: String) -> String? {
+        let now = Int64(Date().timeIntervalSince1970)
+        let times = Set((now - 2...now + 1).map { Timestamp.httpDate(seconds: $0) })
+        var lines = text.components(separatedBy: "\r\n")
+        var i = 0
+        while i < lines.count {
+            if lines[i].range(of: #"HTTP/1\.[01] [0-9]{3}"#, options: .regularExpression) != nil {
+                guard i + 1 < lines.count, lines[i + 1].hasPrefix("Date: "), times.contains(String(lines[i + 1].dropFirst(6))) else { return nil }
+                lines.remove(at: i + 1)
+            }
+            i += 1
+        }
+        return lines.joined(separator: "\r\n")
+    }
+
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let s = try server()
         defer { s.close() }
@@ -57,7 +74,8 @@ struct HTTPServerTests {
             Array(
                 "GET /slow HTTP/1.1\r\nHost: a\r\n\r\nGET /fast?x=1 HTTP/1.1\r\nHost: a\r\n\r\nHEAD /head HTTP/1.1\r\nHost: a\r\n\r\nGET /last HTTP/1.0\r\n\r\n"
                     .utf8), timeoutMs: 5000)
-        let text = try #require(try untilClosed(c), "the server did not close after the HTTP/1.0 request")
+        let dated = try #require(try untilClosed(c), "the server did not close after the HTTP/1.0 request")
+        let text = try #require(undated(dated), "a Date field missing or wrong: \(dated)")
         #expect(
             text == """
                 HTTP/1.1 200 OK\r
@@ -87,17 +105,20 @@ struct HTTPServerTests {
         let s = try server()
         defer { s.close() }
         let cases: [(String, String)] = [
-            ("GET / HTTP/1.1\r\nNo colon here\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+            ("GET / HTTP/1.1\r\nHost: t\r\nNo colon here\r\n\r\n", "HTTP/1.1 400 Bad Request"),
             ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "HTTP/1.1 505 HTTP Version Not Supported"),
-            ("GET / HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 40_000) + "\r\n\r\n", "HTTP/1.1 431 Request Header Fields Too Large"),
-            ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+            ("GET / HTTP/1.1\r\nHost: t\r\nX-Big: " + String(repeating: "a", count: 40_000) + "\r\n\r\n", "HTTP/1.1 431 Request Header Fields Too Large"),
+            ("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+            ("GET /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+            ("GET /metrics HTTP/1.0\r\nHost: a\r\nhost: b\r\n\r\n", "HTTP/1.1 400 Bad Request"),
             // A good request first: answered, then the bad one refused.
-            ("GET /ok HTTP/1.1\r\n\r\nGET /\u{1}bad HTTP/1.1\r\n\r\n", "HTTP/1.1 200 OK"),
+            ("GET /ok HTTP/1.1\r\nHost: t\r\n\r\nGET /\u{1}bad HTTP/1.1\r\nHost: t\r\n\r\n", "HTTP/1.1 200 OK"),
         ]
         for (request, status) in cases {
             let c = try connect(s)
             try? c.send(Array(request.utf8), timeoutMs: 5000)
-            let text = try #require(try untilClosed(c), "not closed after \(request.prefix(40).debugDescription)")
+            let dated = try #require(try untilClosed(c), "not closed after \(request.prefix(40).debugDescription)")
+            let text = try #require(undated(dated), "a Date field missing or wrong: \(dated)")
             let refusal = (status == "HTTP/1.1 200 OK" ? "HTTP/1.1 400 Bad Request" : status) + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             #expect(text.hasPrefix(status + "\r\n") && text.hasSuffix(refusal), "\(request.prefix(40).debugDescription): \(text.prefix(300))")
         }
@@ -113,7 +134,7 @@ struct HTTPServerTests {
         // Owed an answer for twice the idle time: answered, then (keep-alive) closed once
         // silent for the idle time.
         let kept = try connect(s)
-        try kept.send(Array("GET /slower HTTP/1.1\r\n\r\n".utf8), timeoutMs: 5000)
+        try kept.send(Array("GET /slower HTTP/1.1\r\nHost: t\r\n\r\n".utf8), timeoutMs: 5000)
         let text = try #require(try untilClosed(kept, seconds: 6))
         #expect(text.hasSuffix("/slower 127.0.0.1"), "\(text)")
     }
@@ -133,7 +154,7 @@ struct HTTPServerTests {
         defer { s.close() }
         do {
             let c = try connect(s)
-            try c.send(Array("GET /slower HTTP/1.1\r\n\r\n".utf8), timeoutMs: 5000)
+            try c.send(Array("GET /slower HTTP/1.1\r\nHost: t\r\n\r\n".utf8), timeoutMs: 5000)
             #expect(waitFor(s, open: 1))
             // FIN, then a reset (SO_LINGER 0, then the close as the connection goes): the socket
             // hangs up (EPOLLHUP, reported whatever the interest) while the answer is owed for
@@ -153,7 +174,7 @@ struct HTTPServerTests {
         let c = try connect(s)
         // Twenty answers of a mebibyte each, none read: the kernel's buffers fill, the rest
         // waits in the server, and nothing moves for the idle time.
-        try c.send(Array(String(repeating: "GET /big HTTP/1.1\r\n\r\n", count: 20).utf8), timeoutMs: 5000)
+        try c.send(Array(String(repeating: "GET /big HTTP/1.1\r\nHost: t\r\n\r\n", count: 20).utf8), timeoutMs: 5000)
         #expect(waitFor(s, open: 1))
         #expect(waitFor(s, open: 0, seconds: 5), "a connection with unsent answers was kept past the idle time")
     }
@@ -167,7 +188,7 @@ struct HTTPServerTests {
         // one: the connection goes (a slow loris).
         let t0 = Date()
         var closedAfter: Double?
-        for byte in Array("GET / HTTP/1.1\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 40) {
+        for byte in Array("GET / HTTP/1.1\r\nHost: t\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 40) {
             if (try? c.send([byte], timeoutMs: 1000)) == nil || s.openConnections == 0 {
                 closedAfter = Date().timeIntervalSince(t0)
                 break
@@ -193,8 +214,8 @@ struct HTTPServerTests {
         defer { s.close() }
         let first = try connect(s)
         let second = try connect(s)
-        try first.send(Array("GET /1 HTTP/1.1\r\n\r\n".utf8), timeoutMs: 5000)
-        try second.send(Array("GET /2 HTTP/1.1\r\n\r\n".utf8), timeoutMs: 5000)
+        try first.send(Array("GET /1 HTTP/1.1\r\nHost: t\r\n\r\n".utf8), timeoutMs: 5000)
+        try second.send(Array("GET /2 HTTP/1.1\r\nHost: t\r\n\r\n".utf8), timeoutMs: 5000)
         #expect(try first.receive(max: 4096, timeoutMs: 5000)?.isEmpty == false)
         #expect(try second.receive(max: 4096, timeoutMs: 5000)?.isEmpty == false)
         // The third is in the kernel's backlog: connected, not read.

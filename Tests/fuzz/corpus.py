@@ -142,11 +142,11 @@ scrape = (b"GET /metrics HTTP/1.1\r\nHost: 10.0.0.5:9877\r\nUser-Agent: Promethe
           b"text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\nAccept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n")
 curl = b"GET /probe?target=push.example:443&protocol=mqtt HTTP/1.1\r\nHost: localhost:9877\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\n\r\n"
 post = b"POST /metrics HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\nhello world"
-for t in (scrape, curl, scrape + curl, post + curl, b"\r\nGET / HTTP/1.0\nConnection: keep-alive\n\nHEAD /health HTTP/1.1\r\nConnection: close\r\n\r\n",
+for t in (scrape, curl, scrape + curl, post + curl, b"\r\nGET / HTTP/1.0\nConnection: keep-alive\n\nHEAD /health HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
           b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x12\x04\x00\x00\x00\x00\x00", b"GET / HTTP/1.1\r\nHost : a\r\n\r\n",
-          b"GET / HTTP/1.1\r\nA: b\r\n folded\r\n\r\n", b"GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-          b"GET / HTTP/1.1\r\nContent-Length: 3, 3\r\nContent-Length: 4\r\n\r\n", b"GET /a\rb HTTP/1.1\r\n\r\n",
-          b"GET / HTTP/1.1\r\nContent-Length: 999999999999999999999999999999\r\n\r\n", b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03"):
+          b"GET / HTTP/1.1\r\nA: b\r\n folded\r\n\r\n", b"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+          b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3, 3\r\nContent-Length: 4\r\n\r\n", b"GET /a\rb HTTP/1.1\r\n\r\n", b"GET / HTTP/1.1\r\n\r\n", b"GET / HTTP/1.0\r\nHost: a\r\nhost: a\r\n\r\n",
+          b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 999999999999999999999999999999\r\n\r\n", b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03"):
     for sizes in (b"\x00\x00", b"\x07\xff", b"\x3f\x02"):
         put(http, sizes + t, 100)
 for k in ("capture", "netlink", "push", "config", "webconfig", "join", "pcapng", "http"):

@@ -215,6 +215,11 @@ public struct HTTPRequestParser: Sendable {
     /// parser is ready for the next request.
     mutating func finishHead(_ length: Int) -> Result<HTTPRequestHead, HTTPRequestError> {
         guard let done = head else { return fail(.malformed("blank line without a request line")) }
+        // RFC 9112 §3.2: an HTTP/1.1 request names its host, and no request names it twice.
+        let hosts = done.headers.count { Self.sameName($0.name, "Host") }
+        if hosts > 1 || (hosts == 0 && done.minorVersion == 1) {
+            return fail(.malformed(hosts == 0 ? "an HTTP/1.1 request without a Host field" : "several Host fields"))
+        }
         switch bodyLength(done) {
         case .failure(let error): return fail(error)
         case .success(let n): bodyLeft = n

@@ -9,19 +9,7 @@ public enum Timestamp {
     /// Whole seconds since the epoch, for times beyond what nanoseconds hold (a certificate
     /// valid until 9999).
     public static func rfc3339(seconds secs: Int64, microseconds frac: Int = 0) -> String {
-        var days = Int(secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400)
-        let rem = Int(secs - Int64(days) * 86_400)
-        // civil_from_days (H. Hinnant)
-        days += 719_468
-        let era = (days >= 0 ? days : days - 146_096) / 146_097
-        let doe = days - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        var y = yoe + era * 400
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        if m <= 2 { y += 1 }
+        let (y, m, d, rem) = civil(seconds: secs).date
         if (0...9999).contains(y), (0...999_999).contains(frac) {
             // Written into the string's own 27 bytes: a line of `watch` spent a fifth of its
             // time here when it built seven strings and joined them.
@@ -55,6 +43,35 @@ public enum Timestamp {
             return s.count >= w ? s : String(repeating: "0", count: w - s.count) + s
         }
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rem / 3600, 2)):\(pad(rem / 60 % 60, 2)):\(pad(rem % 60, 2)).\(pad(frac, 6))Z"
+    }
+
+    /// Seconds since the epoch → the UTC date (proleptic Gregorian), the seconds into that day,
+    /// and the day of the week (0 Sunday; 1970-01-01 was a Thursday).
+    static func civil(seconds secs: Int64) -> (date: (year: Int, month: Int, day: Int, second: Int), weekday: Int) {
+        var days = Int(secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400)
+        let rem = Int(secs - Int64(days) * 86_400)
+        let weekday = (days % 7 + 11) % 7
+        // civil_from_days (H. Hinnant)
+        days += 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let doe = days - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        var y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        if m <= 2 { y += 1 }
+        return ((y, m, d, rem), weekday)
+    }
+
+    /// RFC 9110 §5.6.7's IMF-fixdate, an HTTP `Date` field's value: "Sun, 06 Nov 1994 08:49:37 GMT".
+    public static func httpDate(seconds: Int64) -> String {
+        let ((y, m, d, rem), w) = civil(seconds: seconds)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let day = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][w]
+        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][m - 1]
+        return "\(day), \(two(d)) \(month) \(y) \(two(rem / 3600)):\(two(rem / 60 % 60)):\(two(rem % 60)) GMT"
     }
 
     /// The inverse of `rfc3339(nanoseconds:)`: "2024-05-01T12:00:00[.fraction]Z" → nanoseconds

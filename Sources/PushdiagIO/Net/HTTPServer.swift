@@ -13,8 +13,9 @@ public struct HTTPServerRequest: Sendable {
 }
 
 /// What goes back for one request: the status, header fields of the route's own (the
-/// content type among them) and the body. The server adds `Content-Length`, `Connection: close`
-/// when the connection ends after it, and leaves the body out for HEAD.
+/// content type among them) and the body. The server adds `Date` (RFC 9110 §6.6.1),
+/// `Content-Length`, `Connection: close` when the connection ends after it, and leaves the body
+/// out for HEAD.
 public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     public var fields: [HTTPHeaderField]
@@ -33,10 +34,11 @@ public struct HTTPResponse: Sendable, Equatable {
         503: "Service Unavailable", 505: "HTTP Version Not Supported",
     ]
 
-    /// The response's bytes for `head` (its version; no body for HEAD).
-    func bytes(for head: HTTPRequestHead?) -> [UInt8] {
+    /// The response's bytes for `head` (its version; no body for HEAD), sent at `date` (an
+    /// IMF-fixdate, `Timestamp.httpDate`).
+    func bytes(for head: HTTPRequestHead?, date: String) -> [UInt8] {
         let minor = head?.minorVersion ?? 1
-        var text = "HTTP/1.\(minor) \(status) \(Self.reasons[status] ?? "")\r\n"
+        var text = "HTTP/1.\(minor) \(status) \(Self.reasons[status] ?? "")\r\nDate: \(date)\r\n"
         for f in fields { text += "\(f.name): \(f.value)\r\n" }
         text += "Content-Length: \(body.count)\r\n"
         if !(head?.keepAlive ?? false) {
@@ -332,9 +334,17 @@ final class ServerLoop {
         send(response, for: head, to: c)
     }
 
+    /// The `Date` field's value, made once a second.
+    var dateMade: (second: Int64, text: String) = (0, "")
+    func date() -> String {
+        let now = WallClock.nanoseconds() / 1_000_000_000
+        if now != dateMade.second { dateMade = (now, Timestamp.httpDate(seconds: now)) }
+        return dateMade.text
+    }
+
     /// Queues the response (encrypted under TLS) and sends what the socket takes.
     func send(_ response: HTTPResponse, for head: HTTPRequestHead?, to c: Connection) {
-        var bytes = response.bytes(for: head)
+        var bytes = response.bytes(for: head, date: date())
         if !(head?.keepAlive ?? false) { c.closeAfterWrite = true }
         if let tls = c.tls {
             let failure = bytes.withUnsafeBytes { b -> ConnectionFailure? in
