@@ -158,13 +158,16 @@ lab_medium_walks() {
   # (measured at rest in the lab on 2026-11-27, wlan2 on ap1, a scan of 2412 and 5180 every 6 s:
   # ap2 fresh after 24 of 25). In a whole lab run the same day two scans in a row missed ap2 during
   # the walk, the cache held no ap2 younger than 10 s at the far end, and the lens and coverage
-  # tests failed the same way. So each round asks 5180 a second time, 1.5 s after the first
-  # (skipped, busy, when the first has not ended): both must miss. (ap2 beaconing every 51.2 ms
-  # found it 25 of 25 times but took the medium from 21% of a core to 45%.)
-  (while :; do
+  # tests failed the same way. So each round asks 5180 a second time once iw event has seen the
+  # first end (5 s at most; `iw scan`, which waits by itself, missed the end once and held the
+  # round 10 s): both must miss. (ap2 beaconing every 51.2 ms found it 25 of 25 times but took
+  # the medium from 21% of a core to 45%.)
+  (ended() { grep -c -e 'scan finished' -e 'scan aborted' "$conf/sticky-iw-event.txt"; }
+  while :; do
     sleep 6
+    n=$(ended)
     ip netns exec sta iw dev wlan2 scan trigger freq 2412 5180 passive > /dev/null 2>&1
-    sleep 1.5
+    for _ in $(seq 1 50); do [ "$(ended)" -gt "$n" ] && break; sleep 0.1; done
     ip netns exec sta iw dev wlan2 scan trigger freq 5180 passive > /dev/null 2>&1
   done) &
   scanner=$!
