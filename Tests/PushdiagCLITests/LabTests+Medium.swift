@@ -69,8 +69,8 @@ extension LabTests {
     static let readingAge = 0.5
 
     /// Every signal the walk read and every one iw read equals the medium's link within 2 dB at
-    /// the moment it was read (the walk's sample time and the `readingAge` before it; iw's
-    /// reading, between the stamps before and after it), over a fall from about -40 to -80 dBm
+    /// the moment it was read (the walk's sample time, iw's between the stamps before and after
+    /// its reading, each with the `readingAge` before it), over a fall from about -40 to -80 dBm
     /// and the step to -88; and where the medium's signal held still (within 1 dB) over both
     /// readings, the walk equals iw within 2 dB.
     @Test func theMediumMovesTheSignalWalkAndIwRead() throws {
@@ -86,10 +86,10 @@ extension LabTests {
         }
         var steady = 0
         for r in iw {
-            let m = try #require(Self.range(medium, "ap1-sta", r.from, r.to), "\(r)")
+            let m = try #require(Self.range(medium, "ap1-sta", r.from - Self.readingAge, r.to), "\(r)")
             #expect(m.lowerBound - 2 <= Double(r.dbm) && Double(r.dbm) <= m.upperBound + 2, "iw \(r.dbm) dBm between \(r.from) and \(r.to), medium \(m)")
             for s in samples where abs(s.time - (r.from + r.to) / 2) <= 1 {
-                guard let both = Self.range(medium, "ap1-sta", min(s.time - Self.readingAge, r.from), max(s.time, r.to)), both.upperBound - both.lowerBound <= 1
+                guard let both = Self.range(medium, "ap1-sta", min(s.time, r.from) - Self.readingAge, max(s.time, r.to)), both.upperBound - both.lowerBound <= 1
                 else { continue }
                 #expect(abs(s.dbm - r.dbm) <= 2, "walk \(s.dbm) dBm at \(s.time), iw \(r.dbm) between \(r.from) and \(r.to)")
                 steady += 1

@@ -33,6 +33,8 @@ struct SmallPartsTests {
     @Test func httpDates() {
         #expect(Timestamp.httpDate(seconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(Timestamp.httpDate(seconds: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        // Four digits of year below 1000 (proleptic Gregorian, as Python's datetime has it).
+        #expect(Timestamp.httpDate(seconds: -30_610_224_001) == "Tue, 31 Dec 0999 23:59:59 GMT")
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = TimeZone(identifier: "UTC")

@@ -162,7 +162,11 @@ lab_medium_walks() {
   # first end (5 s at most; `iw scan`, which waits by itself, missed the end once and held the
   # round 10 s): both must miss. (ap2 beaconing every 51.2 ms found it 25 of 25 times but took
   # the medium from 21% of a core to 45%.)
-  (ended() { grep -c -e 'scan finished' -e 'scan aborted' "$conf/sticky-iw-event.txt"; }
+  (ended() {
+    local n
+    n=$(grep -c -e 'scan finished' -e 'scan aborted' "$conf/sticky-iw-event.txt" 2> /dev/null)
+    echo "${n:-0}"
+  }
   while :; do
     sleep 6
     n=$(ended)

@@ -38,11 +38,13 @@ public enum Timestamp {
                 return 27
             }
         }
-        func pad(_ v: Int, _ w: Int) -> String {
-            let s = String(v)
-            return s.count >= w ? s : String(repeating: "0", count: w - s.count) + s
-        }
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rem / 3600, 2)):\(pad(rem / 60 % 60, 2)):\(pad(rem % 60, 2)).\(pad(frac, 6))Z"
+    }
+
+    /// `v` in at least `width` digits, zeros in front.
+    static func pad(_ v: Int, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
     /// Seconds since the epoch → the UTC date (proleptic Gregorian), the seconds into that day,
@@ -65,13 +67,13 @@ public enum Timestamp {
         return ((y, m, d, rem), weekday)
     }
 
-    /// RFC 9110 §5.6.7's IMF-fixdate, an HTTP `Date` field's value: "Sun, 06 Nov 1994 08:49:37 GMT".
+    /// RFC 9110 §5.6.7's IMF-fixdate, an HTTP `Date` field's value: "Sun, 06 Nov 1994 08:49:37 GMT"
+    /// (years 0 to 9999; the RFC's year is four digits).
     public static func httpDate(seconds: Int64) -> String {
         let ((y, m, d, rem), w) = civil(seconds: seconds)
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let day = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][w]
         let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][m - 1]
-        return "\(day), \(two(d)) \(month) \(y) \(two(rem / 3600)):\(two(rem / 60 % 60)):\(two(rem % 60)) GMT"
+        return "\(day), \(pad(d, 2)) \(month) \(pad(y, 4)) \(pad(rem / 3600, 2)):\(pad(rem / 60 % 60, 2)):\(pad(rem % 60, 2)) GMT"
     }
 
     /// The inverse of `rfc3339(nanoseconds:)`: "2024-05-01T12:00:00[.fraction]Z" → nanoseconds

@@ -335,7 +335,7 @@ final class ServerLoop {
     }
 
     /// The `Date` field's value, made once a second.
-    var dateMade: (second: Int64, text: String) = (0, "")
+    var dateMade: (second: Int64, text: String) = (.min, "")
     func date() -> String {
         let now = WallClock.nanoseconds() / 1_000_000_000
         if now != dateMade.second { dateMade = (now, Timestamp.httpDate(seconds: now)) }

@@ -74,9 +74,10 @@ struct SocketAddress {
     /// does not say, or for a family other than IPv4 and IPv6.
     init?(of fd: Int32, peer: Bool) {
         length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let ok = withUnsafeMutableBytes(of: &storage) { raw in
-            let sa = raw.baseAddress!.assumingMemoryBound(to: sockaddr.self)
-            return (peer ? getpeername(fd, sa, &length) : getsockname(fd, sa, &length)) == 0
+        let ok = withUnsafeMutablePointer(to: &storage) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                (peer ? getpeername(fd, sa, &length) : getsockname(fd, sa, &length)) == 0
+            }
         }
         guard ok, family == AF_INET || family == AF_INET6 else { return nil }
     }
