@@ -13,7 +13,7 @@ public enum WatchTextRenderer {
         if let r = w.reasonCode { line += "  reason \(r)" + (w.byAp == true ? " by AP" : " local") }
         if let s = w.statusCode, s != 0 { line += "  status \(s)" }
         if let g = w.gapMs, w.event == .roam { line += "  gap \(NumberText.format(g)) ms" }
-        if w.event == .roam, let f = w.fastTransitionFailure {
+        if let f = w.fastTransitionFailure {  // a roam, or the connect after an outage past the window
             line += "  802.11r FAILED: \(WalkAnalysis.describe(f)); then \(f.fallback.map(WalkAnalysis.describe) ?? "an association not reported")"
         } else if w.event == .roam, let ft = w.fastTransition {
             line += ft ? "  802.11r" : "  no 802.11r"

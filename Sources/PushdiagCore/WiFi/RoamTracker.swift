@@ -208,14 +208,18 @@ public struct RoamTracker {
                 st.authentication = nil
                 states[ifindex] = st
             }
-            if let a = st.attempt, a.failure != nil, time - a.startNs <= windowNs, a.fromBssid != nil,
+            // The fresh association after a fast transition that failed. Not a fast transition,
+            // even when the station joined by another one (back to the AP it left, whose keys it
+            // holds): that is the fallback.
+            var failed: FastTransitionFailure?
+            if let a = st.attempt, var failure = a.failure, a.fromBssid != nil,
                 newSSID == a.fromSSID || newSSID == nil || a.fromSSID == nil
             {
-                // The fresh association after a fast transition that failed: one move, from the
-                // AP before the attempt. Not a fast transition, even when the station joined by
-                // another one (back to the AP it left, whose keys it holds): that is the fallback.
-                var failure = a.failure!
                 failure.fallback = st.authentication.flatMap { auth in auth.bssid == nil || auth.bssid == bssid ? .init(algorithm: auth.algorithm) : nil }
+                failed = failure
+            }
+            if let a = st.attempt, let failure = failed, time - a.startNs <= windowNs {
+                // Within the window: one move, from the AP before the attempt.
                 st.attempt = nil
                 let gap = time - a.startNs
                 noteRoam(gap)
@@ -233,7 +237,10 @@ public struct RoamTracker {
                 st.attempt = a
                 return out
             }
+            // A failed fast transition whose rejoin came after the window still carries its
+            // failure: on the roam through the disconnect, or on the connect that ended the outage.
             let attempted = st.attempt != nil || ft == true ? true : ft
+            let fast = failed != nil ? false : ft
             st.attempt = nil
             if let at = st.disconnectedAt, time - at <= windowNs, let from = st.disconnectedFrom, from != bssid,
                 newSSID == st.disconnectedSSID || newSSID == nil || st.disconnectedSSID == nil
@@ -243,7 +250,7 @@ public struct RoamTracker {
                 out.append(
                     WatchEvent(
                         timeNs: time, event: .roam, interface: name(ifindex), ssid: newSSID ?? st.disconnectedSSID, bssid: bssid, fromBssid: from,
-                        statusCode: 0, gapMs: Double(gap) / 1e6, fastTransition: ft, fastTransitionAttempt: attempted))
+                        statusCode: 0, gapMs: Double(gap) / 1e6, fastTransition: fast, fastTransitionAttempt: attempted, fastTransitionFailure: failed))
                 return out
             }
             connects += 1
@@ -251,7 +258,8 @@ public struct RoamTracker {
             out.append(
                 WatchEvent(
                     timeNs: time, event: .connect, interface: name(ifindex), ssid: newSSID, bssid: bssid, previousSsid: previous, statusCode: 0,
-                    gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 }, fastTransition: ft))
+                    gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 }, fastTransition: fast,
+                    fastTransitionAttempt: failed != nil ? true : nil, fastTransitionFailure: failed))
         case .roam(let ifindex?, let bssid, let ftElement):
             var st = states[ifindex] ?? State()
             let from = st.bssid
@@ -295,7 +303,8 @@ public struct RoamTracker {
     /// The moves that have settled by `now`: a fast transition held past `settleNs` without a
     /// drop is a completed one; an attempt with no fresh association within the window is
     /// forgotten (its disconnect was reported) or, when it had reassociated, reported as the
-    /// failed move it was. `now` = `Int64.max` at the end.
+    /// failed move it was; a refused one while the link is down is kept for the connect that ends
+    /// the outage. `now` = `Int64.max` at the end.
     public mutating func flush(now: Int64, name: (UInt32) -> String) -> [WatchEvent] {
         var out: [WatchEvent] = []
         for ifindex in states.keys.sorted() {
@@ -308,6 +317,8 @@ public struct RoamTracker {
                         timeNs: r, event: .roam, interface: name(ifindex), ssid: states[ifindex]?.ssid ?? a.fromSSID, bssid: a.toBssid,
                         fromBssid: a.fromBssid, statusCode: 0, gapMs: Double(r - a.startNs) / 1e6, fastTransition: true, fastTransitionAttempt: true))
             } else if now - a.startNs > windowNs {
+                // A refused attempt while the link is down waits for the rejoin, however late.
+                if a.reassociatedNs == nil, a.failure != nil, states[ifindex]?.bssid == nil { continue }
                 states[ifindex]?.attempt = nil
                 if let r = a.reassociatedNs, let failure = a.failure {
                     noteRoam(r - a.startNs)
