@@ -82,11 +82,36 @@ lab_ap_start() {
 # over the control interface covers every channel otherwise): a scan of every channel hwsim
 # offers took 8 to 22 s under emulation, and wpa_supplicant scans after every refused roam.
 LAB_SCAN_FREQ=2412,2437
+# Both APs are in the scan cache once it returns (section 1's wifi lists the SSID's BSSs from
+# it): a run on 2026-11-27 joined ap2 with ap1 missing from the first scan.
 lab_up() {
   lab_aps_up 6 || return 1
   lab_wpa_conf
   wpa_supplicant -B -i wlan2 -c "$conf/wpa.conf" -P "$conf/wpa.pid" -f "$conf/wpa.log" || return 1
-  lab_wait_connected 30
+  lab_wait_connected 30 && lab_wait_scanned "$AP1" kernel && lab_wait_scanned "$AP2" kernel
+}
+
+# lab_wait_scanned BSSID [kernel]: until wpa_supplicant's table holds BSSID (and with "kernel",
+# the kernel's scan cache, which pushdiag reads), asking wpa_supplicant for a scan of the lab's
+# channels when it lacks it (30 s at most). A scan can miss a beacon or a probe response under
+# emulation, and wpa_supplicant forgets a BSS it has not seen for bss_expiration_age (180 s).
+lab_wait_scanned() {
+  local sta=${LAB_STA:-wlan2}
+  _lab_scanned() {
+    wpa_cli -i "$sta" bss "$1" 2> /dev/null | grep -q "^bssid=$1" || return 1
+    [ -z "${2:-}" ] || iw dev "$sta" scan dump 2> /dev/null | grep -q "^BSS $1"
+  }
+  _lab_scanned "$@" && return 0
+  echo "lab: $1 is not in $sta's scan results, scanning"
+  local end next
+  end=$(($(date +%s) + 30))
+  while [ "$(date +%s)" -lt $end ]; do
+    wpa_cli -i "$sta" scan ${LAB_SCAN_FREQ:+freq=$LAB_SCAN_FREQ} > /dev/null
+    next=$(($(date +%s) + 5))
+    while [ "$(date +%s)" -lt $next ]; do _lab_scanned "$@" && return 0; sleep 0.2; done
+  done
+  echo "lab: $1 still not in $sta's scan results"
+  return 1
 }
 
 # lab_wpa_conf: the station's wpa_supplicant.conf ($conf/wpa.conf): the lab's SSID with FT-PSK,
@@ -150,11 +175,7 @@ lab_roam() {
   for attempt in 1 2 3 4 5; do
     # wpa_supplicant roams only to a BSS in its table, and forgets one it has not seen for
     # bss_expiration_age (180 s): after a slow stretch of the lab, scan again for the target.
-    if ! wpa_cli -i "${LAB_STA:-wlan2}" bss "$1" 2> /dev/null | grep -q "^bssid=$1"; then
-      echo "lab: wpa_supplicant no longer knows $1, scanning"
-      wpa_cli -i "${LAB_STA:-wlan2}" scan ${LAB_SCAN_FREQ:+freq=$LAB_SCAN_FREQ} > /dev/null
-      for _ in $(seq 1 150); do wpa_cli -i "${LAB_STA:-wlan2}" bss "$1" 2> /dev/null | grep -q "^bssid=$1" && break; sleep 0.2; done
-    fi
+    lab_wait_scanned "$1"
     said=$(wpa_cli -i "${LAB_STA:-wlan2}" roam "$1") || return 1
     [ "$said" = OK ] || echo "lab: wpa_cli roam $1 said: $said"
     lab_wait_roam "$1" 15 && return 0
