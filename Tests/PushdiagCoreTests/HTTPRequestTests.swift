@@ -183,6 +183,17 @@ import Testing
             // RFC 9112 §3.2 (HTTP/1.0 without one is read: the keep-alive test's).
             ("GET / HTTP/1.1\r\nUser-Agent: nc\r\n\r\n", .malformed("an HTTP/1.1 request without a Host field"), 400),
             ("GET / HTTP/1.0\r\nHost: a\r\nHOST: a\r\n\r\n", .malformed("several Host fields"), 400),
+            // ... and a Host field whose value is not uri-host [":" port].
+            ("GET / HTTP/1.1\r\nHost: a b\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.1\r\nHost: user@a\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.1\r\nHost: a:80x\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.1\r\nHost: a:1:2\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.1\r\nHost: [::1\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.1\r\nHost: []\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.1\r\nHost: [::1]x\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.1\r\nHost: a%2\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.0\r\nHost: caf\u{E9}\r\n\r\n", .malformed("a Host field that is not a host"), 400),
             (ok + "A: " + String(repeating: "a", count: 20_000) + "\r\n\r\n", .headTooLarge, 431),
         ]
         for (text, error, status) in cases {
@@ -265,13 +276,26 @@ import Testing
         #expect(head.header("a") == "caf\u{E9}" && head.header("b") == "\u{FFFD}A")
     }
 
+    /// Origin-form as sent; absolute-form (RFC 9112 §3.2.2: a server must accept it) after its
+    /// scheme and authority, "/" when it names no path.
     @Test func pathAndQuery() {
         for (target, path, query) in [
             ("/metrics", "/metrics", nil), ("/metrics?x=1", "/metrics", "x=1"), ("/probe?a=1?b", "/probe", "a=1?b"), ("/?", "/", ""),
-            ("*", "*", nil), ("http://h:1/p?q", "http://h:1/p", "q"),
+            ("*", "*", nil), ("http://h:1/p?q", "/p", "q"), ("HTTPS://[::1]:9877/metrics", "/metrics", nil), ("http://h", "/", nil),
+            ("http://h?x=1", "/", "x=1"), ("http://", "http://", nil), ("ftp://h/p", "ftp://h/p", nil), ("/http://h/p", "/http://h/p", nil),
         ] as [(String, String, String?)] {
             let head = one("OPTIONS \(target) HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(head?.target == target && head?.path == path && head?.query == query, "\(target)")
+        }
+    }
+
+    /// Host values a client sends (RFC 3986's host, then an optional port of digits): each read.
+    @Test func hostsThatAreHosts() {
+        for host in [
+            "", "a", "localhost:9877", "10.0.0.5:9877", "10.0.0.5:", "[::1]", "[::1]:9877", "[fe80::1%25wlan0]:1", "[v1.x]", "PUSH-01.ward_3.example",
+            "a%2Db", "sub!$&'()*+,;=delims", "~",
+        ] {
+            #expect(one("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n")?.header("Host") == host, "\(host)")
         }
     }
 

@@ -66,13 +66,14 @@ struct HTTPServerTests {
         return lines.joined(separator: "\r\n")
     }
 
+    /// (The second request's target is in absolute form: routed by its path.)
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let s = try server()
         defer { s.close() }
         let c = try connect(s)
         try c.send(
             Array(
-                "GET /slow HTTP/1.1\r\nHost: a\r\n\r\nGET /fast?x=1 HTTP/1.1\r\nHost: a\r\n\r\nHEAD /head HTTP/1.1\r\nHost: a\r\n\r\nGET /last HTTP/1.0\r\n\r\n"
+                "GET /slow HTTP/1.1\r\nHost: a\r\n\r\nGET http://a/fast?x=1 HTTP/1.1\r\nHost: a\r\n\r\nHEAD /head HTTP/1.1\r\nHost: a\r\n\r\nGET /last HTTP/1.0\r\n\r\n"
                     .utf8), timeoutMs: 5000)
         let dated = try #require(try untilClosed(c), "the server did not close after the HTTP/1.0 request")
         let text = try #require(undated(dated), "a Date field missing or wrong: \(dated)")
@@ -111,6 +112,7 @@ struct HTTPServerTests {
             ("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "HTTP/1.1 400 Bad Request"),
             ("GET /metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request"),
             ("GET /metrics HTTP/1.0\r\nHost: a\r\nhost: b\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+            ("GET /metrics HTTP/1.1\r\nHost: a b\r\n\r\n", "HTTP/1.1 400 Bad Request"),
             // A good request first: answered, then the bad one refused.
             ("GET /ok HTTP/1.1\r\nHost: t\r\n\r\nGET /\u{1}bad HTTP/1.1\r\nHost: t\r\n\r\n", "HTTP/1.1 200 OK"),
         ]

@@ -2,7 +2,8 @@
 // (HTTPRequestParser), with small limits so every refusal is reached. The input's first two bytes
 // choose the sizes of the pieces the rest is fed in (1 + b0 % 64 and 1 + b1, in turn; a seed
 // starting "\0\0" is fed a byte at a time and then in pieces of one). Every head is a token method,
-// a target of printable ASCII and well-formed fields; an error repeats and drops what is held;
+// a target of printable ASCII (its path and query end it) and well-formed fields, a Host without a
+// space, slash or '@'; an error repeats and drops what is held;
 // the parser never holds more than its head limit once drained, nor more than that and one piece
 // before; and the same bytes fed at once give the same heads and the same error.
 #if !FUZZ_WITH_CORE_SOURCES
@@ -33,7 +34,20 @@ private func check(_ head: HTTPRequestHead) {
         guard field.value.first != " " && field.value.last != " " else { fatalError("a value not trimmed: \(field.value.debugDescription)") }
         guard head.header(field.name.uppercased()) != nil else { fatalError("\(field.name) not found by its name") }
     }
-    guard head.path + (head.query.map { "?" + $0 } ?? "") == head.target else { fatalError("path and query are not the target") }
+    // Origin-form: the target is its path and query. Absolute-form (a scheme and an authority
+    // first): they end it, the path "/" standing for none.
+    let query = head.query.map { "?" + $0 } ?? ""
+    let lowered = head.target.lowercased()
+    if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), head.target.utf8.count > (lowered.hasPrefix("http://") ? 7 : 8) {
+        guard head.path.hasPrefix("/"), head.target.hasSuffix(head.path + query) || (head.path == "/" && head.target.hasSuffix(query)) else {
+            fatalError("path and query do not end the absolute-form target \(head.target.debugDescription)")
+        }
+    } else {
+        guard head.path + query == head.target else { fatalError("path and query are not the target") }
+    }
+    if let host = head.header("Host") {
+        guard !host.contains(" ") && !host.contains("/") && !host.contains("@") else { fatalError("a Host that is not a host: \(host.debugDescription)") }
+    }
     _ = head.keepAlive
 }
 

@@ -23,10 +23,24 @@ public struct HTTPRequestHead: Sendable, Equatable {
         return minorVersion >= 1 || options.contains("keep-alive")
     }
 
-    /// The target up to its '?'.
+    /// The target's path: an origin-form target ("/metrics?x=1") up to its '?'; an absolute-form
+    /// one ("http://10.0.0.5:9877/metrics?x=1", which a server must accept, RFC 9112 §3.2.2) after
+    /// its scheme and authority, "/" when it names none.
     public var path: String {
-        guard let q = target.firstIndex(of: "?") else { return target }
-        return String(target[..<q])
+        guard let rest = Self.afterAuthority(target) else { return String(target.prefix { $0 != "?" }) }
+        let path = rest.prefix { $0 != "?" }
+        return path.isEmpty ? "/" : String(path)
+    }
+
+    /// What follows an absolute-form target's "http://authority" or "https://authority" (scheme
+    /// case-insensitive); nil for any other form.
+    static func afterAuthority(_ target: String) -> Substring? {
+        let t = Substring(target)
+        for scheme in ["http://", "https://"] where t.count > scheme.count && t.prefix(scheme.count).lowercased() == scheme {
+            let authority = t.dropFirst(scheme.count)
+            return authority[(authority.firstIndex { $0 == "/" || $0 == "?" } ?? authority.endIndex)...]
+        }
+        return nil
     }
 
     /// The target after its first '?'; nil without one.
@@ -220,6 +234,7 @@ public struct HTTPRequestParser: Sendable {
         if hosts > 1 || (hosts == 0 && done.minorVersion == 1) {
             return fail(.malformed(hosts == 0 ? "an HTTP/1.1 request without a Host field" : "several Host fields"))
         }
+        if let host = done.header("Host"), !Self.isHost(host.utf8) { return fail(.malformed("a Host field that is not a host")) }
         switch bodyLength(done) {
         case .failure(let error): return fail(error)
         case .success(let n): bodyLeft = n
@@ -358,6 +373,47 @@ extension HTTPRequestParser {
         }
     }
     static let tokenSymbols = Array("!#$%&'*+-.^_`|~".utf8)
+
+    /// Host = uri-host [ ":" port ] (RFC 9110 §7.2, RFC 3986 §3.2.2 and §3.2.3): a reg-name or an
+    /// IPv4 address (unreserved and sub-delims bytes, percent-encodings) or an IP-literal in
+    /// brackets, then a port of digits. Empty is a host (a target without an authority).
+    static func isHost<C: Collection<UInt8>>(_ value: C) -> Bool {
+        var host = value[...]
+        var port = value[value.endIndex...]
+        if host.first == UInt8(ascii: "[") {
+            guard let close = host.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            let literal = host[host.index(after: host.startIndex)..<close]
+            // IPv6 (a zone too, RFC 6874: "%25wlan0") or IPvFuture.
+            guard !literal.isEmpty, literal.allSatisfy({ isHostByte($0) || $0 == colon || $0 == UInt8(ascii: "%") }) else { return false }
+            let after = host[host.index(after: close)...]
+            guard after.isEmpty || after.first == colon else { return false }
+            port = after.dropFirst()
+            host = literal
+        } else {
+            if let c = host.firstIndex(of: colon) {
+                port = host[host.index(after: c)...]
+                host = host[..<c]
+            }
+            var rest = host
+            while let b = rest.popFirst() {
+                if b == UInt8(ascii: "%") {
+                    guard let h = rest.popFirst(), let l = rest.popFirst(), isHexDigit(h), isHexDigit(l) else { return false }
+                } else if !isHostByte(b) {
+                    return false
+                }
+            }
+        }
+        return port.allSatisfy(isDigit)
+    }
+
+    /// unreserved / sub-delims (RFC 3986 §2.2, §2.3).
+    static func isHostByte(_ b: UInt8) -> Bool {
+        isDigit(b) || (lowered(b) >= UInt8(ascii: "a") && lowered(b) <= UInt8(ascii: "z")) || hostSymbols.contains(b)
+    }
+
+    static let hostSymbols = Array("-._~!$&'()*+,;=".utf8)
+
+    static func isHexDigit(_ b: UInt8) -> Bool { isDigit(b) || (lowered(b) >= UInt8(ascii: "a") && lowered(b) <= UInt8(ascii: "f")) }
 
     static func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
