@@ -90,7 +90,9 @@ struct DriverFixtureTests {
         #expect(station["tx_retries"] is NSNull && station["tx_failed"] is NSNull, "\(station)")
         #expect(station["tx_packets"] as? Int == Int(NetlinkFixtures.retriesPackets[2]), "\(station)")
         let peer = try #require(o.text.stdout.split(separator: "\n").first { $0.hasPrefix("  02:00:00:00:00:00") && $0.contains("dBm") })
-        #expect(peer.split(separator: " ").map(String.init)[1...3] == ["\(NetlinkFixtures.retriesPackets[2])", "-", "-"], "\(peer)")
+        let columns: [String] = peer.split(separator: " ").map(String.init)
+        let packets: String = "\(NetlinkFixtures.retriesPackets[2])"
+        #expect(Array(columns[1...3]) == [packets, "-", "-"], "\(peer)")
         #expect(o.json["retransmission_percent"] is NSNull && o.json["retransmission_source"] is NSNull, "\(o.json)")
         #expect(o.json["driver_family"] as? String == "rtw88")
         #expect(o.text.stdout.contains("retransmissions UNKNOWN"), "\(o.text.stdout)")

@@ -38,7 +38,12 @@ public enum IPText {
     public static func format(_ b: [UInt8]) -> String {
         if b.count == 4 { return b.map(String.init).joined(separator: ".") }
         guard b.count == 16 else { return "?" }
-        let groups = (0..<8).map { UInt16(b[2 * $0]) << 8 | UInt16(b[2 * $0 + 1]) }
+        // Typed step by step: as one inferred expression it took the type checker 1.8 s.
+        let groups: [UInt16] = (0..<8).map { (i: Int) -> UInt16 in
+            let high = UInt16(b[2 * i])
+            let low = UInt16(b[2 * i + 1])
+            return high << 8 | low
+        }
         if groups[0..<5].allSatisfy({ $0 == 0 }) && groups[5] == 0xFFFF {
             return "::ffff:" + b[12..<16].map(String.init).joined(separator: ".")
         }
