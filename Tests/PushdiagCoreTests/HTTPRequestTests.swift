@@ -194,6 +194,11 @@ import Testing
             ("GET / HTTP/1.1\r\nHost: [::1]x\r\n\r\n", .malformed("a Host field that is not a host"), 400),
             ("GET / HTTP/1.1\r\nHost: a%2\r\n\r\n", .malformed("a Host field that is not a host"), 400),
             ("GET / HTTP/1.0\r\nHost: caf\u{E9}\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            // RFC 9110 §4.2.1, §4.2.4: an absolute-form target with no host, or with userinfo.
+            ("GET http:///metrics HTTP/1.1\r\nHost: a\r\n\r\n", .malformed("an absolute-form target whose authority is not a host"), 400),
+            ("GET http://:9877/metrics HTTP/1.1\r\nHost: a\r\n\r\n", .malformed("an absolute-form target whose authority is not a host"), 400),
+            ("GET http://user@a/metrics HTTP/1.1\r\nHost: a\r\n\r\n", .malformed("an absolute-form target whose authority is not a host"), 400),
+            ("GET https://?x HTTP/1.0\r\n\r\n", .malformed("an absolute-form target whose authority is not a host"), 400),
             (ok + "A: " + String(repeating: "a", count: 20_000) + "\r\n\r\n", .headTooLarge, 431),
         ]
         for (text, error, status) in cases {

@@ -205,8 +205,10 @@ struct RoamTrackerTests {
         #expect(next.map(\.event) == [.roam] && next[0].fastTransitionFailure == nil && next[0].fastTransitionAttempt == nil, "\(next)")
     }
 
-    /// A refused fast transition while the station kept its AP (no disconnect): nothing moved, it
-    /// is forgotten at the window's end, and a later move does not inherit it.
+    /// A refused fast transition while the station kept its AP: nothing moved, it is forgotten at
+    /// the window's end, and a later move does not inherit it, whether the drop comes after the
+    /// window or inside it (the review's two cases: a drop at 9.5 s and a rejoin at 25 s, a drop
+    /// at 9 s and a roam to another AP at 11 s).
     @Test func aRefusalWhileStillConnectedIsForgottenAtTheWindowsEnd() {
         var t = RoamTracker(windowSeconds: 10)
         t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
@@ -215,6 +217,18 @@ struct RoamTrackerTests {
         _ = feed(&t, .disconnect(ifindex: 3, reason: 3, byAP: false), at: 30_000, ssid: nil)
         let r = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: nil), at: 30_100, ssid: "ward-3")
         #expect(r.map(\.event) == [.roam] && r[0].fromBssid == a && r[0].fastTransitionFailure == nil, "\(r)")
+
+        for (drop, rejoin, to, event) in [(9_500, 25_000, a, WatchEvent.Kind.connect), (9_000, 11_000, b, .roam)]
+            as [(Int64, Int64, MACAddress, WatchEvent.Kind)]
+        {
+            var u = RoamTracker(windowSeconds: 10)
+            u.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+            _ = feed(&u, .authenticate(ifindex: 3, bssid: c, algorithm: 2, status: 53), at: 0, ssid: nil)
+            _ = feed(&u, .disconnect(ifindex: 3, reason: 3, byAP: true), at: drop, ssid: nil)
+            let e = feed(&u, .connect(ifindex: 3, bssid: to, status: 0, timedOut: false, fastTransition: nil), at: rejoin, ssid: "ward-3")
+            #expect(e.map(\.event) == [event] && e[0].fastTransitionFailure == nil && e[0].fastTransitionAttempt == nil, "drop at \(drop): \(e)")
+            #expect(e.first?.gapMs == Double(rejoin - drop), "drop at \(drop): \(e)")
+        }
     }
 
     /// The lab's walk (2026-11-26): an AP's radio came back as ward-5 on channel 11 while the

@@ -34,13 +34,18 @@ private func check(_ head: HTTPRequestHead) {
         guard field.value.first != " " && field.value.last != " " else { fatalError("a value not trimmed: \(field.value.debugDescription)") }
         guard head.header(field.name.uppercased()) != nil else { fatalError("\(field.name) not found by its name") }
     }
-    // Origin-form: the target is its path and query. Absolute-form (a scheme and an authority
-    // first): they end it, the path "/" standing for none.
+    // Origin-form: the target is its path and query. Absolute-form: a scheme, an authority
+    // without '/' or '?', then the path (none when it is "/" and the rest starts with '?' or is
+    // empty) and the query, exactly.
     let query = head.query.map { "?" + $0 } ?? ""
     let lowered = head.target.lowercased()
-    if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), head.target.utf8.count > (lowered.hasPrefix("http://") ? 7 : 8) {
-        guard head.path.hasPrefix("/"), head.target.hasSuffix(head.path + query) || (head.path == "/" && head.target.hasSuffix(query)) else {
-            fatalError("path and query do not end the absolute-form target \(head.target.debugDescription)")
+    let scheme = lowered.hasPrefix("http://") ? 7 : lowered.hasPrefix("https://") ? 8 : 0
+    if scheme > 0 && head.target.utf8.count > scheme {
+        let authority = head.target.dropFirst(scheme).prefix { $0 != "/" && $0 != "?" }
+        let rest = head.target.dropFirst(scheme + authority.count)
+        let rebuilt = rest.hasPrefix("/") ? head.path + query : head.path == "/" ? query : "\u{0}"
+        guard rebuilt == rest, !authority.isEmpty, !authority.contains("@") else {
+            fatalError("path \(head.path.debugDescription) and query do not rebuild the absolute-form target \(head.target.debugDescription)")
         }
     } else {
         guard head.path + query == head.target else { fatalError("path and query are not the target") }

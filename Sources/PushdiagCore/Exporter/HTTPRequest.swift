@@ -27,18 +27,19 @@ public struct HTTPRequestHead: Sendable, Equatable {
     /// one ("http://10.0.0.5:9877/metrics?x=1", which a server must accept, RFC 9112 §3.2.2) after
     /// its scheme and authority, "/" when it names none.
     public var path: String {
-        guard let rest = Self.afterAuthority(target) else { return String(target.prefix { $0 != "?" }) }
+        guard let rest = Self.absoluteForm(target)?.rest else { return String(target.prefix { $0 != "?" }) }
         let path = rest.prefix { $0 != "?" }
         return path.isEmpty ? "/" : String(path)
     }
 
-    /// What follows an absolute-form target's "http://authority" or "https://authority" (scheme
-    /// case-insensitive); nil for any other form.
-    static func afterAuthority(_ target: String) -> Substring? {
+    /// An absolute-form target's authority and what follows it: "http://" or "https://" (scheme
+    /// case-insensitive), the authority up to the first '/' or '?', the rest; nil for any other form.
+    static func absoluteForm(_ target: String) -> (authority: Substring, rest: Substring)? {
         let t = Substring(target)
         for scheme in ["http://", "https://"] where t.count > scheme.count && t.prefix(scheme.count).lowercased() == scheme {
-            let authority = t.dropFirst(scheme.count)
-            return authority[(authority.firstIndex { $0 == "/" || $0 == "?" } ?? authority.endIndex)...]
+            let after = t.dropFirst(scheme.count)
+            let end = after.firstIndex { $0 == "/" || $0 == "?" } ?? after.endIndex
+            return (after[..<end], after[end...])
         }
         return nil
     }
@@ -235,6 +236,12 @@ public struct HTTPRequestParser: Sendable {
             return fail(.malformed(hosts == 0 ? "an HTTP/1.1 request without a Host field" : "several Host fields"))
         }
         if let host = done.header("Host"), !Self.isHost(host.utf8) { return fail(.malformed("a Host field that is not a host")) }
+        // RFC 9110 §4.2.1 and §4.2.4: an http URI's host may not be empty, and userinfo is an error.
+        if let authority = HTTPRequestHead.absoluteForm(done.target)?.authority,
+            authority.isEmpty || authority.first == ":" || !Self.isHost(authority.utf8)
+        {
+            return fail(.malformed("an absolute-form target whose authority is not a host"))
+        }
         switch bodyLength(done) {
         case .failure(let error): return fail(error)
         case .success(let n): bodyLeft = n

@@ -303,8 +303,8 @@ public struct RoamTracker {
     /// The moves that have settled by `now`: a fast transition held past `settleNs` without a
     /// drop is a completed one; an attempt with no fresh association within the window is
     /// forgotten (its disconnect was reported) or, when it had reassociated, reported as the
-    /// failed move it was; a refused one while the link is down is kept for the connect that ends
-    /// the outage. `now` = `Int64.max` at the end.
+    /// failed move it was; a refused one that began with the link down is kept for the connect
+    /// that ends that outage. `now` = `Int64.max` at the end.
     public mutating func flush(now: Int64, name: (UInt32) -> String) -> [WatchEvent] {
         var out: [WatchEvent] = []
         for ifindex in states.keys.sorted() {
@@ -317,8 +317,14 @@ public struct RoamTracker {
                         timeNs: r, event: .roam, interface: name(ifindex), ssid: states[ifindex]?.ssid ?? a.fromSSID, bssid: a.toBssid,
                         fromBssid: a.fromBssid, statusCode: 0, gapMs: Double(r - a.startNs) / 1e6, fastTransition: true, fastTransitionAttempt: true))
             } else if now - a.startNs > windowNs {
-                // A refused attempt while the link is down waits for the rejoin, however late.
-                if a.reassociatedNs == nil, a.failure != nil, states[ifindex]?.bssid == nil { continue }
+                // A refused attempt that began with the link down (it left the AP for it) waits
+                // for the rejoin that ends that outage, however late; one made while the station
+                // kept its AP does not become a later drop's.
+                if a.reassociatedNs == nil, a.failure != nil, a.fromBssid != nil, let st = states[ifindex], st.bssid == nil,
+                    let down = st.disconnectedAt, a.startNs >= down
+                {
+                    continue
+                }
                 states[ifindex]?.attempt = nil
                 if let r = a.reassociatedNs, let failure = a.failure {
                     noteRoam(r - a.startNs)
