@@ -237,10 +237,10 @@ public struct RoamTracker {
                 st.attempt = a
                 return out
             }
-            // A failed fast transition whose rejoin came after the window still carries its
-            // failure: on the roam through the disconnect, or on the connect that ended the outage.
+            // Past the window, a failed fast transition here is one kept because the outage began
+            // with it (flush): not a roam, whose window runs from that disconnect too, but the
+            // connect that ends the outage carries it.
             let attempted = st.attempt != nil || ft == true ? true : ft
-            let fast = failed != nil ? false : ft
             st.attempt = nil
             if let at = st.disconnectedAt, time - at <= windowNs, let from = st.disconnectedFrom, from != bssid,
                 newSSID == st.disconnectedSSID || newSSID == nil || st.disconnectedSSID == nil
@@ -250,7 +250,7 @@ public struct RoamTracker {
                 out.append(
                     WatchEvent(
                         timeNs: time, event: .roam, interface: name(ifindex), ssid: newSSID ?? st.disconnectedSSID, bssid: bssid, fromBssid: from,
-                        statusCode: 0, gapMs: Double(gap) / 1e6, fastTransition: fast, fastTransitionAttempt: attempted, fastTransitionFailure: failed))
+                        statusCode: 0, gapMs: Double(gap) / 1e6, fastTransition: ft, fastTransitionAttempt: attempted))
                 return out
             }
             connects += 1
@@ -258,7 +258,7 @@ public struct RoamTracker {
             out.append(
                 WatchEvent(
                     timeNs: time, event: .connect, interface: name(ifindex), ssid: newSSID, bssid: bssid, previousSsid: previous, statusCode: 0,
-                    gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 }, fastTransition: fast,
+                    gapMs: st.disconnectedAt.map { Double(time - $0) / 1e6 }, fastTransition: failed != nil ? false : ft,
                     fastTransitionAttempt: failed != nil ? true : nil, fastTransitionFailure: failed))
         case .roam(let ifindex?, let bssid, let ftElement):
             var st = states[ifindex] ?? State()
