@@ -12,7 +12,9 @@ public enum WatchTextRenderer {
         if let p = w.previousSsid { line += "  previously \(p)" }
         if let r = w.reasonCode { line += "  reason \(r)" + (w.byAp == true ? " by AP" : " local") }
         if let s = w.statusCode, s != 0 { line += "  status \(s)" }
-        if let g = w.gapMs, w.event == .roam { line += "  gap \(NumberText.format(g)) ms" }
+        if let g = w.gapMs {  // a roam's link gap; a connect's time since the disconnect before it
+            line += w.event == .roam ? "  gap \(NumberText.format(g)) ms" : "  link down \(NumberText.format(g)) ms"
+        }
         if let f = w.fastTransitionFailure {  // a roam, or the connect after an outage past the window
             line += "  802.11r FAILED: \(WalkAnalysis.describe(f)); then \(f.fallback.map(WalkAnalysis.describe) ?? "an association not reported")"
         } else if w.event == .roam, let ft = w.fastTransition {

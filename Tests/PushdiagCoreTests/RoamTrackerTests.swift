@@ -198,7 +198,10 @@ struct RoamTrackerTests {
         // watch's text line says it on the connect, as on a roam.
         let line = r.first.map(WatchTextRenderer.line) ?? ""
         #expect(
-            line.hasSuffix("802.11r FAILED: FT authentication refused by 02:00:00:00:02:00, status 53; then a full authentication (open system)"), "\(line)")
+            line.hasSuffix(
+                "(ward-3)  link down 15570 ms  802.11r FAILED: FT authentication refused by 02:00:00:00:02:00, status 53; then a full authentication (open system)"
+            ),
+            "\(line)")
         // Carried once: the next move is a plain one.
         _ = feed(&t, .disconnect(ifindex: 3, reason: 3, byAP: false), at: 20_000, ssid: nil)
         let next = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: nil), at: 20_100, ssid: "ward-3")
