@@ -75,6 +75,11 @@ public struct MetricFamily: Sendable {
     static let roamGap = MetricFamily(
         name: "pushdiag_roam_gap_seconds", help: "Link gaps of roams, disconnect to connect (0 for a roam without a gap).",
         kind: .histogram([0.01, 0.025, 0.05, 0.08, 0.1, 0.15, 0.3, 0.5, 1, 2, 5, 10]))
+    static let fastTransitionFailures = MetricFamily(
+        name: "pushdiag_fast_transition_failures_total",
+        help:
+            "802.11r fast transitions of the interface that failed, by stage (authentication or reassociation: the target AP refused it; keys: the link was dropped before the keys held), whether the station joined again within the roam window (also a roam, result=\"fast_transition_failed\") or after it (the connect that ended the outage).",
+        kind: .counter)
     static let stalls = MetricFamily(
         name: "pushdiag_stalls_total",
         help:

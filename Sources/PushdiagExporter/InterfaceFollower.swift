@@ -43,6 +43,7 @@ public final class InterfaceFollower: Sendable {
             for r in RoamResult.allCases { _ = metrics.counter(MetricFamily.roams, [("grade", g.rawValue), ("result", r.rawValue)]) }
         }
         _ = metrics.histogram(MetricFamily.roamGap)
+        for s in FastTransitionFailure.Stage.allCases { _ = metrics.counter(MetricFamily.fastTransitionFailures, [("stage", s.rawValue)]) }
         workers.start("wifi \(name)", [("samples", sampleLoop), ("events", eventLoop), ("changes", changeLoop)])
     }
 
@@ -213,6 +214,11 @@ public final class InterfaceFollower: Sendable {
     }
 
     func event(_ e: WatchEvent) {
+        // A failed fast transition comes on a roam (rejoined within the window) or on the connect
+        // that ends the outage it began (rejoined later): counted on either.
+        if let f = e.fastTransitionFailure {
+            metrics.counter(MetricFamily.fastTransitionFailures, [("stage", f.stage.rawValue)]).increment()
+        }
         switch e.event {
         case .disconnect:
             metrics.counter(MetricFamily.disconnects).increment()
@@ -228,7 +234,11 @@ public final class InterfaceFollower: Sendable {
                 "wifi \(name): roam \(e.fromBssid?.description ?? "?") → \(e.bssid?.description ?? "?")"
                     + "\(e.gapMs.map { ", gap \(NumberText.format(NumberText.rounded($0, places: 10))) ms" } ?? ""), \(grade.rawValue): \(why)")
         case .connect:
-            break
+            guard let f = e.fastTransitionFailure else { break }
+            log.line(
+                "wifi \(name): connect \(e.bssid?.description ?? "?")"
+                    + "\(e.gapMs.map { " after \(NumberText.format(NumberText.rounded($0, places: 10))) ms down" } ?? ""): 802.11r failed: \(WalkAnalysis.describe(f))"
+            )
         }
     }
 }

@@ -495,6 +495,75 @@ import Testing
         #expect(value(m, "pushdiag_roam_gap_seconds_count") == Double(expectedRoams))
     }
 
+    /// Failed 802.11r attempts, counted by stage as watch reports them on the same recording:
+    /// walk-ft-failed-keys (the keys never held, rejoined within the roam window: also a roam) and
+    /// lab-walk-ft-refused-late (a lab run of 2026-11-27, kept as it came: ap2 refused the FT
+    /// authentication, status 53, and the station joined its old AP again 15.6 s later, past the
+    /// window: only the connect carries it, and no roam counts it). Then the shipped rule, as
+    /// promtool evaluates it over the series the exporter gave.
+    @Test func failedFastTransitionsAreCountedByStageAndTheShippedAlertFires() throws {
+        var late = ""
+        for name in ["walk-ft-failed-keys", "lab-walk-ft-refused-late"] {
+            let pcap = TestPaths.fixtures.appendingPathComponent(name + "/nl80211.pcap").path
+            let watched = try pushdiag("watch", "--interface", "wlan2", "--replay", pcap, "--format", "jsonl").stdout
+            var expected: [String: Double] = [:]
+            var roamed = 0.0
+            for line in watched.split(separator: "\n") {
+                let e = try json(String(line))
+                guard let f = e["fast_transition_failure"] as? [String: Any], let stage = f["stage"] as? String else { continue }
+                expected[stage, default: 0] += 1
+                if e["event"] as? String == "roam" { roamed += 1 }
+            }
+            #expect(expected == (name == "walk-ft-failed-keys" ? ["keys": 1] : ["authentication": 1]), "\(name): \(watched)")
+            let port = freePort()
+            let e = try exporter(port, ["--interface", "wlan2", "--replay", pcap])
+            defer { e.stop() }
+            #expect(e.wait(for: "no more events"), "\(e.output)")
+            let m = try http("http://127.0.0.1:\(port)/metrics").body
+            for stage in FastTransitionFailure.Stage.allCases.map(\.rawValue) {
+                #expect(value(m, "pushdiag_fast_transition_failures_total", ["stage": stage]) == expected[stage] ?? 0, "\(name) \(stage): \(m)")
+            }
+            let failedRoams = Exposition.series(m, "pushdiag_roams_total", ["result": "fast_transition_failed"]).map(\.value).reduce(0, +)
+            #expect(failedRoams == roamed && roamed == (name == "walk-ft-failed-keys" ? 1 : 0), "\(name): \(m)")
+            // The late connect is in the log too, with the outage and the refusal.
+            if name == "lab-walk-ft-refused-late" {
+                #expect(e.output.contains("ms down: 802.11r failed: FT authentication refused by 02:00:00:00:01:00, status 53"), "\(e.output)")
+                late = m
+            }
+        }
+
+        // The shipped rule over those series as a scrape would give them an hour long: the
+        // counter at 0, then at the exporter's value from minute 40; evaluated at minute 90.
+        let series = Exposition.series(late, "pushdiag_fast_transition_failures_total").map { s in
+            "      - series: 'pushdiag_fast_transition_failures_total{instance=\"ward-3\",\(s.labels.dropFirst())'\n"
+                + "        values: '0x40 \(NumberText.format(s.value))x60'"
+        }
+        #expect(series.count == FastTransitionFailure.Stage.allCases.count, "\(late)")
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rules = TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-exporter-alerts.yml").path
+        let spec = """
+            rule_files: [\(rules)]
+            evaluation_interval: 1m
+            tests:
+              - interval: 1m
+                input_series:
+            \(series.joined(separator: "\n"))
+                alert_rule_test:
+                  - eval_time: 90m
+                    alertname: WiFiFastTransitionsFailing
+                    exp_alerts:
+                      - exp_labels: {severity: warning, instance: ward-3, interface: wlan2, stage: authentication}
+                        exp_annotations:
+                          summary: "ward-3 wlan2: 1 802.11r fast transition(s) failed at the authentication stage in the last hour"
+                          description: "Each fell back to a full authentication: a rejoin, after which an iOS push provider starts again from nothing. Common causes: R0KH/R1KH lists or mobility-domain settings that differ between the APs. pushdiag watch on this interface says which AP refused."
+            """
+        let file = dir.appendingPathComponent("ft-test.yml")
+        try spec.write(to: file, atomically: true, encoding: .utf8)
+        let test = try run("/usr/bin/promtool", ["test", "rules", file.path])
+        #expect(test.status == 0 && test.stdout.contains("SUCCESS"), "\(test.stdout)\(test.stderr)\n\(spec)")
+    }
+
     @Test func badFlagsAreOneLineAndExit3() throws {
         let taken = freePort()
         let server = try responder(taken)

@@ -73,6 +73,28 @@ struct WalkCommandTests {
         #expect(html.contains("<td>FAILED (keys)</td>") && html.contains("fell back to a full authentication (open system)"))
     }
 
+    /// A refused fast transition whose rejoin came after the roam window, as the lab recorded it
+    /// on 2026-11-27 (lab-walk-ft-refused-late, kept as it came): the station left ap1 for ap2,
+    /// ap2 refused the FT authentication (53), ap1 the way back (55), and the station joined ap1
+    /// again 15.6 s after leaving it. The walk's first move carries the refusal; watch's connect
+    /// (not a roam: past its window) carries the same, and its text line the outage.
+    @Test func aRefusedFastTransitionRejoinedAfterTheWindowIsTheMovesFailure() throws {
+        let r = try pushdiag("walk", "--replay", fixture("lab-walk-ft-refused-late"), "--format", "json")
+        #expect(r.status == 2 && r.stderr.isEmpty, "\(r.stderr)")
+        let first = (try json(r.stdout)["roams"] as? [[String: Any]] ?? []).first ?? [:]
+        #expect(first["from_bssid"] as? String == "02:00:00:00:00:00" && first["to_bssid"] as? String == "02:00:00:00:00:00", "\(first)")
+        #expect(first["fast_transition"] as? Bool == false && first["fast_transition_attempt"] as? Bool == true && first["grade"] as? String == "critical")
+        let failure = first["fast_transition_failure"] as? [String: Any] ?? [:]
+        #expect(failure["stage"] as? String == "authentication" && failure["status_code"] as? Int == 53, "\(failure)")
+        #expect(failure["target_bssid"] as? String == "02:00:00:00:01:00" && failure["fallback"] as? String == "open", "\(failure)")
+        let gap = first["link_gap_ms"] as? Double ?? 0
+        #expect(gap > 10_000, "past the 10 s window: \(first)")
+        let watched = try pushdiag("watch", "--replay", fixture("lab-walk-ft-refused-late") + "/nl80211.pcap", "--interface", "wlan2").stdout
+        let connect = watched.split(separator: "\n").first { $0.contains("  connect  ") && $0.contains("FAILED") }.map(String.init) ?? ""
+        #expect(
+            connect.contains("link down \(NumberText.format(gap)) ms  802.11r FAILED: FT authentication refused by 02:00:00:00:01:00, status 53"), "\(watched)")
+    }
+
     /// A walk recorded on a driver whose retries are 0 whatever happens (rtw88) shows none: its
     /// samples' retries are UNKNOWN (absent), the notes say why; the same recording taken at its
     /// word has them.

@@ -68,7 +68,7 @@ public struct WatchEvent: Codable, Sendable, Equatable {
 /// A fast transition (802.11r) that did not complete: the stage it failed at, the code the AP
 /// or the station gave, and what the station did instead.
 public struct FastTransitionFailure: Codable, Sendable, Equatable {
-    public enum Stage: String, Codable, Sendable {
+    public enum Stage: String, Codable, Sendable, CaseIterable {
         /// The target AP refused the FT authentication (`status_code`).
         case authentication
         /// The target AP refused the reassociation (`status_code`).
