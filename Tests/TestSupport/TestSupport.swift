@@ -150,6 +150,25 @@ public enum Exposition {
     }
 }
 
+/// promtool's unit test of alerting rules (`promtool test rules`): the shipped `rules` file over
+/// `series` (a series each: its name with labels, and its values in promtool's expanding
+/// notation, one a minute), with `alerts` the `alert_rule_test` entries written from column 0.
+/// Passed when promtool says SUCCESS; the output includes the spec it ran.
+public func promtoolTestRules(rules: URL, series: [(name: String, values: String)], alerts: String) throws -> (passed: Bool, output: String) {
+    guard let promtool = TestPaths.which("promtool") else { return (false, "promtool is not installed") }
+    let dir = try TestPaths.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let input = series.map { "      - series: '\($0.name)'\n        values: '\($0.values)'" }
+    let tests = alerts.split(separator: "\n", omittingEmptySubsequences: false).map { "      " + $0 }
+    let spec =
+        (["rule_files: [\(rules.path)]", "evaluation_interval: 1m", "tests:", "  - interval: 1m", "    input_series:"] + input
+        + ["    alert_rule_test:"] + tests).joined(separator: "\n") + "\n"
+    let file = dir.appendingPathComponent("rules-test.yml")
+    try spec.write(to: file, atomically: true, encoding: .utf8)
+    let r = try run(promtool, ["test", "rules", file.path])
+    return (r.status == 0 && r.stdout.contains("SUCCESS"), r.stdout + r.stderr + "\n" + spec)
+}
+
 /// Two network namespaces joined by a veth pair on 10.`subnet`.0.0/24: the client's end
 /// `clientDevice` (.2) in `client`, the server's `serverDevice` (.1) in `server`, both up with
 /// their loopbacks. `remove()` deletes both namespaces (and the pair with them). Needs root.
