@@ -148,7 +148,8 @@ for t in (scrape, curl, scrape + curl, post + curl, b"\r\nGET / HTTP/1.0\nConnec
           b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3, 3\r\nContent-Length: 4\r\n\r\n", b"GET /a\rb HTTP/1.1\r\n\r\n", b"GET / HTTP/1.1\r\n\r\n", b"GET / HTTP/1.0\r\nHost: a\r\nhost: a\r\n\r\n",
           b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 999999999999999999999999999999\r\n\r\n", b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
           b"GET http://[fe80::1%25wlan0]:9877/metrics?x HTTP/1.1\r\nHost: [fe80::1%25wlan0]:9877\r\n\r\nGET HTTPS://h?q HTTP/1.0\r\n\r\n",
-          b"GET / HTTP/1.1\r\nHost: user@a:80x\r\n\r\n"):
+          b"GET / HTTP/1.1\r\nHost: user@a:80x\r\n\r\n",
+          b"GET http://[::ffff:10.0.0.5]/ HTTP/1.1\r\nHost: [v1F.a:b]\r\n\r\nGET / HTTP/1.1\r\nHost: [fe80::1%25en%2D0]\r\n\r\n"):
     for sizes in (b"\x00\x00", b"\x07\xff", b"\x3f\x02"):
         put(http, sizes + t, 100)
 for k in ("capture", "netlink", "push", "config", "webconfig", "join", "pcapng", "http"):

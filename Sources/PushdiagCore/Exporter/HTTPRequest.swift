@@ -390,8 +390,7 @@ extension HTTPRequestParser {
         if host.first == UInt8(ascii: "[") {
             guard let close = host.firstIndex(of: UInt8(ascii: "]")) else { return false }
             let literal = host[host.index(after: host.startIndex)..<close]
-            // IPv6 (a zone too, RFC 6874: "%25wlan0") or IPvFuture.
-            guard !literal.isEmpty, literal.allSatisfy({ isHostByte($0) || $0 == colon || $0 == UInt8(ascii: "%") }) else { return false }
+            guard isIPLiteral(literal) else { return false }
             let after = host[host.index(after: close)...]
             guard after.isEmpty || after.first == colon else { return false }
             port = after.dropFirst()
@@ -412,6 +411,38 @@ extension HTTPRequestParser {
         }
         return port.allSatisfy(isDigit)
     }
+
+    /// What stands between an IP-literal's brackets (RFC 3986 §3.2.2): an IPv6 address, with a
+    /// zone as RFC 6874 writes it ("%25" and the zone's unreserved or percent-encoded bytes), or an
+    /// IPvFuture ("v", hex digits, ".", then unreserved, sub-delims or ":").
+    static func isIPLiteral<C: Collection<UInt8>>(_ literal: C) -> Bool {
+        if let v = literal.first, lowered(v) == UInt8(ascii: "v") {
+            let rest = literal.dropFirst()
+            guard let dot = rest.firstIndex(of: UInt8(ascii: ".")), dot != rest.startIndex, rest[..<dot].allSatisfy(isHexDigit) else { return false }
+            let tail = rest[rest.index(after: dot)...]
+            return !tail.isEmpty && tail.allSatisfy { isHostByte($0) || $0 == colon }
+        }
+        var address = literal[...]
+        if let percent = literal.firstIndex(of: UInt8(ascii: "%")) {
+            address = literal[..<percent]
+            var zone = literal[percent...]
+            guard zone.starts(with: "%25".utf8) else { return false }
+            zone = zone.dropFirst(3)
+            guard !zone.isEmpty else { return false }
+            while let b = zone.popFirst() {
+                if b == UInt8(ascii: "%") {
+                    guard let h = zone.popFirst(), let l = zone.popFirst(), isHexDigit(h), isHexDigit(l) else { return false }
+                } else if !(isDigit(b) || (lowered(b) >= UInt8(ascii: "a") && lowered(b) <= UInt8(ascii: "z")) || unreservedSymbols.contains(b)) {
+                    return false
+                }
+            }
+        }
+        // IPText reads IPv6 with an IPv4 tail too ("::ffff:10.0.0.1"), as RFC 3986's IPv6address has it.
+        guard address.count <= 45, address.allSatisfy({ isHexDigit($0) || $0 == colon || $0 == UInt8(ascii: ".") }) else { return false }
+        return IPText.parse(String(decoding: address, as: UTF8.self))?.count == 16
+    }
+
+    static let unreservedSymbols = Array("-._~".utf8)
 
     /// unreserved / sub-delims (RFC 3986 §2.2, §2.3).
     static func isHostByte(_ b: UInt8) -> Bool {
