@@ -170,17 +170,25 @@ class Scenario:
                 self.events.append(("extra_loss", float(e["from"]), float(e["to"]), frozenset((a, b)), float(e["db"])))
             else:
                 raise ValueError(f"unknown event kind {kind!r} (gone, extra_loss)")
+        # The same events by radio and by link, for the per-frame questions below.
+        self._gone_at = {}
+        self._extra = {}
+        for k, t0, t1, who, db in self.events:
+            if k == "gone":
+                self._gone_at[who] = min(t0, self._gone_at.get(who, t0))
+            else:
+                self._extra.setdefault(who, []).append((t0, t1, db))
 
     def _radio(self, name):
         if name not in self.radios:
             raise ValueError(f"an event names radio {name}, which the scenario does not place")
 
     def gone(self, name, t):
-        return any(k == "gone" and who == name and t >= at for k, at, _, who, _ in self.events)
+        at = self._gone_at.get(name)
+        return at is not None and t >= at
 
     def extra_loss(self, a, b, t):
-        pair = frozenset((a, b))
-        return sum(db for k, t0, t1, who, db in self.events if k == "extra_loss" and who == pair and t0 <= t < t1)
+        return sum(db for t0, t1, db in self._extra.get(frozenset((a, b)), ()) if t0 <= t < t1)
 
     def link_signal(self, a, b, t):
         """The signal (dBm) radio b receives from radio a at time t (reciprocal), or None if
@@ -193,6 +201,10 @@ class Scenario:
 
 def parse_tx_info(rates, flags):
     """HWSIM_ATTR_TX_INFO ({s8 idx, u8 count} x4) and _FLAGS ({s8 idx, u16 flags} x4)."""
+    if len(rates) >= 2 * TX_MAX_RATES and len(flags) >= 3 * TX_MAX_RATES:
+        r = struct.unpack_from("bBbBbBbB", rates)
+        f = struct.unpack_from("=bHbHbHbH", flags)
+        return [(r[0], r[1], f[1]), (r[2], r[3], f[3]), (r[4], r[5], f[5]), (r[6], r[7], f[7])]
     plan = []
     for i in range(TX_MAX_RATES):
         idx, count = struct.unpack_from("bB", rates, 2 * i) if len(rates) >= 2 * (i + 1) else (-1, 0)
@@ -365,12 +377,17 @@ class Medium:
             self.by_medium[medium] = name
             self.names[name] = medium
             self.unicast[iface] = name
+        self.prepare()
         self.start = time.monotonic()
         self.held = False
         self.cache_slot, self.cache = None, {}
         self.stats = {"frames": 0, "delivered": 0, "lost": 0, "attempts": 0, "unacked": 0, "unplaced": 0}
         self.busy = 0.0
         self.behind_reported = 0.0
+
+    def prepare(self):
+        """Each receiver's address attribute, made once rather than per delivery."""
+        self.receiver_attr = {name: nla(HWSIM_ATTR_ADDR_RECEIVER, medium) for name, medium in self.names.items()}
 
     def now(self):
         return 0.0 if self.held else time.monotonic() - self.start
@@ -383,14 +400,16 @@ class Medium:
 
     def link_signal(self, a, b, t):
         """The scenario's link signal, computed once per 50 ms of scenario time (the station
-        walks a few centimetres in that time): the per-frame cost under emulation matters."""
+        walks a few centimetres in that time) and once for both directions (it is reciprocal):
+        the per-frame cost under emulation matters."""
         slot = int(t * 20)
         if slot != self.cache_slot:
             self.cache_slot, self.cache = slot, {}
-        key = (a, b)
-        if key not in self.cache:
-            self.cache[key] = self.s.link_signal(a, b, t)
-        return self.cache[key]
+        key = (a, b) if a < b else (b, a)
+        sig = self.cache.get(key, self)
+        if sig is self:
+            sig = self.cache[key] = self.s.link_signal(a, b, t)
+        return sig
 
     def write(self, record):
         if self.log:
@@ -469,13 +488,14 @@ class Medium:
             self.air.flush()
         if not acked and not no_ack:
             self.stats["unacked"] += 1
+        frame_attr = nla(HWSIM_ATTR_FRAME, frame) if receivers else b""
         for rx, (idx, f) in receivers:
             sig = self.link_signal(tx, rx, t)
             rx_rate = idx if not (f & (HWSIM_TX_RC_MCS | HWSIM_TX_RC_VHT_MCS)) and 0 <= idx < 8 else 0
-            payload = (nla(HWSIM_ATTR_ADDR_RECEIVER, self.names[rx]) + nla(HWSIM_ATTR_FRAME, frame)
-                       + nla(HWSIM_ATTR_RX_RATE, struct.pack("=I", rx_rate))
-                       + nla(HWSIM_ATTR_SIGNAL, struct.pack("=i", int(round(sig))))
-                       + nla(HWSIM_ATTR_FREQ, struct.pack("=I", freq)))
+            # RX_RATE, SIGNAL and FREQ: three attributes of four bytes each, packed at once.
+            payload = (self.receiver_attr[rx] + frame_attr
+                       + struct.pack("=HHIHHiHHI", 8, HWSIM_ATTR_RX_RATE, rx_rate, 8, HWSIM_ATTR_SIGNAL, int(round(sig)),
+                                     8, HWSIM_ATTR_FREQ, freq))
             try:
                 self.genl.send(self.family, HWSIM_CMD_FRAME, payload)
                 self.stats["delivered"] += 1
@@ -489,8 +509,9 @@ class Medium:
         if acked or (group and not (flags & HWSIM_TX_CTL_NO_ACK)):
             back |= HWSIM_TX_STAT_ACK
         ack_sig = self.link_signal(rx_target, tx, t) if (rx_target and tx) else None
-        payload = (nla(HWSIM_ATTR_ADDR_TRANSMITTER, tx_medium) + nla(HWSIM_ATTR_FLAGS, struct.pack("=I", back))
-                   + nla(HWSIM_ATTR_SIGNAL, struct.pack("=i", int(round(ack_sig if ack_sig is not None else -95))))
+        payload = (nla(HWSIM_ATTR_ADDR_TRANSMITTER, tx_medium)
+                   + struct.pack("=HHIHHi", 8, HWSIM_ATTR_FLAGS, back, 8, HWSIM_ATTR_SIGNAL,
+                                 int(round(ack_sig if ack_sig is not None else -95)))
                    + nla(HWSIM_ATTR_TX_INFO, rates) + nla(HWSIM_ATTR_COOKIE, cookie))
         try:
             self.genl.send(self.family, HWSIM_CMD_TX_INFO_FRAME, payload)
