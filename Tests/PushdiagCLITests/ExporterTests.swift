@@ -509,10 +509,10 @@ import Testing
             var expected: [String: Double] = [:]
             var roamed = 0.0
             for line in watched.split(separator: "\n") {
-                let e = try json(String(line))
-                guard let f = e["fast_transition_failure"] as? [String: Any], let stage = f["stage"] as? String else { continue }
+                let event = try json(String(line))
+                guard let f = event["fast_transition_failure"] as? [String: Any], let stage = f["stage"] as? String else { continue }
                 expected[stage, default: 0] += 1
-                if e["event"] as? String == "roam" { roamed += 1 }
+                if event["event"] as? String == "roam" { roamed += 1 }
             }
             #expect(expected == (name == "walk-ft-failed-keys" ? ["keys": 1] : ["authentication": 1]), "\(name): \(watched)")
             let port = freePort()
@@ -547,7 +547,7 @@ import Testing
                     - exp_labels: {severity: warning, instance: ward-3, interface: wlan2, stage: authentication}
                       exp_annotations:
                         summary: "ward-3 wlan2: 1 802.11r fast transition(s) failed at the authentication stage in the last hour"
-                        description: "Each fell back to a full authentication: a rejoin, after which an iOS push provider starts again from nothing. Common causes: R0KH/R1KH lists or mobility-domain settings that differ between the APs. pushdiag watch on this interface says which AP refused."
+                        description: "The target AP refused the fast transition (authentication, reassociation) or its keys never held (keys): the station joined again some other way, or not at once, and an iOS push provider starts again from nothing after such a rejoin. Common causes: R0KH/R1KH lists or mobility-domain settings that differ between the APs. pushdiag watch on this interface names the AP."
                 """)
         #expect(test.passed, "\(test.output)")
     }

@@ -89,10 +89,18 @@ struct WalkCommandTests {
         #expect(failure["target_bssid"] as? String == "02:00:00:00:01:00" && failure["fallback"] as? String == "open", "\(failure)")
         let gap = first["link_gap_ms"] as? Double ?? 0
         #expect(gap > 10_000, "past the 10 s window: \(first)")
-        let watched = try pushdiag("watch", "--replay", fixture("lab-walk-ft-refused-late") + "/nl80211.pcap", "--interface", "wlan2").stdout
-        let connect = watched.split(separator: "\n").first { $0.contains("  connect  ") && $0.contains("FAILED") }.map(String.init) ?? ""
-        #expect(
-            connect.contains("link down \(NumberText.format(gap)) ms  802.11r FAILED: FT authentication refused by 02:00:00:00:01:00, status 53"), "\(watched)")
+        // watch: the connect carries the same refusal, its gap_ms the walk's link gap; its text
+        // line says the outage.
+        let pcap = fixture("lab-walk-ft-refused-late") + "/nl80211.pcap"
+        let events = try pushdiag("watch", "--replay", pcap, "--interface", "wlan2", "--format", "jsonl").stdout.split(separator: "\n").map {
+            try json(String($0))
+        }
+        let connect = try #require(events.first { $0["event"] as? String == "connect" && $0["fast_transition_failure"] is [String: Any] }, "\(events)")
+        #expect(abs((connect["gap_ms"] as? Double ?? 0) - gap) < 0.001, "\(connect)")
+        #expect((connect["fast_transition_failure"] as? [String: Any])?["status_code"] as? Int == 53, "\(connect)")
+        let text = try pushdiag("watch", "--replay", pcap, "--interface", "wlan2").stdout
+        #expect(text.contains("ms  802.11r FAILED: FT authentication refused by 02:00:00:00:01:00, status 53"), "\(text)")
+        #expect(text.split(separator: "\n").contains { $0.contains("  connect  ") && $0.contains("  link down ") && $0.contains("FAILED") }, "\(text)")
     }
 
     /// A walk recorded on a driver whose retries are 0 whatever happens (rtw88) shows none: its

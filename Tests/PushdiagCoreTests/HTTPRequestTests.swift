@@ -202,6 +202,8 @@ import Testing
             ("GET / HTTP/1.1\r\nHost: [fe80::1%25a/b]\r\n\r\n", .malformed("a Host field that is not a host"), 400),
             ("GET / HTTP/1.1\r\nHost: [v.x]\r\n\r\n", .malformed("a Host field that is not a host"), 400),
             ("GET / HTTP/1.1\r\nHost: [v1.]\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.1\r\nHost: [::ffff:010.0.0.1]\r\n\r\n", .malformed("a Host field that is not a host"), 400),
+            ("GET / HTTP/1.1\r\nHost: [::1.2.3.04]\r\n\r\n", .malformed("a Host field that is not a host"), 400),
             ("GET http://[a]/metrics HTTP/1.1\r\nHost: a\r\n\r\n", .malformed("an absolute-form target whose authority is not a host"), 400),
             ("GET / HTTP/1.1\r\nHost: a%2\r\n\r\n", .malformed("a Host field that is not a host"), 400),
             ("GET / HTTP/1.0\r\nHost: caf\u{E9}\r\n\r\n", .malformed("a Host field that is not a host"), 400),
@@ -309,7 +311,7 @@ import Testing
     @Test func hostsThatAreHosts() {
         for host in [
             "", "a", "localhost:9877", "10.0.0.5:9877", "10.0.0.5:", "[::1]", "[::1]:9877", "[fe80::1%25wlan0]:1", "[v1.x]", "PUSH-01.ward_3.example",
-            "[2001:db8::10.0.0.1]", "[::ffff:10.0.0.5]:9877", "[fe80::1%25en%2D0]", "[V1F.a:b]", "[2001:DB8:0:0:0:0:0:1]",
+            "[2001:db8::10.0.0.1]", "[::ffff:10.0.0.5]:9877", "[::0.0.0.0]", "[fe80::1%25en%2D0]", "[V1F.a:b]", "[2001:DB8:0:0:0:0:0:1]",
             "a%2Db", "sub!$&'()*+,;=delims", "~",
         ] {
             #expect(one("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n")?.header("Host") == host, "\(host)")

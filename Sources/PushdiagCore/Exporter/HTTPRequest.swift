@@ -432,24 +432,32 @@ extension HTTPRequestParser {
             while let b = zone.popFirst() {
                 if b == UInt8(ascii: "%") {
                     guard let h = zone.popFirst(), let l = zone.popFirst(), isHexDigit(h), isHexDigit(l) else { return false }
-                } else if !(isDigit(b) || (lowered(b) >= UInt8(ascii: "a") && lowered(b) <= UInt8(ascii: "z")) || unreservedSymbols.contains(b)) {
+                } else if !isUnreserved(b) {
                     return false
                 }
             }
         }
-        // IPText reads IPv6 with an IPv4 tail too ("::ffff:10.0.0.1"), as RFC 3986's IPv6address has it.
+        // IPText reads IPv6 with an IPv4 tail too ("::ffff:10.0.0.1"), as RFC 3986's IPv6address
+        // has it; its dec-octets have no leading zero ("010" is not one), which IPText allows.
         guard address.count <= 45, address.allSatisfy({ isHexDigit($0) || $0 == colon || $0 == UInt8(ascii: ".") }) else { return false }
+        var tail = address[...]
+        while let c = tail.firstIndex(of: colon) { tail = tail[tail.index(after: c)...] }
+        let octets = tail.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        if octets.count > 1, octets.contains(where: { $0.count > 1 && $0.first == UInt8(ascii: "0") }) { return false }
         return IPText.parse(String(decoding: address, as: UTF8.self))?.count == 16
+    }
+
+    /// unreserved (RFC 3986 §2.3): letters, digits and -._~.
+    static func isUnreserved(_ b: UInt8) -> Bool {
+        isDigit(b) || (lowered(b) >= UInt8(ascii: "a") && lowered(b) <= UInt8(ascii: "z")) || unreservedSymbols.contains(b)
     }
 
     static let unreservedSymbols = Array("-._~".utf8)
 
     /// unreserved / sub-delims (RFC 3986 §2.2, §2.3).
-    static func isHostByte(_ b: UInt8) -> Bool {
-        isDigit(b) || (lowered(b) >= UInt8(ascii: "a") && lowered(b) <= UInt8(ascii: "z")) || hostSymbols.contains(b)
-    }
+    static func isHostByte(_ b: UInt8) -> Bool { isUnreserved(b) || subDelims.contains(b) }
 
-    static let hostSymbols = Array("-._~!$&'()*+,;=".utf8)
+    static let subDelims = Array("!$&'()*+,;=".utf8)
 
     static func isHexDigit(_ b: UInt8) -> Bool { isDigit(b) || (lowered(b) >= UInt8(ascii: "a") && lowered(b) <= UInt8(ascii: "f")) }
 

@@ -356,6 +356,8 @@ def hwsim_radios():
 
 # --- the medium -----------------------------------------------------------------------------
 
+_UNCACHED = object()  # link_signal's cache holds None for a link with a radio gone
+
 class Medium:
     def __init__(self, scenario, log, air=None):
         self.s = scenario
@@ -406,8 +408,8 @@ class Medium:
         if slot != self.cache_slot:
             self.cache_slot, self.cache = slot, {}
         key = (a, b) if a < b else (b, a)
-        sig = self.cache.get(key, self)
-        if sig is self:
+        sig = self.cache.get(key, _UNCACHED)
+        if sig is _UNCACHED:
             sig = self.cache[key] = self.s.link_signal(a, b, t)
         return sig
 
