@@ -16,6 +16,7 @@ struct ThresholdFlagTests {
             ([wifi, survey, walk], "--signal-warning", "-65:"), ([wifi, survey, capture], "--utilization-critical", "~:45"),
             ([wifi, survey, capture], "--retransmission-critical", "20"), ([heartbeat, survey], "--rtt-critical", "~:800"),
             ([heartbeat, survey], "--loss-warning", "2"), ([wifi, survey], "--snr-warning", "20:"),
+            ([wifi, survey], "--snr-critical", "10:"),
         ]
         for (commands, flag, good) in cases {
             for command in commands {

@@ -52,6 +52,33 @@ struct WiFiAnalysisTests {
         #expect(row?.status == .unknown && row?.hint == missing.utilizationUnknown)
     }
 
+    /// Signal over the in-use channel's noise floor (-75 over -95: 20 dB): a warning below
+    /// --snr-warning (25 by default), critical below --snr-critical only when one is set (the
+    /// table has none), refused when it is above the warning.
+    @Test func snrIsCriticalOnlyWhenALimitIsSet() throws {
+        var samples = [
+            sample(0, active: 100, busy: 10, inUse: true, packets: 10, retries: 0), sample(1, active: 1100, busy: 20, inUse: true, packets: 20, retries: 0),
+        ]
+        for i in samples.indices {
+            samples[i].survey[1].noise = -95
+            samples[i].stations[0].signal = -75
+        }
+        func snr(_ t: Thresholds) -> Finding? {
+            WiFiAnalysis.report(interface: NL80211.Interface(ifindex: 3), samples: samples, scan: [], thresholds: t).findings.first { $0.check == .snr }
+        }
+        let byDefault = snr(Thresholds())
+        #expect(byDefault?.severity == .warning && byDefault?.value == 20 && byDefault?.threshold == 25, "\(String(describing: byDefault))")
+        let critical = snr(try Thresholds.resolve(["snr_critical": 22]).get())
+        #expect(critical?.severity == .critical && critical?.threshold == 22, "\(String(describing: critical))")
+        #expect(critical?.message.hasSuffix("is 20 dB, below 22 dB") == true, "\(String(describing: critical))")
+        let notYet = snr(try Thresholds.resolve(["snr_critical": 15]).get())
+        #expect(notYet?.severity == .warning && notYet?.threshold == 25)
+        #expect(snr(try Thresholds.resolve(["snr_warning": 18, "snr_critical": 10]).get()) == nil)
+        #expect(throws: SettingsError.usage("--snr-critical (30) must not be above --snr-warning (25)")) {
+            try Thresholds.resolve(["snr_critical": 30]).get()
+        }
+    }
+
     @Test func retransmissionsWrapAndRebaseline() {
         let wrap = WiFiAnalysis.report(
             interface: NL80211.Interface(ifindex: 3),

@@ -13,16 +13,18 @@ public struct Thresholds: Sendable, Equatable {
     /// The current BSS's signal: below these, a warning and a critical finding.
     public var signalWarningDbm = ThresholdRow.signal.warning
     public var signalCriticalDbm = ThresholdRow.signal.critical!
-    /// Signal over the channel's noise floor: a warning below this, where the driver reports noise.
+    /// Signal over the channel's noise floor, where the driver reports noise: a warning below
+    /// the first, critical below the second when one is set (the table has none).
     public var snrWarningDb = ThresholdRow.snr.warning
+    public var snrCriticalDb: Double? = ThresholdRow.snr.critical
 
     public init() {}
 
     /// The defaults with `values` (keyed `retransmission_warning`, …, as `ThresholdRow.limits`
     /// gives them) over them, refused when a warning and a critical limit are the wrong way round.
     public static func resolve(_ values: [String: Double]) -> Result<Thresholds, SettingsError> {
-        // The rows these limits come from, each with the properties it sets (snr has no critical
-        // limit here).
+        // The rows these limits come from, each with the properties it sets (snr's critical limit,
+        // none unless set, below).
         let rows: [(ThresholdRow, WritableKeyPath<Thresholds, Double>, WritableKeyPath<Thresholds, Double>?)] = [
             (.retransmission, \.retryWarning, \.retryCritical), (.utilization, \.utilizationWarning, \.utilizationCritical),
             (.signal, \.signalWarningDbm, \.signalCriticalDbm), (.snr, \.snrWarningDb, nil),
@@ -33,6 +35,10 @@ public struct Thresholds: Sendable, Equatable {
             guard let critical else { continue }
             if let v = values[row.key(.critical)] { t[keyPath: critical] = v }
             if let why = row.orderProblem(warning: t[keyPath: warning], critical: t[keyPath: critical]) { return .failure(.usage(why)) }
+        }
+        if let v = values[ThresholdRow.snr.key(.critical)] {
+            t.snrCriticalDb = v
+            if let why = ThresholdRow.snr.orderProblem(warning: t.snrWarningDb, critical: v) { return .failure(.usage(why)) }
         }
         return .success(t)
     }

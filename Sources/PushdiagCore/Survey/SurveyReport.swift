@@ -113,6 +113,7 @@ public struct SurveyThresholds: Sendable, Equatable {
         p.signalWarningDbm = self[.signal].warning.start ?? -200
         p.signalCriticalDbm = self[.signal].critical.start ?? -200
         p.snrWarningDb = self[.snr].warning.start ?? -200
+        p.snrCriticalDb = self[.snr].critical.start
         return p
     }
 

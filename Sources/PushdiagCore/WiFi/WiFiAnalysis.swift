@@ -318,13 +318,14 @@ public enum WiFiAnalysis {
                     ))
             }
         }
-        if let snr, let (_, limit) = Thresholds.grade(below: Double(snr), warning: thresholds.snrWarningDb, critical: -.infinity) {
+        if let snr, let (sev, limit) = Thresholds.grade(below: Double(snr), warning: thresholds.snrWarningDb, critical: thresholds.snrCriticalDb ?? -.infinity)
+        {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             findings.append(
                 Finding(
-                    check: .snr, severity: .warning, subject: subject, value: Double(snr), threshold: limit, unit: "dB",
+                    check: .snr, severity: sev, subject: subject, value: Double(snr), threshold: limit, unit: "dB",
                     source: "station_and_survey",
-                    message: "\(subject): signal \(signal!) dBm over noise \(noise!) dBm is \(snr) dB, below \(NumberText.format(thresholds.snrWarningDb)) dB"))
+                    message: "\(subject): signal \(signal!) dBm over noise \(noise!) dBm is \(snr) dB, below \(NumberText.format(limit)) dB"))
         }
         for b in bss {
             guard let l = b.bssLoad,

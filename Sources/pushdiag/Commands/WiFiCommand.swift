@@ -36,15 +36,10 @@ struct WiFiCommand: ParsableCommand {
     @OptionGroup var netlink: NetlinkOptions
     @OptionGroup var driver: DriverOption
     @OptionGroup var thresholds: ThresholdOptions
-
-    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.warning)) var signalWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.critical)) var signalCritical: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.snr.argumentHelp(.warning)) var snrWarning: String?
+    @OptionGroup var signalLimits: SignalThresholdOptions
 
     /// The air's limits and the signal's, over the table's defaults.
-    func airLimits() throws -> Thresholds {
-        try thresholds.thresholds([(.signal, .warning, signalWarning), (.signal, .critical, signalCritical), (.snr, .warning, snrWarning)])
-    }
+    func airLimits() throws -> Thresholds { try thresholds.thresholds(signalLimits.typed) }
 
     func validate() throws {
         guard (count ?? 1) >= 1 else { throw ValidationError("--count must be at least 1") }

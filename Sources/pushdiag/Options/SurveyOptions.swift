@@ -43,10 +43,7 @@ struct SurveyOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ThresholdRow.retransmission.argumentHelp(.warning)) var retransmissionWarning: String?
     @Option(parsing: .unconditional, help: ThresholdRow.retransmission.argumentHelp(.critical)) var retransmissionCritical: String?
     @OptionGroup var heartbeatLimits: HeartbeatThresholdOptions
-    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.warning)) var signalWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.signal.argumentHelp(.critical)) var signalCritical: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.snr.argumentHelp(.warning)) var snrWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.snr.argumentHelp(.critical)) var snrCritical: String?
+    @OptionGroup var signalLimits: SignalThresholdOptions
     @Option(parsing: .unconditional, help: ThresholdRow.certificate.argumentHelp(.warning)) var certificateWarning: String?
     @Option(parsing: .unconditional, help: ThresholdRow.certificate.argumentHelp(.critical)) var certificateCritical: String?
 
@@ -63,9 +60,8 @@ struct SurveyOptions: ParsableArguments {
         tlsFlags.copy(into: &f)
         let typed: [(ThresholdRow, String?, String?)] =
             [(.utilization, utilizationWarning, utilizationCritical), (.retransmission, retransmissionWarning, retransmissionCritical)]
-            + heartbeatLimits.rows.map { ($0.0, $0.warning, $0.critical) } + [
-                (.signal, signalWarning, signalCritical),
-                (.snr, snrWarning, snrCritical), (.certificate, certificateWarning, certificateCritical),
+            + (heartbeatLimits.rows + signalLimits.rows).map { ($0.0, $0.warning, $0.critical) } + [
+                (.certificate, certificateWarning, certificateCritical),
                 (.safeInterval, limits.safeIntervalWarning, limits.safeIntervalCritical),
             ]
         for (row, warning, critical) in typed {
