@@ -515,6 +515,9 @@ import Testing
                 if event["event"] as? String == "roam" { roamed += 1 }
             }
             #expect(expected == (name == "walk-ft-failed-keys" ? ["keys": 1] : ["authentication": 1]), "\(name): \(watched)")
+            // watch's summary counts them as the exporter does.
+            let summary = try json(String(watched.split(separator: "\n").last ?? ""))
+            #expect(summary["fast_transition_failures"] as? Int == 1, "\(name): \(summary)")
             let port = freePort()
             let e = try exporter(port, ["--interface", "wlan2", "--replay", pcap])
             defer { e.stop() }

@@ -92,6 +92,7 @@ struct RoamTrackerTests {
         #expect(r.first?.fastTransition == false && r.first?.fastTransitionAttempt == true)
         #expect(r.first?.fastTransitionFailure == FastTransitionFailure(stage: .keys, targetBssid: b, reasonCode: 2, byAp: false, fallback: .open))
         #expect(t.roams == 1 && t.connects == 0 && t.flush(now: .max, name: { _ in "wlan0" }).isEmpty)
+        #expect(t.fastTransitionFailures == 1)
     }
 
     /// Issue 32's second sequence: a deauthentication (reason 1, local), an FT authentication
@@ -118,6 +119,7 @@ struct RoamTrackerTests {
         #expect(later.map(\.event) == [.roam, .disconnect], "\(later)")
         #expect(later.first?.fromBssid == a && later.first?.bssid == b && later.first?.gapMs == 40 && later.first?.fastTransition == true)
         #expect(later.first?.timeNs == 1_040_000_000 && later.first?.fastTransitionFailure == nil)
+        #expect(t.fastTransitionFailures == 0)
     }
 
     /// The AP refused the FT authentication (status 53, invalid PMKID... any code) or the
@@ -194,7 +196,9 @@ struct RoamTrackerTests {
         #expect(r.map(\.event) == [.connect] && r[0].bssid == a && r[0].gapMs == 15_570, "\(r)")
         #expect(r.first?.fastTransition == false && r.first?.fastTransitionAttempt == true)
         #expect(r.first?.fastTransitionFailure == FastTransitionFailure(stage: .authentication, targetBssid: c, statusCode: 53, fallback: .open))
-        #expect(t.roams == 0 && t.connects == 1)
+        #expect(t.roams == 0 && t.connects == 1 && t.fastTransitionFailures == 1)
+        #expect(t.summary(start: 0, end: 20_000_000_000).fastTransitionFailures == 1)
+        #expect(WatchTextRenderer.summary(t.summary(start: 0, end: 20_000_000_000)).contains(" 0 roams, 1 failed 802.11r over "))
         // watch's text line says it on the connect, as on a roam.
         let line = r.first.map(WatchTextRenderer.line) ?? ""
         #expect(

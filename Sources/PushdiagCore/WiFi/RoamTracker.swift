@@ -116,6 +116,9 @@ public struct WatchSummary: Codable, Sendable, Equatable {
     public var roamsPerHour: Double
     @Nullable public var longestGapMs: Double?
     @Nullable public var meanGapMs: Double?
+    /// Failed 802.11r fast transitions reported (on a roam, or on the connect that ended a
+    /// longer outage), as the exporter counts them.
+    public var fastTransitionFailures: Int
 }
 
 public struct RoamTracker {
@@ -153,6 +156,7 @@ public struct RoamTracker {
     public private(set) var connects = 0
     public private(set) var disconnects = 0
     public private(set) var roams = 0
+    public private(set) var fastTransitionFailures = 0
     public private(set) var longestGapNs: Int64?
     var gapSumNs: Int64 = 0
     var gapCount = 0
@@ -167,6 +171,16 @@ public struct RoamTracker {
     /// Feeds one nl80211 event. `name(ifindex)` and `ssid(ifindex, bssid)` look up what the
     /// event does not carry (from GET_INTERFACE / the scan cache, live or recorded).
     public mutating func handle(_ e: NL80211.Event, time: Int64, name: (UInt32) -> String, ssid: (UInt32, MACAddress?) -> String?) -> [WatchEvent] {
+        counted(events(for: e, time: time, name: name, ssid: ssid))
+    }
+
+    /// What watch reports is what it counts: the failed fast transitions among `out`.
+    mutating func counted(_ out: [WatchEvent]) -> [WatchEvent] {
+        fastTransitionFailures += out.count { $0.fastTransitionFailure != nil }
+        return out
+    }
+
+    mutating func events(for e: NL80211.Event, time: Int64, name: (UInt32) -> String, ssid: (UInt32, MACAddress?) -> String?) -> [WatchEvent] {
         if first == nil { first = time }
         last = time
         var out = flush(now: time, name: name)
@@ -305,7 +319,9 @@ public struct RoamTracker {
     /// forgotten (its disconnect was reported) or, when it had reassociated, reported as the
     /// failed move it was; a refused one that began with the link down is kept for the connect
     /// that ends that outage. `now` = `Int64.max` at the end.
-    public mutating func flush(now: Int64, name: (UInt32) -> String) -> [WatchEvent] {
+    public mutating func flush(now: Int64, name: (UInt32) -> String) -> [WatchEvent] { counted(settled(now: now, name: name)) }
+
+    mutating func settled(now: Int64, name: (UInt32) -> String) -> [WatchEvent] {
         var out: [WatchEvent] = []
         for ifindex in states.keys.sorted() {
             guard let a = states[ifindex]?.attempt else { continue }
@@ -363,6 +379,7 @@ public struct RoamTracker {
             event: "summary", durationSeconds: NumberText.rounded(duration, places: 1000), connects: connects, disconnects: disconnects, roams: roams,
             roamsPerHour: duration > 0 ? NumberText.rounded(Double(roams) * 3600 / duration) : 0,
             longestGapMs: longestGapNs.map { NumberText.rounded(Double($0) / 1e6, places: 1000) },
-            meanGapMs: gapCount > 0 ? NumberText.rounded(Double(gapSumNs) / Double(gapCount) / 1e6, places: 1000) : nil)
+            meanGapMs: gapCount > 0 ? NumberText.rounded(Double(gapSumNs) / Double(gapCount) / 1e6, places: 1000) : nil,
+            fastTransitionFailures: fastTransitionFailures)
     }
 }
