@@ -95,6 +95,21 @@ struct RoamTrackerTests {
         #expect(t.fastTransitionFailures == 1)
     }
 
+    /// A fast transition whose keys never held and no fresh association within the window: the
+    /// failed move is reported when the window has passed, by the next event, and counted once
+    /// (the event's own step settles what is due first).
+    @Test func aFailedMoveSettledByTheNextEventIsCountedOnce() {
+        var t = RoamTracker(windowSeconds: 10)
+        t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+        _ = feed(&t, .authenticate(ifindex: 3, bssid: b, algorithm: 2, status: 0), at: 1000, ssid: nil)
+        _ = feed(&t, .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: true), at: 1010, ssid: "ward-3")
+        _ = feed(&t, .disconnect(ifindex: 3, reason: 2, byAP: false), at: 1030, ssid: nil)
+        let r = feed(&t, .connect(ifindex: 3, bssid: a, status: 0, timedOut: false, fastTransition: nil), at: 20_000, ssid: "ward-3")
+        #expect(r.map(\.event) == [.roam, .connect], "\(r)")
+        #expect(r.first?.fastTransitionFailure?.stage == .keys && r.last?.fastTransitionFailure == nil, "\(r)")
+        #expect(t.fastTransitionFailures == 1 && t.summary(start: 0, end: 20_000_000_000).fastTransitionFailures == 1)
+    }
+
     /// Issue 32's second sequence: a deauthentication (reason 1, local), an FT authentication
     /// and the reassociation: a completed fast transition from a.
     @Test func fastTransitionThatBeganWithADeauthentication() {

@@ -183,7 +183,7 @@ public struct RoamTracker {
     mutating func events(for e: NL80211.Event, time: Int64, name: (UInt32) -> String, ssid: (UInt32, MACAddress?) -> String?) -> [WatchEvent] {
         if first == nil { first = time }
         last = time
-        var out = flush(now: time, name: name)
+        var out = settled(now: time, name: name)  // counted with the rest, by handle
         switch e {
         case .authenticate(let ifindex?, let bssid, let algorithm?, let status):
             var st = states[ifindex] ?? State()
