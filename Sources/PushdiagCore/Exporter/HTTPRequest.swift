@@ -400,14 +400,7 @@ extension HTTPRequestParser {
                 port = host[host.index(after: c)...]
                 host = host[..<c]
             }
-            var rest = host
-            while let b = rest.popFirst() {
-                if b == UInt8(ascii: "%") {
-                    guard let h = rest.popFirst(), let l = rest.popFirst(), isHexDigit(h), isHexDigit(l) else { return false }
-                } else if !isHostByte(b) {
-                    return false
-                }
-            }
+            guard isEncoded(host, allowing: isHostByte) else { return false }
         }
         return port.allSatisfy(isDigit)
     }
@@ -425,17 +418,8 @@ extension HTTPRequestParser {
         var address = literal[...]
         if let percent = literal.firstIndex(of: UInt8(ascii: "%")) {
             address = literal[..<percent]
-            var zone = literal[percent...]
-            guard zone.starts(with: "%25".utf8) else { return false }
-            zone = zone.dropFirst(3)
-            guard !zone.isEmpty else { return false }
-            while let b = zone.popFirst() {
-                if b == UInt8(ascii: "%") {
-                    guard let h = zone.popFirst(), let l = zone.popFirst(), isHexDigit(h), isHexDigit(l) else { return false }
-                } else if !isUnreserved(b) {
-                    return false
-                }
-            }
+            let zone = literal[percent...]
+            guard zone.starts(with: "%25".utf8), zone.count > 3, isEncoded(zone.dropFirst(3), allowing: isUnreserved) else { return false }
         }
         // IPText reads IPv6 with an IPv4 tail too ("::ffff:10.0.0.1"), as RFC 3986's IPv6address
         // has it; its dec-octets have no leading zero ("010" is not one), which IPText allows.
@@ -445,6 +429,19 @@ extension HTTPRequestParser {
         let octets = tail.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         if octets.count > 1, octets.contains(where: { $0.count > 1 && $0.first == UInt8(ascii: "0") }) { return false }
         return IPText.parse(String(decoding: address, as: UTF8.self))?.count == 16
+    }
+
+    /// Every byte `allowed` or a percent-encoding ("%" and two hex digits, RFC 3986 §2.1).
+    static func isEncoded<C: Collection<UInt8>>(_ bytes: C, allowing allowed: (UInt8) -> Bool) -> Bool {
+        var rest = bytes[...]
+        while let b = rest.popFirst() {
+            if b == UInt8(ascii: "%") {
+                guard let h = rest.popFirst(), let l = rest.popFirst(), isHexDigit(h), isHexDigit(l) else { return false }
+            } else if !allowed(b) {
+                return false
+            }
+        }
+        return true
     }
 
     /// unreserved (RFC 3986 §2.3): letters, digits and -._~.
