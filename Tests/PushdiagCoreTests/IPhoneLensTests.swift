@@ -99,6 +99,16 @@ struct IPhoneLensTests {
         // The strongest being 5 GHz already is the margin's choice.
         let five = lens(-75, [entry(ap2, -60, freq: 2462), entry(ap3, -50, freq: 5180)]).roams
         #expect(five.map(\.rule) == [.marginTraffic] && five.first?.toBssid == ap3)
+        // A 6 GHz candidate (channel 5, 5975 MHz) and a 4.9 GHz one (channel 184, 4920 MHz) are
+        // above 2.4 GHz as WiFiBand names them: preferred the same way.
+        for freq in [5975, 4920] {
+            let r = lens(-75, [entry(ap2, -50, freq: 2462), entry(ap3, -60, freq: freq)]).roams
+            #expect(r.map(\.rule) == [.prefer5GHz] && r.first?.toBssid == ap3, "\(freq) MHz: \(r)")
+        }
+        // A candidate with no frequency is not preferred.
+        var unknown = entry(ap3, -60)
+        unknown.entry.frequencyMhz = nil
+        #expect(lens(-75, [entry(ap2, -50, freq: 2462), unknown]).roams.first?.toBssid == ap2)
     }
 
     /// The scan the phone would use: the current BSS's 802.11k neighbour report when it

@@ -4,6 +4,19 @@ import PushdiagCore
 import Testing
 
 struct SmallPartsTests {
+    /// Every channel of ChannelPlan falls in the band its number says (IEEE 802.11-2020: 1 to 14
+    /// at 2.4 GHz, 32 to 177 at 5 GHz, the 6 GHz channels from 5,955 MHz), and the edges are
+    /// where WiFiBand puts them.
+    @Test func bandsFollowTheChannelPlan() {
+        for mhz in 2400...7125 {
+            guard let ch = ChannelPlan.channel(forFrequency: mhz) else { continue }
+            let band: WiFiBand = mhz < 2500 ? .twoPointFourGHz : mhz < 5950 ? .fiveGHz : .sixGHz
+            #expect(WiFiBand(frequencyMhz: mhz) == band, "channel \(ch), \(mhz) MHz")
+        }
+        #expect([2999, 3000, 4920, 5924, 5925].map { WiFiBand(frequencyMhz: $0) } == [.twoPointFourGHz, .fiveGHz, .fiveGHz, .fiveGHz, .sixGHz])
+        #expect(WiFiBand(frequencyMhz: nil as Int?) == nil && "\(WiFiBand.twoPointFourGHz)" == "2.4 GHz")
+    }
+
     @Test func crc32() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
         // Slicing-by-8 equals the bitwise definition on lengths around the 8-byte blocks.

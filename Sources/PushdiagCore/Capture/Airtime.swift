@@ -31,7 +31,7 @@ public enum Airtime {
             return nil
         case .legacy(let rate500k):
             let mbps = Double(rate500k) / 2
-            let is24 = frequencyMHz != 0 && frequencyMHz < 3000
+            let is24 = frequencyMHz != 0 && WiFiBand(frequencyMhz: Int(frequencyMHz)) == .twoPointFourGHz
             if rate500k == 2 || rate500k == 4 || rate500k == 11 || rate500k == 22 {
                 let preamble: Double = shortPreamble && rate500k != 2 ? 96 : 192
                 return preamble + Double(8 * length) / mbps

@@ -45,10 +45,4 @@ public enum ChannelPlan {
         default: return nil
         }
     }
-
-    public static func band(forFrequency mhz: Int) -> String {
-        if mhz < 3000 { return "2.4 GHz" }
-        if mhz < 5925 { return "5 GHz" }
-        return "6 GHz"
-    }
 }

@@ -200,7 +200,7 @@ public enum SurveyVerdicts {
         var out: [SurveyCheck] = []
         let channel = r.channel.map { "channel \($0)" } ?? r.frequencyMhz.map { "\($0) MHz" }
         let onChannel = channel.map { "\(r.interface) \($0)" } ?? r.interface
-        let band = r.frequencyMhz.map { $0 < 3000 ? "2.4 GHz" : "5 GHz" }
+        let band = WiFiBand(frequencyMhz: r.frequencyMhz)
         if let u = r.channelUtilizationPercent {
             // Which source decided, in words.
             let from =
@@ -214,7 +214,7 @@ public enum SurveyVerdicts {
                     ($0 == .ok
                         ? limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).within
                         : "\(channel ?? r.interface) is \(pct(u)) busy: move the SSID to a less used channel"
-                            + (band == "2.4 GHz" ? " or reduce 2.4 GHz coverage" : "")
+                            + (band == .twoPointFourGHz ? " or reduce 2.4 GHz coverage" : "")
                             + " (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))") + from
                 })
         } else {

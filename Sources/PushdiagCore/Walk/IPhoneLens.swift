@@ -75,8 +75,9 @@ public struct IPhoneLens: Sendable {
         let qualifying = candidates.filter { $0.dbm - current >= margin }.sorted { $0.dbm > $1.dbm }
         guard let strongest = qualifying.first else { return nil }
         let marginRule: IOSRoamRule = traffic ? .marginTraffic : .marginIdle
-        let fiveGHz = qualifying.first { ($0.bss.freqMhz ?? 0) >= 5000 && $0.dbm > IOSRoamingRule.prefer5GHz.value }
-        if let f = fiveGHz, (strongest.bss.freqMhz ?? 0) < 5000 { return (f.bss, f.dbm, .prefer5GHz) }
+        let fiveOrSixGHz = { (bss: WalkBSS) in WiFiBand(frequencyMhz: bss.freqMhz).map { $0 != .twoPointFourGHz } ?? false }
+        let fiveGHz = qualifying.first { fiveOrSixGHz($0.bss) && $0.dbm > IOSRoamingRule.prefer5GHz.value }
+        if let f = fiveGHz, !fiveOrSixGHz(strongest.bss) { return (f.bss, f.dbm, .prefer5GHz) }
         return (strongest.bss, strongest.dbm, marginRule)
     }
 

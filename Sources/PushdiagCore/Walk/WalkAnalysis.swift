@@ -225,12 +225,6 @@ public struct WalkPlaceReport: Codable, Sendable, Equatable {
 }
 
 public enum WalkAnalysis {
-    /// The band of a frequency: 2.4, 5 or 6 GHz.
-    public static func band(_ mhz: Int?) -> String? {
-        guard let f = mhz else { return nil }
-        return f < 3000 ? "2.4 GHz" : f < 5925 ? "5 GHz" : "6 GHz"
-    }
-
     /// When the loss a reconnect followed began: the first of the unanswered heartbeats sent in a
     /// row before the session gave up (its end minus the time re-establishing took), or that
     /// moment itself when the connection closed with no heartbeat unanswered.
@@ -286,15 +280,17 @@ public enum WalkAnalysis {
             case .some: connection = .lost
             case .none: connection = after != nil || reconnects.allSatisfy({ $0.timeNs < linkDown }) && lost == 0 ? .kept : .lost
             }
-            let bandChanged = band(c.fromFreqMhz) != nil && band(c.toFreqMhz) != nil && band(c.fromFreqMhz) != band(c.toFreqMhz)
+            let (fromBand, toBand) = (WiFiBand(frequencyMhz: c.fromFreqMhz), WiFiBand(frequencyMhz: c.toFreqMhz))
+            let bandChanged = fromBand != nil && toBand != nil && fromBand != toBand
             // An address changed from a second before the link went down to the next move.
             let addresses = interface.filter { $0.isAddress && $0.timeNs >= linkDown - 1_000_000_000 && $0.timeNs < nextMove }
-            var (grade, reason) = Self.grade(c, connection: connection, bandChanged: bandChanged, t: t)
+            var (grade, why) = Self.grade(c, connection: connection, bandChanged: bandChanged, t: t)
             if !addresses.isEmpty {
                 let what = addresses.map { "\($0.change == .addressAdded ? "+" : "-")\($0.address ?? "?")" }.joined(separator: " ")
                 grade = max(grade, .warning)
-                reason = (reason == "within the limits" ? "" : reason + "; ") + "the interface's address changed (\(what)): connections on the old one are gone"
+                why.append("the interface's address changed (\(what)): connections on the old one are gone")
             }
+            let reason = why.isEmpty ? "within the limits" : why.joined(separator: "; ")
             return WalkRoamReport(
                 time: Timestamp.rfc3339(nanoseconds: c.timeNs), fromBssid: c.fromBssid, toBssid: c.toBssid, fromSsid: c.fromSsid, toSsid: c.toSsid,
                 fromFreqMhz: c.fromFreqMhz, toFreqMhz: c.toFreqMhz, bandChanged: bandChanged, fastTransition: c.fastTransition,
@@ -309,8 +305,9 @@ public enum WalkAnalysis {
     /// A fast transition is ok up to 80 ms of link gap, a warning up to 150 ms, critical above;
     /// any other roam ok up to 100 ms, a warning up to 300 ms. A change of SSID, or of band on
     /// one SSID, is at least a warning (an iPhone may drop its push provider there); a roam whose
-    /// connection was not kept is critical.
-    public static func grade(_ c: WalkLinkChange, connection: MoveConnection, bandChanged: Bool, t: WalkThresholds) -> (Severity, String) {
+    /// connection was not kept is critical. The reasons are the grade's, each a phrase (none
+    /// when the move is within the limits).
+    public static func grade(_ c: WalkLinkChange, connection: MoveConnection, bandChanged: Bool, t: WalkThresholds) -> (Severity, [String]) {
         var grade = Severity.ok
         var why: [String] = []
         let ft = c.fastTransition == true
@@ -335,7 +332,9 @@ public enum WalkAnalysis {
             why.append("the SSID changed (\(c.fromSsid!) → \(c.toSsid!))")
         } else if bandChanged {
             grade = max(grade, .warning)
-            why.append("the band changed on one SSID (\(band(c.fromFreqMhz)!) → \(band(c.toFreqMhz)!)): iOS has stopped push providers there")
+            why.append(
+                "the band changed on one SSID (\(WiFiBand(frequencyMhz: c.fromFreqMhz)!) → \(WiFiBand(frequencyMhz: c.toFreqMhz)!)): iOS has stopped push providers there"
+            )
         }
         if let f = c.fastTransitionFailure {
             grade = max(grade, .warning)
@@ -345,7 +344,7 @@ public enum WalkAnalysis {
             grade = .critical
             why.append(connection == .lost ? "the push connection was lost" : "the push connection had to reconnect")
         }
-        return (grade, why.isEmpty ? "within the limits" : why.joined(separator: "; "))
+        return (grade, why)
     }
 
     /// A fast transition's failure in words: the stage and its code.

@@ -45,10 +45,10 @@ public struct BandShares: Codable, Sendable, Equatable {
     public init(frequencies: [Int]) {
         guard !frequencies.isEmpty else { return }
         let n = Double(frequencies.count)
-        let share = { (band: String) in NumberText.rounded(Double(frequencies.filter { WalkAnalysis.band($0) == band }.count) / n, places: 1000) }
-        band24 = share("2.4 GHz")
-        band5 = share("5 GHz")
-        band6 = share("6 GHz")
+        let share = { (band: WiFiBand) in NumberText.rounded(Double(frequencies.filter { WiFiBand(frequencyMhz: $0) == band }.count) / n, places: 1000) }
+        band24 = share(.twoPointFourGHz)
+        band5 = share(.fiveGHz)
+        band6 = share(.sixGHz)
     }
 }
 
