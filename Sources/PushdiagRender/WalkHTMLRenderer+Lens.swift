@@ -19,7 +19,7 @@ extension WalkHTMLRenderer {
         for h in r.coverageHoles {
             svg += strip(
                 "coverage-hole", h.start, h.end, bottom - 5, Self.holeColour,
-                "coverage hole: no BSS of the SSID at -70 dBm or above (\(NumberText.format(h.seconds)) s)")
+                "coverage hole: no BSS of the SSID at \(NumberText.format(IOSRoamingRule.trigger.value)) dBm or above (\(NumberText.format(h.seconds)) s)")
         }
         for z in r.stickyZones {
             svg += strip(
@@ -66,7 +66,10 @@ extension WalkHTMLRenderer {
         }
         out += Self.table(
             "Coverage per place", id: "coverage-table",
-            columns: ["Place", "Samples with scan", "BSSs ≥ -67 dBm (fewest)", "Most", "Co-channel ≥ -82 dBm", "2.4 GHz", "5 GHz", "6 GHz"], r.coverage,
+            columns: [
+                "Place", "Samples with scan", "BSSs ≥ \(NumberText.format(IOSRoamingRule.coverage.value)) dBm (fewest)", "Most",
+                "Co-channel ≥ \(NumberText.format(IOSRoamingRule.coChannel.value)) dBm",
+            ] + WiFiBand.allCases.map(\.description), r.coverage,
             empty: "No samples."
         ) { c in
             let n = { (v: Int?) in v.map(String.init) ?? "UNKNOWN" }

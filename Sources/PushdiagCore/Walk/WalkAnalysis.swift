@@ -142,9 +142,9 @@ public struct WalkThresholds: Sendable, Equatable {
     public var signalWarningDbm = Int(ThresholdRow.signal.warning)
     public var signalCriticalDbm = Int(ThresholdRow.signal.critical!)
     /// Sticky client: this long below the critical signal while a BSS of the same SSID is this
-    /// much stronger.
+    /// much stronger (iOS's margin while passing traffic: a phone there would have moved).
     public var stickySeconds: Double = 5
-    public var stickyMarginDb = 8
+    public var stickyMarginDb = Int(IOSRoamingRule.marginWithTraffic.value)
     /// An answer later than this is late (a device would feel it).
     public var lateMs: Double = 1000
     public init() {}

@@ -13,12 +13,12 @@ struct WalkCommand: ParsableCommand {
             schedule) on --interval, samples the link over nl80211 on --sample, and follows \
             roams and disconnects as they happen, all on one clock. Each roam is joined with \
             what the push connection saw across it (push gap, lost heartbeats, kept, \
-            reconnected or lost) and graded: an 802.11r roam is OK up to 80 ms of link gap, a \
-            warning up to 150 ms; any other roam OK up to 100 ms, a warning up to 300 ms; a \
-            change of SSID or of band is at least a warning; a connection not kept is critical. \
-            Samples weaker than -67 dBm are a warning, than -70 dBm critical (iOS looks for \
-            another BSS there); more than 5 s below -70 dBm with a BSS of the same SSID 8 dB \
-            stronger in the scan cache is a sticky client. Through an iPhone's eyes, iOS's \
+            reconnected or lost) and graded: an 802.11r roam is OK up to \(NumberText.format(ThresholdRow.ftGap.warning)) ms of link gap, a warning up to \
+            \(NumberText.format(ThresholdRow.ftGap.critical!)) ms; any other roam OK up to \(NumberText.format(ThresholdRow.roamGap.warning)) ms, a warning up to \(NumberText.format(ThresholdRow.roamGap.critical!)) ms; \
+            a change of SSID or of band is at least a warning; a connection not kept is critical. Samples weaker than \(NumberText.format(ThresholdRow.signal.warning)) dBm \
+            are a warning, than \(NumberText.format(ThresholdRow.signal.critical!)) dBm critical (iOS looks for another BSS below \(NumberText.format(IOSRoamingRule.trigger.value)) dBm); more than \
+            \(NumberText.format(WalkThresholds().stickySeconds)) s below the critical level with a BSS of the same SSID \(NumberText.format(Double(WalkThresholds().stickyMarginDb))) dB stronger \
+            in the scan cache is a sticky client. Through an iPhone's eyes, iOS's \
             roaming rules applied to the samples and the scan cache (--signal-offset): predicted \
             roams, sticky zones, coverage holes and coverage per place. A heartbeat lost or 30 ms \
             over the run's p95 is a stall, named by what the link did then (own scan, channel \
