@@ -20,6 +20,11 @@ public struct HistoryHTMLRenderer {
 
     static let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
+    /// A percentage row's Apple limit (its default critical level) as a chart's limit line.
+    static func apple(_ row: ThresholdRow) -> (Double, String)? {
+        row.critical.map { ($0, "\(NumberText.format($0))% (Apple)") }
+    }
+
     /// A line chart: series of (time, value), a horizontal limit line, y from 0.
     static func chart(
         id: String, title: String, unit: String, series: [(name: String, points: [(Date, Double)])], limit: (Double, String)?, from: Date, to: Date
@@ -109,9 +114,11 @@ public struct HistoryHTMLRenderer {
         var body =
             "<h1>\(Self.esc(title))</h1><p class=\"meta\">\(points.count) surveys from \(ISO8601DateFormatter().string(from: from)) to \(ISO8601DateFormatter().string(from: to))</p>"
         body += Self.chart(
-            id: "utilization", title: "Channel utilisation", unit: "%", series: series(.channelUtilization), limit: (40, "40% (Apple)"), from: from, to: to)
+            id: "utilization", title: "Channel utilisation", unit: "%", series: series(.channelUtilization), limit: Self.apple(.utilization), from: from, to: to
+        )
         body += Self.chart(
-            id: "retransmissions", title: "Retransmissions", unit: "%", series: series(.retransmissions) + series(.frameRetries), limit: (15, "15% (Apple)"),
+            id: "retransmissions", title: "Retransmissions", unit: "%", series: series(.retransmissions) + series(.frameRetries),
+            limit: Self.apple(.retransmission),
             from: from, to: to)
         body += Self.chart(
             id: "heartbeat-rtt", title: "Heartbeat round trip", unit: " ms", series: rtt.keys.sorted().map { ($0, rtt[$0]!) }, limit: nil, from: from, to: to)
