@@ -54,10 +54,15 @@ say "the release build done"
 wait $virt_wifi # missing, the lab says so and LabTests fails
 cat .build/virt-wifi-build.log
 
-# The cores this process may use (Cpus_allowed_list: "0-1", "2,4-5"): the first for the VM of
-# sections 1 to 8b, the others for the builds beside it.
+# The cores this process may use (Cpus_allowed_list: "0-1", "2,4-5"), no more of them than a
+# cgroup's CPU quota allows in whole cores (cgroup v2's cpu.max, v1's cfs quota), so that the
+# builds never take the VM's share: the first for the VM of sections 1 to 8b, the others for
+# the builds beside it.
 cpus=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status | tr ',' '\n' |
   awk -F- '{ if (NF == 2) for (i = $1; i <= $2; i++) print i; else print $1 }')
+quota=$( { cat /sys/fs/cgroup/cpu.max || paste -d' ' /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu/cpu.cfs_period_us; } 2> /dev/null |
+  awk '$1 ~ /^[0-9]+$/ && $2 > 0 { print int($1 / $2) }')
+[ -z "$quota" ] || cpus=$(head -n "$((quota > 0 ? quota : 1))" <<< "$cpus")
 vm_cpu=$(head -1 <<< "$cpus")
 build_cpus=$(tail -n +2 <<< "$cpus" | paste -sd,)
 
