@@ -232,7 +232,8 @@ public final class InterfaceFollower: Sendable {
             metrics.histogram(MetricFamily.roamGap).record((e.gapMs ?? 0) / 1000)
             log.line(
                 "wifi \(name): roam \(e.fromBssid?.description ?? "?") → \(e.bssid?.description ?? "?")"
-                    + "\(e.gapMs.map { ", gap \(NumberText.format(NumberText.rounded($0, places: 10))) ms" } ?? ""), \(grade.rawValue): \(why)")
+                    + "\(e.gapMs.map { ", gap \(NumberText.format(NumberText.rounded($0, places: 10))) ms" } ?? ""), \(grade.rawValue): \(WalkAnalysis.reason(why))"
+            )
         case .connect:
             guard let f = e.fastTransitionFailure else { break }
             log.line(

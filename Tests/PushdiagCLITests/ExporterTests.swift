@@ -493,6 +493,13 @@ import Testing
         #expect(Int(fast) == expectedRoams, "\(m)")
         #expect(Int(graded) == expectedRoams, "\(m)")
         #expect(value(m, "pushdiag_roam_gap_seconds_count") == Double(expectedRoams))
+        // Each roam's log line ends with its grade and its reasons in words, as the walk's report
+        // says them: an ok one "within the limits".
+        let logged = e.output.split(separator: "\n").filter { $0.contains("wifi wlan2: roam ") }
+        #expect(logged.count == expectedRoams, "\(e.output)")
+        let ok = Exposition.series(m, "pushdiag_roams_total", ["grade": "ok"]).map(\.value).reduce(0, +)
+        #expect(logged.filter { $0.hasSuffix(", ok: within the limits") }.count == Int(ok) && ok > 0, "\(e.output)")
+        #expect(!logged.contains { $0.contains(": [") || $0.hasSuffix(": ") }, "\(e.output)")
     }
 
     /// Failed 802.11r attempts, counted by stage as watch reports them on the same recording:

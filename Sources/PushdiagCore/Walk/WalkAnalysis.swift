@@ -290,7 +290,7 @@ public enum WalkAnalysis {
                 grade = max(grade, .warning)
                 why.append("the interface's address changed (\(what)): connections on the old one are gone")
             }
-            let reason = why.isEmpty ? "within the limits" : why.joined(separator: "; ")
+            let reason = Self.reason(why)
             return WalkRoamReport(
                 time: Timestamp.rfc3339(nanoseconds: c.timeNs), fromBssid: c.fromBssid, toBssid: c.toBssid, fromSsid: c.fromSsid, toSsid: c.toSsid,
                 fromFreqMhz: c.fromFreqMhz, toFreqMhz: c.toFreqMhz, bandChanged: bandChanged, fastTransition: c.fastTransition,
@@ -346,6 +346,10 @@ public enum WalkAnalysis {
         }
         return (grade, why)
     }
+
+    /// A move's reasons as the walk's report and the exporter's log say them: joined by "; ", or
+    /// "within the limits" when there are none.
+    public static func reason(_ why: [String]) -> String { why.isEmpty ? "within the limits" : why.joined(separator: "; ") }
 
     /// A fast transition's failure in words: the stage and its code.
     public static func describe(_ f: FastTransitionFailure) -> String {
