@@ -77,9 +77,9 @@ debug: deps
 # 0.1 to 0.5 s of CPU per run here and 10 to 15 s in the lab's emulated VM; one test still asks
 # the debug build for every command's help, so those checks keep running (ArgumentDefinitionTests).
 # Tests/make-test.sh runs the phases: the release build; the lab's VM of sections 1 to 8b on one
-# vCPU held to one core, and on the other core the one debug build (with the tests, under ASan:
+# vCPU held to one core, and on the other cores the one debug build (with the tests, under ASan:
 # .build-asan) and then the fuzz targets' build (-Onone); the medium's walks in a VM of their own
-# on both cores; then side by side the fuzz targets' 10 s runs, make demo, and the suite a suite
+# on every core; then side by side the fuzz targets' 10 s runs, make demo, and the suite a suite
 # a process, four at a time (Tests/suite.sh), LabTests among them. docs/PERFORMANCE.md, "make test", has the phases and
 # their times. (Through SUBMAKE, not $(MAKE): a line naming $(MAKE) runs even under make -n,
 # and this one starts the VM.)

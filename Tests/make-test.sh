@@ -60,14 +60,26 @@ cat .build/virt-wifi-build.log
 # the builds beside it.
 cpus=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status | tr ',' '\n' |
   awk -F- '{ if (NF == 2) for (i = $1; i <= $2; i++) print i; else print $1 }')
-quota=$( { cat /sys/fs/cgroup/cpu.max || paste -d' ' /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu/cpu.cfs_period_us; } 2> /dev/null |
-  awk '$1 ~ /^[0-9]+$/ && $2 > 0 { print int($1 / $2) }')
+# cgroup v2: this process's cgroup and each above it (the smallest quota holds); v1: the cpu
+# controller's own mount.
+cgroup=$(sed -n 's/^0:://p' /proc/self/cgroup)
+quota=$(
+  {
+    while [ -n "$cgroup" ] && [ "$cgroup" != / ]; do
+      cat "/sys/fs/cgroup$cgroup/cpu.max"
+      cgroup=$(dirname "$cgroup")
+    done
+    cat /sys/fs/cgroup/cpu.max
+    paste -d' ' /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu/cpu.cfs_period_us
+  } 2> /dev/null | awk '$1 ~ /^[0-9]+$/ && $2 > 0 { q = int($1 / $2); if (min == "" || q < min) min = q } END { if (min != "") print min }'
+)
 [ -z "$quota" ] || cpus=$(head -n "$((quota > 0 ? quota : 1))" <<< "$cpus")
 vm_cpu=$(head -1 <<< "$cpus")
 build_cpus=$(tail -n +2 <<< "$cpus" | paste -sd,)
 
 # The builds: the debug build with the tests (ASan), then the fuzz targets (built only; their
-# runs come after the VMs). Their verdict in .build/builds.status: 0, or the one that failed.
+# runs come after the VMs). Their verdict in .build/builds.status: 0, or the one that failed
+# (none: they did not finish). Beside the VM a failure is told once the VM is done.
 builds() {
   # shellcheck disable=SC2086 # SWIFT_FLAGS is empty or -v
   $SWIFT build --build-tests "${ASAN[@]}" ${SWIFT_FLAGS:-} > .build/debug-build.log 2>&1 || {
@@ -82,12 +94,31 @@ builds() {
   say "the fuzz targets' build done"
   echo 0 > .build/builds.status
 }
-rm -f .build/builds.status
+rm -f .build/builds.status .build/debug-build.log .build/fuzz-build.log
 bundle=$(pwd)/.build-asan/debug/pushdiagPackageTests.xctest
 lab_failed() {
   PUSHDIAG_TESTS_BUNDLE=$bundle LAB_PART=tests Tests/lab/lab.sh "$out"
   say "the lab FAILED"
   exit 1
+}
+builds_verdict() {
+  case $(cat .build/builds.status 2> /dev/null) in
+    0) ;;
+    asan)
+      tail -40 .build/debug-build.log
+      say "the debug build with the tests (ASan) FAILED"
+      exit 1
+      ;;
+    fuzz)
+      tail -40 .build/fuzz-build.log
+      say "the fuzz targets' build FAILED"
+      exit 1
+      ;;
+    *)
+      say "the builds beside the VM did not finish"
+      exit 1
+      ;;
+  esac
 }
 if [ -n "$build_cpus" ]; then
   export -f builds say
@@ -101,22 +132,11 @@ if [ -n "$build_cpus" ]; then
   beside=
 else
   builds
+  builds_verdict
   LAB_SMP=1 LAB_PART=vm-sections Tests/lab/lab.sh "$out"
   sections=$?
 fi
-case $(cat .build/builds.status 2> /dev/null) in
-  0) ;;
-  asan)
-    tail -40 .build/debug-build.log
-    say "the debug build with the tests (ASan) FAILED"
-    exit 1
-    ;;
-  *)
-    tail -40 .build/fuzz-build.log
-    say "the fuzz targets' build FAILED"
-    exit 1
-    ;;
-esac
+builds_verdict
 [ "$sections" = 0 ] || lab_failed
 PUSHDIAG_TESTS_BUNDLE=$bundle LAB_PART=vm-medium Tests/lab/lab.sh "$out" || lab_failed
 say "the lab's VMs done"
