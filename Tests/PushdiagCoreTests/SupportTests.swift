@@ -4,8 +4,8 @@ import PushdiagCore
 import Testing
 
 struct SmallPartsTests {
-    /// Every channel of ChannelPlan falls in the band its number says (IEEE 802.11-2020: 1 to 14
-    /// at 2.4 GHz, 32 to 177 at 5 GHz, the 6 GHz channels from 5,955 MHz), and the edges are
+    /// Every channel of ChannelPlan falls in its band (IEEE 802.11-2020: 1 to 14 at 2.4 GHz, the
+    /// 5 GHz channels from 5,000 to 5,900 MHz, the 6 GHz ones from 5,955 MHz), and the edges are
     /// where WiFiBand puts them.
     @Test func bandsFollowTheChannelPlan() {
         for mhz in 2400...7125 {
