@@ -24,25 +24,3 @@ public enum LinkType: Int32, Sendable, CaseIterable {
         }
     }
 }
-
-/// Channel number ↔ centre frequency (IEEE 802.11-2020, 2.4 and 5 GHz bands).
-public enum ChannelPlan {
-    public static func channel(forFrequency mhz: Int) -> Int? {
-        switch mhz {
-        case 2484: return 14
-        case 2412...2472 where (mhz - 2407) % 5 == 0: return (mhz - 2407) / 5
-        case 5000...5900 where mhz % 5 == 0: return (mhz - 5000) / 5
-        case 5955...7115 where (mhz - 5950) % 5 == 0: return (mhz - 5950) / 5
-        default: return nil
-        }
-    }
-
-    public static func frequency(forChannel ch: Int, preferring5GHz: Bool = false) -> Int? {
-        switch ch {
-        case 14: return 2484
-        case 1...13 where !preferring5GHz: return 2407 + 5 * ch
-        case 32...177: return 5000 + 5 * ch
-        default: return nil
-        }
-    }
-}
