@@ -105,6 +105,12 @@ struct WalkAnalysisTests {
         }
         #expect(grade(true, 80) == .ok && grade(true, 81) == .warning && grade(true, 150) == .warning && grade(true, 151) == .critical)
         #expect(grade(false, 100) == .ok && grade(false, 101) == .warning && grade(false, 300) == .warning && grade(false, 301) == .critical)
+        // A caller that says the band changed where no frequency was reported gets a warning
+        // that says so, not a crash.
+        let (severity, why) = WalkAnalysis.grade(
+            WalkLinkChange(timeNs: 0, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fastTransition: false, linkGapMs: 10),
+            connection: .kept, bandChanged: true, t: t)
+        #expect(severity == .warning && why == ["the band changed on one SSID (? → ?): iOS has stopped push providers there"], "\(why)")
     }
 
     @Test func bandAndSSIDChangesAreAtLeastWarningsAndALostConnectionIsCritical() {

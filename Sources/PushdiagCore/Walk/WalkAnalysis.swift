@@ -333,7 +333,7 @@ public enum WalkAnalysis {
         } else if bandChanged {
             grade = max(grade, .warning)
             why.append(
-                "the band changed on one SSID (\(WiFiBand(frequencyMhz: c.fromFreqMhz)!) → \(WiFiBand(frequencyMhz: c.toFreqMhz)!)): iOS has stopped push providers there"
+                "the band changed on one SSID (\(WiFiBand(frequencyMhz: c.fromFreqMhz)?.rawValue ?? "?") → \(WiFiBand(frequencyMhz: c.toFreqMhz)?.rawValue ?? "?")): iOS has stopped push providers there"
             )
         }
         if let f = c.fastTransitionFailure {
