@@ -105,6 +105,45 @@ import Testing
         #expect(t.grade(p.critical, row)?.0 == .critical && t.grade(p.warning, row)?.0 == .warning && t.grade(p.ok, row) == nil, "\(row)")
     }
 
+    /// One check refuses bad one-limit values for walk and join alike: a key of another scope, a
+    /// value outside its row's range or not finite, and a limit on the wrong side of the other
+    /// level, set or left at its default; the problem names the key, and the first key in order.
+    @Test(arguments: [ThresholdRow.Scope.walk, .join]) func oneCheckForEveryScopedLimit(scope: ThresholdRow.Scope) throws {
+        let rows = ThresholdRow.rows(scope)
+        let other = ThresholdRow.all.first { !$0.scopes.contains(scope) }!
+        let resolve: ([String: Double]) -> SettingsError? = { values in
+            switch scope {
+            case .walk: if case .failure(let e) = WalkThresholds.resolve(values) { return e }
+            default: if case .failure(let e) = JoinThresholds.resolve(values) { return e }
+            }
+            return nil
+        }
+        #expect(ThresholdRow.problem([:], in: scope) == nil && resolve([:]) == nil)
+        for row in rows {
+            let key = row.key(.warning)
+            let outside = row.valid.upperBound + 1
+            for (values, words) in [
+                ([other.key(.warning): other.warning], "\(scope.rawValue) threshold \(other.key(.warning)): no such limit"),
+                ([key: outside], "\(scope.rawValue) threshold \(key): '\(NumberText.format(outside))' is outside"),
+                ([key: .nan], "\(scope.rawValue) threshold \(key): 'nan' is outside"),
+            ] {
+                let e = try #require(ThresholdRow.problem(values, in: scope), "\(values)")
+                #expect(e.description.hasPrefix(words), "\(e)")
+                #expect(resolve(values) == e, "resolve says the same")
+            }
+            // The warning moved past the default critical: refused though the critical was not set.
+            guard let critical = row.critical else { continue }
+            let past = row.bad == .above ? critical + 1 : critical - 1
+            guard row.valid.contains(past) else { continue }
+            let e = try #require(ThresholdRow.problem([key: past], in: scope), "\(row)")
+            #expect(e.description.hasPrefix("\(scope.rawValue) thresholds: ") && e.description.contains(row.key(.critical)), "\(e)")
+        }
+        // Several bad keys: the first in order is named, whatever the dictionary's order.
+        let bad = Dictionary(uniqueKeysWithValues: rows.map { ($0.key(.critical), Double.infinity) })
+        let first = rows.map { $0.key(.critical) }.sorted()[0]
+        #expect(ThresholdRow.problem(bad, in: scope)?.description.contains(" \(first):") == true)
+    }
+
     /// The limits every command's plain defaults carry are the table's.
     @Test func theOtherCommandsDefaultsAreTheTables() {
         let t = Thresholds()

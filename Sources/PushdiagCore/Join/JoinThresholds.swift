@@ -20,19 +20,9 @@ public struct JoinThresholds: Sendable, Equatable {
     /// in words for a key that is not a join limit, a value outside its row's range, or a warning
     /// above its critical.
     public static func resolve(_ values: [String: Double]) -> Result<JoinThresholds, SettingsError> {
-        for (k, v) in values.sorted(by: { $0.key < $1.key }) {
-            guard let (row, _) = ThresholdRow.row(key: k, in: .join) else { return .failure(.usage("join threshold \(k): no such limit")) }
-            guard v.isFinite, row.valid.contains(v) else {
-                return .failure(.usage("join threshold \(k): '\(NumberText.format(v))' is \(ThresholdProblem.outside(valid: row.valid, unit: row.unit))"))
-            }
-        }
+        if let problem = ThresholdRow.problem(values, in: .join) { return .failure(problem) }
         var t = JoinThresholds()
         t.values = values
-        for row in ThresholdRow.rows(.join) {
-            if let c = t.critical(row), let why = row.orderProblem(warning: t.warning(row), critical: c, name: { row.key($0) }) {
-                return .failure(.usage("join thresholds: \(why)"))
-            }
-        }
         return .success(t)
     }
 }

@@ -8,8 +8,9 @@ public struct ThresholdRow: Sendable, Equatable, CustomStringConvertible {
     public enum Bad: Sendable, Equatable { case above, below }
     /// `warning` or `critical`: the two limits of every row.
     public enum Level: String, Sendable, CaseIterable { case warning, critical }
-    /// Where the row may be set: survey and report (`[thresholds]`), walk (`[walk]`), join (`[join]`).
-    public enum Scope: Sendable, Equatable { case survey, walk, join }
+    /// Where the row may be set: survey and report (`[thresholds]`), walk (`[walk]`), join
+    /// (`[join]`); the raw value is the command's name.
+    public enum Scope: String, Sendable, Equatable { case survey, walk, join }
 
     /// `utilization`, …: the stem of its keys and flags.
     public let name: String
@@ -244,6 +245,27 @@ extension ThresholdRow {
     public static func row(key: String, in scope: Scope) -> (ThresholdRow, Level)? {
         for r in rows(scope) {
             for l in Level.allCases where r.key(l) == key { return (r, l) }
+        }
+        return nil
+    }
+
+    /// What is wrong with one-limit values of a scope (`[walk]`, `[join]`: flags over the
+    /// configuration, keyed as it keys them), in words; nil when nothing is. Every key must be a
+    /// limit of the scope and every value a finite number within its row's range (keys in order,
+    /// the first problem said), and each row's warning and critical limit, set or default, the
+    /// right way round.
+    public static func problem(_ values: [String: Double], in scope: Scope) -> SettingsError? {
+        for (k, v) in values.sorted(by: { $0.key < $1.key }) {
+            guard let (row, _) = row(key: k, in: scope) else { return .usage("\(scope.rawValue) threshold \(k): no such limit") }
+            guard v.isFinite, row.valid.contains(v) else {
+                return .usage("\(scope.rawValue) threshold \(k): '\(NumberText.format(v))' is \(ThresholdProblem.outside(valid: row.valid, unit: row.unit))")
+            }
+        }
+        for row in rows(scope) {
+            guard let c = values[row.key(.critical)] ?? row.critical else { continue }
+            if let why = row.orderProblem(warning: values[row.key(.warning)] ?? row.warning, critical: c, name: { row.key($0) }) {
+                return .usage("\(scope.rawValue) thresholds: \(why)")
+            }
         }
         return nil
     }

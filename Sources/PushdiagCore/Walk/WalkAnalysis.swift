@@ -152,25 +152,14 @@ public struct WalkThresholds: Sendable, Equatable {
     /// Limits from `values` (flags over the configuration, by config key) over the defaults; the
     /// problem in words when they contradict each other.
     public static func resolve(_ values: [String: Double]) -> Result<WalkThresholds, SettingsError> {
+        if let problem = ThresholdRow.problem(values, in: .walk) { return .failure(problem) }
         var t = WalkThresholds()
-        for (k, v) in values {
-            guard let (row, _) = ThresholdRow.row(key: k, in: .walk) else { return .failure(.usage("walk threshold \(k): no such limit")) }
-            guard row.valid.contains(v), v.isFinite else {
-                return .failure(.usage("walk threshold \(k): '\(NumberText.format(v))' is \(ThresholdProblem.outside(valid: row.valid, unit: row.unit))"))
-            }
-        }
-        t.fastTransitionWarningMs = values["ft_gap_warning"] ?? t.fastTransitionWarningMs
-        t.fastTransitionCriticalMs = values["ft_gap_critical"] ?? t.fastTransitionCriticalMs
-        t.roamWarningMs = values["roam_gap_warning"] ?? t.roamWarningMs
-        t.roamCriticalMs = values["roam_gap_critical"] ?? t.roamCriticalMs
-        t.signalWarningDbm = values["signal_warning"].map { Int($0.rounded()) } ?? t.signalWarningDbm
-        t.signalCriticalDbm = values["signal_critical"].map { Int($0.rounded()) } ?? t.signalCriticalDbm
-        for (row, w, c) in [
-            (ThresholdRow.ftGap, t.fastTransitionWarningMs, t.fastTransitionCriticalMs), (.roamGap, t.roamWarningMs, t.roamCriticalMs),
-            (.signal, Double(t.signalWarningDbm), Double(t.signalCriticalDbm)),
-        ] {
-            if let why = row.orderProblem(warning: w, critical: c, name: { row.key($0) }) { return .failure(.usage("walk thresholds: \(why)")) }
-        }
+        t.fastTransitionWarningMs = values[ThresholdRow.ftGap.key(.warning)] ?? t.fastTransitionWarningMs
+        t.fastTransitionCriticalMs = values[ThresholdRow.ftGap.key(.critical)] ?? t.fastTransitionCriticalMs
+        t.roamWarningMs = values[ThresholdRow.roamGap.key(.warning)] ?? t.roamWarningMs
+        t.roamCriticalMs = values[ThresholdRow.roamGap.key(.critical)] ?? t.roamCriticalMs
+        t.signalWarningDbm = values[ThresholdRow.signal.key(.warning)].map { Int($0.rounded()) } ?? t.signalWarningDbm
+        t.signalCriticalDbm = values[ThresholdRow.signal.key(.critical)].map { Int($0.rounded()) } ?? t.signalCriticalDbm
         return .success(t)
     }
 }

@@ -4,7 +4,7 @@ import PushdiagIO
 
 /// `join`'s limits: the flags, then the configuration file's [join] table, then the defaults;
 /// their help, bounds and meaning come from the threshold table (`ThresholdRow`, scope `.join`).
-struct JoinThresholdOptions: ParsableArguments {
+struct JoinThresholdOptions: ScopedThresholdOptions {
     @Option(parsing: .unconditional, help: ThresholdRow.pushReady.argumentHelp(.warning)) var pushReadyWarning: String?
     @Option(parsing: .unconditional, help: ThresholdRow.pushReady.argumentHelp(.critical)) var pushReadyCritical: String?
     @Option(parsing: .unconditional, help: ThresholdRow.joinLink.argumentHelp(.warning)) var joinLinkWarning: String?
@@ -17,24 +17,13 @@ struct JoinThresholdOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ThresholdRow.joinName.argumentHelp(.critical)) var joinNameCritical: String?
     @Option(parsing: .unconditional, help: ThresholdRow.joinPush.argumentHelp(.warning)) var joinPushWarning: String?
     @Option(parsing: .unconditional, help: ThresholdRow.joinPush.argumentHelp(.critical)) var joinPushCritical: String?
+    @OptionGroup var file: LimitsFile<JoinThresholds>
 
-    @Option(
-        help: ArgumentHelp(
-            "Configuration file for the [join] limits (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.", valueName: "FILE"),
-        completion: .file())
-    var config: String?
-
-    /// The limits: flags, then the configuration's [join] table, then the defaults.
-    func thresholds() throws -> JoinThresholds {
-        let typed: [(ThresholdRow, String?, String?)] = [
+    var typed: [(ThresholdRow, ThresholdRow.Level, String?)] {
+        [
             (.pushReady, pushReadyWarning, pushReadyCritical), (.joinLink, joinLinkWarning, joinLinkCritical),
             (.joinKeys, joinKeysWarning, joinKeysCritical), (.joinAddress, joinAddressWarning, joinAddressCritical),
             (.joinName, joinNameWarning, joinNameCritical), (.joinPush, joinPushWarning, joinPushCritical),
-        ]
-        let flags = typed.flatMap { row, w, c in [(row, ThresholdRow.Level.warning, w), (row, .critical, c)] }
-        switch JoinThresholds.resolve(try ThresholdRow.configuredLimits(config: config, table: \.join, flags: flags)) {
-        case .success(let t): return t
-        case .failure(let e): throw ValidationError(e.description)
-        }
+        ].flatMap { row, w, c in [(row, ThresholdRow.Level.warning, w), (row, .critical, c)] }
     }
 }

@@ -44,6 +44,50 @@ struct ThresholdOptions: ParsableArguments {
     }
 }
 
+/// Limits whose rows have a table of their own in the configuration file (`[walk]`, `[join]`).
+protocol ScopedLimits {
+    static var scope: ThresholdRow.Scope { get }
+    static var table: KeyPath<PushdiagConfig, [String: Double]> { get }
+    static func resolve(_ values: [String: Double]) -> Result<Self, SettingsError>
+}
+
+extension WalkThresholds: ScopedLimits {
+    static let scope = ThresholdRow.Scope.walk
+    static var table: KeyPath<PushdiagConfig, [String: Double]> { \.walk }
+}
+
+extension JoinThresholds: ScopedLimits {
+    static let scope = ThresholdRow.Scope.join
+    static var table: KeyPath<PushdiagConfig, [String: Double]> { \.join }
+}
+
+/// A command's flags for such limits (`typed`) and its `--config`.
+protocol ScopedThresholdOptions: ParsableArguments {
+    associatedtype Limits: ScopedLimits
+    var typed: [(ThresholdRow, ThresholdRow.Level, String?)] { get }
+    var file: LimitsFile<Limits> { get }
+}
+
+extension ScopedThresholdOptions {
+    /// The limits: flags, then the configuration's table, then the defaults.
+    func thresholds() throws -> Limits {
+        switch Limits.resolve(try ThresholdRow.configuredLimits(config: file.config, table: Limits.table, flags: typed)) {
+        case .success(let t): return t
+        case .failure(let e): throw ValidationError(e.description)
+        }
+    }
+}
+
+/// `--config` of a command with a limits table of its own.
+struct LimitsFile<Limits: ScopedLimits>: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Configuration file for the [\(Limits.scope.rawValue)] limits (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.",
+            valueName: "FILE"),
+        completion: .file())
+    var config: String?
+}
+
 extension ThresholdRow {
     /// The limits of one table of the configuration file (`--config`, else the default file when
     /// it exists: `ConfigLoader.load(explicit:)`), the flags winning over it; for the command's
