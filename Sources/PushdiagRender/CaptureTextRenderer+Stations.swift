@@ -55,7 +55,7 @@ extension CaptureTextRenderer {
             var line = "    dozes: \(d.count), \(seconds(d.totalMs)) in all"
             if let l = d.longestMs { line += ", longest \(seconds(l))" }
             line += "; woke by PS-Poll \(d.wokeByPsPoll), PM clear \(d.wokeByPmClear), U-APSD trigger \(d.wokeByUapsdTrigger), other \(d.wokeByOther)"
-            line += "; \(d.framesFromApWhileDozing) frames from the AP meanwhile"
+            line += "; \(NumberText.count(d.framesFromApWhileDozing, "frame")) from the AP meanwhile"
             if let b = d.bufferedInTim, let n = d.notBufferedInTim {
                 line += "; its AID in the TIM during \(b) of \(b + n) dozes"
                 if d.timUnknown > 0 { line += " (UNKNOWN for \(d.timUnknown))" }

@@ -95,7 +95,7 @@ public struct CaptureTextRenderer {
         let btm = r.bssTransitionManagement
         if btm.queries + btm.requests + btm.responses > 0 {
             out +=
-                "  BSS transition management: \(btm.queries) queries, \(btm.requests) requests, \(btm.responses) responses (\(btm.accepted) accepted, \(btm.rejected) rejected)\n"
+                "  BSS transition management: \(NumberText.count(btm.queries, "query", plural: "queries")), \(NumberText.count(btm.requests, "request")), \(NumberText.count(btm.responses, "response")) (\(btm.accepted) accepted, \(btm.rejected) rejected)\n"
         }
         out += renderSteering(r)
         out += renderStations(r)

@@ -108,7 +108,7 @@ public struct HeartbeatTextRenderer {
 extension HeartbeatTextRenderer {
     /// `heartbeat --find-idle-timeout`: one line per rung, then the verdict.
     public func render(_ r: IdleTimeoutReport) -> String {
-        var out = "\(r.target) (\(r.protocol)): idle timeout, \(r.rungs.count) connections left idle\n"
+        var out = "\(r.target) (\(r.protocol)): idle timeout, \(NumberText.count(r.rungs.count, "connection")) left idle\n"
         let rows = r.rungs.map { g -> [String] in
             [
                 DurationText.format(g.idleS), g.outcome.rawValue.replacingOccurrences(of: "_", with: " "),

@@ -31,7 +31,7 @@ public struct JoinHTMLRenderer {
         let reached = r.cycles.filter { $0.pushReadyMs != nil }.count
         var body = "<h1>pushdiag join on \(HTML.escape(r.interface)) to \(HTML.escape(r.server)) (\(HTML.escape(r.mode)))</h1>"
         body +=
-            "<p class=\"meta\"><span id=\"status\" class=\"status \(r.status.rawValue)\">\(r.status.nagiosName)</span> · \(r.cycles.count) cycle\(r.cycles.count == 1 ? "" : "s"), \(reached) push-ready"
+            "<p class=\"meta\"><span id=\"status\" class=\"status \(r.status.rawValue)\">\(r.status.nagiosName)</span> · \(NumberText.count(r.cycles.count, "cycle")), \(reached) push-ready"
             + (r.pushReady.p50Ms.map { " · push-ready median \(NumberText.format($0)) ms" } ?? "")
             + (r.pushReady.maxMs.map { ", slowest \(NumberText.format($0)) ms" } ?? "") + "</p>"
         let scale = Self.scale(r)
@@ -106,7 +106,7 @@ public struct JoinHTMLRenderer {
 
     /// The steps over all cycles, then push-ready and the groups graded.
     func summary(_ r: JoinReport) -> String {
-        var out = "<h2>Over \(r.cycles.count) cycle\(r.cycles.count == 1 ? "" : "s")</h2>"
+        var out = "<h2>Over \(NumberText.count(r.cycles.count, "cycle"))</h2>"
         let statusColumns = JoinStepStatus.allCases.map { $0.rawValue.spaced }
         out += "<table id=\"summary-table\"><tr><th>Step</th>" + statusColumns.map { "<th>\($0)</th>" }.joined() + "<th>p50</th><th>p95</th><th>max</th></tr>"
         for s in r.summary {

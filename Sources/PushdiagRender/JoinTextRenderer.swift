@@ -9,7 +9,7 @@ public enum JoinTextRenderer {
 
     public static func render(_ r: JoinReport) -> String {
         let reached = r.cycles.filter { $0.pushReadyMs != nil }.count
-        var out = "pushdiag join on \(r.interface) to \(r.server) (\(r.mode)): \(r.cycles.count) cycle\(r.cycles.count == 1 ? "" : "s"), "
+        var out = "pushdiag join on \(r.interface) to \(r.server) (\(r.mode)): \(NumberText.count(r.cycles.count, "cycle")), "
         out += "\(reached) push-ready: \(r.status.nagiosName)\n"
         for c in r.cycles { out += "\n" + cycle(c) }
         out += "\n" + summary(r)
@@ -73,7 +73,7 @@ public enum JoinTextRenderer {
     }
 
     static func summary(_ r: JoinReport) -> String {
-        var out = "over \(r.cycles.count) cycle\(r.cycles.count == 1 ? "" : "s"):\n"
+        var out = "over \(NumberText.count(r.cycles.count, "cycle")):\n"
         var t = TextTable([
             ("step", .left), ("ok", .right), ("skipped", .right), ("not used", .right), ("not visible", .right), ("failed", .right),
             ("not reached", .right), ("p50", .right), ("p95", .right), ("max", .right),

@@ -82,7 +82,7 @@ public struct WalkHTMLRenderer {
         let c = r.connection
         body +=
             "<p class=\"meta\"><span id=\"status\" class=\"status \(r.status.rawValue)\">\(r.status.nagiosName)</span> · \(HTML.escape(r.started)) · \(NumberText.format(r.durationSeconds)) s\(r.interrupted ? " (interrupted)" : "") · "
-            + "\(c.heartbeatsAnswered)/\(c.heartbeatsSent) heartbeats answered, \(c.heartbeatsLost) lost, \(c.reconnects) reconnects"
+            + "\(c.heartbeatsAnswered)/\(c.heartbeatsSent) heartbeats answered, \(c.heartbeatsLost) lost, \(NumberText.count(c.reconnects, "reconnect"))"
             + (c.rttMs.map { ", round trip median \(NumberText.format($0.median)) ms, p95 \(NumberText.format($0.p95)) ms" } ?? "")
             + (c.lost ? ", <strong>connection lost</strong>" : "") + "</p>"
         if let e = c.error { body += "<p class=\"error\">The push connection could not be opened: \(HTML.escape(e))</p>" }

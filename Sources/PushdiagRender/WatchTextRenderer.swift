@@ -24,7 +24,7 @@ public enum WatchTextRenderer {
     }
 
     public static func summary(_ s: WatchSummary) -> String {
-        "summary: \(s.connects) connects, \(s.disconnects) disconnects, \(s.roams) roams, \(s.fastTransitionFailures) failed 802.11r"
+        "summary: \(NumberText.count(s.connects, "connect")), \(NumberText.count(s.disconnects, "disconnect")), \(NumberText.count(s.roams, "roam")), \(s.fastTransitionFailures) failed 802.11r"
             + " over \(NumberText.format(s.durationSeconds)) s"
             + " (\(NumberText.format(s.roamsPerHour)) roams/hour)"
             + (s.longestGapMs.map { ", longest gap \(NumberText.format($0)) ms" } ?? "")

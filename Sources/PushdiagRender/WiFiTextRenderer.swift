@@ -33,7 +33,7 @@ public struct WiFiTextRenderer {
         if let f = r.frequencyMhz {
             out += ", " + (r.channel.map { "channel \($0) " } ?? "") + "(\(f) MHz" + (r.channelWidthMhz.map { ", \($0) MHz wide" } ?? "") + ")"
         }
-        out += "\n  \(r.samples) sample\(r.samples == 1 ? "" : "s") over \(NumberText.format(r.windowSeconds)) s"
+        out += "\n  \(NumberText.count(r.samples, "sample")) over \(NumberText.format(r.windowSeconds)) s"
         out +=
             "; channel utilisation "
             + (r.channelUtilizationPercent.map { NumberText.format($0) + "% (\(Self.source(r.channelUtilizationSource?.rawValue)))" } ?? "UNKNOWN")

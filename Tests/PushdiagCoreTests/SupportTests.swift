@@ -17,6 +17,13 @@ struct SmallPartsTests {
         #expect(WiFiBand(frequencyMhz: nil as Int?) == nil && "\(WiFiBand.twoPointFourGHz)" == "2.4 GHz")
     }
 
+    /// A count and its noun: singular for one only (zero takes the plural, as in "0 roams").
+    @Test func countsNameTheirNoun() {
+        #expect([0, 1, 2].map { NumberText.count($0, "cycle") } == ["0 cycles", "1 cycle", "2 cycles"])
+        #expect(NumberText.count(UInt64(1), "frame") == "1 frame" && NumberText.count(3, "query", plural: "queries") == "3 queries")
+        #expect(NumberText.count(1, "query", plural: "queries") == "1 query")
+    }
+
     @Test func crc32() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
         // Slicing-by-8 equals the bitwise definition on lengths around the 8-byte blocks.

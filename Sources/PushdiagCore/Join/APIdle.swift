@@ -150,7 +150,7 @@ public enum APIdle {
         let spoke =
             frames == 0
             ? ""
-            : "; the station sent \(frames) frame\(frames == 1 ? "" : "s") of its own meanwhile\(keepAlives > 0 ? " (\(keepAlives) keep-alive\(keepAlives == 1 ? "" : "s"))" : "")"
+            : "; the station sent \(NumberText.count(frames, "frame")) of its own meanwhile\(keepAlives > 0 ? " (\(NumberText.count(keepAlives, "keep-alive")))" : "")"
         // nl80211's count of what the station sent, read at the silence's start and end: what the
         // interface did not show (its first and last reads within the silence).
         let reads = after.compactMap { e -> (Int64, UInt32)? in
@@ -211,14 +211,14 @@ public enum APIdle {
         if let h = hidden, h > 0 {
             return rung(
                 .notSilent, nil, nil,
-                "kept, but the station sent \(h) frame\(h == 1 ? "" : "s") the interface did not show (nl80211's count of frames sent to the AP: null or management frames, such as mac80211's probes of its AP), so the AP saw it active and the silence is not known\(spoke)"
+                "kept, but the station sent \(NumberText.count(h, "frame")) the interface did not show (nl80211's count of frames sent to the AP: null or management frames, such as mac80211's probes of its AP), so the AP saw it active and the silence is not known\(spoke)"
             )
         }
         // Keep-alives most of the station's frames: they kept it (an ARP reply or a DHCP renewal
         // beside them is named, not a reason to call the station busy).
         if keepAlives * 2 > frames && kept < idle {
             let others = frames - keepAlives
-            let besides = others == 0 ? "" : " and \(others) other frame\(others == 1 ? "" : "s") of its own"
+            let besides = others == 0 ? "" : " and \(NumberText.count(others, "other frame")) of its own"
             return rung(
                 .keptAlive, kept, nil,
                 "kept by the station's own keep-alives (\(keepAlives), empty frames to the AP at its BSS Max Idle Period)\(besides): the longest silence was \(DurationText.format(kept))"

@@ -438,7 +438,7 @@ public struct LoadReport: Codable, Sendable, Equatable {
             f.append(
                 Finding(
                     check: .loadDropouts, severity: .warning, subject: target, value: Double(dropped), threshold: 0, unit: "clients", source: "load",
-                    message: "\(target): the server closed \(dropped) connections during the run"))
+                    message: "\(target): the server closed \(NumberText.count(dropped, "connection")) during the run"))
         }
         findings = f.sorted { $0.severity > $1.severity }
         status = findings.map(\.severity).max() ?? .ok

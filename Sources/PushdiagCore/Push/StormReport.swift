@@ -251,7 +251,7 @@ public enum StormAnalysis {
                 Finding(
                     check: .stormGaveUp, severity: .critical, subject: target, value: Double(r.gaveUp), threshold: 0, unit: "clients", source: "storm",
                     message:
-                        "\(target): \(r.gaveUp) of \(r.dropped) devices gave up after the drop: every attempt of the reconnect schedule failed (\(describe(r.failures)))"
+                        "\(target): \(r.gaveUp) of \(NumberText.count(r.dropped, "device")) gave up after the drop: every attempt of the reconnect schedule failed (\(describe(r.failures)))"
                 ))
         }
         let local = r.failures.local + r.failuresBeforeDrop.local
@@ -261,7 +261,7 @@ public enum StormAnalysis {
                     check: .stormLocalLimits, severity: .unknown, subject: target, value: Double(local), threshold: 0, unit: "attempts",
                     source: "storm",
                     message:
-                        "\(target): \(local) attempts failed on this machine's own limits (local ports or open files), not the server's doing; the server's part cannot be told"
+                        "\(target): \(NumberText.count(local, "attempt")) failed on this machine's own limits (local ports or open files), not the server's doing; the server's part cannot be told"
                 ))
         }
         if r.interrupted, r.dropped == 0 || r.stillOut > 0 {
@@ -271,7 +271,7 @@ public enum StormAnalysis {
                     source: "storm",
                     message: r.dropped == 0
                         ? "\(target): stopped before the drop: no storm was measured"
-                        : "\(target): stopped before the storm ended: \(r.stillOut) devices were neither back nor given up"))
+                        : "\(target): stopped before the storm ended: \(NumberText.count(r.stillOut, "device")) neither back nor given up"))
         }
         let turnedAway = r.failures.total - r.failures.local
         if r.gaveUp == 0, turnedAway > 0 {

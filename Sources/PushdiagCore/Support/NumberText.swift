@@ -4,6 +4,12 @@ public enum NumberText {
     /// `v` rounded to 1/`places` (100: two decimals).
     public static func rounded(_ v: Double, places: Double = 100) -> Double { (v * places).rounded() / places }
 
+    /// `n` and the noun, singular for one: "1 cycle", "3 cycles" (`plural` for a noun that does not
+    /// take an s).
+    public static func count(_ n: some BinaryInteger, _ noun: String, plural: String? = nil) -> String {
+        "\(n) \(n == 1 ? noun : plural ?? noun + "s")"
+    }
+
     /// The 1-based nearest rank of the `fraction` (0–1) percentile among `count` sorted values.
     public static func nearestRank(_ fraction: Double, count: Int) -> Int { max(1, Int((fraction * Double(count)).rounded(.up))) }
 

@@ -346,7 +346,7 @@ public enum SurveyVerdicts {
             out.append(
                 SurveyCheck(
                     check: .roams, status: .ok, subject: subject, value: Double(r.roamingEvents.count), unit: .roams,
-                    hint: "\(r.roamingEvents.count) roams seen" + (gaps.max().map { ", longest gap \(NumberText.format($0)) ms" } ?? "")))
+                    hint: "\(NumberText.count(r.roamingEvents.count, "roam")) seen" + (gaps.max().map { ", longest gap \(NumberText.format($0)) ms" } ?? "")))
         }
         return out
     }

@@ -152,7 +152,7 @@ public struct IPhoneLens: Sendable {
         var notes: [String] = []
         if !views.isEmpty {
             notes.append(
-                "iPhone lens: \(freshSamples) of \(views.count) samples had scan entries younger than \(NumberText.format(staleAfterMs / 1000)) s (\(scans.count) reads of the scan cache); elsewhere no candidate, hole or coverage is judged"
+                "iPhone lens: \(freshSamples) of \(NumberText.count(views.count, "sample")) had scan entries younger than \(NumberText.format(staleAfterMs / 1000)) s (\(NumberText.count(scans.count, "read")) of the scan cache); elsewhere no candidate, hole or coverage is judged"
             )
         }
         if followed > 0 {

@@ -139,7 +139,7 @@ extension WalkReport {
                     check: .retries, severity: severity, subject: p.name.isEmpty ? "walk" : p.name, value: pct, threshold: limit, unit: "%",
                     source: "station",
                     message:
-                        "\(NumberText.format(pct))% of \(frames) frames to the AP were retransmitted (the limit: \(NumberText.format(limit))%; Apple's guidance: no more than \(NumberText.format(ThresholdRow.retransmission.critical!))%)"
+                        "\(NumberText.format(pct))% of \(NumberText.count(frames, "frame")) to the AP were retransmitted (the limit: \(NumberText.format(limit))%; Apple's guidance: no more than \(NumberText.format(ThresholdRow.retransmission.critical!))%)"
                 ))
         }
         if let why = t.linkFailure {

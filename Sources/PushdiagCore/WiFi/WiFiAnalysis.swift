@@ -299,7 +299,7 @@ public enum WiFiAnalysis {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             let how =
                 source == .txFailed
-                ? "at least: \(w.failed) frames given up of \(w.packets) sent"
+                ? "at least: \(NumberText.count(w.failed, "frame")) given up of \(w.packets) sent"
                 : "\(w.retries) retries for \(w.packets) frames sent" + (retransSource?.1 == .lowerBound ? "; an undercount" : "")
             findings.append(
                 Finding(

@@ -113,7 +113,7 @@ public enum WiFiSampler {
         var r = WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: thresholds, driver: driver)
         if let note = client.replayNote { r.notes.append(note) }
         if interrupted {
-            r.notes.append("interrupted after \(samples.count) of \(count) samples")
+            r.notes.append("interrupted after \(samples.count) of \(NumberText.count(count, "sample"))")
             r.status = max(r.status, .unknown)
         }
         return r

@@ -53,7 +53,7 @@ public struct HeartbeatCadence: Sendable {
             misses += 1
             guard let allowed = missesAllowed, misses >= allowed else { return nil }
             misses = 0
-            return "\(allowed) heartbeats unanswered"
+            return "\(NumberText.count(allowed, "heartbeat")) unanswered"
         case .connectionLost(let why):
             misses = 0
             return why.description
@@ -317,7 +317,7 @@ public final class HeartbeatSession {
                 state(.waiting, error.description)
             }
         }
-        state(.failed, "connection lost: the reconnect schedule (\(options.schedule.count) attempts) ran out")
+        state(.failed, "connection lost: the reconnect schedule (\(NumberText.count(options.schedule.count, "attempt"))) ran out")
         return .exhausted
     }
 

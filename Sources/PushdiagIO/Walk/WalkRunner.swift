@@ -153,7 +153,7 @@ final class WalkLog: @unchecked Sendable {
             case .reconnect(let r):
                 messages.append(
                     r.succeeded
-                        ? "push reconnected after \(NumberText.format(r.ms)) ms (\(r.attempts) attempts)"
+                        ? "push reconnected after \(NumberText.format(r.ms)) ms (\(NumberText.count(r.attempts, "attempt")))"
                         : "push connection lost: the reconnect schedule ran out")
             case .place(let p): messages.append("place: \(p.name)")
             case .start, .failure, .end: break

@@ -20,7 +20,7 @@ extension HeartbeatCommand {
     func runIdleTimeout(_ o: HeartbeatOptions, rungs: [Double]) throws {
         let finder = IdleTimeoutFinder(o, rungs: rungs, stop: { StopSignal.isRequested })
         let progress = Progress()
-        progress.update("\(rungs.count) connections held idle; the answer comes after \(DurationText.format(rungs.last ?? 0))")
+        progress.update("\(NumberText.count(rungs.count, "connection")) held idle; the answer comes after \(DurationText.format(rungs.last ?? 0))")
         let report = finder.run()
         progress.clear()
         try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)

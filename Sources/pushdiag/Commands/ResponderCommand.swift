@@ -95,7 +95,7 @@ struct ResponderCommand: ParsableCommand {
         }
         FileHandle.standardError.write(Data("pushdiag: responder (\(proto.served)\(tlsCert != nil ? " over TLS" : "")) listening on \(o.endpoint)\n".utf8))
         server.run { StopSignal.isRequested }
-        print("served \(server.connections) connections, \(server.requests) requests, dropped \(server.dropped)")
-        if tlsCert != nil { print("TLS sessions resumed: \(server.resumed) of \(server.connections) connections") }
+        print("served \(NumberText.count(server.connections, "connection")), \(NumberText.count(server.requests, "request")), dropped \(server.dropped)")
+        if tlsCert != nil { print("TLS sessions resumed: \(server.resumed) of \(NumberText.count(server.connections, "connection"))") }
     }
 }
