@@ -118,14 +118,16 @@ struct HeartbeatTests {
     @Test func serverGoneForGoodAndServerRestarted() throws {
         let port = freePort()
         var server = try responder(port)
-        // Kill the server after a few heartbeats; the schedule runs out: connection lost.
+        // Kill the server once the client is connected and has sent a few heartbeats (however
+        // long its start took); the schedule runs out: connection lost.
         let client = try Background(
             TestPaths.binary.path,
             [
                 "heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "40", "--interval", "50ms",
                 "--reconnect-schedule", "0.1,0.1,0.1",
             ])
-        usleep(400_000)
+        #expect(waitEstablished(port: port), "the client did not connect")
+        usleep(150_000)
         server.stop()
         client.process.waitUntilExit()
         let lost = try json(String(client.output.drop(while: { $0 != "{" })))
@@ -139,10 +141,13 @@ struct HeartbeatTests {
             TestPaths.binary.path,
             [
                 "heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "30", "--interval", "50ms",
-                "--reconnect-schedule", "0.5,0.5,0.5,0.5",
+                "--reconnect-schedule", "0.5,0.5,0.5,0.5,0.5,0.5",
             ])
-        usleep(400_000)
+        #expect(waitEstablished(port: port), "the client did not connect")
+        usleep(150_000)
         server.stop()
+        // The first attempt, 0.5 s after the loss, finds nothing listening; the server is back
+        // (once it says it listens) well within the schedule's 3 s.
         usleep(600_000)
         server = try responder(port)
         defer { server.stop() }

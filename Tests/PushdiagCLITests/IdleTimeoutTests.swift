@@ -14,7 +14,9 @@ import Testing
         return b
     }
 
-    /// Runs the finder in the background, does `meanwhile` after `after` seconds, returns its JSON.
+    /// Runs the finder in the background, does `meanwhile` `after` seconds after every rung's
+    /// connection is up (not after the process started: a slow start must not move the rungs
+    /// against the fault), returns its JSON.
     func find(_ port: UInt16, ladder: String, after: Double, _ meanwhile: () -> Void) throws -> [String: Any] {
         let dir = try TestPaths.temporaryDirectory()
         let out = dir.appendingPathComponent("out.json")
@@ -25,6 +27,8 @@ import Testing
         p.standardOutput = try FileHandle(forWritingTo: out)
         p.standardError = FileHandle.nullDevice
         try p.run()
+        let rungs = ladder.split(separator: ",").count
+        #expect(waitEstablished(port: port, count: rungs), "the finder did not open its \(rungs) connections")
         usleep(UInt32(after * 1e6))
         meanwhile()
         p.waitUntilExit()

@@ -42,6 +42,41 @@ public final class Background {
     }
 }
 
+/// Waits until the kernel holds `count` established TCP connections accepted on local `port`
+/// (IPv4, /proc/net/tcp: a client has connected, whatever its start-up took); false after
+/// `seconds`.
+public func waitEstablished(port: UInt16, count: Int = 1, seconds: Double = 10) -> Bool {
+    let local = String(format: ":%04X", port)
+    let end = Date().addingTimeInterval(seconds)
+    while Date() < end {
+        let table = procFile("/proc/net/tcp")
+        let held = table.split(separator: "\n").dropFirst().filter { line in
+            let f = line.split(separator: " ")
+            return f.count > 3 && f[1].hasSuffix(local) && f[3] == "01"
+        }
+        if held.count >= count { return true }
+        usleep(20_000)
+    }
+    return false
+}
+
+/// A /proc file whole: read to its end (Foundation's `String(contentsOfFile:)` stops at the
+/// first short read, and /proc/net/tcp gives a page of records a read).
+func procFile(_ path: String) -> String {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return "" }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { break }
+        bytes += buffer[0..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
 /// A port nobody listens on yet, on loopback.
 public func freePort() -> UInt16 {
     for _ in 0..<50 {
