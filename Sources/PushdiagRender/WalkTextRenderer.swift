@@ -7,7 +7,8 @@ public enum WalkTextRenderer {
         let c = r.connection
         var out = "pushdiag walk on \(r.interface) to \(r.server) (\(r.protocol)), \(NumberText.format(r.durationSeconds)) s from \(r.started)"
         out += r.interrupted ? " (interrupted)\n" : "\n"
-        out += "  push connection: \(c.heartbeatsAnswered)/\(c.heartbeatsSent) heartbeats answered, \(c.heartbeatsLost) lost, \(NumberText.count(c.reconnects, "reconnect"))"
+        out +=
+            "  push connection: \(c.heartbeatsAnswered)/\(c.heartbeatsSent) heartbeats answered, \(c.heartbeatsLost) lost, \(NumberText.count(c.reconnects, "reconnect"))"
         if let rtt = c.rttMs { out += ", round trip median \(NumberText.format(rtt.median)) ms, p95 \(NumberText.format(rtt.p95)) ms" }
         out += c.lost ? ", LOST\n" : "\n"
         if let e = c.error { out += "  could not connect: \(e)\n" }
