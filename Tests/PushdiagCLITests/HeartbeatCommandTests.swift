@@ -126,7 +126,7 @@ struct HeartbeatTests {
                 "heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "40", "--interval", "50ms",
                 "--reconnect-schedule", "0.1,0.1,0.1",
             ])
-        #expect(waitEstablished(port: port), "the client did not connect")
+        #expect(waitTCP(port: port), "the client did not connect")
         usleep(150_000)
         server.stop()
         client.process.waitUntilExit()
@@ -143,7 +143,7 @@ struct HeartbeatTests {
                 "heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "30", "--interval", "50ms",
                 "--reconnect-schedule", "0.5,0.5,0.5,0.5,0.5,0.5",
             ])
-        #expect(waitEstablished(port: port), "the client did not connect")
+        #expect(waitTCP(port: port), "the client did not connect")
         usleep(150_000)
         server.stop()
         // The first attempt, 0.5 s after the loss, finds nothing listening; the server is back
@@ -215,7 +215,9 @@ struct HeartbeatNamespaceTests {
                 "--count", "40", "--interval", "100ms", "--timeout", "300ms", "--misses", "2",
                 "--reconnect-schedule", "0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5",
             ])
-        usleep(1_000_000)
+        // Connected (the server's namespace holds the connection), then a few heartbeats.
+        #expect(waitTCP(port: 3000, namespaceOf: server.process.processIdentifier), "the client did not connect")
+        usleep(500_000)
         _ = try run(ip, ["netns", "exec", cli, "ip", "link", "set", vc1, "down"])
         usleep(2_000_000)
         _ = try run(ip, ["netns", "exec", cli, "ip", "link", "set", vc1, "up"])
@@ -248,7 +250,9 @@ struct HeartbeatStartupStopTests {
         }
         let client = try Background(
             ip, ["netns", "exec", ns, TestPaths.binary.path, "heartbeat", "10.202.0.9:3000", "--format", "json", "--timeout", "20s"])
-        usleep(800_000)
+        // Its SYN is out (the namespace holds the socket in SYN-SENT), however long its start took.
+        #expect(waitTCP(port: 3000, state: .synSent, remote: true, namespaceOf: client.process.processIdentifier), "no connect under way")
+        usleep(200_000)
         let asked = Date()
         kill(client.process.processIdentifier, SIGINT)
         client.process.waitUntilExit()

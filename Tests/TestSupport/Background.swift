@@ -42,17 +42,26 @@ public final class Background {
     }
 }
 
-/// Waits until the kernel holds `count` established TCP connections accepted on local `port`
-/// (IPv4, /proc/net/tcp: a client has connected, whatever its start-up took); false after
-/// `seconds`.
-public func waitEstablished(port: UInt16, count: Int = 1, seconds: Double = 10) -> Bool {
-    let local = String(format: ":%04X", port)
+/// A TCP socket's state as /proc/net/tcp writes it (include/net/tcp_states.h).
+public enum TCPState: String, Sendable {
+    case established = "01"
+    case synSent = "02"
+}
+
+/// Waits until the kernel holds `count` TCP sockets in `state` whose local port (or, with
+/// `remote`, the port they connect to) is `port`, in the network namespace of `pid` (this
+/// process's when nil; /proc/PID/net/tcp is that process's namespace's table), IPv4: a client
+/// has connected, or is connecting, whatever its start-up took. False after `seconds`.
+public func waitTCP(
+    port: UInt16, state: TCPState = .established, count: Int = 1, remote: Bool = false, namespaceOf pid: Int32? = nil, seconds: Double = 10
+) -> Bool {
+    let suffix = String(format: ":%04X", port)
+    let path = pid.map { "/proc/\($0)/net/tcp" } ?? "/proc/net/tcp"
     let end = Date().addingTimeInterval(seconds)
     while Date() < end {
-        let table = procFile("/proc/net/tcp")
-        let held = table.split(separator: "\n").dropFirst().filter { line in
+        let held = procFile(path).split(separator: "\n").dropFirst().filter { line in
             let f = line.split(separator: " ")
-            return f.count > 3 && f[1].hasSuffix(local) && f[3] == "01"
+            return f.count > 3 && f[remote ? 2 : 1].hasSuffix(suffix) && f[3] == state.rawValue
         }
         if held.count >= count { return true }
         usleep(20_000)
