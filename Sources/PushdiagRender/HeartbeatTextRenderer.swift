@@ -111,7 +111,7 @@ extension HeartbeatTextRenderer {
         var out = "\(r.target) (\(r.protocol)): idle timeout, \(NumberText.count(r.rungs.count, "connection")) left idle\n"
         let rows = r.rungs.map { g -> [String] in
             [
-                DurationText.format(g.idleS), g.outcome.rawValue.replacingOccurrences(of: "_", with: " "),
+                DurationText.format(g.idleS), g.outcome.words,
                 g.rttMs.map { "\(NumberText.format($0)) ms" } ?? "-", g.detail ?? "",
             ]
         }
@@ -121,7 +121,7 @@ extension HeartbeatTextRenderer {
         if !out.hasSuffix("\n") { out += "\n" }
         out += "  longest idle survived: \(r.longestSurvivedS.map(DurationText.format) ?? "none")"
         out +=
-            "; shortest that died: \(r.shortestDiedS.map { "\(DurationText.format($0)) (\(r.died?.rawValue.replacingOccurrences(of: "_", with: " ") ?? "?"))" } ?? "none")\n"
+            "; shortest that died: \(r.shortestDiedS.map { "\(DurationText.format($0)) (\(r.died?.words ?? "?"))" } ?? "none")\n"
         for f in r.findings { out += "  \(f.severity.rawValue.uppercased()): \(f.message)\n" }
         out += "\(r.status.rawValue.uppercased())\n"
         return out

@@ -77,7 +77,7 @@ public struct JoinHTMLRenderer {
                 // No time was measured: the status in words where its bar would start, no number.
                 let at = s.offsetMs.flatMap { $0.isFinite ? x($0) : nil } ?? Self.left
                 svg +=
-                    "<text class=\"step-status \(s.status.rawValue)\" data-step=\"\(s.name.rawValue)\" x=\"\(at + 4)\" y=\"\(y + 15)\">\(HTML.escape(s.status.rawValue.spaced))<title>\(HTML.escape(s.detail))</title></text>"
+                    "<text class=\"step-status \(s.status.rawValue)\" data-step=\"\(s.name.rawValue)\" x=\"\(at + 4)\" y=\"\(y + 15)\">\(HTML.escape(s.status.words))<title>\(HTML.escape(s.detail))</title></text>"
             }
         }
         if let p = c.pushReadyMs, p.isFinite {
@@ -92,7 +92,7 @@ public struct JoinHTMLRenderer {
         for s in c.steps {
             let measured = s.status == .ok && s.durationMs != nil
             out +=
-                "<tr class=\"\(measured ? "measured" : "not-measured")\" data-step=\"\(s.name.rawValue)\"><td>\(HTML.escape(s.name.rawValue))</td><td class=\"num\">\(Self.ms(s.offsetMs))</td><td class=\"num\">\(Self.ms(s.durationMs))</td><td>\(HTML.escape(s.status.rawValue.spaced))</td><td>\(HTML.escape(s.detail))</td></tr>"
+                "<tr class=\"\(measured ? "measured" : "not-measured")\" data-step=\"\(s.name.rawValue)\"><td>\(HTML.escape(s.name.rawValue))</td><td class=\"num\">\(Self.ms(s.offsetMs))</td><td class=\"num\">\(Self.ms(s.durationMs))</td><td>\(HTML.escape(s.status.words))</td><td>\(HTML.escape(s.detail))</td></tr>"
         }
         out += "</table>"
         var facts: [String] = []
@@ -107,7 +107,7 @@ public struct JoinHTMLRenderer {
     /// The steps over all cycles, then push-ready and the groups graded.
     func summary(_ r: JoinReport) -> String {
         var out = "<h2>Over \(NumberText.count(r.cycles.count, "cycle"))</h2>"
-        let statusColumns = JoinStepStatus.allCases.map { $0.rawValue.spaced }
+        let statusColumns = JoinStepStatus.allCases.map { $0.words }
         out += "<table id=\"summary-table\"><tr><th>Step</th>" + statusColumns.map { "<th>\($0)</th>" }.joined() + "<th>p50</th><th>p95</th><th>max</th></tr>"
         for s in r.summary {
             let counts = JoinStepStatus.allCases.map { "<td class=\"num\">\(s.statuses[$0.rawValue] ?? 0)</td>" }.joined()
@@ -142,7 +142,7 @@ public struct JoinHTMLRenderer {
             "<h2>What the AP does to a silent station</h2><table id=\"ap-idle-table\"><tr><th>Silence</th><th>Outcome</th><th>Silent</th><th>Frames</th><th>Detail</th></tr>"
         for r in a.rungs {
             out +=
-                "<tr class=\"\(r.outcome.rawValue)\"><td>\(HTML.escape(DurationText.format(r.idleS)))</td><td>\(HTML.escape(r.outcome.rawValue.spaced))</td><td class=\"num\">\(s(r.silentS))</td><td class=\"num\">\(r.stationFrames)</td><td>\(HTML.escape(r.detail))</td></tr>"
+                "<tr class=\"\(r.outcome.rawValue)\"><td>\(HTML.escape(DurationText.format(r.idleS)))</td><td>\(HTML.escape(r.outcome.words))</td><td class=\"num\">\(s(r.silentS))</td><td class=\"num\">\(r.stationFrames)</td><td>\(HTML.escape(r.detail))</td></tr>"
         }
         out += "</table>"
         if let safe = a.safeIntervalS {

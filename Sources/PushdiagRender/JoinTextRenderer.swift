@@ -24,7 +24,7 @@ public enum JoinTextRenderer {
         var t = TextTable([("silence", .left), ("outcome", .left), ("silent", .right), ("frames", .right), ("detail", .left)])
         for r in a.rungs {
             t.add([
-                DurationText.format(r.idleS), r.outcome.rawValue.spaced, r.silentS.map { "\(NumberText.format($0)) s" } ?? "-", String(r.stationFrames),
+                DurationText.format(r.idleS), r.outcome.words, r.silentS.map { "\(NumberText.format($0)) s" } ?? "-", String(r.stationFrames),
                 r.detail,
             ])
         }
@@ -49,7 +49,7 @@ public enum JoinTextRenderer {
         let scale = c.pushReadyMs ?? ends.max() ?? 0
         var t = TextTable([("step", .left), ("start", .right), ("time", .right), ("status", .left), ("waterfall", .left), ("detail", .left)])
         for s in c.steps {
-            t.add([s.name.rawValue, ms(s.offsetMs), ms(s.durationMs), s.status.rawValue.spaced, bar(s, scale: scale), s.detail])
+            t.add([s.name.rawValue, ms(s.offsetMs), ms(s.durationMs), s.status.words, bar(s, scale: scale), s.detail])
         }
         out += t.render(indent: "  ")
         var facts: [String] = []
@@ -115,9 +115,4 @@ extension Double {
         for _ in 0..<n { p *= 10 }
         return (self * p).rounded() / p
     }
-}
-
-extension String {
-    /// "not visible" for `not_visible`.
-    var spaced: String { String(map { $0 == "_" ? " " : $0 }) }
 }

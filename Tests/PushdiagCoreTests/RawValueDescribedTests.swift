@@ -21,8 +21,17 @@ struct RawValueDescribedTests {
         try spelledAsJSON(JoinStep.allCases)
         try spelledAsJSON(JoinStepStatus.allCases)
         try spelledAsJSON(JoinGroup.allCases)
+        try spelledAsJSON([IdleTimeout.Outcome.survived, .blackHole, .notOpened])
+        try spelledAsJSON([APIdle.Outcome.kept, .dropped, .notSilent, .keptAlive])
         #expect(CheckName.stormGaveUp.description == "storm_gave_up")
         #expect(NeighbourState.noEntry.description == "none")
+    }
+
+    /// In words for text and HTML: the raw value with spaces for underscores, one rule for
+    /// every kind (a kind with words of its own, such as StallCause, says them itself).
+    @Test func kindsInWords() {
+        #expect(IdleTimeout.Outcome.blackHole.words == "black hole" && IdleTimeout.Outcome.survived.words == "survived")
+        #expect(WalkInterfaceChange.Kind.addressAdded.words == "address added" && JoinStepStatus.notVisible.words == "not visible")
     }
 
     @Test func everyProtocolReadsAsItsName() {

@@ -12,7 +12,7 @@ public enum APIdle {
     public static let defaultRungs: [Double] = [30, 60, 120, 300, 600, 900, 1200]
 
     /// What became of one rung.
-    public enum Outcome: String, Codable, Sendable {
+    public enum Outcome: String, Codable, Sendable, RawValueDescribed {
         /// Silent for the whole rung, and the push after it worked without a rejoin.
         case kept
         /// The AP disassociated or deauthenticated the station: during the silence, or on its

@@ -15,7 +15,7 @@ public enum IdleTimeout {
     }
 
     /// What became of one idle connection.
-    public enum Outcome: String, Codable, Sendable {
+    public enum Outcome: String, Codable, Sendable, RawValueDescribed {
         /// The heartbeat after the idle time was answered.
         case survived
         /// The connection was reset (a firewall's RST, or the server's).

@@ -4,4 +4,6 @@ public protocol RawValueDescribed: RawRepresentable, CustomStringConvertible whe
 
 extension RawValueDescribed {
     public var description: String { rawValue }
+    /// The raw value in words, for text and HTML: "address_added" → "address added".
+    public var words: String { String(rawValue.map { $0 == "_" ? " " : $0 }) }
 }

@@ -9,9 +9,6 @@ public struct WalkInterfaceChange: Codable, Sendable, Equatable {
         case addressAdded = "address_added"
         case addressRemoved = "address_removed"
         case interfaceRemoved = "interface_removed"
-
-        /// "address added": the raw value in words, for text and HTML.
-        public var words: String { String(rawValue.map { $0 == "_" ? " " : $0 }) }
     }
 
     public var timeNs: Int64
