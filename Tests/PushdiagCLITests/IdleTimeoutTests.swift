@@ -69,6 +69,23 @@ import Testing
         #expect(o[3] == "closed" || o[3] == "reset", "the kernel closed the dead server's end: \(r)")
     }
 
+    /// On a terminal (util-linux's script) the progress line names each rung as it ends and the
+    /// next one due; on a pipe there is none.
+    @Test(.enabled(if: TestPaths.which("script") != nil, "script (util-linux) is not installed"))
+    func eachRungOnTheProgressLineAsItEnds() throws {
+        let port = freePort()
+        let server = try responder(port)
+        defer { server.stop() }
+        let command = "\(TestPaths.binary.path) heartbeat 127.0.0.1:\(port) --find-idle-timeout --ladder 1s,2s"
+        let tty = try run(TestPaths.which("script")!, ["-qefc", command, "/dev/null"], environment: ["TERM": "xterm", "PATH": "/usr/bin:/bin"])
+        #expect(tty.status == 0, "\(tty.stdout)")
+        let lines = tty.stdout.components(separatedBy: "\r\u{1B}[K")
+        #expect(lines.contains { $0.hasPrefix("2 connections idle, the next asked after 1s (") }, "\(tty.stdout.debugDescription)")
+        #expect(lines.contains { $0.hasPrefix("1s survived, 1 connection idle, the next asked after 2s (") }, "\(tty.stdout.debugDescription)")
+        let pipe = try pushdiag(["heartbeat", "127.0.0.1:\(port)", "--find-idle-timeout", "--ladder", "0.5s"])
+        #expect(pipe.status == 0 && !pipe.stderr.contains("\u{1B}") && !pipe.stdout.contains("\u{1B}"), "\(pipe.stderr)")
+    }
+
     /// A ladder of one's own is the whole search: no 60-minute rung added behind it.
     @Test func aLadderWithoutMaxEndsWhereItEnds() throws {
         let port = freePort()

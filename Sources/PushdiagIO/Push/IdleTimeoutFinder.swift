@@ -18,8 +18,12 @@ public final class IdleTimeoutFinder: Sendable {
         self.stop = stop
     }
 
-    public func run() -> IdleTimeoutReport {
+    /// Every rung, then the conclusion. `progress` is called on this thread about twice a second
+    /// while rungs are idle, with the rungs decided so far (in the ladder's order) and the seconds
+    /// since the start.
+    public func run(progress: (_ decided: [IdleTimeout.Rung], _ elapsedS: Double) -> Void = { _, _ in }) -> IdleTimeoutReport {
         let group = DispatchGroup()
+        let start = Clock.ms()
         switch Resolver.resolve(o.endpoint.host) {
         case .failure(let f):
             let rungs = self.rungs.map { IdleTimeout.Rung(idleS: $0, outcome: .notOpened, detail: f.description) }
@@ -34,8 +38,9 @@ public final class IdleTimeoutFinder: Sendable {
                 }.start()
             }
         }
-        group.wait()
-        let decided = results.withLock { done in rungs.indices.compactMap { done[$0] } }
+        func decided() -> [IdleTimeout.Rung] { results.withLock { done in rungs.indices.compactMap { done[$0] } } }
+        while group.wait(timeout: .now() + .milliseconds(500)) == .timedOut { progress(decided(), (Clock.ms() - start) / 1000) }
+        let decided = decided()
         return IdleTimeoutReport.conclude(target: o.endpoint.description, protocol: o.proto.rawValue, rungs: decided, interrupted: stop())
     }
 

@@ -20,10 +20,23 @@ extension HeartbeatCommand {
     func runIdleTimeout(_ o: HeartbeatOptions, rungs: [Double]) throws {
         let finder = IdleTimeoutFinder(o, rungs: rungs, stop: { StopSignal.isRequested })
         let progress = Progress()
-        progress.update("\(NumberText.count(rungs.count, "connection")) held idle; the answer comes after \(DurationText.format(rungs.last ?? 0))")
-        let report = finder.run()
+        let report = finder.run { decided, elapsed in progress.update(Self.idleProgress(rungs: rungs, decided: decided, elapsedS: elapsed)) }
         progress.clear()
         try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)
+    }
+
+    /// The progress line of `--find-idle-timeout`: each rung that ended and how, then how many
+    /// are still idle and when the next one is asked (its idle time from the start: the
+    /// connection and first heartbeat before it are not counted).
+    static func idleProgress(rungs: [Double], decided: [IdleTimeout.Rung], elapsedS: Double) -> String {
+        var parts = decided.map { "\(DurationText.format($0.idleS)) \($0.outcome.words)" }
+        let left = rungs.filter { r in !decided.contains { $0.idleS == r } }
+        if let next = left.min() {
+            let wait = (next - elapsedS).rounded(.up)
+            let when = wait > 0 ? "in \(DurationText.format(wait))" : "due now"
+            parts.append("\(NumberText.count(left.count, "connection")) idle, the next asked after \(DurationText.format(next)) (\(when))")
+        }
+        return parts.joined(separator: ", ")
     }
 
     /// `--clients N`: many devices with heartbeats, from the device engine.
