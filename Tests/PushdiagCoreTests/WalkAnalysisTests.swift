@@ -113,6 +113,18 @@ struct WalkAnalysisTests {
         #expect(severity == .warning && why == ["the band changed on one SSID (? → ?): iOS has stopped push providers there"], "\(why)")
     }
 
+    /// One number for a gap: the reason names the gap the report keeps (to the microsecond) and
+    /// the text prints, not the raw one rounded another way (the lab walk's 3931.674999 ms read
+    /// 3931.68 in the table and 3931.67 in the finding).
+    @Test func theReasonSaysTheGapTheReportKeeps() throws {
+        let move = WalkLinkChange(
+            timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fastTransition: false, linkGapMs: 3931.674_999_9)
+        let r = WalkAnalysis.roams([move], heartbeats: heartbeats(from: 0, count: 80), reconnects: [], places: [], endNs: 20 * s)
+        let kept = try #require(r.first?.linkGapMs)
+        #expect(kept == 3931.675)
+        #expect(r[0].reason.hasPrefix("link gap \(NumberText.format(kept)) ms, above 300 ms"), "\(r[0].reason)")
+    }
+
     @Test func bandAndSSIDChangesAreAtLeastWarningsAndALostConnectionIsCritical() {
         let band = WalkLinkChange(
             timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "ward-3", toSsid: "ward-3", fromFreqMhz: 2437, toFreqMhz: 5180,

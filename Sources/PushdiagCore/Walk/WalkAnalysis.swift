@@ -307,7 +307,9 @@ public enum WalkAnalysis {
             : c.fastTransitionFailure != nil
                 ? "a failed fast transition"
                 : ft ? "a fast transition" : c.fastTransition == false ? "a roam without 802.11r" : "a roam not known to be 802.11r"
-        if let gap = c.linkGapMs {
+        // The gap as the report keeps it (to the microsecond), so that the reason, the table and
+        // the JSON say one number.
+        if let gap = c.linkGapMs.map({ NumberText.rounded($0, places: 1000) }) {
             if gap > crit {
                 grade = .critical
                 why.append("link gap \(NumberText.format(gap)) ms, above \(NumberText.format(crit)) ms for \(kind)")
