@@ -227,7 +227,7 @@ public final class InterfaceFollower: Sendable {
                 timeNs: e.timeNs, fromBssid: e.fromBssid, toBssid: e.bssid, fromSsid: e.previousSsid, toSsid: e.ssid, fastTransition: e.fastTransition,
                 linkGapMs: e.gapMs, fastTransitionAttempt: e.fastTransitionAttempt, fastTransitionFailure: e.fastTransitionFailure)
             // The held sessions may not cross this interface: graded on the link alone.
-            let (grade, why) = WalkAnalysis.grade(change, connection: .kept, bandChanged: false, t: limits)
+            let (grade, why) = WalkAnalysis.grade(change, connection: .kept, t: limits)
             metrics.counter(MetricFamily.roams, [("grade", grade.rawValue), ("result", RoamResult(change).rawValue)]).increment()
             metrics.histogram(MetricFamily.roamGap).record((e.gapMs ?? 0) / 1000)
             log.line(

@@ -83,7 +83,7 @@ import Testing
                 got = WalkAnalysis.signalFindings(samples, t: t).first?.severity ?? .ok
             } else {
                 let move = WalkLinkChange(timeNs: 0, fromBssid: nil, toBssid: nil, fromSsid: "s", toSsid: "s", fastTransition: row == .ftGap, linkGapMs: value)
-                got = WalkAnalysis.grade(move, connection: .kept, bandChanged: false, t: t).0
+                got = WalkAnalysis.grade(move, connection: .kept, t: t).0
             }
             #expect(got == expected, "\(row) at \(value)")
         }

@@ -100,17 +100,25 @@ struct WalkAnalysisTests {
         func grade(_ ft: Bool, _ gap: Double) -> Severity {
             WalkAnalysis.grade(
                 WalkLinkChange(timeNs: 0, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fastTransition: ft, linkGapMs: gap),
-                connection: .kept, bandChanged: false, t: t
+                connection: .kept, t: t
             ).0
         }
         #expect(grade(true, 80) == .ok && grade(true, 81) == .warning && grade(true, 150) == .warning && grade(true, 151) == .critical)
         #expect(grade(false, 100) == .ok && grade(false, 101) == .warning && grade(false, 300) == .warning && grade(false, 301) == .critical)
-        // A caller that says the band changed where no frequency was reported gets a warning
-        // that says so, not a crash.
-        let (severity, why) = WalkAnalysis.grade(
-            WalkLinkChange(timeNs: 0, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fastTransition: false, linkGapMs: 10),
-            connection: .kept, bandChanged: true, t: t)
-        #expect(severity == .warning && why == ["the band changed on one SSID (? → ?): iOS has stopped push providers there"], "\(why)")
+        // The band change is the move's own: from its frequencies, none without both (the
+        // exporter's events carry none), a warning that names both bands.
+        func band(_ from: Int?, _ to: Int?) -> (Severity, [String]) {
+            WalkAnalysis.grade(
+                WalkLinkChange(
+                    timeNs: 0, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fromFreqMhz: from, toFreqMhz: to, fastTransition: false,
+                    linkGapMs: 10),
+                connection: .kept, t: t)
+        }
+        #expect(band(2412, 5180) == (.warning, ["the band changed on one SSID (2.4 GHz → 5 GHz): iOS has stopped push providers there"]))
+        #expect(band(5180, 5955).1 == ["the band changed on one SSID (5 GHz → 6 GHz): iOS has stopped push providers there"])
+        for (from, to) in [(2412, 2437), (nil, 5180), (2412, nil), (nil, nil)] as [(Int?, Int?)] {
+            #expect(band(from, to) == (.ok, []), "\(String(describing: from)) → \(String(describing: to))")
+        }
     }
 
     /// One number for a gap: the reason names the gap the report keeps (to the microsecond) and

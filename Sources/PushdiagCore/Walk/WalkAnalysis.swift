@@ -64,6 +64,12 @@ public struct WalkLinkChange: Sendable, Equatable {
     /// Why the fast transition failed and what followed.
     public var fastTransitionFailure: FastTransitionFailure?
 
+    /// The bands before and after, when both frequencies were reported and their bands differ.
+    public var bandChange: (from: WiFiBand, to: WiFiBand)? {
+        guard let from = WiFiBand(frequencyMhz: fromFreqMhz), let to = WiFiBand(frequencyMhz: toFreqMhz), from != to else { return nil }
+        return (from, to)
+    }
+
     public init(
         timeNs: Int64, fromBssid: MACAddress?, toBssid: MACAddress?, fromSsid: String?, toSsid: String?, fromFreqMhz: Int? = nil,
         toFreqMhz: Int? = nil, fastTransition: Bool? = nil, linkGapMs: Double? = nil, fastTransitionAttempt: Bool? = nil,
@@ -269,11 +275,9 @@ public enum WalkAnalysis {
             case .some: connection = .lost
             case .none: connection = after != nil || reconnects.allSatisfy({ $0.timeNs < linkDown }) && lost == 0 ? .kept : .lost
             }
-            let (fromBand, toBand) = (WiFiBand(frequencyMhz: c.fromFreqMhz), WiFiBand(frequencyMhz: c.toFreqMhz))
-            let bandChanged = fromBand != nil && toBand != nil && fromBand != toBand
             // An address changed from a second before the link went down to the next move.
             let addresses = interface.filter { $0.isAddress && $0.timeNs >= linkDown - 1_000_000_000 && $0.timeNs < nextMove }
-            var (grade, why) = Self.grade(c, connection: connection, bandChanged: bandChanged, t: t)
+            var (grade, why) = Self.grade(c, connection: connection, t: t)
             if !addresses.isEmpty {
                 let what = addresses.map { "\($0.change == .addressAdded ? "+" : "-")\($0.address ?? "?")" }.joined(separator: " ")
                 grade = max(grade, .warning)
@@ -282,7 +286,7 @@ public enum WalkAnalysis {
             let reason = Self.reason(why)
             return WalkRoamReport(
                 time: Timestamp.rfc3339(nanoseconds: c.timeNs), fromBssid: c.fromBssid, toBssid: c.toBssid, fromSsid: c.fromSsid, toSsid: c.toSsid,
-                fromFreqMhz: c.fromFreqMhz, toFreqMhz: c.toFreqMhz, bandChanged: bandChanged, fastTransition: c.fastTransition,
+                fromFreqMhz: c.fromFreqMhz, toFreqMhz: c.toFreqMhz, bandChanged: c.bandChange != nil, fastTransition: c.fastTransition,
                 fastTransitionAttempt: c.fastTransitionAttempt, fastTransitionFailure: c.fastTransitionFailure,
                 linkGapMs: c.linkGapMs.map { NumberText.rounded($0, places: 1000) }, pushGapMs: pushGap.map { NumberText.rounded($0, places: 1000) },
                 heartbeatsLost: lost, heartbeatsLate: late, connection: connection,
@@ -296,7 +300,7 @@ public enum WalkAnalysis {
     /// one SSID, is at least a warning (an iPhone may drop its push provider there); a roam whose
     /// connection was not kept is critical. The reasons are the grade's, each a phrase (none
     /// when the move is within the limits).
-    public static func grade(_ c: WalkLinkChange, connection: MoveConnection, bandChanged: Bool, t: WalkThresholds) -> (Severity, [String]) {
+    public static func grade(_ c: WalkLinkChange, connection: MoveConnection, t: WalkThresholds) -> (Severity, [String]) {
         var grade = Severity.ok
         var why: [String] = []
         let ft = c.fastTransition == true
@@ -321,11 +325,9 @@ public enum WalkAnalysis {
         if c.fromSsid != nil, c.toSsid != nil, c.fromSsid != c.toSsid {
             grade = max(grade, .warning)
             why.append("the SSID changed (\(c.fromSsid!) → \(c.toSsid!))")
-        } else if bandChanged {
+        } else if let (from, to) = c.bandChange {
             grade = max(grade, .warning)
-            why.append(
-                "the band changed on one SSID (\(WiFiBand(frequencyMhz: c.fromFreqMhz)?.rawValue ?? "?") → \(WiFiBand(frequencyMhz: c.toFreqMhz)?.rawValue ?? "?")): iOS has stopped push providers there"
-            )
+            why.append("the band changed on one SSID (\(from) → \(to)): iOS has stopped push providers there")
         }
         if let f = c.fastTransitionFailure {
             grade = max(grade, .warning)
