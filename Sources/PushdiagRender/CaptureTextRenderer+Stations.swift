@@ -42,7 +42,9 @@ extension CaptureTextRenderer {
         bss += ", beacon interval " + (s.beaconIntervalTu.map { "\($0) TU" } ?? "UNKNOWN (no beacon of its BSS)")
         bss += ", DTIM period " + (s.dtimPeriod.map(String.init) ?? "UNKNOWN (no TIM element)")
         var out = "\n  station \(s.mac) (\(bss)):\n"
-        let li = s.listenInterval.map { "listen interval \($0) beacon intervals" } ?? "listen interval UNKNOWN (no (re)association request in the capture)"
+        let li =
+            s.listenInterval.map { "listen interval \(NumberText.count($0, "beacon interval"))" }
+            ?? "listen interval UNKNOWN (no (re)association request in the capture)"
         let aid = s.aid.map { "AID \($0)" } ?? "AID UNKNOWN (no successful (re)association response in the capture)"
         out += "    \(grouped(s.frames)) frames sent, \(grouped(s.retryFrames)) retries, \(grouped(s.powerSaveFrames)) with PM set; \(li); \(aid)\n"
         if !s.authAlgorithms.isEmpty {
@@ -105,7 +107,7 @@ extension CaptureTextRenderer {
         var parts: [String] = []
         if s.btmQueries + s.btmRequests + s.btmResponses > 0 {
             var p =
-                "BTM queries \(s.btmQueries), requests \(s.btmRequests) (\(s.btmDisassociationImminent) disassociation imminent, \(s.btmCandidates) candidates)"
+                "BTM queries \(s.btmQueries), requests \(s.btmRequests) (\(s.btmDisassociationImminent) disassociation imminent, \(NumberText.count(s.btmCandidates, "candidate")))"
             p += ", responses \(s.btmResponses)"
             if !s.btmResponsesByStatus.isEmpty { p += ": " + counts(s.btmResponsesByStatus, Dot11Codes.btmStatus) }
             parts.append(p)

@@ -15,7 +15,7 @@ public enum StallTextRenderer {
     }
 
     public static func periodic(_ p: PeriodicStall) -> String {
-        "\(p.cause.words) every \(NumberText.format(p.periodSeconds)) s (\(p.occurrences) times, \(clock(p.first)) to \(clock(p.last)))"
+        "\(p.cause.words) every \(NumberText.format(p.periodSeconds)) s (\(NumberText.count(p.occurrences, "time")), \(clock(p.first)) to \(clock(p.last)))"
     }
 
     static func clock(_ t: String) -> String { String(t.dropFirst(11).prefix(12)) }

@@ -156,7 +156,8 @@ public struct IPhoneLens: Sendable {
             )
         }
         if followed > 0 {
-            notes.append("iPhone lens: \(followed) times the phone's BSS was in no fresh scan entry and the lens took the laptop's BSS again")
+            notes.append(
+                "iPhone lens: \(NumberText.count(followed, "time")) the phone's BSS was in no fresh scan entry and the lens took the laptop's BSS again")
         }
         return (
             roams,

@@ -300,7 +300,8 @@ public enum WiFiAnalysis {
             let how =
                 source == .txFailed
                 ? "at least: \(NumberText.count(w.failed, "frame")) given up of \(w.packets) sent"
-                : "\(w.retries) retries for \(w.packets) frames sent" + (retransSource?.1 == .lowerBound ? "; an undercount" : "")
+                : "\(NumberText.count(w.retries, "retry", plural: "retries")) for \(NumberText.count(w.packets, "frame")) sent"
+                    + (retransSource?.1 == .lowerBound ? "; an undercount" : "")
             findings.append(
                 Finding(
                     check: .retransmissions, severity: sev, subject: subject, value: r, threshold: limit, unit: "percent",
