@@ -63,8 +63,7 @@ struct HeartbeatTests {
         let port = freePort()
         let server = try responder(port)
         defer { server.stop() }
-        let command = "\(TestPaths.binary.path) heartbeat 127.0.0.1:\(port) --count 6 --interval 400ms"
-        let tty = try run(TestPaths.which("script")!, ["-qefc", command, "/dev/null"], environment: ["TERM": "xterm", "PATH": "/usr/bin:/bin"])
+        let tty = try pushdiagOnATerminal(["heartbeat", "127.0.0.1:\(port)", "--count", "6", "--interval", "400ms"])
         #expect(tty.status == 0, "\(tty.stdout)")
         for n in 2...5 { #expect(tty.stdout.contains("\r\u{1B}[Kheartbeat \(n)/6: "), "progress line \(n): \(tty.stdout.debugDescription)") }
         #expect(tty.stdout.contains("6 sent, 6 answered"))

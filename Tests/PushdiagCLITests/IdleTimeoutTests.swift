@@ -76,8 +76,7 @@ import Testing
         let port = freePort()
         let server = try responder(port)
         defer { server.stop() }
-        let command = "\(TestPaths.binary.path) heartbeat 127.0.0.1:\(port) --find-idle-timeout --ladder 1s,2s"
-        let tty = try run(TestPaths.which("script")!, ["-qefc", command, "/dev/null"], environment: ["TERM": "xterm", "PATH": "/usr/bin:/bin"])
+        let tty = try pushdiagOnATerminal(["heartbeat", "127.0.0.1:\(port)", "--find-idle-timeout", "--ladder", "1s,2s"])
         #expect(tty.status == 0, "\(tty.stdout)")
         let lines = tty.stdout.components(separatedBy: "\r\u{1B}[K")
         #expect(lines.contains { $0.hasPrefix("2 connections idle, the next asked after 1s (") }, "\(tty.stdout.debugDescription)")

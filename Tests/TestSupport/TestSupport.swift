@@ -52,6 +52,15 @@ public struct RunResult {
     public var signalled: Bool
 }
 
+/// pushdiag with these arguments on a terminal: a pseudo-terminal from util-linux's script,
+/// TERM=xterm; what the terminal showed (stdout and stderr together) is the result's stdout.
+/// The arguments are joined by spaces for script -c: none may hold one. Callers skip without
+/// script (`TestPaths.which("script")`).
+public func pushdiagOnATerminal(_ arguments: [String]) throws -> RunResult {
+    let command = ([TestPaths.binary.path] + arguments).joined(separator: " ")
+    return try run(TestPaths.which("script")!, ["-qefc", command, "/dev/null"], environment: ["TERM": "xterm", "PATH": "/usr/bin:/bin"])
+}
+
 /// Runs a program with a time limit; a run that exceeds it is killed and reported as signalled.
 /// Output goes through temporary files, so a large report cannot fill a pipe and stall.
 public func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60, environment: [String: String]? = nil) throws -> RunResult {
