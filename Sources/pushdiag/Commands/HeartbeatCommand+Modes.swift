@@ -25,18 +25,22 @@ extension HeartbeatCommand {
         try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)
     }
 
-    /// The progress line of `--find-idle-timeout`: each rung that ended and how, then how many
-    /// are still idle and when the next one is asked (its idle time from the start: the
-    /// connection and first heartbeat before it are not counted).
+    /// The progress line of `--find-idle-timeout`, one terminal row however long the ladder:
+    /// the longest rung that survived and the shortest that died so far (how), then how many
+    /// are still idle, when the next is asked (its idle time from the start) and the last.
     static func idleProgress(rungs: [Double], decided: [IdleTimeout.Rung], elapsedS: Double) -> String {
-        var parts = decided.map { "\(DurationText.format($0.idleS)) \($0.outcome.words)" }
+        var parts: [String] = []
+        if let s = decided.filter({ $0.outcome == .survived }).map(\.idleS).max() { parts.append("survived \(DurationText.format(s))") }
+        if let d = decided.filter({ $0.outcome != .survived && $0.outcome != .notOpened }).min(by: { $0.idleS < $1.idleS }) {
+            parts.append("died \(DurationText.format(d.idleS)) (\(d.outcome.words))")
+        }
         let left = rungs.filter { r in !decided.contains { $0.idleS == r } }
-        if let next = left.min() {
+        if let next = left.min(), let last = left.max() {
             let wait = (next - elapsedS).rounded(.up)
             let when = wait > 0 ? "in \(DurationText.format(wait))" : "due now"
-            parts.append("\(NumberText.count(left.count, "connection")) idle, the next asked after \(DurationText.format(next)) (\(when))")
+            parts.append("\(left.count) idle, next \(DurationText.format(next)) \(when), last \(DurationText.format(last))")
         }
-        return parts.joined(separator: ", ")
+        return parts.joined(separator: "; ")
     }
 
     /// `--clients N`: many devices with heartbeats, from the device engine.
