@@ -343,23 +343,43 @@ struct NetlinkReplayTests {
         #expect(w.status == 0, "\(w.stderr)")
         let events = try w.stdout.split(separator: "\n").map { try json(String($0)) }
         let roams = events.filter { $0["event"] as? String == "roam" }
-        // A roam the simulated driver refused (the lab tries again; refused.txt) is one more
-        // disconnect, and at most one failed fast transition, back to the AP it left (#32).
+        // A roam the simulated driver refused is one more disconnect and connect, and at most one
+        // failed fast transition, back to the AP it left (#32); wpa_supplicant may try again by
+        // itself. iw event, running beside, printed each: the link's changes are counted there.
         let failed = roams.filter { $0["fast_transition_failure"] is [String: Any] }
         let moves = roams.filter { !($0["fast_transition_failure"] is [String: Any]) }
         let bssids = try text("roams.txt").split(whereSeparator: \.isWhitespace).map(String.init)
         #expect(moves.map { $0["from_bssid"] as? String ?? "?" } == Array(bssids.dropLast()), "\(w.stdout)")
         #expect(moves.map { $0["bssid"] as? String ?? "?" } == Array(bssids.dropFirst()), "\(w.stdout)")
-        let refused = ((try? text("refused.txt")) ?? "").split(separator: "\n").count
-        let disconnects = events.filter { $0["event"] as? String == "disconnect" }.count
+        let iw = iwEventLinkChanges(try text("iw-event.txt"), interface: "wlan2")
+        let count = { (kind: String) in events.filter { $0["event"] as? String == kind }.count }
         #expect(
-            disconnects == moves.count + refused && failed.count <= refused && events.last?["roams"] as? Int == roams.count,
-            "\(disconnects) disconnects, \(moves.count) roams, \(failed.count) failed fast transitions, \(refused) refused")
+            count("disconnect") == iw.disconnects && count("connect") + roams.count == iw.connects
+                && failed.count <= iw.refused && events.last?["roams"] as? Int == roams.count,
+            "\(count("disconnect")) disconnects, \(count("connect")) connects, \(moves.count) roams, \(failed.count) failed fast transitions; iw event: \(iw)")
 
         // Asked about another interface than iw was: one line naming both.
         let other = try pushdiag("wifi", "--replay", pcap, "--interface", "wlan0")
         let line = other.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(other.status == 3 && !line.contains("\n") && line.contains("wlan2 (ifindex") && line.contains("not about wlan0 (ifindex"), "\(line)")
+    }
+
+    /// What `iw event` printed about INTERFACE's link: its disconnects, its connect results
+    /// (connected, failed, timed out), and the refusals among those and its authentications.
+    static func iwEventLinkChanges(_ text: String, interface: String) -> (disconnects: Int, connects: Int, refused: Int) {
+        var result = (disconnects: 0, connects: 0, refused: 0)
+        for line in text.split(separator: "\n") {
+            guard let at = line.range(of: "\(interface) (phy #"), let end = line[at.upperBound...].range(of: "): ") else { continue }
+            let said = line[end.upperBound...]
+            if said.hasPrefix("disconnected") { result.disconnects += 1 }
+            if ["connected", "failed to connect", "timed out", "unknown connect status"].contains(where: { said.hasPrefix($0) }) {
+                result.connects += 1
+            }
+            if said.hasPrefix("failed to connect") || said.hasPrefix("timed out") || (said.hasPrefix("auth ") && !said.hasSuffix("status: 0: Successful")) {
+                result.refused += 1
+            }
+        }
+        return result
     }
 
     @Test func otherToolsTrafficReplaysByMeaning() throws {

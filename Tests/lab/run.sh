@@ -99,6 +99,10 @@ lab_nlmon_stop "$out/nlmon-wifi.pcap"
 iwdir=$out/iw-nlmon
 mkdir -p "$iwdir"
 lab_nlmon_start "$iwdir/nlmon.pcap" "$iwdir/tcpdump.log" || exit 1
+# iw event beside, for the tests' count of the link's changes: a refusal the lab's polling
+# missed and wpa_supplicant retried by itself is in no lab file (a fresh-clone run, 2026-11-28).
+iw event -t > "$iwdir/iw-event.txt" 2>&1 &
+iw_pid=$!
 ping -6 -n -I wlan2 -i 0.2 -w 4 ff02::1 > /dev/null 2>&1 &
 ping_pid=$!
 iw dev > "$iwdir/dev.txt"
@@ -112,6 +116,8 @@ done
 wait $ping_pid
 wpa_cli -i wlan2 signal_poll > "$iwdir/signal-poll.txt"
 lab_roam_there_and_back "$other" "$initial" "$iwdir/refused.txt" "$iwdir/roams.txt" || exit 1
+sleep 1
+kill $iw_pid; wait $iw_pid 2> /dev/null
 lab_nlmon_stop "$iwdir/nlmon.pcap"
 ip link del nlmon0
 echo "lab: nlmon recording done"
