@@ -232,13 +232,13 @@ public final class InterfaceFollower: Sendable {
             metrics.histogram(MetricFamily.roamGap).record((e.gapMs ?? 0) / 1000)
             log.line(
                 "wifi \(name): roam \(e.fromBssid?.description ?? "?") → \(e.bssid?.description ?? "?")"
-                    + "\(e.gapMs.map { ", gap \(NumberText.format(NumberText.rounded($0, places: 10))) ms" } ?? ""), \(grade.rawValue): \(WalkAnalysis.reason(why))"
+                    + "\(change.keptLinkGapMs.map { ", gap \(NumberText.format($0)) ms" } ?? ""), \(grade.rawValue): \(WalkAnalysis.reason(why))"
             )
         case .connect:
             guard let f = e.fastTransitionFailure else { break }
             log.line(
                 "wifi \(name): connect \(e.bssid?.description ?? "?")"
-                    + "\(e.gapMs.map { " after \(NumberText.format(NumberText.rounded($0, places: 10))) ms down" } ?? ""): 802.11r failed: \(WalkAnalysis.describe(f))"
+                    + "\(e.gapMs.map { " after \(NumberText.format($0)) ms down" } ?? ""): 802.11r failed: \(WalkAnalysis.describe(f))"
             )
         }
     }

@@ -500,6 +500,19 @@ import Testing
         let ok = Exposition.series(m, "pushdiag_roams_total", ["grade": "ok"]).map(\.value).reduce(0, +)
         #expect(logged.filter { $0.hasSuffix(", ok: within the limits") }.count == Int(ok) && ok > 0, "\(e.output)")
         #expect(!logged.contains { $0.contains(": [") || $0.hasSuffix(": ") }, "\(e.output)")
+        // One number for a roam's gap: the line's is watch's gap_ms to the hundredth, and a reason
+        // naming the gap names the same digits (it said 195.4 beside 195.45).
+        let gaps = try watched.split(separator: "\n").map { try json(String($0)) }.filter { $0["event"] as? String == "roam" }.map { $0["gap_ms"] as? Double }
+        func after(_ marker: String, in line: Substring) -> String? {
+            line.range(of: marker).map { String(line[$0.upperBound...].prefix { $0 != " " }) }
+        }
+        #expect(gaps.count == logged.count, "\(watched)")
+        for (line, gap) in zip(logged, gaps) {
+            let said = after(", gap ", in: line)
+            #expect(said.flatMap(Double.init).map { abs($0 - (gap ?? .nan)) <= 0.005 } ?? (gap == nil), "\(line) against \(gap as Any)")
+            if let reason = after("link gap ", in: line) { #expect(reason == said, "\(line)") }
+        }
+        #expect(logged.contains { $0.contains("link gap ") }, "a roam of the recording is graded on its gap: \(e.output)")
     }
 
     /// Failed 802.11r attempts, counted by stage as watch reports them on the same recording:

@@ -25,6 +25,15 @@ struct WalkCommandTests {
         let report = try json(r.stdout)
         #expect(report["interface"] as? String == "wlan2" && report["server"] as? String == "10.40.0.1:3000")
         #expect(report["status"] as? String == "CRITICAL")
+        // A roam finding's threshold is the limit its message names (it gave the warning limit
+        // beside "above 300 ms", the critical one).
+        let roams = (report["findings"] as? [[String: Any]] ?? []).filter { $0["check"] as? String == "roam" }
+        #expect(roams.count >= 2 && roams.contains { $0["severity"] as? String == "critical" }, "\(roams)")
+        for f in roams {
+            let threshold = try #require(f["threshold"] as? Double)
+            let value = try #require(f["value"] as? Double)
+            #expect((f["message"] as? String ?? "").contains("ms, above \(Int(threshold)) ms for ") && value > threshold, "\(f)")
+        }
     }
 
     /// Issue 32's two sequences, as recordings derived from the lab's walk (make fixtures;

@@ -21,6 +21,19 @@ struct RoamTrackerTests {
         #expect(t.summary(start: 0, end: 3_600_000_000_000).roamsPerHour == 1)
     }
 
+    /// A live gap in nanoseconds is said to the microsecond, by the event as by the summary
+    /// (the event said 195.445971 beside the summary's longest 195.446).
+    @Test func theEventsGapIsTheSummarysNumber() {
+        var t = RoamTracker(windowSeconds: 10)
+        t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+        _ = t.handle(.disconnect(ifindex: 3, reason: 1, byAP: false), time: 1_000_000_000, name: { _ in "wlan0" }, ssid: { _, _ in nil })
+        let r = t.handle(
+            .connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: true), time: 1_195_445_971, name: { _ in "wlan0" },
+            ssid: { _, _ in "ward-3" })
+        let summary = t.summary(start: 0, end: 2_000_000_000)
+        #expect(r.first?.gapMs == 195.446 && summary.longestGapMs == 195.446 && summary.meanGapMs == 195.446, "\(r) \(summary)")
+    }
+
     /// A second disconnect before any connect (lab, 2026-11-26: a replay that kept a copy of the
     /// first) leaves the move and its gap as the first began them.
     @Test func aSecondDisconnectKeepsWhereAndWhenTheLinkWasLost() {

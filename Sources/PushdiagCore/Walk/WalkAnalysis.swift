@@ -64,6 +64,10 @@ public struct WalkLinkChange: Sendable, Equatable {
     /// Why the fast transition failed and what followed.
     public var fastTransitionFailure: FastTransitionFailure?
 
+    /// The link gap as reports keep it, to the microsecond: what the grade compares and every
+    /// report, reason and log line says (each formats this, never `linkGapMs`).
+    public var keptLinkGapMs: Double? { linkGapMs.map { NumberText.rounded($0, places: 1000) } }
+
     /// The bands before and after, when both frequencies were reported and their bands differ.
     public var bandChange: (from: WiFiBand, to: WiFiBand)? {
         guard let from = WiFiBand(frequencyMhz: fromFreqMhz), let to = WiFiBand(frequencyMhz: toFreqMhz), from != to else { return nil }
@@ -154,6 +158,11 @@ public struct WalkThresholds: Sendable, Equatable {
     /// An answer later than this is late (a device would feel it).
     public var lateMs: Double = 1000
     public init() {}
+
+    /// The link-gap limits a move is graded by: a fast transition's, or any other move's.
+    public func gapLimits(fastTransition: Bool?) -> (warning: Double, critical: Double) {
+        fastTransition == true ? (fastTransitionWarningMs, fastTransitionCriticalMs) : (roamWarningMs, roamCriticalMs)
+    }
 
     /// Limits from `values` (flags over the configuration, by config key) over the defaults; the
     /// problem in words when they contradict each other.
@@ -288,7 +297,7 @@ public enum WalkAnalysis {
                 time: Timestamp.rfc3339(nanoseconds: c.timeNs), fromBssid: c.fromBssid, toBssid: c.toBssid, fromSsid: c.fromSsid, toSsid: c.toSsid,
                 fromFreqMhz: c.fromFreqMhz, toFreqMhz: c.toFreqMhz, bandChanged: c.bandChange != nil, fastTransition: c.fastTransition,
                 fastTransitionAttempt: c.fastTransitionAttempt, fastTransitionFailure: c.fastTransitionFailure,
-                linkGapMs: c.linkGapMs.map { NumberText.rounded($0, places: 1000) }, pushGapMs: pushGap.map { NumberText.rounded($0, places: 1000) },
+                linkGapMs: c.keptLinkGapMs, pushGapMs: pushGap.map { NumberText.rounded($0, places: 1000) },
                 heartbeatsLost: lost, heartbeatsLate: late, connection: connection,
                 reconnectMs: reconnect.map { NumberText.rounded($0.ms, places: 1000) }, reconnectAttempts: reconnect?.attempts,
                 addressChanged: !addresses.isEmpty, grade: grade, reason: reason, location: place(at: c.timeNs, places))
@@ -304,16 +313,14 @@ public enum WalkAnalysis {
         var grade = Severity.ok
         var why: [String] = []
         let ft = c.fastTransition == true
-        let (warn, crit) = ft ? (t.fastTransitionWarningMs, t.fastTransitionCriticalMs) : (t.roamWarningMs, t.roamCriticalMs)
+        let (warn, crit) = t.gapLimits(fastTransition: c.fastTransition)
         let kind =
             c.fromBssid != nil && c.fromBssid == c.toBssid
             ? "a drop and return to the same AP"
             : c.fastTransitionFailure != nil
                 ? "a failed fast transition"
                 : ft ? "a fast transition" : c.fastTransition == false ? "a roam without 802.11r" : "a roam not known to be 802.11r"
-        // The gap as the report keeps it (to the microsecond), so that the reason, the table and
-        // the JSON say one number.
-        if let gap = c.linkGapMs.map({ NumberText.rounded($0, places: 1000) }) {
+        if let gap = c.keptLinkGapMs {
             if gap > crit {
                 grade = .critical
                 why.append("link gap \(NumberText.format(gap)) ms, above \(NumberText.format(crit)) ms for \(kind)")

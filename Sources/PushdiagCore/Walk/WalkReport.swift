@@ -121,10 +121,12 @@ extension WalkReport {
         }
         for r in roams where r.grade != .ok {
             let gap = r.linkGapMs ?? 0
+            // The limit the reason names: the critical one when the gap is above it.
+            let limits = w.gapLimits(fastTransition: r.fastTransition)
             findings.append(
                 Finding(
                     check: .roam, severity: r.grade, subject: "\(r.fromBssid?.description ?? "?") → \(r.toBssid?.description ?? "none")", value: gap,
-                    threshold: r.fastTransition == true ? w.fastTransitionWarningMs : w.roamWarningMs, unit: "ms", source: "nl80211",
+                    threshold: gap > limits.critical ? limits.critical : limits.warning, unit: "ms", source: "nl80211",
                     message: "\(r.time)\(r.location.isEmpty ? "" : " at \(r.location)"): \(r.reason)"))
         }
         findings += WalkAnalysis.signalFindings(samples, t: w)

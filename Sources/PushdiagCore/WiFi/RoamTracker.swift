@@ -57,7 +57,8 @@ public struct WatchEvent: Codable, Sendable, Equatable {
         self.reasonCode = reasonCode
         self.statusCode = statusCode
         self.byAp = byAp
-        self.gapMs = gapMs
+        // To the microsecond, as the summary's longest and mean and the walk's report keep gaps.
+        self.gapMs = gapMs.map { NumberText.rounded($0, places: 1000) }
         self.fastTransition = fastTransition
         self.fastTransitionAttempt = fastTransitionAttempt
         self.fastTransitionFailure = fastTransitionFailure
