@@ -51,15 +51,20 @@ import Testing
         #expect(over.severity == .critical && over.longestS == 40 && over.message.contains("shorter than 40s"), "\(over.message)")
         // Nothing came: not known.
         #expect(IdleTimeout.margin(server([]), pathTimeoutS: 40) == nil)
-        // Graded unrounded on the safe_interval row's shares: 0.304 s of 0.6 s is 50.7%, a
-        // warning (rounded to 0.3 s first it read 50%, OK); exactly half is OK, exactly the
-        // timeout CRITICAL (a spacing equal to it is lost).
-        let cases: [([Double], Severity)] = [([304, 608], .warning), ([300, 600], .ok), ([600, 1200], .critical), ([599, 1198], .warning)]
-        for (arrivals, expected) in cases {
-            let m = try #require(IdleTimeout.margin(server(arrivals), pathTimeoutS: 0.6))
-            #expect(m.severity == expected, "\(arrivals): \(m)")
+        // Graded on the safe_interval row's shares, on the spacing as the message says it: 0.304 s
+        // of 0.6 s is 50.7%, a warning, said "304ms" (it once graded 0.304 and said 0.3); exactly
+        // half is OK, exactly the timeout CRITICAL (a spacing equal to it is lost).
+        let cases: [([Double], Double, Severity, String)] = [
+            ([304, 608], 0.6, .warning, "longest spacing 304ms), more than half"), ([300, 600], 0.6, .ok, "longest spacing 300ms), at most half"),
+            ([600, 1200], 0.6, .critical, "longest spacing 600ms), but"), ([599, 1198], 0.6, .warning, "longest spacing 599ms), more than half"),
+            // 2.004 s is said "2s": graded as 2 s, half of 4 s, OK (it read "2s, more than half of the 4s").
+            ([2004, 4008], 4, .ok, "longest spacing 2s), at most half of the 4s"), ([2010, 4020], 4, .warning, "longest spacing 2.01s), more than half"),
+        ]
+        for (arrivals, timeout, expected, said) in cases {
+            let m = try #require(IdleTimeout.margin(server(arrivals), pathTimeoutS: timeout))
+            #expect(m.severity == expected && m.message.contains(said), "\(arrivals): \(m.severity) \(m.message)")
         }
-        #expect(try #require(IdleTimeout.margin(server([304, 608]), pathTimeoutS: 0.6)).longestS == 0.3, "rounded for display only")
+        #expect(try #require(IdleTimeout.margin(server([2004, 4008]), pathTimeoutS: 4)).longestS == 2, "the value is the one said")
 
         // The survey's check, and the heartbeat's finding.
         var r = HeartbeatReport(target: "push:5223", protocol: "simplepush")
@@ -70,5 +75,20 @@ import Testing
         #expect(SurveyVerdicts.idleTimeout(r)?.status == .unknown)
         r.serverHeartbeats = server([10_000], idle: nil)
         #expect(SurveyVerdicts.idleTimeout(r) == nil, "no idle_timeout configured: no check")
+    }
+
+    /// The server's silence against the time after which a device reconnects, compared as it is
+    /// said: 30.004 s reads "30 s", not above 30 s; 30.01 s is.
+    @Test func theServersSilenceIsGradedAsSaid() {
+        var o = HeartbeatOptions(endpoint: Endpoint(host: "push", port: 5223), proto: .simplepush)
+        o.serverHeartbeatTimeoutS = 30
+        for (gap, found) in [(30_004.0, false), (30_010, true)] {
+            var r = HeartbeatReport(target: "push:5223", protocol: "simplepush")
+            r.serverHeartbeats = ServerHeartbeats(registered: true, arrivals: [gap], registeredAt: 0, acknowledged: 1, timeoutS: 60, endedAt: gap)
+            HeartbeatAnalysis.conclude(&r, failure: nil, options: o)
+            let f = r.findings.first { $0.check == .serverHeartbeat }
+            #expect(
+                (f != nil) == found && (f.map { $0.value == 30.01 && $0.message.contains(": 30.01 s without a heartbeat") } ?? true), "\(gap): \(r.findings)")
+        }
     }
 }

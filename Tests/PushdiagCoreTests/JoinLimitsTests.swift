@@ -91,13 +91,21 @@ import Testing
             #expect(c.message.contains("BSS Max Idle advertised") && c.message.contains("lab.json"), "\(c.message)")
         }
         // The boundaries, against a NAT timeout of 0.6 s: exactly half is OK, exactly the safe
-        // interval CRITICAL (a heartbeat spacing equal to it is lost), and the unrounded share
-        // decides (0.304 s is 50.7%: WARNING, though it shows as 0.3 s).
+        // interval CRITICAL (a heartbeat spacing equal to it is lost), and the share as printed
+        // decides (0.304 s is 50.67%: WARNING; the spacing said "304ms", once "0.3 s").
         let nat = try JoinLimits.decode(try Self.withLadder("lab-join.json", rungs: [], nat: 0.6).bytes, file: "nat.json").get()
         #expect(nat.safeIntervalS == 0.6 && nat.safeSource == .pathIdleTimeout)
         let edges = [300.0, 600, 304].map { SafeIntervalCheck.grade(Self.server(every: $0), limits: nat, ranges: ranges) }
         #expect(edges.map(\.severity) == [.ok, .critical, .warning], "\(edges.map(\.message))")
-        #expect(edges.map(\.percent) == [50, 100, 50.67] && edges[2].serverLongestS == 0.3)
+        #expect(edges.map(\.percent) == [50, 100, 50.67] && edges[2].serverLongestS == 0.304)
+        #expect(edges[2].message.contains("(longest spacing 304ms, 50.67% of"), "\(edges[2].message)")
+        // 2.004 s of a 4 s safe interval is said "2s, 50.1%": the share printed is the share
+        // graded (WARNING, above half), beside the spacing as it prints; 2.0001 s is 50%, OK.
+        let nat4 = try JoinLimits.decode(try Self.withLadder("lab-join.json", rungs: [], nat: 4).bytes, file: "nat.json").get()
+        #expect(nat4.safeIntervalS == 4)
+        let said = [2004, 2000.1].map { SafeIntervalCheck.grade(Self.server(every: $0), limits: nat4, ranges: ranges) }
+        #expect(said.map(\.severity) == [.warning, .ok] && said.map(\.percent) == [50.1, 50] && said.map(\.serverLongestS) == [2, 2], "\(said)")
+        #expect(said[0].message.contains("(longest spacing 2s, 50.1% of"), "\(said[0].message)")
         #expect(edges[1].message.contains("the NAT forgets a quiet device"), "\(edges[1].message)")
         // Not registered: skipped; registered but refused, or one heartbeat: not known.
         let unregistered = SafeIntervalCheck.grade(nil, limits: l, ranges: ranges)

@@ -183,6 +183,13 @@ struct WalkAnalysisTests {
             return x
         }
         #expect(!WalkAnalysis.signalFindings(nowhere).contains { $0.check == .stickyClient })
+        // A run of 5.004 s reads "5 s": not above the 5 s limit, no finding (it said "5 s ... " and
+        // was graded above it); 5.01 s is.
+        for (end, found) in [(5_004_000_000 as Int64, false), (5_010_000_000, true)] {
+            let run = [0, end].map { WalkSample(timeNs: $0, bssid: ap1, ssid: "ward-3", signalDbm: -75, bestOtherSignalDbm: -60, location: "") }
+            let f = WalkAnalysis.signalFindings(run).first { $0.check == .stickyClient }
+            #expect((f != nil) == found && (f.map { $0.message.hasPrefix("5.01 s below") } ?? true), "\(end): \(String(describing: f))")
+        }
         // Between -67 and -70: a warning only.
         let edge = [WalkSample(timeNs: 0, signalDbm: -68, location: "")]
         #expect(WalkAnalysis.signalFindings(edge).first?.severity == .warning)

@@ -121,7 +121,7 @@ extension IdleTimeout {
         public var medianS: Double
         public var longestS: Double
         public var timeoutS: Double
-        /// ok under half the timeout, warning under the timeout, critical at or above it.
+        /// ok at most half the timeout, warning under the timeout, critical at or above it.
         public var severity: Severity
 
         public var message: String {
@@ -134,7 +134,7 @@ extension IdleTimeout {
             case .warning:
                 return "\(every), more than half of the \(timeout) the path keeps an idle connection: one late heartbeat and it is forgotten"
             default:
-                return "\(every), under half of the \(timeout) the path keeps an idle connection"
+                return "\(every), at most half of the \(timeout) the path keeps an idle connection"
             }
         }
     }
@@ -142,8 +142,9 @@ extension IdleTimeout {
     /// nil until two of the server's heartbeats have been seen (no spacing yet).
     public static func margin(_ server: ServerHeartbeats, pathTimeoutS: Double) -> Margin? {
         guard let server = server.spacingS else { return nil }
-        // The safe_interval row's shares (50%, 100%), graded unrounded; rounded only for display.
-        let severity = ThresholdRow.safeInterval.severity(server.longest * 100 / pathTimeoutS, ranges: ThresholdRow.safeInterval.defaultLimits)
-        return Margin(medianS: NumberText.rounded(server.median), longestS: NumberText.rounded(server.longest), timeoutS: pathTimeoutS, severity: severity)
+        // The safe_interval row's shares (50%, 100%), graded on the spacing as the message says it.
+        let longest = DurationText.kept(server.longest)
+        let severity = ThresholdRow.safeInterval.severity(longest * 100 / pathTimeoutS, ranges: ThresholdRow.safeInterval.defaultLimits)
+        return Margin(medianS: DurationText.kept(server.median), longestS: longest, timeoutS: pathTimeoutS, severity: severity)
     }
 }

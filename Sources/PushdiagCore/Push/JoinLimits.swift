@@ -175,16 +175,17 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
             c.message = "the server's heartbeat interval is not known: the registration was not accepted; against \(safeText); \(limits)"
             return c
         }
-        guard let (median, longest) = sh.spacingS else {
+        guard let spacing = sh.spacingS else {
             c.message =
                 "the server's heartbeat interval is not known: none of its heartbeats came twice during the run; run for longer than its interval; against \(safeText); \(limits)"
             return c
         }
-        // Graded unrounded (0.304 s of 0.6 s is 50.7%, not 50%); rounded only for display.
-        let share = longest * 100 / safe
-        let pct = NumberText.rounded(share)
-        (c.serverMedianS, c.serverLongestS, c.percent) = (NumberText.rounded(median), NumberText.rounded(longest), pct)
-        c.severity = ThresholdRow.safeInterval.severity(share, ranges: ranges)
+        // Graded on the share as the message and the report say it (0.304 s of 0.6 s is 50.67%,
+        // a warning; 2.004 s of 4 s is 50.1%, said beside "2s"), the spacings as they print.
+        let (median, longest) = (DurationText.kept(spacing.median), DurationText.kept(spacing.longest))
+        let pct = NumberText.rounded(spacing.longest * 100 / safe)
+        (c.serverMedianS, c.serverLongestS, c.percent) = (median, longest, pct)
+        c.severity = ThresholdRow.safeInterval.severity(pct, ranges: ranges)
         // A drop at the first rung is only an upper bound: nothing shorter was seen kept, so no
         // spacing under it is known to be safe.
         if source == .apDropped { c.severity = max(c.severity, .warning) }

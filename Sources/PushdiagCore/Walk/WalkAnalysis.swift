@@ -434,11 +434,11 @@ public enum WalkAnalysis {
                 runStart = nil
             }
         }
-        if let (a, b) = longest, Double(b.timeNs - a.timeNs) / 1e9 > t.stickySeconds {
-            let seconds = Double(b.timeNs - a.timeNs) / 1e9
+        // Compared as said (to the hundredth of a second): 5.004 s is "5 s", not above 5 s.
+        if let (a, b) = longest, case let seconds = NumberText.rounded(Double(b.timeNs - a.timeNs) / 1e9), seconds > t.stickySeconds {
             out.append(
                 Finding(
-                    check: .stickyClient, severity: .warning, subject: a.location.isEmpty ? "walk" : a.location, value: NumberText.rounded(seconds),
+                    check: .stickyClient, severity: .warning, subject: a.location.isEmpty ? "walk" : a.location, value: seconds,
                     threshold: t.stickySeconds, unit: "seconds", source: "station+scan",
                     message:
                         "\(NumberText.format(seconds)) s below \(t.signalCriticalDbm) dBm on \(a.bssid?.description ?? "the AP") while a BSS of the same SSID was \(t.stickyMarginDb) dB or more stronger: this card holds on to a far AP (an iPhone would have moved)"
