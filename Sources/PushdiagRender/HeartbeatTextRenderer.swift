@@ -76,7 +76,8 @@ public struct HeartbeatTextRenderer {
 
     /// `heartbeat --clients N --storm`.
     public func render(_ r: StormReport) -> String {
-        func seconds(_ ms: Double?) -> String { ms.map { "\(NumberText.format(NumberText.rounded($0 / 1000, places: 1000))) s" } ?? "never" }
+        // Rounded once, as the findings say the same times (not to the millisecond and then again).
+        func seconds(_ ms: Double?) -> String { ms.map { "\(NumberText.format($0 / 1000)) s" } ?? "never" }
         var out = "\(r.target) (\(r.protocol)\(r.tls ? " over TLS" : "")), reconnect storm of \(r.devices) simulated devices\n"
         out +=
             "  before the drop: \(r.upBeforeDrop) up in \(NumberText.format(r.connectSeconds)) s, \(r.failedBeforeDrop) never up"

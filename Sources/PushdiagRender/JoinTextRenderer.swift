@@ -54,7 +54,7 @@ public enum JoinTextRenderer {
         out += t.render(indent: "  ")
         var facts: [String] = []
         if let s = c.slowest {
-            facts.append("slowest \(s)" + (c.slowestPercent.map { " (\(NumberText.format($0.rounded(toPlaces: 1)))% of push-ready)" } ?? ""))
+            facts.append("slowest \(s)" + (c.slowestPercent.map { " (\(NumberText.format($0))% of push-ready)" } ?? ""))
         }
         if let b = c.bssid { facts.append("BSS \(b)") }
         if let idle = c.bssMaxIdleS { facts.append("BSS Max Idle \(NumberText.format(idle)) s") }
@@ -100,19 +100,11 @@ public enum JoinTextRenderer {
         out += "  groups: the sum of their steps' times in each cycle, graded at the slowest; UNKNOWN where a step was not visible\n"
         if let s = r.slowest {
             out +=
-                "  slowest step: \(s)" + (r.slowestPercent.map { ", its median \(NumberText.format($0.rounded(toPlaces: 1)))% of push-ready's" } ?? "") + "\n"
+                "  slowest step: \(s)" + (r.slowestPercent.map { ", its median \(NumberText.format($0))% of push-ready's" } ?? "") + "\n"
         }
         return out
     }
 
     static func limits(_ w: Double, _ c: Double?) -> String { "\(NumberText.format(w)) / \(c.map { NumberText.format($0) } ?? "-") ms" }
     static func grade(_ s: Severity?) -> String { s?.nagiosName ?? "UNKNOWN" }
-}
-
-extension Double {
-    fileprivate func rounded(toPlaces n: Int) -> Double {
-        var p = 1.0
-        for _ in 0..<n { p *= 10 }
-        return (self * p).rounded() / p
-    }
 }

@@ -1,4 +1,5 @@
 import PushdiagCore
+import PushdiagRender
 import Testing
 
 /// The storm's report and verdict, from measured devices.
@@ -54,6 +55,12 @@ struct StormReportTests {
         #expect(r.failures.refused == 3 && r.attempts == 6 && r.back == 3)
         #expect(r.findings[0].message == "push.example:3000: 3 of 6 reconnect attempts failed during the storm (3 refused); 95% back after 4 s")
         #expect(r.failureExamples == ["refused: cannot connect to h: connection refused (ECONNREFUSED)"])
+        // One number for the 95th percentile in the finding and the report's text: rounded once
+        // (1.2346 s is 1.23 s; the text rounded to the millisecond first and read 1.24 s).
+        let one = StormReport.assemble(measurement([device(backAfterMs: 1234.6, failures: [refused])]))
+        #expect(one.findings.first?.message.hasSuffix("; 95% back after 1.23 s") == true, "\(one.findings)")
+        let text = HeartbeatTextRenderer().render(one)
+        #expect(text.contains("back after: 50% 1.23 s, 95% 1.23 s, 100% 1.23 s (first 1.23 s)"), "\(text)")
     }
 
     @Test func devicesThatGaveUpAreCritical() {

@@ -42,7 +42,9 @@ public enum JoinAnalysis {
             findings.append(
                 Finding(
                     check: check, severity: severity, subject: "cycle \(cycle)", value: worst, threshold: limit, unit: row.unit.rawValue,
-                    source: "join", message: "\(what) took \(NumberText.format(worst.rounded3)) ms (limit \(NumberText.format(limit)) ms): \(row.hint)"))
+                    source: "join",
+                    message: "\(what) took \(NumberText.format(NumberText.rounded(worst, places: 1000))) ms (limit \(NumberText.format(limit)) ms): \(row.hint)"
+                ))
             return severity
         }
         let groups = JoinGroup.allCases.map { g in
@@ -69,14 +71,9 @@ public enum JoinAnalysis {
             pushReadyWarningMs: thresholds.warning(.pushReady), pushReadyCriticalMs: thresholds.critical(.pushReady),
             pushReadySeverity: readySeverity, groups: groups,
             slowest: slowest?.name,
-            slowestPercent: slowest.flatMap { s in stats.p50Ms.flatMap { $0 > 0 ? (s.durations.p50Ms! / $0 * 100).rounded3 : nil } },
+            slowestPercent: slowest.flatMap { s in stats.p50Ms.flatMap { $0 > 0 ? NumberText.rounded(s.durations.p50Ms! / $0 * 100, places: 1000) : nil } },
             apIdle: apIdle, findings: findings, notes: notes, status: status)
     }
-}
-
-extension Double {
-    /// To the microsecond when in ms: what the clocks resolve, no more.
-    var rounded3: Double { (self * 1000).rounded() / 1000 }
 }
 
 /// Builds one cycle's steps in order; each step reads the events after the milestone before it.
@@ -506,7 +503,7 @@ struct CycleBuilder {
         var parts: [String] = []
         for q in seen where !q.value.0.isResponse {
             let answer = seen.first { $0.time >= q.time && $0.value.0.isResponse && $0.value.0.id == q.value.0.id && $0.value.0.name == q.value.0.name }
-            let ms = answer.map { NumberText.format((Double($0.time - q.time) / 1e6).rounded3) + " ms" } ?? "no answer"
+            let ms = answer.map { NumberText.format(NumberText.rounded(Double($0.time - q.time) / 1e6, places: 1000)) + " ms" } ?? "no answer"
             let rcode = answer.map { " " + DNSMessage.rcodeName($0.value.0.rcode) } ?? ""
             parts.append("\(q.value.1)\(rcode) \(ms)")
         }
@@ -516,7 +513,7 @@ struct CycleBuilder {
     // MARK: The report
 
     func report(_ number: Int, thresholds: JoinThresholds) -> JoinCycleReport {
-        func ms(_ ns: Int64) -> Double { (Double(ns) / 1e6).rounded3 }
+        func ms(_ ns: Int64) -> Double { NumberText.rounded(Double(ns) / 1e6, places: 1000) }
         let reports = JoinStep.allCases.map { s in
             let v = steps[s] ?? (.notReached, nil, nil, "")
             return JoinStepReport(
@@ -530,7 +527,7 @@ struct CycleBuilder {
         let groups = JoinGroup.allCases.map { g -> JoinGroupValue in
             let mine = reports.filter { $0.name.group == g }
             let visible = mine.allSatisfy { [.ok, .skipped, .notUsed].contains($0.status) } && mine.contains { $0.status == .ok }
-            let value = visible ? mine.compactMap(\.durationMs).reduce(0, +).rounded3 : nil
+            let value = visible ? NumberText.rounded(mine.compactMap(\.durationMs).reduce(0, +), places: 1000) : nil
             let grade = value.map { thresholds.grade($0, g.row)?.0 ?? .ok }
             if let grade { severity = max(severity, grade) }
             return JoinGroupValue(group: g, durationMs: value, severity: grade)
@@ -538,8 +535,9 @@ struct CycleBuilder {
         if let pushReady { severity = max(severity, thresholds.grade(pushReady, .pushReady)?.0 ?? .ok) }
         return JoinCycleReport(
             cycle: number, start: Timestamp.rfc3339(nanoseconds: origin), trigger: trigger, pushReadyMs: pushReady, steps: reports, slowest: slowest?.name,
-            slowestPercent: slowest.flatMap { s in pushReady.flatMap { $0 > 0 ? (s.durationMs! / $0 * 100).rounded3 : nil } }, bssid: bssid,
-            bssMaxIdleS: maxIdle.map { $0.seconds.rounded3 }, addressBefore: addressBefore, address: address,
+            slowestPercent: slowest.flatMap { s in pushReady.flatMap { $0 > 0 ? NumberText.rounded(s.durationMs! / $0 * 100, places: 1000) : nil } },
+            bssid: bssid,
+            bssMaxIdleS: maxIdle.map { NumberText.rounded($0.seconds, places: 1000) }, addressBefore: addressBefore, address: address,
             addressChanged: addressBefore != nil && address != nil && addressBefore != address, groups: groups, severity: severity)
     }
 }

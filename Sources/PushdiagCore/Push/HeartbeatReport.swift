@@ -62,7 +62,7 @@ public struct ServerHeartbeats: Codable, Sendable, Equatable {
         intervalMs = RTTSummary.of(gaps)
         // The time since the last one counts too: silence until the end is a gap.
         if let p = previous { gaps.append(endedAt - p) }
-        longestGapMs = gaps.max().map { ($0 * 1000).rounded() / 1000 }
+        longestGapMs = gaps.max().map { NumberText.rounded($0, places: 1000) }
         self.timeoutS = timeoutS
         self.pathIdleTimeoutS = pathIdleTimeoutS
     }
@@ -88,7 +88,7 @@ public struct RTTSummary: Codable, Sendable, Equatable {
         let avg = s.reduce(0, +) / Double(s.count)
         let variance = s.reduce(0) { $0 + ($1 - avg) * ($1 - avg) } / Double(s.count)
         let median = s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
-        let r = { (v: Double) in (v * 1000).rounded() / 1000 }
+        let r = { (v: Double) in NumberText.rounded(v, places: 1000) }
         return RTTSummary(
             min: r(s[0]), avg: r(avg), median: r(median), p95: r(pct(95)), p99: r(pct(99)), max: r(s[s.count - 1]), stdev: r(variance.squareRoot()))
     }
@@ -97,7 +97,7 @@ public struct RTTSummary: Codable, Sendable, Equatable {
     public static func jitter(_ samples: [Double]) -> Double? {
         guard samples.count >= 2 else { return nil }
         let total = zip(samples, samples.dropFirst()).reduce(0) { $0 + abs($1.1 - $1.0) }
-        return (total / Double(samples.count - 1) * 1000).rounded() / 1000
+        return NumberText.rounded(total / Double(samples.count - 1), places: 1000)
     }
 }
 
@@ -142,7 +142,7 @@ public struct ReconnectAttempt: Codable, Sendable, Equatable {
         self.attempt = attempt
         self.delayS = delayS
         self.outcome = outcome
-        self.ms = (ms * 1000).rounded() / 1000
+        self.ms = NumberText.rounded(ms, places: 1000)
     }
 }
 
