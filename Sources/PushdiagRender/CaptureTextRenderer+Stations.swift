@@ -30,7 +30,10 @@ extension CaptureTextRenderer {
         if rows(r.stations).contains(where: { $0.listenInterval == nil || $0.aid == nil }) {
             out += "  ?: UNKNOWN, not in the capture (LI: no (re)association request from the station; AID: no successful (re)association response to it)\n"
         }
-        if r.untrackedStations > 0 { out += "  \(grouped(r.untrackedStations)) frames from stations beyond the table's bound were not followed\n" }
+        if r.untrackedStations > 0 {
+            out +=
+                "  \(grouped(r.untrackedStations)) \(NumberText.noun(r.untrackedStations, "frame")) from stations beyond the table's bound were not followed\n"
+        }
         for s in rows(r.stations) where focused || !s.dozes.isQuiet || !s.silences.isEmpty || !s.roams.isEmpty || !s.steering.isEmpty {
             out += renderStation(s)
         }
@@ -46,7 +49,9 @@ extension CaptureTextRenderer {
             s.listenInterval.map { "listen interval \(NumberText.count($0, "beacon interval"))" }
             ?? "listen interval UNKNOWN (no (re)association request in the capture)"
         let aid = s.aid.map { "AID \($0)" } ?? "AID UNKNOWN (no successful (re)association response in the capture)"
-        out += "    \(grouped(s.frames)) frames sent, \(grouped(s.retryFrames)) retries, \(grouped(s.powerSaveFrames)) with PM set; \(li); \(aid)\n"
+        out +=
+            "    \(grouped(s.frames)) \(NumberText.noun(s.frames, "frame")) sent, \(grouped(s.retryFrames)) \(NumberText.noun(s.retryFrames, "retry", plural: "retries")),"
+            + " \(grouped(s.powerSaveFrames)) with PM set; \(li); \(aid)\n"
         if !s.authAlgorithms.isEmpty {
             out +=
                 "    authentication frames by algorithm: "
@@ -59,7 +64,7 @@ extension CaptureTextRenderer {
             line += "; woke by PS-Poll \(d.wokeByPsPoll), PM clear \(d.wokeByPmClear), U-APSD trigger \(d.wokeByUapsdTrigger), other \(d.wokeByOther)"
             line += "; \(NumberText.count(d.framesFromApWhileDozing, "frame")) from the AP meanwhile"
             if let b = d.bufferedInTim, let n = d.notBufferedInTim {
-                line += "; its AID in the TIM during \(b) of \(b + n) dozes"
+                line += "; its AID in the TIM during \(b) of \(NumberText.count(b + n, "doze"))"
                 if d.timUnknown > 0 { line += " (UNKNOWN for \(d.timUnknown))" }
             } else if d.count > 0 {
                 line += "; AID in the TIM UNKNOWN (" + (s.aid == nil ? "its AID was not seen" : "no beacon's TIM seen during its dozes") + ")"

@@ -271,7 +271,7 @@ public enum StormAnalysis {
                     source: "storm",
                     message: r.dropped == 0
                         ? "\(target): stopped before the drop: no storm was measured"
-                        : "\(target): stopped before the storm ended: \(NumberText.count(r.stillOut, "device")) neither back nor given up"))
+                        : "\(target): stopped before the storm ended: \(NumberText.count(r.stillOut, "device")) still out (neither back nor given up)"))
         }
         let turnedAway = r.failures.total - r.failures.local
         if r.gaveUp == 0, turnedAway > 0 {

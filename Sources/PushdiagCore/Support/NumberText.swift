@@ -7,7 +7,13 @@ public enum NumberText {
     /// `n` and the noun, singular for one: "1 cycle", "3 cycles" (`plural` for a noun that does not
     /// take an s).
     public static func count(_ n: some BinaryInteger, _ noun: String, plural: String? = nil) -> String {
-        "\(n) \(n == 1 ? noun : plural ?? noun + "s")"
+        "\(n) \(Self.noun(n, noun, plural: plural))"
+    }
+
+    /// The noun for `n` of it, singular for one: for a number printed another way ("1,204 frames")
+    /// or apart from its noun ("1 of 2 dozes").
+    public static func noun(_ n: some BinaryInteger, _ noun: String, plural: String? = nil) -> String {
+        n == 1 ? noun : plural ?? noun + "s"
     }
 
     /// The 1-based nearest rank of the `fraction` (0–1) percentile among `count` sorted values.

@@ -318,7 +318,7 @@ public enum SurveyVerdicts {
             out.append(
                 t.check(.frameRetries, .retransmission, subject: subject, value: x, unit: .percent, source: nil) {
                     $0 == .ok
-                        ? "retry bit on \(pct(x)) of \(r.dot11Frames) frames"
+                        ? "retry bit on \(pct(x)) of \(NumberText.count(r.dot11Frames, "frame"))"
                         : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
                 })
         } else {

@@ -104,7 +104,7 @@ struct CaptureCommand: ParsableCommand {
         } else {
             let errors = reports.compactMap(\.error)
             let anyTruncated = reports.contains { $0.truncated }
-            let summary: String? = errors.isEmpty ? nil : "\(errors.count) of \(reports.count) files could not be read completely"
+            let summary: String? = errors.isEmpty ? nil : "\(errors.count) of \(NumberText.count(reports.count, "file")) could not be read completely"
             var combined = focus(total.report(file: nil, truncated: anyTruncated, error: summary))
             combined.status = max(combined.status, reports.map(\.status).max() ?? .ok)
             let multi = MultiCaptureReport(files: reports, total: combined, status: combined.status)

@@ -115,7 +115,7 @@ struct ReportCommand: ParsableCommand {
                 diagnose(error.description)
                 throw ExitCode(3)
             }
-            print("\(output): \(points.count) surveys")
+            print("\(output): \(NumberText.count(points.count, "survey"))")
         }
     }
 
