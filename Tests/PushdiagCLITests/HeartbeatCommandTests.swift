@@ -125,7 +125,7 @@ struct HeartbeatTests {
                 "heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "40", "--interval", "50ms",
                 "--reconnect-schedule", "0.1,0.1,0.1",
             ])
-        #expect(waitTCP(port: port), "the client did not connect")
+        try #require(waitTCP(port: port), "the client did not connect")
         usleep(150_000)
         server.stop()
         client.process.waitUntilExit()
@@ -142,7 +142,7 @@ struct HeartbeatTests {
                 "heartbeat", "127.0.0.1:\(port)", "--format", "json", "--count", "30", "--interval", "50ms",
                 "--reconnect-schedule", "0.5,0.5,0.5,0.5,0.5,0.5",
             ])
-        #expect(waitTCP(port: port), "the client did not connect")
+        try #require(waitTCP(port: port), "the client did not connect")
         usleep(150_000)
         server.stop()
         // The first attempt, 0.5 s after the loss, finds nothing listening; the server is back
@@ -215,7 +215,7 @@ struct HeartbeatNamespaceTests {
                 "--reconnect-schedule", "0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5",
             ])
         // Connected (the server's namespace holds the connection), then a few heartbeats.
-        #expect(waitTCP(port: 3000, namespaceOf: server.process.processIdentifier), "the client did not connect")
+        try #require(waitTCP(port: 3000, namespaceOf: server.process.processIdentifier), "the client did not connect")
         usleep(500_000)
         _ = try run(ip, ["netns", "exec", cli, "ip", "link", "set", vc1, "down"])
         usleep(2_000_000)
@@ -250,7 +250,7 @@ struct HeartbeatStartupStopTests {
         let client = try Background(
             ip, ["netns", "exec", ns, TestPaths.binary.path, "heartbeat", "10.202.0.9:3000", "--format", "json", "--timeout", "20s"])
         // Its SYN is out (the namespace holds the socket in SYN-SENT), however long its start took.
-        #expect(waitTCP(port: 3000, state: .synSent, remote: true, namespaceOf: client.process.processIdentifier), "no connect under way")
+        try #require(waitTCP(port: 3000, state: .synSent, remote: true, namespaceOf: client.process.processIdentifier), "no connect under way")
         usleep(200_000)
         let asked = Date()
         kill(client.process.processIdentifier, SIGINT)

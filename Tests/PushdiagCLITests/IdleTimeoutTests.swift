@@ -28,7 +28,7 @@ import Testing
         p.standardError = FileHandle.nullDevice
         try p.run()
         let rungs = ladder.split(separator: ",").count
-        #expect(waitTCP(port: port, count: rungs), "the finder did not open its \(rungs) connections")
+        try #require(waitTCP(port: port, count: rungs), "the finder did not open its \(rungs) connections")
         usleep(UInt32(after * 1e6))
         meanwhile()
         p.waitUntilExit()

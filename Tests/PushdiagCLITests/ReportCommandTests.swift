@@ -119,7 +119,7 @@ struct ReportTests {
         let before = Int(try sql(db, "SELECT count(*) FROM runs")) ?? 0
         let b = try Background(TestPaths.binary.path, reportArgs(dir) + ["--duration", "5s", "--server", "127.0.0.1:\(port)"])
         // Midway: its heartbeat connection is up (however long its start took), then a moment.
-        #expect(waitTCP(port: port), "the survey did not connect to the server")
+        try #require(waitTCP(port: port), "the survey did not connect to the server")
         usleep(500_000)
         let asked = Date()
         b.process.terminate()
