@@ -117,6 +117,7 @@ struct HeartbeatTests {
     @Test func serverGoneForGoodAndServerRestarted() throws {
         let port = freePort()
         var server = try responder(port)
+        defer { server.stop() }  // whichever is running when a wait below fails
         // Kill the server once the client is connected and has sent a few heartbeats (however
         // long its start took); the schedule runs out: connection lost.
         let client = try Background(

@@ -364,22 +364,50 @@ struct NetlinkReplayTests {
         #expect(other.status == 3 && !line.contains("\n") && line.contains("wlan2 (ifindex") && line.contains("not about wlan0 (ifindex"), "\(line)")
     }
 
-    /// What `iw event` printed about INTERFACE's link: its disconnects, its connect results
-    /// (connected, failed, timed out), and the refusals among those and its authentications.
+    /// What `iw event` (5.19, event.c) printed about INTERFACE's link: its disconnects, its
+    /// connect results (connected, failed, timed out, unknown) and roams, and the refusals among
+    /// those and its authentications (refused with a status, or timed out). An association
+    /// refused is counted once, by the connect result that follows it.
     static func iwEventLinkChanges(_ text: String, interface: String) -> (disconnects: Int, connects: Int, refused: Int) {
         var result = (disconnects: 0, connects: 0, refused: 0)
         for line in text.split(separator: "\n") {
             guard let at = line.range(of: "\(interface) (phy #"), let end = line[at.upperBound...].range(of: "): ") else { continue }
             let said = line[end.upperBound...]
             if said.hasPrefix("disconnected") { result.disconnects += 1 }
-            if ["connected", "failed to connect", "timed out", "unknown connect status"].contains(where: { said.hasPrefix($0) }) {
+            if ["connected", "failed to connect", "timed out", "unknown connect status", "roamed"].contains(where: { said.hasPrefix($0) }) {
                 result.connects += 1
             }
-            if said.hasPrefix("failed to connect") || said.hasPrefix("timed out") || (said.hasPrefix("auth ") && !said.hasSuffix("status: 0: Successful")) {
-                result.refused += 1
-            }
+            let authRefused = said.hasPrefix("auth: timed out") || (said.hasPrefix("auth ") && !said.hasSuffix("status: 0: Successful"))
+            if said.hasPrefix("failed to connect") || said.hasPrefix("timed out") || authRefused { result.refused += 1 }
         }
         return result
+    }
+
+    /// The oracle's reading of iw event, on lines iw printed in the lab (a fast transition the
+    /// target refused, 2026-11-28, section 4b) and on the shapes event.c prints otherwise.
+    @Test func iwEventLinesAreCountedAsIwMeansThem() {
+        let lab = """
+            1795859447.016024: wlan2 (phy #2): deauth 02:00:00:00:02:00 -> 02:00:00:00:00:00 reason 1: Unspecified
+            1795859447.017902: wlan2 (phy #2): disconnected (local request) reason: 1: Unspecified
+            1795859447.053292: wlan2 (phy #2): auth 02:00:00:00:01:00 -> 02:00:00:00:02:00 status: 53: Invalid PMKID
+            1795859447.470200: wlan2 (phy #2): auth 02:00:00:00:00:00 -> 02:00:00:00:02:00 status: 0: Successful
+            1795859447.559251: wlan2 (phy #2): assoc 02:00:00:00:00:00 -> 02:00:00:00:02:00 status: 55: Invalid FTIE
+            1795859447.560290: wlan2 (phy #2): failed to connect to 02:00:00:00:00:00, status: 55: Invalid FTIE
+            1795859448.269439: wlan2 (phy #2): auth 02:00:00:00:00:00 -> 02:00:00:00:02:00 status: 0: Successful
+            1795859448.336057: wlan2 (phy #2): assoc 02:00:00:00:00:00 -> 02:00:00:00:02:00 status: 0: Successful
+            1795859448.347010: wlan2 (phy #2): connected to 02:00:00:00:00:00
+            1795859448.347011: wlan0 (phy #0): disconnected (by AP) reason: 3: Deauthenticated because sending station is leaving
+            """
+        let seen = Self.iwEventLinkChanges(lab, interface: "wlan2")
+        #expect(seen.disconnects == 1 && seen.connects == 2 && seen.refused == 2, "\(seen)")
+        let other = """
+            1.0: wlan2 (phy #2): auth: timed out
+            2.0: wlan2 (phy #2): timed out to 02:00:00:00:01:00
+            3.0: wlan2 (phy #2): roamed to 02:00:00:00:01:00
+            4.0: wlan2 (phy #2): disconnected (by AP) reason: 3: Deauthenticated because sending station is leaving (or has left) the IBSS or ESS
+            """
+        let shapes = Self.iwEventLinkChanges(other, interface: "wlan2")
+        #expect(shapes.disconnects == 1 && shapes.connects == 2 && shapes.refused == 2, "\(shapes)")
     }
 
     @Test func otherToolsTrafficReplaysByMeaning() throws {
