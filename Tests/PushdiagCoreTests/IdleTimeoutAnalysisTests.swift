@@ -51,20 +51,25 @@ import Testing
         #expect(over.severity == .critical && over.longestS == 40 && over.message.contains("shorter than 40s"), "\(over.message)")
         // Nothing came: not known.
         #expect(IdleTimeout.margin(server([]), pathTimeoutS: 40) == nil)
-        // Graded on the safe_interval row's shares, on the spacing as the message says it: 0.304 s
-        // of 0.6 s is 50.7%, a warning, said "304ms" (it once graded 0.304 and said 0.3); exactly
+        // Graded on the safe_interval row's shares, on the share the message prints: 0.304 s of
+        // 0.6 s is 50.67%, a warning, said "304ms" (it once graded 0.304 and said 0.3); exactly
         // half is OK, exactly the timeout CRITICAL (a spacing equal to it is lost).
         let cases: [([Double], Double, Severity, String)] = [
-            ([304, 608], 0.6, .warning, "longest spacing 304ms), more than half"), ([300, 600], 0.6, .ok, "longest spacing 300ms), at most half"),
-            ([600, 1200], 0.6, .critical, "longest spacing 600ms), but"), ([599, 1198], 0.6, .warning, "longest spacing 599ms), more than half"),
-            // 2.004 s is said "2s": graded as 2 s, half of 4 s, OK (it read "2s, more than half of the 4s").
-            ([2004, 4008], 4, .ok, "longest spacing 2s), at most half of the 4s"), ([2010, 4020], 4, .warning, "longest spacing 2.01s), more than half"),
+            ([304, 608], 0.6, .warning, "longest spacing 304ms, 50.67% of the path's idle timeout), more than half"),
+            ([300, 600], 0.6, .ok, "longest spacing 300ms, 50% of the path's idle timeout), at most half"),
+            ([600, 1200], 0.6, .critical, "longest spacing 600ms, 100% of the path's idle timeout), but"),
+            ([599, 1198], 0.6, .warning, "longest spacing 599ms, 99.83% of the path's idle timeout), more than half"),
+            // 2.004 s prints as "2s": the share says why it is more than half (it read "2s, more
+            // than half of the 4s" and nothing else).
+            ([2004, 4008], 4, .warning, "longest spacing 2s, 50.1% of the path's idle timeout), more than half of the 4s"),
+            // 1.38 s of 2.76 s is 50.00000000000001% unrounded: half, OK.
+            ([1380, 2760], 2.76, .ok, "longest spacing 1.38s, 50% of the path's idle timeout), at most half"),
         ]
         for (arrivals, timeout, expected, said) in cases {
             let m = try #require(IdleTimeout.margin(server(arrivals), pathTimeoutS: timeout))
             #expect(m.severity == expected && m.message.contains(said), "\(arrivals): \(m.severity) \(m.message)")
         }
-        #expect(try #require(IdleTimeout.margin(server([2004, 4008]), pathTimeoutS: 4)).longestS == 2, "the value is the one said")
+        #expect(try #require(IdleTimeout.margin(server([2004, 4008]), pathTimeoutS: 4)).longestS == 2.004, "kept to the millisecond")
 
         // The survey's check, and the heartbeat's finding.
         var r = HeartbeatReport(target: "push:5223", protocol: "simplepush")
@@ -77,18 +82,20 @@ import Testing
         #expect(SurveyVerdicts.idleTimeout(r) == nil, "no idle_timeout configured: no check")
     }
 
-    /// The server's silence against the time after which a device reconnects, compared as it is
-    /// said: 30.004 s reads "30 s", not above 30 s; 30.01 s is.
-    @Test func theServersSilenceIsGradedAsSaid() {
+    /// The server's silence against the time after which a device reconnects, as measured (the
+    /// report's "longest gap" is in milliseconds); a silence just above the limit is said with the
+    /// digits that show it (not "30 s ..., above the 30 s").
+    @Test func theServersSilenceReadsAboveItsLimit() {
         var o = HeartbeatOptions(endpoint: Endpoint(host: "push", port: 5223), proto: .simplepush)
         o.serverHeartbeatTimeoutS = 30
-        for (gap, found) in [(30_004.0, false), (30_010, true)] {
+        for (gap, found, said) in [(30_004.0, true, "30.004"), (30_010, true, "30.01"), (30_000, false, "")] {
             var r = HeartbeatReport(target: "push:5223", protocol: "simplepush")
             r.serverHeartbeats = ServerHeartbeats(registered: true, arrivals: [gap], registeredAt: 0, acknowledged: 1, timeoutS: 60, endedAt: gap)
             HeartbeatAnalysis.conclude(&r, failure: nil, options: o)
             let f = r.findings.first { $0.check == .serverHeartbeat }
             #expect(
-                (f != nil) == found && (f.map { $0.value == 30.01 && $0.message.contains(": 30.01 s without a heartbeat") } ?? true), "\(gap): \(r.findings)")
+                (f != nil) == found && (f.map { $0.value == gap / 1000 && $0.message.contains(": \(said) s without a heartbeat") } ?? true),
+                "\(gap): \(r.findings)")
         }
     }
 }

@@ -82,7 +82,7 @@ import Testing
             let every = safe * share * 1000
             let server = Self.server(every: every)
             let c = SafeIntervalCheck.grade(server, limits: l, ranges: ranges)
-            #expect(c.percent == NumberText.rounded(share * 100) && c.serverLongestS == NumberText.rounded(every / 1000), "\(share): \(c)")
+            #expect(c.percent == NumberText.rounded(share * 100) && c.serverLongestS == NumberText.rounded(every / 1000, places: 1000), "\(share): \(c)")
             #expect(c.severity == expected[share], "\(share): \(c)")
             #expect(
                 c.thresholdSeconds?.description
@@ -104,7 +104,7 @@ import Testing
         let nat4 = try JoinLimits.decode(try Self.withLadder("lab-join.json", rungs: [], nat: 4).bytes, file: "nat.json").get()
         #expect(nat4.safeIntervalS == 4)
         let said = [2004, 2000.1].map { SafeIntervalCheck.grade(Self.server(every: $0), limits: nat4, ranges: ranges) }
-        #expect(said.map(\.severity) == [.warning, .ok] && said.map(\.percent) == [50.1, 50] && said.map(\.serverLongestS) == [2, 2], "\(said)")
+        #expect(said.map(\.severity) == [.warning, .ok] && said.map(\.percent) == [50.1, 50] && said.map(\.serverLongestS) == [2.004, 2], "\(said)")
         #expect(said[0].message.contains("(longest spacing 2s, 50.1% of"), "\(said[0].message)")
         #expect(edges[1].message.contains("the NAT forgets a quiet device"), "\(edges[1].message)")
         // Not registered: skipped; registered but refused, or one heartbeat: not known.

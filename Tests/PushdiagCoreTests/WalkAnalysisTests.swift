@@ -131,6 +131,16 @@ struct WalkAnalysisTests {
         let kept = try #require(r.first?.linkGapMs)
         #expect(kept == 3931.675)
         #expect(r[0].reason.hasPrefix("link gap \(NumberText.format(kept)) ms, above 300 ms"), "\(r[0].reason)")
+        // Just above a limit, the reason shows the digits that put it there: 300.004 ms, not
+        // "300 ms, above 300 ms"; exactly at the limit, within it.
+        for (gap, reason) in [(300.004, "link gap 300.004 ms, above 300 ms"), (100.004, "link gap 100.004 ms, above 100 ms"), (100.0, "within the limits")] {
+            let m = WalkLinkChange(timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fastTransition: false, linkGapMs: gap)
+            let graded = WalkAnalysis.roams([m], heartbeats: heartbeats(from: 0, count: 80), reconnects: [], places: [], endNs: 20 * s)
+            #expect(graded.first?.reason.hasPrefix(reason) == true, "\(gap): \(graded.first?.reason ?? "none")")
+        }
+        #expect(
+            NumberText.format(80.0004, beside: 80) == "80.0004" && NumberText.format(80.004, beside: 100) == "80"
+                && NumberText.format(79.9999, beside: 80) == "79.9999")
     }
 
     @Test func bandAndSSIDChangesAreAtLeastWarningsAndALostConnectionIsCritical() {
@@ -183,12 +193,11 @@ struct WalkAnalysisTests {
             return x
         }
         #expect(!WalkAnalysis.signalFindings(nowhere).contains { $0.check == .stickyClient })
-        // A run of 5.004 s reads "5 s": not above the 5 s limit, no finding (it said "5 s ... " and
-        // was graded above it); 5.01 s is.
-        for (end, found) in [(5_004_000_000 as Int64, false), (5_010_000_000, true)] {
+        // A run of 5.004 s is above the 5 s limit and says so ("5.004 s", not "5 s"); 5 s is not.
+        for (end, said) in [(5_004_000_000 as Int64, "5.004 s below"), (5_010_000_000, "5.01 s below"), (5_000_000_000, nil)] {
             let run = [0, end].map { WalkSample(timeNs: $0, bssid: ap1, ssid: "ward-3", signalDbm: -75, bestOtherSignalDbm: -60, location: "") }
             let f = WalkAnalysis.signalFindings(run).first { $0.check == .stickyClient }
-            #expect((f != nil) == found && (f.map { $0.message.hasPrefix("5.01 s below") } ?? true), "\(end): \(String(describing: f))")
+            #expect(f?.message.components(separatedBy: " -").first == said, "\(end): \(String(describing: f))")
         }
         // Between -67 and -70: a warning only.
         let edge = [WalkSample(timeNs: 0, signalDbm: -68, location: "")]

@@ -43,7 +43,7 @@ public enum JoinAnalysis {
                 Finding(
                     check: check, severity: severity, subject: "cycle \(cycle)", value: worst, threshold: limit, unit: row.unit.rawValue,
                     source: "join",
-                    message: "\(what) took \(NumberText.format(NumberText.rounded(worst, places: 1000))) ms (limit \(NumberText.format(limit)) ms): \(row.hint)"
+                    message: "\(what) took \(NumberText.format(worst, beside: limit)) ms (limit \(NumberText.format(limit)) ms): \(row.hint)"
                 ))
             return severity
         }

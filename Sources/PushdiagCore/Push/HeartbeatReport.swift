@@ -286,8 +286,8 @@ public enum HeartbeatAnalysis {
                     at: 0)
             }
         }
-        // Compared as said (to the hundredth of a second): 30.004 s is "30 s", not above 30 s.
-        if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs.map({ NumberText.rounded($0 / 1000) }),
+        // The silence as measured (the report's "longest gap" says it to the millisecond).
+        if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs.map({ NumberText.rounded($0 / 1000, places: 1000) }),
             gap > o.serverHeartbeatTimeoutS
         {
             report.findings.append(
@@ -295,7 +295,7 @@ public enum HeartbeatAnalysis {
                     check: .serverHeartbeat, severity: .critical, subject: target, value: gap, threshold: o.serverHeartbeatTimeoutS,
                     unit: "seconds", source: "server_heartbeats",
                     message:
-                        "\(target): \(NumberText.format(gap)) s without a heartbeat from the server, above the \(NumberText.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"
+                        "\(target): \(NumberText.format(gap, beside: o.serverHeartbeatTimeoutS)) s without a heartbeat from the server, above the \(NumberText.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"
                 ))
         }
         if let sh = report.serverHeartbeats, let idle = sh.pathIdleTimeoutS, let m = IdleTimeout.margin(sh, pathTimeoutS: idle), m.severity > .ok {

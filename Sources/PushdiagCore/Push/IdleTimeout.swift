@@ -117,15 +117,18 @@ extension IdleTimeout {
     /// `--find-idle-timeout` found, given as `idle_timeout` or `--idle-timeout`): the longest
     /// spacing between two of the server's heartbeats must stay under it, with room to spare.
     public struct Margin: Sendable, Equatable {
-        /// The server's heartbeat spacing: median and longest, seconds.
+        /// The server's heartbeat spacing: median and longest, seconds (to the millisecond).
         public var medianS: Double
         public var longestS: Double
         public var timeoutS: Double
+        /// The longest spacing as a share of the timeout, percent (two decimals): what is graded.
+        public var percent: Double
         /// ok at most half the timeout, warning under the timeout, critical at or above it.
         public var severity: Severity
 
         public var message: String {
-            let every = "the server's heartbeats came every \(DurationText.format(medianS)) (longest spacing \(DurationText.format(longestS)))"
+            let every =
+                "the server's heartbeats came every \(DurationText.format(medianS)) (longest spacing \(DurationText.format(longestS)), \(NumberText.format(percent))% of the path's idle timeout)"
             let timeout = DurationText.format(timeoutS)
             switch severity {
             case .critical:
@@ -142,9 +145,14 @@ extension IdleTimeout {
     /// nil until two of the server's heartbeats have been seen (no spacing yet).
     public static func margin(_ server: ServerHeartbeats, pathTimeoutS: Double) -> Margin? {
         guard let server = server.spacingS else { return nil }
-        // The safe_interval row's shares (50%, 100%), graded on the spacing as the message says it.
-        let longest = DurationText.kept(server.longest)
-        let severity = ThresholdRow.safeInterval.severity(longest * 100 / pathTimeoutS, ranges: ThresholdRow.safeInterval.defaultLimits)
-        return Margin(medianS: DurationText.kept(server.median), longestS: longest, timeoutS: pathTimeoutS, severity: severity)
+        // The safe_interval row's shares (50%, 100%), graded on the share the message prints, as
+        // the safe-interval check is (SafeIntervalCheck.grade): 2.004 s of 4 s is 50.1%, a
+        // warning, though the spacing prints as "2s"; rounded, 1.38 s of 2.76 s is 50%, not
+        // 50.00000000000001%.
+        let percent = NumberText.rounded(server.longest * 100 / pathTimeoutS)
+        let severity = ThresholdRow.safeInterval.severity(percent, ranges: ThresholdRow.safeInterval.defaultLimits)
+        return Margin(
+            medianS: NumberText.rounded(server.median, places: 1000), longestS: NumberText.rounded(server.longest, places: 1000), timeoutS: pathTimeoutS,
+            percent: percent, severity: severity)
     }
 }

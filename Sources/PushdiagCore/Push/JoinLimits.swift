@@ -180,9 +180,10 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
                 "the server's heartbeat interval is not known: none of its heartbeats came twice during the run; run for longer than its interval; against \(safeText); \(limits)"
             return c
         }
-        // Graded on the share as the message and the report say it (0.304 s of 0.6 s is 50.67%,
-        // a warning; 2.004 s of 4 s is 50.1%, said beside "2s"), the spacings as they print.
-        let (median, longest) = (DurationText.kept(spacing.median), DurationText.kept(spacing.longest))
+        // Graded on the share as the message and the report print it (0.304 s of 0.6 s is
+        // 50.67%, a warning; 2.004 s of 4 s is 50.1%, beside a spacing printed "2s"), as the
+        // idle-timeout margin is (IdleTimeout.margin); the spacings kept to the millisecond.
+        let (median, longest) = (NumberText.rounded(spacing.median, places: 1000), NumberText.rounded(spacing.longest, places: 1000))
         let pct = NumberText.rounded(spacing.longest * 100 / safe)
         (c.serverMedianS, c.serverLongestS, c.percent) = (median, longest, pct)
         c.severity = ThresholdRow.safeInterval.severity(pct, ranges: ranges)

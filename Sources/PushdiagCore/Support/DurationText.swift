@@ -25,11 +25,6 @@ public enum DurationText {
         return .success(s)
     }
 
-    /// `s` to the precision `format` says it (hundredths of a second from a second up, of a
-    /// millisecond below): what a check grades when it prints the duration, so that the value
-    /// judged is the value read ("2s, more than half of the 4s" was 2.004 s).
-    public static func kept(_ s: Double) -> Double { s >= 1 ? NumberText.rounded(s) : NumberText.rounded(s, places: 100_000) }
-
     /// A duration as the shortest text `seconds` reads back: "24d", "1h", "1.5s", "500ms".
     public static func format(_ s: Double) -> String {
         for (suffix, scale) in [("d", 86_400.0), ("h", 3600), ("m", 60), ("s", 1)] where s >= scale && (s / scale).rounded() == s / scale {

@@ -24,6 +24,21 @@ public enum NumberText {
         whole > 0 ? rounded(Double(part) * 100 / Double(whole)) : nil
     }
 
+    /// `v` as `format` prints it, with more decimals (up to six) where two would read equal to
+    /// `limit` though it is not: a gap of 300.004 ms graded above 300 ms reads "300.004", never
+    /// "300 ms, above 300 ms". Graded values are measured values; this keeps the text truthful.
+    public static func format(_ v: Double, beside limit: Double) -> String {
+        let two = format(v)
+        guard v != limit, two == format(limit) else { return two }
+        var places = 1000.0
+        while places <= 1_000_000 {
+            let r = rounded(v, places: places)
+            if r != limit { return String(r) }
+            places *= 10
+        }
+        return String(v)
+    }
+
     /// Up to two decimals, no trailing zeros: 57, 1.5, 0.33.
     public static func format(_ v: Double) -> String {
         let r = rounded(v)

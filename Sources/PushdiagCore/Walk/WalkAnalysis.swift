@@ -323,10 +323,10 @@ public enum WalkAnalysis {
         if let gap = c.keptLinkGapMs {
             if gap > crit {
                 grade = .critical
-                why.append("link gap \(NumberText.format(gap)) ms, above \(NumberText.format(crit)) ms for \(kind)")
+                why.append("link gap \(NumberText.format(gap, beside: crit)) ms, above \(NumberText.format(crit)) ms for \(kind)")
             } else if gap > warn {
                 grade = .warning
-                why.append("link gap \(NumberText.format(gap)) ms, above \(NumberText.format(warn)) ms for \(kind)")
+                why.append("link gap \(NumberText.format(gap, beside: warn)) ms, above \(NumberText.format(warn)) ms for \(kind)")
             }
         }
         if c.fromSsid != nil, c.toSsid != nil, c.fromSsid != c.toSsid {
@@ -434,14 +434,13 @@ public enum WalkAnalysis {
                 runStart = nil
             }
         }
-        // Compared as said (to the hundredth of a second): 5.004 s is "5 s", not above 5 s.
-        if let (a, b) = longest, case let seconds = NumberText.rounded(Double(b.timeNs - a.timeNs) / 1e9), seconds > t.stickySeconds {
+        if let (a, b) = longest, case let seconds = NumberText.rounded(Double(b.timeNs - a.timeNs) / 1e9, places: 1000), seconds > t.stickySeconds {
             out.append(
                 Finding(
                     check: .stickyClient, severity: .warning, subject: a.location.isEmpty ? "walk" : a.location, value: seconds,
                     threshold: t.stickySeconds, unit: "seconds", source: "station+scan",
                     message:
-                        "\(NumberText.format(seconds)) s below \(t.signalCriticalDbm) dBm on \(a.bssid?.description ?? "the AP") while a BSS of the same SSID was \(t.stickyMarginDb) dB or more stronger: this card holds on to a far AP (an iPhone would have moved)"
+                        "\(NumberText.format(seconds, beside: t.stickySeconds)) s below \(t.signalCriticalDbm) dBm on \(a.bssid?.description ?? "the AP") while a BSS of the same SSID was \(t.stickyMarginDb) dB or more stronger: this card holds on to a far AP (an iPhone would have moved)"
                 ))
         }
         return out
