@@ -232,7 +232,7 @@ public final class InterfaceFollower: Sendable {
             metrics.histogram(MetricFamily.roamGap).record((e.gapMs ?? 0) / 1000)
             log.line(
                 "wifi \(name): roam \(e.fromBssid?.description ?? "?") → \(e.bssid?.description ?? "?")"
-                    + "\(change.keptLinkGapMs.map { ", gap \(NumberText.format($0)) ms" } ?? ""), \(grade.rawValue): \(WalkAnalysis.reason(why))"
+                    + "\(WalkAnalysis.gapText(change, t: limits).map { ", gap \($0) ms" } ?? ""), \(grade.rawValue): \(WalkAnalysis.reason(why))"
             )
         case .connect:
             guard let f = e.fastTransitionFailure else { break }

@@ -320,13 +320,13 @@ public enum WalkAnalysis {
             : c.fastTransitionFailure != nil
                 ? "a failed fast transition"
                 : ft ? "a fast transition" : c.fastTransition == false ? "a roam without 802.11r" : "a roam not known to be 802.11r"
-        if let gap = c.keptLinkGapMs {
+        if let gap = c.keptLinkGapMs, let said = gapText(c, t: t) {
             if gap > crit {
                 grade = .critical
-                why.append("link gap \(NumberText.format(gap, beside: crit)) ms, above \(NumberText.format(crit)) ms for \(kind)")
+                why.append("link gap \(said) ms, above \(NumberText.format(crit)) ms for \(kind)")
             } else if gap > warn {
                 grade = .warning
-                why.append("link gap \(NumberText.format(gap, beside: warn)) ms, above \(NumberText.format(warn)) ms for \(kind)")
+                why.append("link gap \(said) ms, above \(NumberText.format(warn)) ms for \(kind)")
             }
         }
         if c.fromSsid != nil, c.toSsid != nil, c.fromSsid != c.toSsid {
@@ -345,6 +345,14 @@ public enum WalkAnalysis {
             why.append(connection == .lost ? "the push connection was lost" : "the push connection had to reconnect")
         }
         return (grade, why)
+    }
+
+    /// A move's link gap in ms as every text says it: the kept gap, with the decimals that show
+    /// it is above the limit it is above (or at or under the warning one).
+    public static func gapText(_ c: WalkLinkChange, t: WalkThresholds) -> String? {
+        guard let gap = c.keptLinkGapMs else { return nil }
+        let (warn, crit) = t.gapLimits(fastTransition: c.fastTransition)
+        return NumberText.format(gap, beside: gap > crit ? crit : warn)
     }
 
     /// A move's reasons as the walk's report and the exporter's log say them: joined by "; ", or
