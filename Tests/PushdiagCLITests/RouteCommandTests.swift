@@ -46,6 +46,8 @@ struct RouteTests {
         #expect(noneStatus == 2 && none[0]["interface"] is NSNull)
         let finding = try #require((none[0]["findings"] as? [[String: Any]])?.first)
         #expect(finding["check"] as? String == "route" && (finding["message"] as? String)?.contains("no route") == true)
+        // No number was measured: value and threshold null, not a 0 that reads as one.
+        #expect(finding["value"] is NSNull && finding["threshold"] is NSNull, "\(finding)")
     }
 
     /// #13.11: a gateway the kernel has no entry for yet is sent a datagram; a real one in

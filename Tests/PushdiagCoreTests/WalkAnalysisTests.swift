@@ -143,6 +143,24 @@ struct WalkAnalysisTests {
                 && NumberText.format(79.9999, beside: 80) == "79.9999")
     }
 
+    /// A move graded for its SSID change whose gap was not reported: the walk's finding has no
+    /// value (null, not 0 ms) and passed no threshold; one graded on its gap names the limit.
+    @Test func aRoamFindingsNumbersAreTheMeasuredOnes() {
+        var t = WalkTimeline(interface: "wlan0", server: "push:3000", proto: "line", startNs: 0)
+        t.endNs = 40 * s
+        t.heartbeats = heartbeats(from: 0, count: 160)
+        t.changes = [
+            WalkLinkChange(timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "ward-3", toSsid: "guest", fastTransition: false),
+            WalkLinkChange(timeNs: 20 * s, fromBssid: ap2, toBssid: ap1, fromSsid: "guest", toSsid: "guest", fastTransition: false, linkGapMs: 150),
+        ]
+        let roams = WalkReport.assemble(t).findings.filter { $0.check == .roam }
+        #expect(roams.count == 2, "\(roams)")
+        let unmeasured = roams.first { $0.message.contains("the SSID changed") }
+        let slow = roams.first { $0.message.contains("link gap 150 ms") }
+        #expect(unmeasured?.value == nil && unmeasured?.threshold == nil, "\(String(describing: unmeasured))")
+        #expect(slow?.value == 150 && slow?.threshold == 100, "\(String(describing: slow))")
+    }
+
     @Test func bandAndSSIDChangesAreAtLeastWarningsAndALostConnectionIsCritical() {
         let band = WalkLinkChange(
             timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "ward-3", toSsid: "ward-3", fromFreqMhz: 2437, toFreqMhz: 5180,

@@ -325,7 +325,7 @@ public struct APIdleReport: Codable, Sendable, Equatable {
         }
         return [
             Finding(
-                check: .apIdle, severity: .unknown, subject: "the AP", value: 0, threshold: 0, unit: "s", source: "ap_idle_ladder",
+                check: .apIdle, severity: .unknown, subject: "the AP", value: nil, threshold: nil, unit: "s", source: "ap_idle_ladder",
                 message: "no rung was silent and checked: nothing was measured (see the rungs)")
         ]
     }

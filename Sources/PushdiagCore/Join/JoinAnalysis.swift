@@ -59,7 +59,7 @@ public enum JoinAnalysis {
             let why = c.steps.first { $0.status == .failed }.map { "\($0.name) failed: \($0.detail)" } ?? "the cycle ended first"
             findings.append(
                 Finding(
-                    check: .pushReady, severity: .critical, subject: "cycle \(c.cycle)", value: 0, threshold: 0, unit: "ms", source: "join",
+                    check: .pushReady, severity: .critical, subject: "cycle \(c.cycle)", value: nil, threshold: nil, unit: "ms", source: "join",
                     message: "never push-ready: \(why)"))
         }
         let stats = JoinDurationStats(ready.map(\.1))

@@ -232,7 +232,7 @@ public enum HeartbeatAnalysis {
         if connectionLost {
             out.append(
                 Finding(
-                    check: .heartbeat, severity: .critical, subject: target, value: 0, threshold: 0, unit: "connection", source: "reconnect_schedule",
+                    check: .heartbeat, severity: .critical, subject: target, value: nil, threshold: nil, unit: "connection", source: "reconnect_schedule",
                     message: "\(target): connection lost: every reconnect attempt of the schedule failed"))
         }
         if sent > 0 {
@@ -272,13 +272,14 @@ public enum HeartbeatAnalysis {
                 break
             case .tls(let why):
                 report.findings.insert(
-                    Finding(check: .tls, severity: .critical, subject: target, value: 0, threshold: 0, unit: "handshake", source: "tls", message: why), at: 0)
+                    Finding(check: .tls, severity: .critical, subject: target, value: nil, threshold: nil, unit: "handshake", source: "tls", message: why),
+                    at: 0)
             default:
                 // The TCP connection was made: the server broke its handshake or protocol.
                 let connected = report.connectMs != nil
                 report.findings.insert(
                     Finding(
-                        check: connected ? .protocol : .connect, severity: .critical, subject: target, value: 0, threshold: 0,
+                        check: connected ? .protocol : .connect, severity: .critical, subject: target, value: nil, threshold: nil,
                         unit: connected ? "handshake" : "connection", source: connected ? "protocol" : "connect",
                         message: connected
                             ? "\(failure): devices cannot use this server either"

@@ -63,7 +63,7 @@ public enum RouteAnalysis {
             r.routeType = route.map { typeName($0.type) }
             r.findings.append(
                 Finding(
-                    check: .route, severity: .critical, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
+                    check: .route, severity: .critical, subject: subject, value: nil, threshold: nil, unit: "route", source: "rtnetlink",
                     message: "no route to \(subject): \(why); devices on this network cannot reach the push server"))
             r.status = .critical
             return r
@@ -96,14 +96,14 @@ public enum RouteAnalysis {
             if state == .failed {
                 r.findings.append(
                     Finding(
-                        check: .route, severity: .critical, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
+                        check: .route, severity: .critical, subject: subject, value: nil, threshold: nil, unit: "route", source: "rtnetlink",
                         message:
                             "the gateway \(gw) on \(r.interface ?? "?") does not answer (neighbour state failed): nothing leaves this network towards \(subject)"
                     ))
             } else if state == .incomplete {
                 r.findings.append(
                     Finding(
-                        check: .route, severity: .warning, subject: subject, value: 0, threshold: 0, unit: "route", source: "rtnetlink",
+                        check: .route, severity: .warning, subject: subject, value: nil, threshold: nil, unit: "route", source: "rtnetlink",
                         message: "the gateway \(gw) on \(r.interface ?? "?") has not answered address resolution yet (incomplete)"))
             }
         }

@@ -6,9 +6,13 @@ public struct Finding: Codable, Sendable, Equatable {
     public var severity: Severity
     /// What was measured: "overall", a BSS ("aa:bb:cc:dd:ee:ff (ward-3)") or a channel ("channel 6 (2437 MHz)").
     public var subject: String
-    public var value: Double
-    /// The threshold that was exceeded (the warning or the critical one).
-    public var threshold: Double
+    /// The value measured; null where the finding is not about a number (a connection refused, no
+    /// route, no cycle that got there) or the number was not measured (a roam's gap not
+    /// reported), never a 0 that reads as one.
+    @Nullable public var value: Double?
+    /// The threshold that was exceeded (the warning or the critical one); null with no value, or
+    /// where no threshold was passed (a roam graded for its SSID change, not its gap).
+    @Nullable public var threshold: Double?
     public var unit: String
     /// Where the value comes from: `retry_bit`, `bss_load` (advertised by the AP) or `airtime_estimate`.
     public var source: String

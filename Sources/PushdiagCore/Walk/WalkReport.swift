@@ -109,7 +109,7 @@ extension WalkReport {
         if let failure = t.failure {
             findings.append(
                 Finding(
-                    check: .pushConnection, severity: .critical, subject: t.server, value: 0, threshold: 0, unit: "", source: "heartbeat",
+                    check: .pushConnection, severity: .critical, subject: t.server, value: nil, threshold: nil, unit: "", source: "heartbeat",
                     message: "the push connection could not be opened: \(failure)"))
         }
         let lost = t.failure != nil || t.reconnects.last.map { !$0.succeeded } ?? false
@@ -120,13 +120,14 @@ extension WalkReport {
                     source: "heartbeat", message: "the push connection was lost: the reconnect schedule ran out"))
         }
         for r in roams where r.grade != .ok {
-            let gap = r.linkGapMs ?? 0
-            // The limit the reason names: the critical one when the gap is above it.
+            // The gap as measured (null when not reported) and the limit the reason names, when
+            // the gap is above one (a move graded for its SSID or its connection passed none).
             let limits = w.gapLimits(fastTransition: r.fastTransition)
+            let passed = r.linkGapMs.flatMap { $0 > limits.critical ? limits.critical : $0 > limits.warning ? limits.warning : nil }
             findings.append(
                 Finding(
-                    check: .roam, severity: r.grade, subject: "\(r.fromBssid?.description ?? "?") → \(r.toBssid?.description ?? "none")", value: gap,
-                    threshold: gap > limits.critical ? limits.critical : limits.warning, unit: "ms", source: "nl80211",
+                    check: .roam, severity: r.grade, subject: "\(r.fromBssid?.description ?? "?") → \(r.toBssid?.description ?? "none")",
+                    value: r.linkGapMs, threshold: passed, unit: "ms", source: "nl80211",
                     message: "\(r.time)\(r.location.isEmpty ? "" : " at \(r.location)"): \(r.reason)"))
         }
         findings += WalkAnalysis.signalFindings(samples, t: w)
@@ -148,7 +149,7 @@ extension WalkReport {
             // What was measured stands; the walk is incomplete (critical still outranks it).
             findings.append(
                 Finding(
-                    check: .link, severity: .unknown, subject: t.interface, value: 0, threshold: 0, unit: "", source: "nl80211",
+                    check: .link, severity: .unknown, subject: t.interface, value: nil, threshold: nil, unit: "", source: "nl80211",
                     message: "the link could not be followed to the end: \(why)"))
         }
         let seen = lens.apply(samples: samples, scans: t.scans, heartbeats: t.heartbeats, marks: t.marks)
