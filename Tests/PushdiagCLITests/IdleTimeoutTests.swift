@@ -115,6 +115,8 @@ import Testing
         let f = (j["findings"] as? [[String: Any]] ?? []).first { $0["check"] as? String == "idle_timeout" }
         let longest = f?["value"] as? Double ?? -1
         #expect(status == 1 && f?["severity"] as? String == "warning" && longest >= 0.35 && longest < 0.6, "\(j)")
+        // The threshold passed is the warning one, half the timeout (it gave the timeout itself).
+        #expect(f?["threshold"] as? Double == 0.3 && longest > 0.3, "\(String(describing: f))")
         #expect((j["server_heartbeats"] as? [String: Any])?["path_idle_timeout_s"] as? Double == 0.6)
         // Under half of 5 s: no finding.
         let (okStatus, ok) = try run("5s")

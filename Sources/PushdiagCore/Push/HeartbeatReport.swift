@@ -300,9 +300,12 @@ public enum HeartbeatAnalysis {
                 ))
         }
         if let sh = report.serverHeartbeats, let idle = sh.pathIdleTimeoutS, let m = IdleTimeout.margin(sh, pathTimeoutS: idle), m.severity > .ok {
+            // The limit passed: half the timeout for a warning (it gave the timeout for both).
+            let row = ThresholdRow.safeInterval
+            let passed = idle * (m.severity == .critical ? row.critical ?? 100 : row.warning) / 100
             report.findings.append(
                 Finding(
-                    check: .idleTimeout, severity: m.severity, subject: target, value: m.longestS, threshold: idle, unit: "seconds",
+                    check: .idleTimeout, severity: m.severity, subject: target, value: m.longestS, threshold: passed, unit: "seconds",
                     source: "server_heartbeats", message: "\(target): \(m.message)"))
         }
         if let limits = o.joinLimits {
