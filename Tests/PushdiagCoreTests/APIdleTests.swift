@@ -162,6 +162,9 @@ import Testing
         // An AP that drops sooner than it advertises is a warning.
         let early = APIdleReport.conclude(rungs: [dropped], bssMaxIdleS: 60, pathIdleTimeoutS: nil)
         #expect(early.safeIntervalS == 41.2 && early.findings.map(\.severity) == [.warning] && early.findings[0].threshold == 60)
+        // An AP that advertises no period: the finding names no threshold (it gave 0 s).
+        let silent = APIdleReport.conclude(rungs: [kept, dropped], bssMaxIdleS: nil, pathIdleTimeoutS: nil)
+        #expect(silent.findings.map(\.severity) == [.ok] && silent.findings[0].threshold == nil && silent.findings[0].value == 41.2, "\(silent.findings)")
         // Nothing measured: UNKNOWN, and no interval.
         let none = APIdleReport.conclude(rungs: [], bssMaxIdleS: nil, pathIdleTimeoutS: nil)
         #expect(none.safeIntervalS == nil && none.limits.isEmpty && none.findings.map(\.severity) == [.unknown])
