@@ -49,9 +49,9 @@ import Testing
         // The spacing the server's heartbeats had, as the report measured it, against the safe interval.
         let spacing = try #require((j["server_heartbeats"] as? [String: Any])?["interval_ms"] as? [String: Any])
         let measured = try #require(spacing["max"] as? Double) / 1000
-        // The spacing to the millisecond, its share to the hundredth of a percent, graded as
-        // printed.
-        let (longest, share) = (NumberText.rounded(measured, places: 1000), NumberText.rounded(measured * 100 / safe))
+        // The spacing to the millisecond, its share of the safe interval to 0.0001%, graded.
+        let longest = NumberText.rounded(measured, places: 1000)
+        let share = NumberText.rounded(longest * 100 / safe, places: 10_000)
         let expected = share >= 100 ? "critical" : share > 50 ? "warning" : "ok"
         #expect(c["server_longest_s"] as? Double == longest && c["percent"] as? Double == share && c["severity"] as? String == expected, "\(c)")
         #expect(r.status == (expected == "ok" ? 0 : expected == "warning" ? 1 : 2), "\(r.stdout)")

@@ -64,6 +64,9 @@ import Testing
             ([2004, 4008], 4, .warning, "longest spacing 2s, 50.1% of the path's idle timeout), more than half of the 4s"),
             // 1.38 s of 2.76 s is 50.00000000000001% unrounded: half, OK.
             ([1380, 2760], 2.76, .ok, "longest spacing 1.38s, 50% of the path's idle timeout), at most half"),
+            // Just past half of a long timeout, and just short of it: the share says which side.
+            ([300_020, 600_040], 600, .warning, "longest spacing 300.02s, 50.003% of the path's idle timeout), more than half"),
+            ([599_980, 1_199_960], 600, .warning, "longest spacing 599.98s, 99.997% of the path's idle timeout), more than half"),
         ]
         for (arrivals, timeout, expected, said) in cases {
             let m = try #require(IdleTimeout.margin(server(arrivals), pathTimeoutS: timeout))

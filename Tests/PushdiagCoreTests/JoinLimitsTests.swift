@@ -82,7 +82,9 @@ import Testing
             let every = safe * share * 1000
             let server = Self.server(every: every)
             let c = SafeIntervalCheck.grade(server, limits: l, ranges: ranges)
-            #expect(c.percent == NumberText.rounded(share * 100) && c.serverLongestS == NumberText.rounded(every / 1000, places: 1000), "\(share): \(c)")
+            // The spacing to the millisecond, its share of the safe interval to 0.0001%.
+            let kept = NumberText.rounded(every / 1000, places: 1000)
+            #expect(c.percent == NumberText.rounded(kept * 100 / safe, places: 10_000) && c.serverLongestS == kept, "\(share): \(c)")
             #expect(c.severity == expected[share], "\(share): \(c)")
             #expect(
                 c.thresholdSeconds?.description
@@ -97,7 +99,7 @@ import Testing
         #expect(nat.safeIntervalS == 0.6 && nat.safeSource == .pathIdleTimeout)
         let edges = [300.0, 600, 304].map { SafeIntervalCheck.grade(Self.server(every: $0), limits: nat, ranges: ranges) }
         #expect(edges.map(\.severity) == [.ok, .critical, .warning], "\(edges.map(\.message))")
-        #expect(edges.map(\.percent) == [50, 100, 50.67] && edges[2].serverLongestS == 0.304)
+        #expect(edges.map(\.percent) == [50, 100, 50.6667] && edges[2].serverLongestS == 0.304)
         #expect(edges[2].message.contains("(longest spacing 304ms, 50.67% of"), "\(edges[2].message)")
         // 2.004 s of a 4 s safe interval is said "2s, 50.1%": the share printed is the share
         // graded (WARNING, above half), beside the spacing as it prints; 2.0001 s is 50%, OK.

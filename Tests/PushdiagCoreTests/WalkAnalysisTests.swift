@@ -141,11 +141,15 @@ struct WalkAnalysisTests {
         #expect(
             NumberText.format(80.0004, beside: 80) == "80.0004" && NumberText.format(80.004, beside: 100) == "80"
                 && NumberText.format(79.9999, beside: 80) == "79.9999")
+        // On the limit's side of the value, never in exponent form, never more than six decimals.
+        let near = NumberText.format(300.0005, beside: 300.0004)
+        #expect(Double(near).map { $0 > 300.0004 } == true && NumberText.format(0.00001, beside: 0) == "0.00001", "\(near)")
+        #expect(NumberText.format(-70.0004, beside: -70) == "-70.0004" && NumberText.format(300.00000001, beside: 300) == "300")
     }
 
     /// A move graded for its SSID change whose gap was not reported: the walk's finding has no
     /// value (null, not 0 ms) and passed no threshold; one graded on its gap names the limit.
-    @Test func aRoamFindingsNumbersAreTheMeasuredOnes() {
+    @Test func aRoamFindingsNumbersAreTheMeasuredOnes() throws {
         var t = WalkTimeline(interface: "wlan0", server: "push:3000", proto: "line", startNs: 0)
         t.endNs = 40 * s
         t.heartbeats = heartbeats(from: 0, count: 160)
@@ -155,10 +159,10 @@ struct WalkAnalysisTests {
         ]
         let roams = WalkReport.assemble(t).findings.filter { $0.check == .roam }
         #expect(roams.count == 2, "\(roams)")
-        let unmeasured = roams.first { $0.message.contains("the SSID changed") }
-        let slow = roams.first { $0.message.contains("link gap 150 ms") }
-        #expect(unmeasured?.value == nil && unmeasured?.threshold == nil, "\(String(describing: unmeasured))")
-        #expect(slow?.value == 150 && slow?.threshold == 100, "\(String(describing: slow))")
+        let unmeasured = try #require(roams.first { $0.message.contains("the SSID changed") })
+        let slow = try #require(roams.first { $0.message.contains("link gap 150 ms") })
+        #expect(unmeasured.value == nil && unmeasured.threshold == nil, "\(unmeasured)")
+        #expect(slow.value == 150 && slow.threshold == 100, "\(slow)")
     }
 
     @Test func bandAndSSIDChangesAreAtLeastWarningsAndALostConnectionIsCritical() {

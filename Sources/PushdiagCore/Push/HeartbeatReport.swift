@@ -241,7 +241,8 @@ public enum HeartbeatAnalysis {
                 out.append(
                     Finding(
                         check: .heartbeatLoss, severity: sev, subject: target, value: loss, threshold: limit, unit: "percent", source: "heartbeat",
-                        message: "\(target): \(NumberText.format(loss))% of heartbeats lost (\(sent - received) of \(sent)), above \(NumberText.format(limit))%"
+                        message:
+                            "\(target): \(NumberText.format(loss, beside: limit))% of heartbeats lost (\(sent - received) of \(sent)), above \(NumberText.format(limit))%"
                     ))
             }
         }
@@ -249,7 +250,7 @@ public enum HeartbeatAnalysis {
             out.append(
                 Finding(
                     check: .heartbeatRtt, severity: sev, subject: target, value: r.p95, threshold: limit, unit: "ms", source: "heartbeat",
-                    message: "\(target): heartbeat round trip p95 \(NumberText.format(r.p95)) ms, above \(NumberText.format(limit)) ms"))
+                    message: "\(target): heartbeat round trip p95 \(NumberText.format(r.p95, beside: limit)) ms, above \(NumberText.format(limit)) ms"))
         }
         return out.sorted { $0.severity > $1.severity }
     }
@@ -315,7 +316,7 @@ public enum HeartbeatAnalysis {
                 let passed = c.severity == .critical ? limit.critical : limit.warning
                 report.findings.append(
                     Finding(
-                        check: .safeInterval, severity: c.severity, subject: target, value: longest, threshold: passed.end ?? passed.start ?? 0,
+                        check: .safeInterval, severity: c.severity, subject: target, value: longest, threshold: ThresholdRow.safeInterval.limit(of: passed),
                         unit: "seconds", source: "server_heartbeats", message: "\(target): \(c.message)"))
             }
         }

@@ -121,14 +121,15 @@ extension IdleTimeout {
         public var medianS: Double
         public var longestS: Double
         public var timeoutS: Double
-        /// The longest spacing as a share of the timeout, percent (two decimals): what is graded.
+        /// The longest spacing as a share of the timeout, percent (`IdleTimeout.share`): what is graded.
         public var percent: Double
         /// ok at most half the timeout, warning under the timeout, critical at or above it.
         public var severity: Severity
 
         public var message: String {
+            let row = ThresholdRow.safeInterval
             let every =
-                "the server's heartbeats came every \(DurationText.format(medianS)) (longest spacing \(DurationText.format(longestS)), \(NumberText.format(percent))% of the path's idle timeout)"
+                "the server's heartbeats came every \(DurationText.format(medianS)) (longest spacing \(DurationText.format(longestS)), \(IdleTimeout.shareText(percent, limits: [row.warning, row.critical ?? 100]))% of the path's idle timeout)"
             let timeout = DurationText.format(timeoutS)
             switch severity {
             case .critical:
@@ -142,14 +143,26 @@ extension IdleTimeout {
         }
     }
 
+    /// The longest spacing as a share of `limitS`, percent, as the idle-timeout margin and the
+    /// safe-interval check grade it: the spacing kept to the millisecond (as the reports give
+    /// it), the share to 0.0001% (so 1.38 s of 2.76 s is 50%, not 50.00000000000001%; 300.02 s of
+    /// 600 s is 50.0033%, above half).
+    public static func share(_ longestS: Double, of limitS: Double) -> Double {
+        NumberText.rounded(NumberText.rounded(longestS, places: 1000) * 100 / limitS, places: 10_000)
+    }
+
+    /// A share as the messages print it: two decimals, more where two would read equal to the
+    /// nearest of `limits` ("50.0033%", not "50%" beside a warning).
+    public static func shareText(_ percent: Double, limits: [Double]) -> String {
+        guard let near = limits.min(by: { abs($0 - percent) < abs($1 - percent) }) else { return NumberText.format(percent) }
+        return NumberText.format(percent, beside: near)
+    }
+
     /// nil until two of the server's heartbeats have been seen (no spacing yet).
     public static func margin(_ server: ServerHeartbeats, pathTimeoutS: Double) -> Margin? {
         guard let server = server.spacingS else { return nil }
-        // The safe_interval row's shares (50%, 100%), graded on the share the message prints, as
-        // the safe-interval check is (SafeIntervalCheck.grade): 2.004 s of 4 s is 50.1%, a
-        // warning, though the spacing prints as "2s"; rounded, 1.38 s of 2.76 s is 50%, not
-        // 50.00000000000001%.
-        let percent = NumberText.rounded(server.longest * 100 / pathTimeoutS)
+        // The safe_interval row's shares (50%, 100%), on the share as `share` keeps it.
+        let percent = share(server.longest, of: pathTimeoutS)
         let severity = ThresholdRow.safeInterval.severity(percent, ranges: ThresholdRow.safeInterval.defaultLimits)
         return Margin(
             medianS: NumberText.rounded(server.median, places: 1000), longestS: NumberText.rounded(server.longest, places: 1000), timeoutS: pathTimeoutS,

@@ -180,18 +180,18 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
                 "the server's heartbeat interval is not known: none of its heartbeats came twice during the run; run for longer than its interval; against \(safeText); \(limits)"
             return c
         }
-        // Graded on the share as the message and the report print it (0.304 s of 0.6 s is
-        // 50.67%, a warning; 2.004 s of 4 s is 50.1%, beside a spacing printed "2s"), as the
-        // idle-timeout margin is (IdleTimeout.margin); the spacings kept to the millisecond.
+        // Graded on the share as the idle-timeout margin is (`IdleTimeout.share`: 0.304 s of 0.6 s
+        // is 50.6667%, a warning; 2.004 s of 4 s is 50.1%, beside a spacing printed "2s"); the
+        // spacings kept to the millisecond.
         let (median, longest) = (NumberText.rounded(spacing.median, places: 1000), NumberText.rounded(spacing.longest, places: 1000))
-        let pct = NumberText.rounded(spacing.longest * 100 / safe)
+        let pct = IdleTimeout.share(spacing.longest, of: safe)
         (c.serverMedianS, c.serverLongestS, c.percent) = (median, longest, pct)
         c.severity = ThresholdRow.safeInterval.severity(pct, ranges: ranges)
         // A drop at the first rung is only an upper bound: nothing shorter was seen kept, so no
         // spacing under it is known to be safe.
         if source == .apDropped { c.severity = max(c.severity, .warning) }
         let every =
-            "the server's heartbeats came every \(DurationText.format(median)) (longest spacing \(DurationText.format(longest)), \(NumberText.format(pct))% of \(safeText))"
+            "the server's heartbeats came every \(DurationText.format(median)) (longest spacing \(DurationText.format(longest)), \(IdleTimeout.shareText(pct, limits: [ranges.warning, ranges.critical].compactMap(ThresholdRow.safeInterval.limit)))% of \(safeText))"
         let forgets =
             switch source {
             case .apKept: "longer than any silence the AP was seen to keep"

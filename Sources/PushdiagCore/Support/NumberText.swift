@@ -29,14 +29,20 @@ public enum NumberText {
     /// "300 ms, above 300 ms". Graded values are measured values; this keeps the text truthful.
     public static func format(_ v: Double, beside limit: Double) -> String {
         let two = format(v)
-        guard v != limit, two == format(limit) else { return two }
-        var places = 1000.0
-        while places <= 1_000_000 {
+        guard v.isFinite, limit.isFinite, abs(v) < 1e12, v != limit, two == format(limit) else { return two }
+        for digits in 3...6 {
+            var places = 1.0
+            for _ in 0..<digits { places *= 10 }
+            // On the same side of the limit as the value, not only different from it.
             let r = rounded(v, places: places)
-            if r != limit { return String(r) }
-            places *= 10
+            guard r != limit, (r > limit) == (v > limit) else { continue }
+            let scaled = Int64((abs(r) * places).rounded())
+            var fraction = String(scaled % Int64(places))
+            fraction = String(repeating: "0", count: digits - fraction.count) + fraction
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            return (r < 0 ? "-" : "") + String(scaled / Int64(places)) + (fraction.isEmpty ? "" : "." + fraction)
         }
-        return String(v)
+        return two
     }
 
     /// Up to two decimals, no trailing zeros: 57, 1.5, 0.33.

@@ -116,7 +116,7 @@ extension WalkReport {
         if t.failure == nil, lost {
             findings.append(
                 Finding(
-                    check: .pushConnection, severity: .critical, subject: t.server, value: Double(t.reconnects.count), threshold: 0, unit: "reconnects",
+                    check: .pushConnection, severity: .critical, subject: t.server, value: Double(t.reconnects.count), threshold: nil, unit: "reconnects",
                     source: "heartbeat", message: "the push connection was lost: the reconnect schedule ran out"))
         }
         for r in roams where r.grade != .ok {
