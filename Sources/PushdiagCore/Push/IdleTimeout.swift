@@ -152,7 +152,7 @@ extension IdleTimeout {
     }
 
     /// A share as the messages print it: two decimals, more where two would read equal to the
-    /// nearest of `limits` ("50.0033%", not "50%" beside a warning).
+    /// nearest of `limits` ("50.003%" for 50.0033, not "50%" beside a warning).
     public static func shareText(_ percent: Double, limits: [Double]) -> String {
         guard let near = limits.min(by: { abs($0 - percent) < abs($1 - percent) }) else { return NumberText.format(percent) }
         return NumberText.format(percent, beside: near)
