@@ -116,7 +116,12 @@ done
 wait $ping_pid
 wpa_cli -i wlan2 signal_poll > "$iwdir/signal-poll.txt"
 lab_roam_there_and_back "$other" "$initial" "$iwdir/refused.txt" "$iwdir/roams.txt" || exit 1
-sleep 1
+# iw event stops once it has printed the return (wpa_supplicant said COMPLETED after the kernel's
+# CONNECT; iw prints each event as it comes): its last connect result names the initial AP.
+for _ in $(seq 1 50); do
+  grep -a 'wlan2 (phy' "$iwdir/iw-event.txt" | grep -E ': (connected|failed to connect|timed out) ' | tail -1 | grep -q "connected to $initial" && break
+  sleep 0.1
+done
 kill $iw_pid; wait $iw_pid 2> /dev/null
 lab_nlmon_stop "$iwdir/nlmon.pcap"
 ip link del nlmon0
