@@ -73,7 +73,9 @@ public struct MetricFamily: Sendable {
             "Roams of the interface by grade (ok, warning, critical: link gap, 802.11r, SSID change) and result (fast_transition: completed by 802.11r; fast_transition_failed: 802.11r failed and the station joined again; other).",
         kind: .counter)
     static let roamGap = MetricFamily(
-        name: "pushdiag_roam_gap_seconds", help: "Link gaps of roams, disconnect to connect (0 for a roam without a gap).",
+        name: "pushdiag_roam_gap_seconds",
+        help:
+            "Link gaps of roams, disconnect to connect (0 for a roam the kernel made without a disconnect); a roam whose gap was not reported is not observed (pushdiag_roams_total counts it).",
         kind: .histogram([0.01, 0.025, 0.05, 0.08, 0.1, 0.15, 0.3, 0.5, 1, 2, 5, 10]))
     static let fastTransitionFailures = MetricFamily(
         name: "pushdiag_fast_transition_failures_total",

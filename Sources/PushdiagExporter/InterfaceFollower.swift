@@ -229,7 +229,8 @@ public final class InterfaceFollower: Sendable {
             // The held sessions may not cross this interface: graded on the link alone.
             let (grade, why) = WalkAnalysis.grade(change, connection: .kept, t: limits)
             metrics.counter(MetricFamily.roams, [("grade", grade.rawValue), ("result", RoamResult(change).rawValue)]).increment()
-            metrics.histogram(MetricFamily.roamGap).record((e.gapMs ?? 0) / 1000)
+            // A gap the kernel did not report is not observed: the roam is counted above, never a 0.
+            if let gap = e.gapMs { metrics.histogram(MetricFamily.roamGap).record(gap / 1000) }
             log.line(
                 "wifi \(name): roam \(e.fromBssid?.description ?? "?") → \(e.bssid?.description ?? "?")"
                     + "\(WalkAnalysis.gapText(change, t: limits).map { ", gap \($0) ms" } ?? ""), \(grade.rawValue): \(WalkAnalysis.reason(why))"
