@@ -104,10 +104,11 @@ import Testing
         let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)", "--heartbeat-interval", "400ms"])
         #expect(server.wait(for: "listening on"), "responder did not start: \(server.output)")
         defer { server.stop() }
-        func run(_ idle: String) throws -> (Int32, [String: Any]) {
-            let r = try pushdiag([
-                "heartbeat", "127.0.0.1:\(port)", "--register", "ward-3", "--idle-timeout", idle, "--count", "5", "--interval", "300ms", "--format", "json",
-            ])
+        func run(_ idle: String, _ more: [String] = []) throws -> (Int32, [String: Any]) {
+            let r = try pushdiag(
+                [
+                    "heartbeat", "127.0.0.1:\(port)", "--register", "ward-3", "--idle-timeout", idle, "--count", "5", "--interval", "300ms", "--format", "json",
+                ] + more)
             return (r.status, try json(r.stdout))
         }
         // 400 ms apart, more than half of 0.6 s: WARNING, with the server's spacing measured.
@@ -118,6 +119,12 @@ import Testing
         // The threshold passed is the warning one, half the timeout (it gave the timeout itself).
         #expect(f?["threshold"] as? Double == 0.3 && longest > 0.3, "\(String(describing: f))")
         #expect((j["server_heartbeats"] as? [String: Any])?["path_idle_timeout_s"] as? Double == 0.6)
+        // The safe_interval row's flags grade it as they grade the safe interval: a 40% warning
+        // is 0.24 s of 0.6 s (it took the defaults whatever the flags said).
+        let (ownStatus, own) = try run("0.6s", ["--safe-interval-warning", "40"])
+        let g = (own["findings"] as? [[String: Any]] ?? []).first { $0["check"] as? String == "idle_timeout" }
+        #expect(ownStatus == 1 && g?["severity"] as? String == "warning" && g?["threshold"] as? Double == 0.24, "\(own)")
+        #expect((g?["message"] as? String)?.contains("more than 40% of the 600ms") == true, "\(String(describing: g))")
         // Under half of 5 s: no finding.
         let (okStatus, ok) = try run("5s")
         #expect(okStatus == 0 && !((ok["findings"] as? [[String: Any]] ?? []).contains { $0["check"] as? String == "idle_timeout" }), "\(ok)")

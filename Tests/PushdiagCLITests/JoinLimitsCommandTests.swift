@@ -111,13 +111,15 @@ import Testing
         }
         let unregistered = try pushdiag(["heartbeat", "127.0.0.1:1", "--join-limits", labJoin])
         #expect(unregistered.status == 3 && unregistered.stderr.contains("--join-limits goes with --register"), "\(unregistered.stderr)")
-        // The safe_interval limits without --join-limits: one line, exit 3.
+        // The safe_interval limits without --join-limits or an idle timeout: one line, exit 3.
         let alone = try pushdiag(["heartbeat", "127.0.0.1:1", "--register", "x", "--safe-interval-warning", "40"])
-        #expect(alone.status == 3 && alone.stderr.contains("--safe-interval-warning goes with --join-limits"), "\(alone.stderr)")
+        #expect(alone.status == 3 && alone.stderr.contains("--safe-interval-warning goes with --join-limits or --idle-timeout"), "\(alone.stderr)")
         let surveyAlone = try pushdiag(["survey", "--interface", "wlan2", "--safe-interval-critical", "90", "--duration", "1s"])
         let said = surveyAlone.stderr.split(separator: "\n")
         #expect(
-            surveyAlone.status == 3 && said.count == 1 && said.first?.contains("--safe-interval-critical goes with --join-limits") == true,
+            surveyAlone.status == 3 && said.count == 1
+                && said.first?.contains("--safe-interval-critical goes with --join-limits (or join_limits in the configuration) or a server's idle_timeout")
+                    == true,
             "\(surveyAlone.stderr)")
     }
 }

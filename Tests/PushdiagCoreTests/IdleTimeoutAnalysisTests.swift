@@ -40,17 +40,20 @@ import Testing
                 registered: true, arrivals: arrivals, registeredAt: 0, acknowledged: arrivals.count, timeoutS: 60, endedAt: (arrivals.last ?? 0) + 1,
                 pathIdleTimeoutS: idle)
         }
+        func margin(_ s: ServerHeartbeats, pathTimeoutS: Double, ranges: SurveyLimits = ThresholdRow.safeInterval.defaultLimits) -> IdleTimeout.Margin? {
+            IdleTimeout.margin(s, pathTimeoutS: pathTimeoutS, ranges: ranges)
+        }
         // Every 10 s, once 12 s: under half of 40 s.
-        let ok = try #require(IdleTimeout.margin(server([10_000, 20_000, 32_000, 42_000]), pathTimeoutS: 40))
+        let ok = try #require(margin(server([10_000, 20_000, 32_000, 42_000]), pathTimeoutS: 40))
         #expect(ok.severity == .ok && ok.medianS == 10 && ok.longestS == 12, "\(ok)")
         // Every 25 s: more than half.
-        let near = try #require(IdleTimeout.margin(server([25_000, 50_000]), pathTimeoutS: 40))
+        let near = try #require(margin(server([25_000, 50_000]), pathTimeoutS: 40))
         #expect(near.severity == .warning && near.message.contains("more than half of the 40s"), "\(near.message)")
         // One gap of 40 s: the firewall forgot it then.
-        let over = try #require(IdleTimeout.margin(server([10_000, 50_000]), pathTimeoutS: 40))
+        let over = try #require(margin(server([10_000, 50_000]), pathTimeoutS: 40))
         #expect(over.severity == .critical && over.longestS == 40 && over.message.contains("shorter than 40s"), "\(over.message)")
         // Nothing came: not known.
-        #expect(IdleTimeout.margin(server([]), pathTimeoutS: 40) == nil)
+        #expect(margin(server([]), pathTimeoutS: 40) == nil)
         // Graded on the safe_interval row's shares, on the share the message prints: 0.304 s of
         // 0.6 s is 50.67%, a warning, said "304ms" (it once graded 0.304 and said 0.3); exactly
         // half is OK, exactly the timeout CRITICAL (a spacing equal to it is lost).
@@ -69,20 +72,48 @@ import Testing
             ([599_980, 1_199_960], 600, .warning, "longest spacing 599.98s, 99.997% of the path's idle timeout), more than half"),
         ]
         for (arrivals, timeout, expected, said) in cases {
-            let m = try #require(IdleTimeout.margin(server(arrivals), pathTimeoutS: timeout))
+            let m = try #require(margin(server(arrivals), pathTimeoutS: timeout))
             #expect(m.severity == expected && m.message.contains(said), "\(arrivals): \(m.severity) \(m.message)")
         }
-        #expect(try #require(IdleTimeout.margin(server([2004, 4008]), pathTimeoutS: 4)).longestS == 2.004, "kept to the millisecond")
+        #expect(try #require(margin(server([2004, 4008]), pathTimeoutS: 4)).longestS == 2.004, "kept to the millisecond")
+
+        // The safe_interval row's limits as --safe-interval-* set them: the same shares as the
+        // safe-interval check (the margin took the defaults whatever the flags said).
+        func limits(_ w: Double, _ c: Double) -> SurveyLimits { SurveyLimits(warning: ThresholdRange(upTo: w), critical: ThresholdRange(upTo: c)) }
+        let custom: [([Double], SurveyLimits, Severity, String, Double?)] = [
+            // 52.5% of 40 s: past the default half, within a 60% warning.
+            ([21_000, 42_000], limits(60, 100), .ok, "52.5% of the path's idle timeout), at most 60% of the 40s", nil),
+            ([21_000, 42_000], limits(40, 100), .warning, "more than 40% of the 40s", 16),
+            // 85%: critical at 80%, though the path still keeps the connection.
+            ([34_000, 68_000], limits(50, 80), .critical, "at or past 80% of the 40s", 32),
+            // 110% with critical at 150%: a warning by the limits, and still said to be past the
+            // timeout (the path forgot the connection).
+            ([44_000, 88_000], limits(50, 150), .warning, "110% of the path's idle timeout), but the path forgets a connection idle for 40s", 20),
+        ]
+        for (arrivals, ranges, expected, said, passed) in custom {
+            let m = try #require(margin(server(arrivals), pathTimeoutS: 40, ranges: ranges))
+            #expect(
+                m.severity == expected && m.message.contains(said) && m.passedS == passed,
+                "\(arrivals) \(ranges): \(m.severity) \(m.passedS as Any) \(m.message)")
+        }
 
         // The survey's check, and the heartbeat's finding.
         var r = HeartbeatReport(target: "push:5223", protocol: "simplepush")
         r.serverHeartbeats = server([10_000, 50_000])
-        let check = try #require(SurveyVerdicts.idleTimeout(r))
+        let check = try #require(SurveyVerdicts.idleTimeout(r, t: SurveyThresholds()))
         #expect(check.status == .critical && check.value == 40 && check.threshold?.description == "20 / 40" && check.source == "server_heartbeats")
+        // On the survey's own safe_interval limits, scaled to the timeout.
+        var t = SurveyThresholds()
+        t[ThresholdRow.safeInterval.key(.warning)] = ThresholdRange(upTo: 25)
+        t[ThresholdRow.safeInterval.key(.critical)] = ThresholdRange(upTo: 200)
+        let own = try #require(SurveyVerdicts.idleTimeout(r, t: t))
+        #expect(
+            own.status == .warning && own.threshold?.description == "10 / 80" && own.hint.contains("100% of the path's idle timeout), but the path forgets"),
+            "\(own)")
         r.serverHeartbeats = server([])
-        #expect(SurveyVerdicts.idleTimeout(r)?.status == .unknown)
+        #expect(SurveyVerdicts.idleTimeout(r, t: SurveyThresholds())?.status == .unknown)
         r.serverHeartbeats = server([10_000], idle: nil)
-        #expect(SurveyVerdicts.idleTimeout(r) == nil, "no idle_timeout configured: no check")
+        #expect(SurveyVerdicts.idleTimeout(r, t: SurveyThresholds()) == nil, "no idle_timeout configured: no check")
     }
 
     /// The server's silence against the time after which a device reconnects, as measured (the

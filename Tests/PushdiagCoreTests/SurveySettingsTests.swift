@@ -40,6 +40,17 @@ struct SurveySettingsTests {
         #expect(SurveyReport.routeHosts(flagged.servers + flagged.servers) == ["10.0.0.1", "10.0.0.2"])
     }
 
+    /// The safe_interval limits grade a join's limits and a server's idle timeout: with neither
+    /// they would say nothing and are refused; a configured idle_timeout is enough.
+    @Test func safeIntervalLimitsNeedSomethingToGrade() throws {
+        var f = SurveyFlags()
+        f.thresholds["safe_interval_warning"] = "40"
+        #expect(throws: SettingsError.self) { try SurveySettings.resolve(f, config: PushdiagConfig(), file: nil) }
+        let c = try config("[[server]]\nhost = \"push.example\"\nregister = \"ward-3\"\nidle_timeout = \"5m\"\n")
+        let s = try SurveySettings.resolve(f, config: c, file: "site.toml")
+        #expect(s.thresholds[.safeInterval].warning == ThresholdRange("40") && s.servers.first?.idleTimeoutS == 300)
+    }
+
     @Test func badFlagsNameTheFlag() {
         var f = SurveyFlags()
         f.thresholds["rtt_critical"] = "fast"

@@ -300,13 +300,12 @@ public enum HeartbeatAnalysis {
                         "\(target): \(NumberText.format(gap, beside: o.serverHeartbeatTimeoutS)) s without a heartbeat from the server, above the \(NumberText.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"
                 ))
         }
-        if let sh = report.serverHeartbeats, let idle = sh.pathIdleTimeoutS, let m = IdleTimeout.margin(sh, pathTimeoutS: idle), m.severity > .ok {
-            // The limit passed: half the timeout for a warning (it gave the timeout for both).
-            let row = ThresholdRow.safeInterval
-            let passed = idle * (m.severity == .critical ? row.critical ?? 100 : row.warning) / 100
+        if let sh = report.serverHeartbeats, let idle = sh.pathIdleTimeoutS,
+            let m = IdleTimeout.margin(sh, pathTimeoutS: idle, ranges: o.thresholds.safeInterval), m.severity > .ok
+        {
             report.findings.append(
                 Finding(
-                    check: .idleTimeout, severity: m.severity, subject: target, value: m.longestS, threshold: passed, unit: "seconds",
+                    check: .idleTimeout, severity: m.severity, subject: target, value: m.longestS, threshold: m.passedS, unit: "seconds",
                     source: "server_heartbeats", message: "\(target): \(m.message)"))
         }
         if let limits = o.joinLimits {

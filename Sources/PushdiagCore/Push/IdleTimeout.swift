@@ -123,22 +123,39 @@ extension IdleTimeout {
         public var timeoutS: Double
         /// The longest spacing as a share of the timeout, percent (`IdleTimeout.share`): what is graded.
         public var percent: Double
-        /// ok at most half the timeout, warning under the timeout, critical at or above it.
+        /// The `safe_interval` row's ranges it was graded on (the defaults, 50% and 100%, unless
+        /// `--safe-interval-*` or `[thresholds]` set them).
+        public var ranges: SurveyLimits
         public var severity: Severity
+
+        /// The limit the grade passed, seconds: the warning or critical share of the timeout; nil
+        /// when OK or when that range is not a plain limit.
+        public var passedS: Double? {
+            guard severity > .ok else { return nil }
+            return ThresholdRow.safeInterval.limit(of: severity == .critical ? ranges.critical : ranges.warning).map { timeoutS * $0 / 100 }
+        }
 
         public var message: String {
             let row = ThresholdRow.safeInterval
+            let (warning, critical) = (row.limit(of: ranges.warning), row.limit(of: ranges.critical))
             let every =
-                "the server's heartbeats came every \(DurationText.format(medianS)) (longest spacing \(DurationText.format(longestS)), \(IdleTimeout.shareText(percent, limits: [row.warning, row.critical ?? 100]))% of the path's idle timeout)"
+                "the server's heartbeats came every \(DurationText.format(medianS)) (longest spacing \(DurationText.format(longestS)), \(IdleTimeout.shareText(percent, limits: [warning, critical].compactMap { $0 }))% of the path's idle timeout)"
             let timeout = DurationText.format(timeoutS)
+            let share = { (limit: Double?, range: ThresholdRange) in limit.map { $0 == 50 ? "half" : "\(NumberText.format($0))%" } ?? "the range \(range)" }
+            // At the timeout or past it the path has forgotten the connection, whatever the limits.
+            if percent >= 100 {
+                return
+                    "\(every), but the path forgets a connection idle for \(timeout): devices lose pushes between heartbeats; the server's interval must be shorter than \(timeout) (better: half of it)"
+            }
             switch severity {
             case .critical:
                 return
-                    "\(every), but the path forgets a connection idle for \(timeout): devices lose pushes between heartbeats; the server's interval must be shorter than \(timeout) (better: half of it)"
+                    "\(every), at or past \(share(critical, ranges.critical)) of the \(timeout) the path keeps an idle connection: one late heartbeat and it is forgotten"
             case .warning:
-                return "\(every), more than half of the \(timeout) the path keeps an idle connection: one late heartbeat and it is forgotten"
+                return
+                    "\(every), more than \(share(warning, ranges.warning)) of the \(timeout) the path keeps an idle connection: one late heartbeat and it is forgotten"
             default:
-                return "\(every), at most half of the \(timeout) the path keeps an idle connection"
+                return "\(every), at most \(share(warning, ranges.warning)) of the \(timeout) the path keeps an idle connection"
             }
         }
     }
@@ -158,14 +175,14 @@ extension IdleTimeout {
         return NumberText.format(percent, beside: near)
     }
 
-    /// nil until two of the server's heartbeats have been seen (no spacing yet).
-    public static func margin(_ server: ServerHeartbeats, pathTimeoutS: Double) -> Margin? {
+    /// nil until two of the server's heartbeats have been seen (no spacing yet). Graded on the
+    /// `safe_interval` row's `ranges` as the safe-interval check is (`--safe-interval-*`), on the
+    /// share as `share` keeps it.
+    public static func margin(_ server: ServerHeartbeats, pathTimeoutS: Double, ranges: SurveyLimits) -> Margin? {
         guard let server = server.spacingS else { return nil }
-        // The safe_interval row's shares (50%, 100%), on the share as `share` keeps it.
         let percent = share(server.longest, of: pathTimeoutS)
-        let severity = ThresholdRow.safeInterval.severity(percent, ranges: ThresholdRow.safeInterval.defaultLimits)
         return Margin(
             medianS: NumberText.rounded(server.median, places: 1000), longestS: NumberText.rounded(server.longest, places: 1000), timeoutS: pathTimeoutS,
-            percent: percent, severity: severity)
+            percent: percent, ranges: ranges, severity: ThresholdRow.safeInterval.severity(percent, ranges: ranges))
     }
 }

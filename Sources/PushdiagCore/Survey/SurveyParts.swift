@@ -40,7 +40,7 @@ extension SurveyReport {
         } else {
             checks += parts.heartbeats.map { SurveyVerdicts.heartbeat($0, t: t) }
             checks += parts.heartbeats.compactMap { SurveyVerdicts.certificate($0, t: t) }
-            checks += parts.heartbeats.compactMap(SurveyVerdicts.idleTimeout)
+            checks += parts.heartbeats.compactMap { SurveyVerdicts.idleTimeout($0, t: t) }
             checks += parts.heartbeats.compactMap(SurveyVerdicts.safeInterval)
             if let routes = parts.routes {
                 checks += routes.routes.map(SurveyVerdicts.route)

@@ -376,12 +376,13 @@ public enum SurveyVerdicts {
     }
 
     /// The server's heartbeat spacing against the path's idle timeout, where the configuration
-    /// gives one (`idle_timeout`); UNKNOWN until two of the server's heartbeats were seen.
-    public static func idleTimeout(_ r: HeartbeatReport) -> SurveyCheck? {
+    /// gives one (`idle_timeout`), graded on the survey's `safe_interval` limits; UNKNOWN until
+    /// two of the server's heartbeats were seen.
+    public static func idleTimeout(_ r: HeartbeatReport, t: SurveyThresholds) -> SurveyCheck? {
         guard let sh = r.serverHeartbeats, let idle = sh.pathIdleTimeoutS else { return nil }
-        let row = ThresholdRow.safeInterval
-        let threshold = SurveyLimits(warning: row.defaultRange(.warning).scaled(by: idle / 100), critical: row.defaultRange(.critical).scaled(by: idle / 100))
-        guard let m = IdleTimeout.margin(sh, pathTimeoutS: idle) else {
+        let ranges = t.limits(.safeInterval)
+        let threshold = SurveyLimits(warning: ranges.warning.scaled(by: idle / 100), critical: ranges.critical.scaled(by: idle / 100))
+        guard let m = IdleTimeout.margin(sh, pathTimeoutS: idle, ranges: ranges) else {
             return SurveyCheck(
                 check: .idleTimeout, status: .unknown, subject: r.target, unit: .seconds, threshold: threshold,
                 hint:

@@ -144,11 +144,16 @@ public struct SurveySettings: Sendable, Equatable {
         } else {
             do throws(ConfigError) { servers = try Self.servers(of: c, file: file ?? "configuration") } catch { throw .config(error) }
         }
-        // The safe_interval flags grade against a join's limits: without them they would say nothing.
+        // The safe_interval flags grade against a join's limits or a server's idle timeout:
+        // without either they would say nothing.
         let joinLimitsPath = flags.joinLimits ?? c.joinLimits
         let row = ThresholdRow.safeInterval
-        if joinLimitsPath == nil, let level = ThresholdRow.Level.allCases.first(where: { flags.thresholds[row.key($0)] != nil }) {
-            throw .usage("\(row.flag(level)) goes with --join-limits (or join_limits in the configuration): it grades against the limits a join found")
+        if joinLimitsPath == nil, !servers.contains(where: { $0.idleTimeoutS != nil }),
+            let level = ThresholdRow.Level.allCases.first(where: { flags.thresholds[row.key($0)] != nil })
+        {
+            throw .usage(
+                "\(row.flag(level)) goes with --join-limits (or join_limits in the configuration) or a server's idle_timeout: it grades against the limits a join found or the path's idle timeout"
+            )
         }
         // A server named twice is checked once (its checks would repeat under one name).
         var seen: [Endpoint] = []

@@ -92,8 +92,9 @@ struct HeartbeatCommand: ParsableCommand {
         _ = try options()
         _ = try idleRungs()
         if limits.joinLimits != nil && register == nil { throw ValidationError("--join-limits goes with --register (the server's heartbeats are graded)") }
-        if limits.joinLimits == nil, let given = limits.typed.first(where: { $0.2 != nil }) {
-            throw ValidationError("\(given.0.flag(given.1)) goes with --join-limits: it grades against the limits a join found")
+        if limits.joinLimits == nil, idleTimeout == nil, let given = limits.typed.first(where: { $0.2 != nil }) {
+            throw ValidationError(
+                "\(given.0.flag(given.1)) goes with --join-limits or --idle-timeout: it grades against the limits a join found or the path's idle timeout")
         }
         try validateInterface()
         if let clients {

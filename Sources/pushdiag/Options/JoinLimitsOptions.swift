@@ -4,7 +4,8 @@ import PushdiagIO
 
 /// `--join-limits FILE` and the `safe_interval` row's limits, shared by heartbeat, survey and
 /// report: the server's heartbeat spacing graded against the longest safe heartbeat interval a
-/// `join --find-ap-idle` run found on this path.
+/// `join --find-ap-idle` run found on this path, and against the path's idle timeout
+/// (`--idle-timeout`, a server's `idle_timeout`).
 struct JoinLimitsOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
