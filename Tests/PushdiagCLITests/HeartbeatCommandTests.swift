@@ -275,7 +275,7 @@ struct LoadModeTests {
         #expect(server.wait(for: "listening on"))
         let r = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--clients", "300", "--count", "3", "--interval", "100ms", "--ramp", "200ms", "--format", "json")
         let j = try json(r.stdout)
-        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.status == 0, "\(r.stderr) \(j["findings"] ?? "no findings") rtt \(j["rtt_ms"] ?? "none")")
         #expect(j["clients"] as? Int == 300 && j["connected"] as? Int == 300 && j["sent"] as? Int == 900 && j["received"] as? Int == 900)
         #expect((j["rtt_ms"] as? [String: Any])?["p99"] is Double)
         #expect((j["per_client"] as? [[String: Any]])?.count == 300)

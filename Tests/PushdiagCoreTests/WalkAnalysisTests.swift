@@ -147,6 +147,14 @@ struct WalkAnalysisTests {
         #expect(NumberText.format(-70.0004, beside: -70) == "-70.0004" && NumberText.format(300.00000001, beside: 300) == "300")
     }
 
+    /// One precision for what a report keeps: a thousandth of the unit, from nanoseconds without
+    /// a detour (the lab's 195.445971 ms gap is 195.446).
+    @Test func keptIsAThousandthOfTheUnit() {
+        #expect(Kept.ms(ns: 195_445_971) == 195.446 && Kept.ms(3931.674_999_9) == 3931.675 && Kept.ms(ns: 500) == 0.001 && Kept.ms(ns: 499) == 0)
+        #expect(Kept.seconds(ns: 1_234_567_890) == 1.235 && Kept.seconds(2.0004) == 2 && Kept.seconds(ns: -1_500_000) == -0.002)
+        #expect(Kept.ratio(2.0 / 3) == 0.667 && Kept.percent(100.0 * 2 / 3) == 66.667)
+    }
+
     /// A move graded for its SSID change whose gap was not reported: the walk's finding has no
     /// value (null, not 0 ms) and passed no threshold; one graded on its gap names the limit.
     @Test func aRoamFindingsNumbersAreTheMeasuredOnes() throws {

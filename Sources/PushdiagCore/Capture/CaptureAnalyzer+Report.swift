@@ -69,8 +69,8 @@ extension CaptureAnalyzer {
             channelReports.append(
                 ChannelReport(
                     frequencyMhz: Int(freq), channel: channelNumber, frames: c.frames, retryFrames: c.retries,
-                    airtimeFrames: c.airtimeFrames, airtimeMs: NumberText.rounded(c.airtimeUs / 1000, places: 1000),
-                    spanSeconds: NumberText.rounded(span, places: 1000),
+                    airtimeFrames: c.airtimeFrames, airtimeMs: Kept.ms(c.airtimeUs / 1000),
+                    spanSeconds: Kept.seconds(span),
                     utilizationPercent: utilization, advertisedUtilizationPercent: advertised))
         }
 
@@ -79,7 +79,7 @@ extension CaptureAnalyzer {
             RoamingEventReport(
                 time: Timestamp.rfc3339(nanoseconds: r.time), station: r.station, fromBssid: r.from, toBssid: r.to, kind: r.kind,
                 ssid: ssidOf[r.to], reasonCode: r.reason.map(Int.init), statusCode: r.status.map(Int.init),
-                gapMs: r.gapNs.map { NumberText.rounded(Double($0) / 1e6, places: 1000) })
+                gapMs: r.gapNs.map { Kept.ms(ns: $0) })
         }
 
         // Findings: retry rates, advertised utilisation (BSS Load), estimated utilisation (airtime).
@@ -136,7 +136,7 @@ extension CaptureAnalyzer {
             malformedElements: malformedElements,
             start: frames > 0 ? Timestamp.rfc3339(nanoseconds: firstTimestamp) : nil,
             end: frames > 0 ? Timestamp.rfc3339(nanoseconds: lastTimestamp) : nil,
-            durationSeconds: frames > 0 ? NumberText.rounded(Double(lastTimestamp - firstTimestamp) / 1e9, places: 1000) : nil,
+            durationSeconds: frames > 0 ? Kept.seconds(ns: lastTimestamp - firstTimestamp) : nil,
             bss: bssReports, transmitters: transmitters, untrackedTransmitters: untrackedTransmitters,
             channels: channelReports, roamingEvents: events, roamingEventsDropped: roamsDropped,
             bssTransitionManagement: btm, findings: findings, status: status, truncated: truncated, error: error)

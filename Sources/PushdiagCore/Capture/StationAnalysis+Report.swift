@@ -1,6 +1,6 @@
 /// The per-station tables as report values, and the steering added to each BSS's row.
 extension StationAnalysis {
-    static func ms(_ ns: Int64) -> Double { NumberText.rounded(Double(ns) / 1e6, places: 1000) }
+    static func ms(_ ns: Int64) -> Double { Kept.ms(ns: ns) }
 
     static func keyed<K: BinaryInteger>(_ d: [K: Int]) -> [String: Int] {
         Dictionary(uniqueKeysWithValues: d.map { (String($0.key), $0.value) })

@@ -133,7 +133,7 @@ public enum APIdle {
         // The silence lasts until the rung's time is up or the association ends, whichever first.
         let end = [quietEnd, drop?.0].compactMap { $0 }.min()
         let sent = after.filter { isStationFrame($0.kind) && $0.timeNs < (end ?? .max) }.map(\.timeNs)
-        func seconds(_ ns: Int64) -> Double { NumberText.rounded(Double(ns) / 1e9, places: 1000) }
+        func seconds(_ ns: Int64) -> Double { Kept.seconds(ns: ns) }
         // The silence began with the station's last frame, before the rung when it sent none in it.
         let first = min(lastBefore ?? t0, t0)
         let last = sent.last ?? first

@@ -71,7 +71,7 @@ public enum JoinAnalysis {
             pushReadyWarningMs: thresholds.warning(.pushReady), pushReadyCriticalMs: thresholds.critical(.pushReady),
             pushReadySeverity: readySeverity, groups: groups,
             slowest: slowest?.name,
-            slowestPercent: slowest.flatMap { s in stats.p50Ms.flatMap { $0 > 0 ? NumberText.rounded(s.durations.p50Ms! / $0 * 100, places: 1000) : nil } },
+            slowestPercent: slowest.flatMap { s in stats.p50Ms.flatMap { $0 > 0 ? Kept.percent(s.durations.p50Ms! / $0 * 100) : nil } },
             apIdle: apIdle, findings: findings, notes: notes, status: status)
     }
 }
@@ -503,7 +503,7 @@ struct CycleBuilder {
         var parts: [String] = []
         for q in seen where !q.value.0.isResponse {
             let answer = seen.first { $0.time >= q.time && $0.value.0.isResponse && $0.value.0.id == q.value.0.id && $0.value.0.name == q.value.0.name }
-            let ms = answer.map { NumberText.format(NumberText.rounded(Double($0.time - q.time) / 1e6, places: 1000)) + " ms" } ?? "no answer"
+            let ms = answer.map { NumberText.format(Kept.ms(ns: $0.time - q.time)) + " ms" } ?? "no answer"
             let rcode = answer.map { " " + DNSMessage.rcodeName($0.value.0.rcode) } ?? ""
             parts.append("\(q.value.1)\(rcode) \(ms)")
         }
@@ -513,7 +513,7 @@ struct CycleBuilder {
     // MARK: The report
 
     func report(_ number: Int, thresholds: JoinThresholds) -> JoinCycleReport {
-        func ms(_ ns: Int64) -> Double { NumberText.rounded(Double(ns) / 1e6, places: 1000) }
+        func ms(_ ns: Int64) -> Double { Kept.ms(ns: ns) }
         let reports = JoinStep.allCases.map { s in
             let v = steps[s] ?? (.notReached, nil, nil, "")
             return JoinStepReport(
@@ -527,7 +527,7 @@ struct CycleBuilder {
         let groups = JoinGroup.allCases.map { g -> JoinGroupValue in
             let mine = reports.filter { $0.name.group == g }
             let visible = mine.allSatisfy { [.ok, .skipped, .notUsed].contains($0.status) } && mine.contains { $0.status == .ok }
-            let value = visible ? NumberText.rounded(mine.compactMap(\.durationMs).reduce(0, +), places: 1000) : nil
+            let value = visible ? Kept.ms(mine.compactMap(\.durationMs).reduce(0, +)) : nil
             let grade = value.map { thresholds.grade($0, g.row)?.0 ?? .ok }
             if let grade { severity = max(severity, grade) }
             return JoinGroupValue(group: g, durationMs: value, severity: grade)
@@ -535,9 +535,9 @@ struct CycleBuilder {
         if let pushReady { severity = max(severity, thresholds.grade(pushReady, .pushReady)?.0 ?? .ok) }
         return JoinCycleReport(
             cycle: number, start: Timestamp.rfc3339(nanoseconds: origin), trigger: trigger, pushReadyMs: pushReady, steps: reports, slowest: slowest?.name,
-            slowestPercent: slowest.flatMap { s in pushReady.flatMap { $0 > 0 ? NumberText.rounded(s.durationMs! / $0 * 100, places: 1000) : nil } },
+            slowestPercent: slowest.flatMap { s in pushReady.flatMap { $0 > 0 ? Kept.percent(s.durationMs! / $0 * 100) : nil } },
             bssid: bssid,
-            bssMaxIdleS: maxIdle.map { NumberText.rounded($0.seconds, places: 1000) }, addressBefore: addressBefore, address: address,
+            bssMaxIdleS: maxIdle.map { Kept.seconds($0.seconds) }, addressBefore: addressBefore, address: address,
             addressChanged: addressBefore != nil && address != nil && addressBefore != address, groups: groups, severity: severity)
     }
 }

@@ -62,7 +62,7 @@ public struct ServerHeartbeats: Codable, Sendable, Equatable {
         intervalMs = RTTSummary.of(gaps)
         // The time since the last one counts too: silence until the end is a gap.
         if let p = previous { gaps.append(endedAt - p) }
-        longestGapMs = gaps.max().map { NumberText.rounded($0, places: 1000) }
+        longestGapMs = gaps.max().map(Kept.ms)
         self.timeoutS = timeoutS
         self.pathIdleTimeoutS = pathIdleTimeoutS
     }
@@ -78,7 +78,7 @@ public struct RTTSummary: Codable, Sendable, Equatable {
     public var max: Double
     public var stdev: Double
 
-    /// Milliseconds, rounded to microseconds. nil without samples.
+    /// Milliseconds, kept to the microsecond (`Kept.ms`). nil without samples.
     public static func of(_ samples: [Double]) -> RTTSummary? {
         guard !samples.isEmpty else { return nil }
         let s = samples.sorted()
@@ -88,7 +88,7 @@ public struct RTTSummary: Codable, Sendable, Equatable {
         let avg = s.reduce(0, +) / Double(s.count)
         let variance = s.reduce(0) { $0 + ($1 - avg) * ($1 - avg) } / Double(s.count)
         let median = s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
-        let r = { (v: Double) in NumberText.rounded(v, places: 1000) }
+        let r = { (v: Double) in Kept.ms(v) }
         return RTTSummary(
             min: r(s[0]), avg: r(avg), median: r(median), p95: r(pct(95)), p99: r(pct(99)), max: r(s[s.count - 1]), stdev: r(variance.squareRoot()))
     }
@@ -97,7 +97,7 @@ public struct RTTSummary: Codable, Sendable, Equatable {
     public static func jitter(_ samples: [Double]) -> Double? {
         guard samples.count >= 2 else { return nil }
         let total = zip(samples, samples.dropFirst()).reduce(0) { $0 + abs($1.1 - $1.0) }
-        return NumberText.rounded(total / Double(samples.count - 1), places: 1000)
+        return Kept.ms(total / Double(samples.count - 1))
     }
 }
 
@@ -142,7 +142,7 @@ public struct ReconnectAttempt: Codable, Sendable, Equatable {
         self.attempt = attempt
         self.delayS = delayS
         self.outcome = outcome
-        self.ms = NumberText.rounded(ms, places: 1000)
+        self.ms = Kept.ms(ms)
     }
 }
 
@@ -289,7 +289,7 @@ public enum HeartbeatAnalysis {
             }
         }
         // The silence as measured (the report's "longest gap" says it to the millisecond).
-        if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs.map({ NumberText.rounded($0 / 1000, places: 1000) }),
+        if let sh = report.serverHeartbeats, sh.registered, let gap = sh.longestGapMs.map({ Kept.seconds($0 / 1000) }),
             gap > o.serverHeartbeatTimeoutS
         {
             report.findings.append(
@@ -419,7 +419,7 @@ public struct LoadReport: Codable, Sendable, Equatable {
         planned = perClient.reduce(0) { $0 + $1.planned }
         lossPercent = planned > 0 ? NumberText.rounded(Double(planned - received) * 100 / Double(planned)) : 0
         rttMs = RTTSummary.of(rtts)
-        self.durationSeconds = NumberText.rounded(durationSeconds, places: 1000)
+        self.durationSeconds = Kept.seconds(durationSeconds)
         let summary = RTTSummary.of(rtts)
         var f = HeartbeatAnalysis.findings(
             target: target, sent: planned, received: received,

@@ -165,7 +165,7 @@ extension IdleTimeout {
     /// it), the share to 0.0001% (so 1.38 s of 2.76 s is 50%, not 50.00000000000001%; 300.02 s of
     /// 600 s is 50.0033%, above half).
     public static func share(_ longestS: Double, of limitS: Double) -> Double {
-        NumberText.rounded(NumberText.rounded(longestS, places: 1000) * 100 / limitS, places: 10_000)
+        NumberText.rounded(Kept.seconds(longestS) * 100 / limitS, places: 10_000)
     }
 
     /// A share as the messages print it: two decimals, more where two would read equal to the
@@ -182,7 +182,7 @@ extension IdleTimeout {
         guard let server = server.spacingS else { return nil }
         let percent = share(server.longest, of: pathTimeoutS)
         return Margin(
-            medianS: NumberText.rounded(server.median, places: 1000), longestS: NumberText.rounded(server.longest, places: 1000), timeoutS: pathTimeoutS,
+            medianS: Kept.seconds(server.median), longestS: Kept.seconds(server.longest), timeoutS: pathTimeoutS,
             percent: percent, ranges: ranges, severity: ThresholdRow.safeInterval.severity(percent, ranges: ranges))
     }
 }

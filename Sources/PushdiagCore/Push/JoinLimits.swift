@@ -183,7 +183,7 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
         // Graded on the share as the idle-timeout margin is (`IdleTimeout.share`: 0.304 s of 0.6 s
         // is 50.6667%, a warning; 2.004 s of 4 s is 50.1%, beside a spacing printed "2s"); the
         // spacings kept to the millisecond.
-        let (median, longest) = (NumberText.rounded(spacing.median, places: 1000), NumberText.rounded(spacing.longest, places: 1000))
+        let (median, longest) = (Kept.seconds(spacing.median), Kept.seconds(spacing.longest))
         let pct = IdleTimeout.share(spacing.longest, of: safe)
         (c.serverMedianS, c.serverLongestS, c.percent) = (median, longest, pct)
         c.severity = ThresholdRow.safeInterval.severity(pct, ranges: ranges)

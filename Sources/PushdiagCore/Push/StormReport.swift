@@ -176,7 +176,6 @@ public struct StormReport: Codable, Sendable, Equatable {
     /// open files) failed attempts, so the server's part cannot be told, or a stop (SIGINT,
     /// SIGTERM) came before the storm ended.
     public static func assemble(_ m: StormMeasurement) -> StormReport {
-        let r = { (v: Double) in NumberText.rounded(v, places: 1000) }
         let upDevices = m.devices.filter(\.upAtDrop)
         var before = StormFailureCounts()
         for d in m.devices { for f in d.failuresBeforeDrop { before.add(f) } }
@@ -194,7 +193,7 @@ public struct StormReport: Codable, Sendable, Equatable {
         func share(_ p: Double) -> Double? {
             guard dropped > 0 else { return nil }
             let rank = NumberText.nearestRank(p, count: dropped)
-            return rank <= backTimes.count ? r(backTimes[rank - 1]) : nil
+            return rank <= backTimes.count ? Kept.ms(backTimes[rank - 1]) : nil
         }
         var perSecond: [Int] = []
         for t in backTimes {
@@ -212,16 +211,16 @@ public struct StormReport: Codable, Sendable, Equatable {
         var report = StormReport(
             target: m.target, protocol: m.protocol, tls: m.tls, devices: m.devices.count, scheduleS: m.schedule, jitter: m.jitter,
             upBeforeDrop: upDevices.count, failedBeforeDrop: m.devices.count - upDevices.count, failuresBeforeDrop: before,
-            connectSeconds: r(m.connectSeconds), settleSeconds: m.settleSeconds, dropped: dropped, back: backTimes.count,
+            connectSeconds: Kept.seconds(m.connectSeconds), settleSeconds: m.settleSeconds, dropped: dropped, back: backTimes.count,
             backPercent: dropped > 0 ? NumberText.rounded(Double(backTimes.count) * 100 / Double(dropped)) : 0,
-            recovery: StormRecovery(p50Ms: share(0.5), p95Ms: share(0.95), p100Ms: share(1), firstMs: backTimes.first.map(r)),
+            recovery: StormRecovery(p50Ms: share(0.5), p95Ms: share(0.95), p100Ms: share(1), firstMs: backTimes.first.map(Kept.ms)),
             attempts: m.dropped ? upDevices.reduce(0) { $0 + $1.attempts } : 0, failures: after,
             failureExamples: StormFailureCounts.Kind.allCases.compactMap { examples[$0] },
             gaveUp: upDevices.filter(\.gaveUp).count,
             stillOut: m.dropped ? upDevices.filter { $0.backAfterMs == nil && !$0.gaveUp }.count : 0,
             tlsResumed: resumed, tlsFull: full,
             acceptRate: StormAcceptRate(meanPerSecond: mean, peakPerSecond: perSecond.max() ?? 0, perSecond: perSecond),
-            durationSeconds: r(m.durationSeconds), interrupted: m.interrupted, findings: [], status: .ok, error: m.failure?.description)
+            durationSeconds: Kept.seconds(m.durationSeconds), interrupted: m.interrupted, findings: [], status: .ok, error: m.failure?.description)
         // Nothing was attempted (the name did not resolve, the CA file could not be read): the
         // server is not to blame for devices that never tried.
         if m.failure != nil {

@@ -43,7 +43,7 @@ public enum StallAnalysis {
             if let best, activities[best].requestedHere { fromRequested += 1 }
             stalls.append(
                 Stall(
-                    time: Timestamp.rfc3339(nanoseconds: h.sentNs), rttMs: h.rttMs.map { NumberText.rounded($0, places: 1000) }, lost: h.rttMs == nil,
+                    time: Timestamp.rfc3339(nanoseconds: h.sentNs), rttMs: h.rttMs.map(Kept.ms), lost: h.rttMs == nil,
                     cause: cause, detail: best.map { activities[$0].detail }))
             if best == nil && !previousBad { run = n }
             // An activity is one occurrence however many heartbeats it spoiled; so is a run of
@@ -58,8 +58,8 @@ public enum StallAnalysis {
             stalls: stalls,
             summary: StallSummary(
                 heartbeats: heartbeats.count, bad: stalls.count, lost: stalls.filter(\.lost).count, p95Ms: p95, marginMs: marginMs,
-                slowerThanMs: limit.map { NumberText.rounded($0, places: 1000) }, byCause: counts, periodic: periodic,
-                ownShare: stalls.isEmpty ? nil : NumberText.rounded(Double(own) / Double(stalls.count), places: 1000), scansSeen: scansSeen,
+                slowerThanMs: limit.map(Kept.ms), byCause: counts, periodic: periodic,
+                ownShare: stalls.isEmpty ? nil : Kept.ratio(Double(own) / Double(stalls.count)), scansSeen: scansSeen,
                 scansRequested: scansRequested, fromRequestedScans: fromRequested))
     }
 

@@ -149,7 +149,7 @@ public struct SurveyReport: Codable, Sendable, Equatable {
     ) {
         self.interrupted = interrupted
         self.started = Timestamp.rfc3339(nanoseconds: started)
-        self.durationSeconds = NumberText.rounded(durationSeconds, places: 1000)
+        self.durationSeconds = Kept.seconds(durationSeconds)
         self.checks = Self.distinct(checks)
         self.wifi = wifi
         self.capture = capture

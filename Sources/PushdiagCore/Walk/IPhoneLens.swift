@@ -164,13 +164,13 @@ public struct IPhoneLens: Sendable {
             (sticky.zones + laptop.zones).sorted { $0.start < $1.start }.map { z in
                 StickyZone(
                     kind: z.kind, start: Timestamp.rfc3339(nanoseconds: z.start), end: Timestamp.rfc3339(nanoseconds: z.end),
-                    seconds: NumberText.rounded(Double(z.end - z.start) / 1e9, places: 1000), place: z.place, bssid: z.bssid,
+                    seconds: Kept.seconds(ns: z.end - z.start), place: z.place, bssid: z.bssid,
                     signalMinDbm: z.signalMin.map { NumberText.rounded($0) }, bestCandidateDbm: z.candidate.map { NumberText.rounded($0) }, samples: z.samples)
             },
             holes.zones.map { z in
                 CoverageHole(
                     start: Timestamp.rfc3339(nanoseconds: z.start), end: Timestamp.rfc3339(nanoseconds: z.end),
-                    seconds: NumberText.rounded(Double(z.end - z.start) / 1e9, places: 1000), place: z.place,
+                    seconds: Kept.seconds(ns: z.end - z.start), place: z.place,
                     bestSignalDbm: z.signalMax.map { NumberText.rounded($0) }, samples: z.samples)
             },
             notes

@@ -66,7 +66,7 @@ public struct WalkLinkChange: Sendable, Equatable {
 
     /// The link gap as reports keep it, to the microsecond: what the grade compares and every
     /// report, reason and log line says (each formats this, never `linkGapMs`).
-    public var keptLinkGapMs: Double? { linkGapMs.map { NumberText.rounded($0, places: 1000) } }
+    public var keptLinkGapMs: Double? { linkGapMs.map(Kept.ms) }
 
     /// The bands before and after, when both frequencies were reported and their bands differ.
     public var bandChange: (from: WiFiBand, to: WiFiBand)? {
@@ -297,9 +297,9 @@ public enum WalkAnalysis {
                 time: Timestamp.rfc3339(nanoseconds: c.timeNs), fromBssid: c.fromBssid, toBssid: c.toBssid, fromSsid: c.fromSsid, toSsid: c.toSsid,
                 fromFreqMhz: c.fromFreqMhz, toFreqMhz: c.toFreqMhz, bandChanged: c.bandChange != nil, fastTransition: c.fastTransition,
                 fastTransitionAttempt: c.fastTransitionAttempt, fastTransitionFailure: c.fastTransitionFailure,
-                linkGapMs: c.keptLinkGapMs, pushGapMs: pushGap.map { NumberText.rounded($0, places: 1000) },
+                linkGapMs: c.keptLinkGapMs, pushGapMs: pushGap.map(Kept.ms),
                 heartbeatsLost: lost, heartbeatsLate: late, connection: connection,
-                reconnectMs: reconnect.map { NumberText.rounded($0.ms, places: 1000) }, reconnectAttempts: reconnect?.attempts,
+                reconnectMs: reconnect.map { Kept.ms($0.ms) }, reconnectAttempts: reconnect?.attempts,
                 addressChanged: !addresses.isEmpty, grade: grade, reason: reason, location: place(at: c.timeNs, places))
         }
     }
@@ -442,7 +442,7 @@ public enum WalkAnalysis {
                 runStart = nil
             }
         }
-        if let (a, b) = longest, case let seconds = NumberText.rounded(Double(b.timeNs - a.timeNs) / 1e9, places: 1000), seconds > t.stickySeconds {
+        if let (a, b) = longest, case let seconds = Kept.seconds(ns: b.timeNs - a.timeNs), seconds > t.stickySeconds {
             out.append(
                 Finding(
                     check: .stickyClient, severity: .warning, subject: a.location.isEmpty ? "walk" : a.location, value: seconds,

@@ -45,7 +45,7 @@ public struct BandShares: Codable, Sendable, Equatable {
     public init(frequencies: [Int]) {
         guard !frequencies.isEmpty else { return }
         let n = Double(frequencies.count)
-        let share = { (band: WiFiBand) in NumberText.rounded(Double(frequencies.filter { WiFiBand(frequencyMhz: $0) == band }.count) / n, places: 1000) }
+        let share = { (band: WiFiBand) in Kept.ratio(Double(frequencies.filter { WiFiBand(frequencyMhz: $0) == band }.count) / n) }
         band24 = share(.twoPointFourGHz)
         band5 = share(.fiveGHz)
         band6 = share(.sixGHz)

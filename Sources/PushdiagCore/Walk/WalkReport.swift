@@ -158,7 +158,7 @@ extension WalkReport {
         let answered = t.heartbeats.filter { $0.rttMs != nil }
         return WalkReport(
             interface: t.interface, server: t.server, protocol: t.proto, started: Timestamp.rfc3339(nanoseconds: t.startNs),
-            durationSeconds: NumberText.rounded(Double(t.endNs - t.startNs) / 1e9, places: 1000), status: worst,
+            durationSeconds: Kept.seconds(ns: t.endNs - t.startNs), status: worst,
             interrupted: t.interrupted,
             connection: WalkConnectionReport(
                 heartbeatsSent: t.heartbeats.count, heartbeatsAnswered: answered.count, heartbeatsLost: t.heartbeats.count - answered.count,
@@ -196,7 +196,7 @@ extension WalkReport {
             return WalkSampleReport(
                 time: Timestamp.rfc3339(nanoseconds: s.timeNs), bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm,
                 signalAverageDbm: s.signalAverageDbm, txBitrateMbps: s.txBitrateMbps, retriesPct: pct, txFailed: s.txFailed,
-                rttMs: rtt.map { NumberText.rounded($0, places: 1000) }, location: s.location)
+                rttMs: rtt.map(Kept.ms), location: s.location)
         }
     }
 }

@@ -58,7 +58,7 @@ public struct WatchEvent: Codable, Sendable, Equatable {
         self.statusCode = statusCode
         self.byAp = byAp
         // To the microsecond, as the summary's longest and mean and the walk's report keep gaps.
-        self.gapMs = gapMs.map { NumberText.rounded($0, places: 1000) }
+        self.gapMs = gapMs.map(Kept.ms)
         self.fastTransition = fastTransition
         self.fastTransitionAttempt = fastTransitionAttempt
         self.fastTransitionFailure = fastTransitionFailure
@@ -377,10 +377,10 @@ public struct RoamTracker {
     public func summary(start: Int64, end: Int64) -> WatchSummary {
         let duration = max(Double(end - start) / 1e9, 0)
         return WatchSummary(
-            event: "summary", durationSeconds: NumberText.rounded(duration, places: 1000), connects: connects, disconnects: disconnects, roams: roams,
+            event: "summary", durationSeconds: Kept.seconds(duration), connects: connects, disconnects: disconnects, roams: roams,
             roamsPerHour: duration > 0 ? NumberText.rounded(Double(roams) * 3600 / duration) : 0,
-            longestGapMs: longestGapNs.map { NumberText.rounded(Double($0) / 1e6, places: 1000) },
-            meanGapMs: gapCount > 0 ? NumberText.rounded(Double(gapSumNs) / Double(gapCount) / 1e6, places: 1000) : nil,
+            longestGapMs: longestGapNs.map { Kept.ms(ns: $0) },
+            meanGapMs: gapCount > 0 ? Kept.ms(Double(gapSumNs) / Double(gapCount) / 1e6) : nil,
             fastTransitionFailures: fastTransitionFailures)
     }
 }

@@ -353,7 +353,7 @@ public enum WiFiAnalysis {
         return WiFiReport(
             interface: name, ssid: ssidBytes.map(SSIDText.render), bssid: bssid, frequencyMhz: freq, channel: chan,
             channelWidthMhz: iface.channelWidth.flatMap(NL80211.channelWidthMHz), samples: samples.count,
-            windowSeconds: NumberText.rounded(window, places: 1000), survey: survey, stations: stations,
+            windowSeconds: Kept.seconds(window), survey: survey, stations: stations,
             channelUtilizationPercent: utilization, channelUtilizationSource: utilizationSource?.0, channelUtilizationTrust: utilizationSource?.1,
             retransmissionPercent: retrans, retransmissionSource: retransSource?.0, retransmissionTrust: retransSource?.1, txFailed: failed, bss: bss,
             signalDbm: signal, noiseDbm: noise, snrDb: snr,

@@ -45,7 +45,7 @@ public final class HeartbeatProbe {
         session.state(.setup)
         session.state(.preparing)
         report.address = address.description
-        report.resolveMs = NumberText.rounded(Clock.ms() - r0, places: 1000)
+        report.resolveMs = Kept.ms(Clock.ms() - r0)
         var sent = 0
         var received = 0
         var rtts: [Double] = []
@@ -57,13 +57,13 @@ public final class HeartbeatProbe {
             } catch {
                 // The handshake may have got far enough to show the certificate: report it.
                 report.tls = session.tlsInfo
-                report.tlsMs = session.tlsMs.map { NumberText.rounded($0, places: 1000) }
-                report.connectMs = session.connectMs.map { NumberText.rounded($0, places: 1000) }
+                report.tlsMs = session.tlsMs.map(Kept.ms)
+                report.connectMs = session.connectMs.map(Kept.ms)
                 throw error
             }
-            report.connectMs = session.connectMs.map { NumberText.rounded($0, places: 1000) }
-            report.tlsMs = session.tlsMs.map { NumberText.rounded($0, places: 1000) }
-            report.handshakeMs = session.handshakeMs.map { NumberText.rounded($0, places: 1000) }
+            report.connectMs = session.connectMs.map(Kept.ms)
+            report.tlsMs = session.tlsMs.map(Kept.ms)
+            report.handshakeMs = session.handshakeMs.map(Kept.ms)
             report.tls = session.tlsInfo
             session.state(.ready)
             var cadence = HeartbeatCadence(o)

@@ -64,7 +64,7 @@ public final class IdleTimeoutFinder: Sendable {
         }
         do throws(ConnectionFailure) {
             switch try session.heartbeat(2) {
-            case .answered(let ms): return IdleTimeout.Rung(idleS: idle, outcome: .survived, rttMs: NumberText.rounded(ms, places: 1000))
+            case .answered(let ms): return IdleTimeout.Rung(idleS: idle, outcome: .survived, rttMs: Kept.ms(ms))
             case .unanswered:
                 return IdleTimeout.Rung(
                     idleS: idle, outcome: .blackHole, detail: "no answer within \(DurationText.format(o.timeoutMs / 1000)), and no reset")
