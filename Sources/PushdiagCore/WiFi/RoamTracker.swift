@@ -344,7 +344,8 @@ public struct RoamTracker {
                 }
                 states[ifindex]?.attempt = nil
                 if let r = a.reassociatedNs, let failure = a.failure {
-                    noteRoam(r - a.startNs)
+                    // Reassociated but failed: the link's gap is not known (the event says null).
+                    noteRoam(nil)
                     out.append(
                         WatchEvent(
                             timeNs: r, event: .roam, interface: name(ifindex), ssid: a.fromSSID, bssid: a.toBssid, fromBssid: a.fromBssid, statusCode: 0,
@@ -367,8 +368,11 @@ public struct RoamTracker {
         states[ifindex] = State(bssid: bssid, ssid: ssid)
     }
 
-    mutating func noteRoam(_ gap: Int64) {
+    /// A roam, and its gap where one was measured (the summary's longest and mean gap are of
+    /// the gaps the events report, nothing else).
+    mutating func noteRoam(_ gap: Int64?) {
         roams += 1
+        guard let gap else { return }
         longestGapNs = max(longestGapNs ?? 0, gap)
         gapSumNs += gap
         gapCount += 1
