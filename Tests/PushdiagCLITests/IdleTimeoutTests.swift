@@ -137,6 +137,9 @@ import Testing
             (["--find-idle-timeout", "--ladder", "1s,,2s"], "--ladder"), (["--find-idle-timeout", "--ladder", "nan"], "--ladder"),
             (["--find-idle-timeout", "--max", "0"], "--max"), (["--max", "5m"], "go with --find-idle-timeout"),
             (["--find-idle-timeout", "--clients", "2"], "cannot be combined"),
+            // Flags that would do nothing: idle connections register none, simulated devices neither.
+            (["--find-idle-timeout", "--register", "x", "--idle-timeout", "1s"], "--find-idle-timeout and --register cannot be combined"),
+            (["--clients", "2", "--register", "x", "--idle-timeout", "1s", "--safe-interval-warning", "40"], "--register and --clients cannot be combined"),
         ] {
             let r = try pushdiag(["heartbeat", "127.0.0.1:1"] + args)
             #expect(r.status == 3 && r.stderr.contains(says), "\(args): \(r.stderr)")

@@ -45,7 +45,11 @@ struct SurveySettingsTests {
     @Test func safeIntervalLimitsNeedSomethingToGrade() throws {
         var f = SurveyFlags()
         f.thresholds["safe_interval_warning"] = "40"
-        #expect(throws: SettingsError.self) { try SurveySettings.resolve(f, config: PushdiagConfig(), file: nil) }
+        #expect(
+            throws: SettingsError.usage(
+                "--safe-interval-warning goes with --join-limits (or join_limits in the configuration) or a server's idle_timeout: it grades against the limits a join found or the path's idle timeout"
+            )
+        ) { try SurveySettings.resolve(f, config: PushdiagConfig(), file: nil) }
         let c = try config("[[server]]\nhost = \"push.example\"\nregister = \"ward-3\"\nidle_timeout = \"5m\"\n")
         let s = try SurveySettings.resolve(f, config: c, file: "site.toml")
         #expect(s.thresholds[.safeInterval].warning == ThresholdRange("40") && s.servers.first?.idleTimeoutS == 300)

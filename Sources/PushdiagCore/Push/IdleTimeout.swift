@@ -135,27 +135,31 @@ extension IdleTimeout {
             return ThresholdRow.safeInterval.limit(of: severity == .critical ? ranges.critical : ranges.warning).map { timeoutS * $0 / 100 }
         }
 
+        /// By the grade: at or past the timeout the path forgets the connection; otherwise the
+        /// share passed, in words for a plain limit ("half", "40%"), or the Monitoring Plugins
+        /// range that alerted (or did not).
         public var message: String {
             let row = ThresholdRow.safeInterval
             let (warning, critical) = (row.limit(of: ranges.warning), row.limit(of: ranges.critical))
             let every =
                 "the server's heartbeats came every \(DurationText.format(medianS)) (longest spacing \(DurationText.format(longestS)), \(IdleTimeout.shareText(percent, limits: [warning, critical].compactMap { $0 }))% of the path's idle timeout)"
             let timeout = DurationText.format(timeoutS)
-            let share = { (limit: Double?, range: ThresholdRange) in limit.map { $0 == 50 ? "half" : "\(NumberText.format($0))%" } ?? "the range \(range)" }
-            // At the timeout or past it the path has forgotten the connection, whatever the limits.
-            if percent >= 100 {
-                return
-                    "\(every), but the path forgets a connection idle for \(timeout): devices lose pushes between heartbeats; the server's interval must be shorter than \(timeout) (better: half of it)"
-            }
+            let keeps = "the \(timeout) the path keeps an idle connection"
+            func share(_ limit: Double) -> String { limit == 50 ? "half" : "\(NumberText.format(limit))%" }
+            let better = warning.map { "better: \(share($0)) of it" } ?? "better: within the warning range \(ranges.warning)"
             switch severity {
+            case .critical where percent >= 100:
+                return
+                    "\(every), but the path forgets a connection idle for \(timeout): devices lose pushes between heartbeats; the server's interval must be shorter than \(timeout) (\(better))"
             case .critical:
-                return
-                    "\(every), at or past \(share(critical, ranges.critical)) of the \(timeout) the path keeps an idle connection: one late heartbeat and it is forgotten"
+                return critical.map { "\(every), at or past \(share($0)) of \(keeps): one late heartbeat and it is forgotten" }
+                    ?? "\(every), which the critical range \(ranges.critical) alerts on (percent of \(keeps))"
             case .warning:
-                return
-                    "\(every), more than \(share(warning, ranges.warning)) of the \(timeout) the path keeps an idle connection: one late heartbeat and it is forgotten"
+                return warning.map { "\(every), more than \(share($0)) of \(keeps): one late heartbeat and it is forgotten" }
+                    ?? "\(every), which the warning range \(ranges.warning) alerts on (percent of \(keeps))"
             default:
-                return "\(every), at most \(share(warning, ranges.warning)) of the \(timeout) the path keeps an idle connection"
+                return warning.map { "\(every), at most \(share($0)) of \(keeps)" }
+                    ?? "\(every), which neither range alerts on (warning \(ranges.warning), critical \(ranges.critical), percent of \(keeps))"
             }
         }
     }

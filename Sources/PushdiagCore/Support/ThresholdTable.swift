@@ -183,7 +183,8 @@ extension ThresholdRow {
         reference: "devices refuse an expired certificate", hint: "renew it before devices refuse it", scopes: [.survey])
     public static let safeInterval = ThresholdRow(
         name: "safe_interval", unit: .percent, bad: .above, warning: 50, critical: 100, valid: 0...1000,
-        what: "The server's heartbeat spacing as a share of the longest safe interval (--join-limits) or of the path's idle timeout (--idle-timeout)",
+        what:
+            "The server's heartbeat spacing as a share of the longest safe interval (--join-limits) or of the path's idle timeout (heartbeat's --idle-timeout, a server's idle_timeout)",
         reference:
             "at 100% and past it the AP or the NAT forgets a quiet device before its next heartbeat; at 50% and under one late or lost heartbeat still comes in time (as heartbeat --idle-timeout judges)",
         hint: "set the push server's heartbeat interval under half the longest safe interval", scopes: [.survey])

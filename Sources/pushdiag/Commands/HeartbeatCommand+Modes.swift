@@ -13,6 +13,8 @@ extension HeartbeatCommand {
             return nil
         }
         if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
+        // Its connections stay idle: nothing registers, so nothing would be judged.
+        if register != nil { throw ValidationError("--find-idle-timeout and --register cannot be combined (its connections stay idle)") }
         return try idleLadder.rungs()
     }
 

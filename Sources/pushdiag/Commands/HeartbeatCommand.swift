@@ -91,6 +91,8 @@ struct HeartbeatCommand: ParsableCommand {
     func validate() throws {
         _ = try options()
         _ = try idleRungs()
+        // The server's heartbeats are watched on one connection; many simulated devices register none.
+        if clients != nil && register != nil { throw ValidationError("--register and --clients cannot be combined (the simulated devices do not register)") }
         if limits.joinLimits != nil && register == nil { throw ValidationError("--join-limits goes with --register (the server's heartbeats are graded)") }
         if limits.joinLimits == nil, idleTimeout == nil, let given = limits.typed.first(where: { $0.2 != nil }) {
             throw ValidationError(
