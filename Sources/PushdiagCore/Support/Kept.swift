@@ -1,8 +1,10 @@
-/// How a measured value is kept in a report, the one rule for its precision: a thousandth of its
-/// unit. A duration in milliseconds is kept to the microsecond, one in seconds to the millisecond,
-/// a share to a thousandth (of one, or of a percent). What is kept is what the JSON gives and
-/// what is graded; the text prints it shorter (`NumberText.format`), with more digits only beside
-/// a limit (`NumberText.format(_:beside:)`).
+/// How a measured value is kept in a report: a thousandth of its unit. A duration in
+/// milliseconds is kept to the microsecond, one in seconds to the millisecond, a share to a
+/// thousandth (of one, or of a percent). What is kept is what the JSON gives and what is graded;
+/// the text prints it shorter (`NumberText.format`), with more digits only beside a limit
+/// (`NumberText.format(_:beside:)`). Two rules of their own: a spacing's share of an idle
+/// timeout (`IdleTimeout.share`, to 0.0001%, graded beside percent limits), and a percentage of
+/// counts (heartbeats lost, devices back after a storm: to the hundredth).
 public enum Kept {
     static let places = 1000.0
 
