@@ -94,8 +94,16 @@ import Testing
             ),
             // Limits past the timeout are the user's: the message says the grade they give, never
             // a loss beside a WARNING or an OK.
-            ([44_000, 88_000], limits(50, 150), .warning, "110% of the path's idle timeout), more than half of the 40s", 20),
-            ([48_000, 96_000], limits(150, 200), .ok, "120% of the path's idle timeout), at most 150% of the 40s the path keeps an idle connection", nil),
+            (
+                [44_000, 88_000], limits(50, 150), .warning,
+                "110% of the path's idle timeout), at or past the 40s the path keeps an idle connection, short of the critical limit set past it (150%)",
+                20
+            ),
+            (
+                [48_000, 96_000], limits(150, 200), .ok,
+                "120% of the path's idle timeout), at or past the 40s the path keeps an idle connection, short of the critical limit set past it (200%)",
+                nil
+            ),
             // A Monitoring Plugins range (survey's [thresholds]) is named as the range that alerted.
             (
                 [21_000, 42_000], SurveyLimits(warning: ThresholdRange("10:50")!, critical: ThresholdRange(upTo: 100)), .warning,
@@ -130,7 +138,9 @@ import Testing
         let own = try #require(SurveyVerdicts.idleTimeout(r, t: t))
         #expect(
             own.status == .warning && own.threshold?.description == "10 / 80"
-                && own.hint.contains("100% of the path's idle timeout), more than 25% of the 40s"),
+                && own.hint.contains(
+                    "100% of the path's idle timeout), at or past the 40s the path keeps an idle connection, short of the critical limit set past it (200%)"
+                ),
             "\(own)")
         r.serverHeartbeats = server([])
         #expect(SurveyVerdicts.idleTimeout(r, t: SurveyThresholds())?.status == .unknown)

@@ -135,9 +135,10 @@ extension IdleTimeout {
             return ThresholdRow.safeInterval.limit(of: severity == .critical ? ranges.critical : ranges.warning).map { timeoutS * $0 / 100 }
         }
 
-        /// By the grade: at or past the timeout the path forgets the connection; otherwise the
-        /// share passed, in words for a plain limit ("half", "40%"), or the Monitoring Plugins
-        /// range that alerted (or did not).
+        /// By the grade: critical at or past the timeout, the path forgets the connection; at or
+        /// past it but short of a critical limit set past it, that limit; otherwise the share
+        /// passed, in words for a plain limit ("half", "40%"), or the Monitoring Plugins range
+        /// that alerted (or did not). Never a loss beside a WARNING or an OK.
         public var message: String {
             let row = ThresholdRow.safeInterval
             let (warning, critical) = (row.limit(of: ranges.warning), row.limit(of: ranges.critical))
@@ -151,6 +152,9 @@ extension IdleTimeout {
             case .critical where percent >= 100:
                 return
                     "\(every), but the path forgets a connection idle for \(timeout): devices lose pushes between heartbeats; the server's interval must be shorter than \(timeout) (\(better))"
+            case _ where percent >= 100:
+                // Only a critical limit set past the timeout leaves this short of critical.
+                return "\(every), at or past \(keeps), short of the critical limit set past it (\(ranges.critical)%)"
             case .critical:
                 return critical.map { "\(every), at or past \(share($0)) of \(keeps): one late heartbeat and it is forgotten" }
                     ?? "\(every), which the critical range \(ranges.critical) alerts on (percent of \(keeps))"
