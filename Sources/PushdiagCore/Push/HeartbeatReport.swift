@@ -235,8 +235,7 @@ public enum HeartbeatAnalysis {
                     check: .heartbeat, severity: .critical, subject: target, value: nil, threshold: nil, unit: "connection", source: "reconnect_schedule",
                     message: "\(target): connection lost: every reconnect attempt of the schedule failed"))
         }
-        if sent > 0 {
-            let loss = NumberText.rounded(Double(sent - received) * 100 / Double(sent))
+        if let loss = NumberText.percent(sent - received, of: sent) {
             if let (sev, limit) = Thresholds.grade(loss, warning: t.lossWarning, critical: t.lossCritical) {
                 out.append(
                     Finding(
@@ -264,7 +263,7 @@ public enum HeartbeatAnalysis {
     public static func conclude(_ report: inout HeartbeatReport, failure: ConnectionFailure?, options o: HeartbeatOptions) {
         let target = report.target
         let (sent, received) = (report.sent, report.received)
-        report.lossPercent = sent > 0 ? NumberText.rounded(Double(sent - received) * 100 / Double(sent)) : 0
+        report.lossPercent = NumberText.percent(sent - received, of: sent) ?? 0
         report.error = failure?.description
         report.findings = findings(target: target, sent: sent, received: received, rtt: report.rttMs, connectionLost: report.connectionLost, t: o.thresholds)
         if let failure {
@@ -417,7 +416,7 @@ public struct LoadReport: Codable, Sendable, Equatable {
         sent = perClient.reduce(0) { $0 + $1.sent }
         received = perClient.reduce(0) { $0 + $1.received }
         planned = perClient.reduce(0) { $0 + $1.planned }
-        lossPercent = planned > 0 ? NumberText.rounded(Double(planned - received) * 100 / Double(planned)) : 0
+        lossPercent = NumberText.percent(planned - received, of: planned) ?? 0
         rttMs = RTTSummary.of(rtts)
         self.durationSeconds = Kept.seconds(durationSeconds)
         let summary = RTTSummary.of(rtts)

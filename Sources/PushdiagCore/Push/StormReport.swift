@@ -212,7 +212,7 @@ public struct StormReport: Codable, Sendable, Equatable {
             target: m.target, protocol: m.protocol, tls: m.tls, devices: m.devices.count, scheduleS: m.schedule, jitter: m.jitter,
             upBeforeDrop: upDevices.count, failedBeforeDrop: m.devices.count - upDevices.count, failuresBeforeDrop: before,
             connectSeconds: Kept.seconds(m.connectSeconds), settleSeconds: m.settleSeconds, dropped: dropped, back: backTimes.count,
-            backPercent: dropped > 0 ? NumberText.rounded(Double(backTimes.count) * 100 / Double(dropped)) : 0,
+            backPercent: NumberText.percent(backTimes.count, of: dropped) ?? 0,
             recovery: StormRecovery(p50Ms: share(0.5), p95Ms: share(0.95), p100Ms: share(1), firstMs: backTimes.first.map(Kept.ms)),
             attempts: m.dropped ? upDevices.reduce(0) { $0 + $1.attempts } : 0, failures: after,
             failureExamples: StormFailureCounts.Kind.allCases.compactMap { examples[$0] },

@@ -4,7 +4,7 @@
 /// the text prints it shorter (`NumberText.format`), with more digits only beside a limit
 /// (`NumberText.format(_:beside:)`). Two rules of their own: a spacing's share of an idle
 /// timeout (`IdleTimeout.share`, to 0.0001%, graded beside percent limits), and a percentage of
-/// counts (heartbeats lost, devices back after a storm: to the hundredth).
+/// counts (`NumberText.percent`: heartbeats lost, frames retried, to the hundredth).
 public enum Kept {
     static let places = 1000.0
 

@@ -19,8 +19,9 @@ public enum NumberText {
     /// The 1-based nearest rank of the `fraction` (0–1) percentile among `count` sorted values.
     public static func nearestRank(_ fraction: Double, count: Int) -> Int { max(1, Int((fraction * Double(count)).rounded(.up))) }
 
-    /// `part` as a percentage of `whole`, two decimals; nil when `whole` is 0.
-    public static func percent(_ part: Int, of whole: Int) -> Double? {
+    /// `part` as a percentage of `whole`, two decimals; nil when `whole` is 0. The one rule for a
+    /// percentage of counts (frames retried, heartbeats lost, devices back, busy time).
+    public static func percent(_ part: some BinaryInteger, of whole: some BinaryInteger) -> Double? {
         whole > 0 ? rounded(Double(part) * 100 / Double(whole)) : nil
     }
 

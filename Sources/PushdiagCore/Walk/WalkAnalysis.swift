@@ -23,6 +23,10 @@ public struct WalkSample: Codable, Sendable, Equatable {
     @Nullable public var bestOtherSignalDbm: Int?
     public var location: String
 
+    /// Retries per frame sent since the previous sample, percent; nil when either is not
+    /// reported or nothing was sent (the report's column and the live line).
+    public var retriesPercent: Double? { retries.flatMap { r in packets.flatMap { NumberText.percent(r, of: $0) } } }
+
     public init(
         timeNs: Int64, bssid: MACAddress? = nil, ssid: String? = nil, freqMhz: Int? = nil, signalDbm: Int? = nil, txBitrateMbps: Double? = nil,
         retries: UInt64? = nil, packets: UInt64? = nil, bestOtherSignalDbm: Int? = nil, location: String = "", signalAverageDbm: Int? = nil,
@@ -404,7 +408,7 @@ public enum WalkAnalysis {
             let hb = heartbeats.filter { place(at: $0.sentNs, marks) == name }
             return WalkPlaceReport(
                 name: name, samples: s.count, signalMedianDbm: median, signalMinDbm: signals.first,
-                retriesPct: packets > 0 ? NumberText.rounded(Double(retries) * 100 / Double(packets)) : nil,
+                retriesPct: NumberText.percent(retries, of: packets),
                 rttP95Ms: RTTSummary.of(hb.compactMap(\.rttMs))?.p95, heartbeatsLost: hb.filter { $0.rttMs == nil }.count,
                 roams: roams.filter { $0.location == name }.count)
         }

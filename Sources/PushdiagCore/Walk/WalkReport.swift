@@ -192,10 +192,9 @@ extension WalkReport {
         return samples.map { s in
             defer { previous = s.timeNs }
             let rtt = heartbeats.last { h in h.rttMs != nil && h.answeredNs.map { $0 > previous && $0 <= s.timeNs } == true }?.rttMs
-            let pct: Double? = s.retries.flatMap { r in s.packets.flatMap { p in p > 0 ? NumberText.rounded(Double(r) * 100 / Double(p)) : nil } }
             return WalkSampleReport(
                 time: Timestamp.rfc3339(nanoseconds: s.timeNs), bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm,
-                signalAverageDbm: s.signalAverageDbm, txBitrateMbps: s.txBitrateMbps, retriesPct: pct, txFailed: s.txFailed,
+                signalAverageDbm: s.signalAverageDbm, txBitrateMbps: s.txBitrateMbps, retriesPct: s.retriesPercent, txFailed: s.txFailed,
                 rttMs: rtt.map(Kept.ms), location: s.location)
         }
     }

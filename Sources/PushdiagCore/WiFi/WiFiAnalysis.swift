@@ -164,14 +164,14 @@ public enum WiFiAnalysis {
         }
         if samples.count >= 2 {
             if surveyMode == .perPeriod, period.active > 0 {
-                utilization = NumberText.rounded(Double(period.busy) * 100 / Double(period.active))
+                utilization = NumberText.percent(period.busy, of: period.active)
                 utilizationSource = (.survey, .measuredPeriod)
                 notes.append("channel utilisation: \(profile?.surveyWhy ?? "the survey holds the last period"): each sample's own busy/active time")
             } else if surveyMode != .perPeriod, surveyTrusted, w.surveyPairs > 0, w.activeMs > 0 {
-                utilization = NumberText.rounded(Double(w.busyMs) * 100 / Double(w.activeMs))
+                utilization = NumberText.percent(w.busyMs, of: w.activeMs)
                 utilizationSource = (.survey, .measured)
             } else if surveyMode != .perPeriod, surveyTrusted, w.radioPairs > 0, w.radioActiveMs > 0 {
-                utilization = NumberText.rounded(Double(w.radioBusyMs) * 100 / Double(w.radioActiveMs))
+                utilization = NumberText.percent(w.radioBusyMs, of: w.radioActiveMs)
                 utilizationSource = (.radioSurvey, .measuredRadioWide)
                 notes.append("channel utilisation: from the radio-wide survey (the driver has no entry for the channel in use)")
             } else {
@@ -202,7 +202,7 @@ public enum WiFiAnalysis {
                 if w.packets == 0 {
                     note(&retransWhy, "retransmissions: no frames sent to the peer during the window")
                 } else if retriesUsable {
-                    retrans = NumberText.rounded(Double(w.retries) * 100 / Double(w.packets))
+                    retrans = NumberText.percent(w.retries, of: w.packets)
                     if profile?.txRetries == .undercounted {
                         retransSource = (.stationRetries, .lowerBound)
                         note(&retransWhy, "retransmissions: \(profile?.retriesWhy ?? "the driver counts the retries of some frames only")")
@@ -214,7 +214,7 @@ public enum WiFiAnalysis {
                     if let p = profile, p.txRetries != .kept, let pw = p.retriesWhy { why = "retransmissions: \(pw)" }
                     if failedKept {
                         // Frames given up after every retry: fewer than the retransmissions, so a lower bound.
-                        retrans = NumberText.rounded(Double(w.failed) * 100 / Double(w.packets))
+                        retrans = NumberText.percent(w.failed, of: w.packets)
                         retransSource = (.txFailed, .lowerBound)
                         note(&retransWhy, "\(why); frames given up (tx failed) give a lower bound")
                     } else {

@@ -225,9 +225,9 @@ public final class WalkLink {
         s.bestOtherSignalDbm = bestOther
         samples.append(s)
         try triggerScanIfDue(at: time, ssid: ssid)
-        let pct: Double? = s.retries.flatMap { r in s.packets.flatMap { p in p > 0 ? Double(r) * 100 / Double(p) : nil } }
         live = Live(
-            bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm, retriesPct: pct ?? (s.bssid == live.bssid ? live.retriesPct : nil))
+            bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm,
+            retriesPct: s.retriesPercent ?? (s.bssid == live.bssid ? live.retriesPct : nil))
     }
 
     /// `--scan-every`: a scan of the channels of the SSID's BSSs in the scan cache's reads so far
