@@ -1,6 +1,5 @@
 /// The per-station tables as report values, and the steering added to each BSS's row.
 extension StationAnalysis {
-    static func ms(_ ns: Int64) -> Double { Kept.ms(ns: ns) }
 
     static func keyed<K: BinaryInteger>(_ d: [K: Int]) -> [String: Int] {
         Dictionary(uniqueKeysWithValues: d.map { (String($0.key), $0.value) })
@@ -34,27 +33,27 @@ extension StationAnalysis {
             let bss = lastBSSID.flatMap { bsses.find($0) }.map { bsses[$0] }
             let timKnown = s.dozesBuffered + s.dozesNotBuffered > 0
             let dozes = DozeReport(
-                count: s.dozes, totalMs: Self.ms(s.dozeTotalNs), longestMs: s.dozes > 0 ? Self.ms(s.dozeLongestNs) : nil,
+                count: s.dozes, totalMs: Kept.ms(ns: s.dozeTotalNs), longestMs: s.dozes > 0 ? Kept.ms(ns: s.dozeLongestNs) : nil,
                 wokeByPsPoll: s.wokeByPSPoll, wokeByPmClear: s.wokeByPMClear, wokeByUapsdTrigger: s.wokeByTrigger, wokeByOther: s.wokeByOther,
                 framesFromApWhileDozing: s.framesWhileDozing,
                 bufferedInTim: timKnown ? s.dozesBuffered : nil, notBufferedInTim: timKnown ? s.dozesNotBuffered : nil,
                 timUnknown: s.dozesTIMUnknown, dozingAtEnd: s.dozing)
             var silences = s.silences.map {
-                SilenceReport(start: Timestamp.rfc3339(nanoseconds: $0.start), durationMs: Self.ms($0.durationNs), before: $0.before, after: $0.after)
+                SilenceReport(start: Timestamp.rfc3339(nanoseconds: $0.start), durationMs: Kept.ms(ns: $0.durationNs), before: $0.before, after: $0.after)
             }
             var dropped = s.silencesDropped
             if s.lastFrame != .min, end - s.lastFrame > options.silenceNs {
                 if silences.count < options.silencesPerStation {
                     silences.append(
                         SilenceReport(
-                            start: Timestamp.rfc3339(nanoseconds: s.lastFrame), durationMs: Self.ms(end - s.lastFrame),
+                            start: Timestamp.rfc3339(nanoseconds: s.lastFrame), durationMs: Kept.ms(ns: end - s.lastFrame),
                             before: edgeBefore(i, start: s.lastFrame), after: SilenceEdge(kind: .endOfCapture)))
                 } else {
                     dropped += 1
                 }
             }
             let roams = s.roams.map { r -> StationRoamReport in
-                let gap = r.gapNs.map(Self.ms)
+                let gap = r.gapNs.map { Kept.ms(ns: $0) }
                 let status = r.status.map(Int.init)
                 return StationRoamReport(
                     time: Timestamp.rfc3339(nanoseconds: r.time), fromBssid: r.from, toBssid: r.to, type: r.type, statusCode: status, gapMs: gap,

@@ -133,7 +133,6 @@ public enum APIdle {
         // The silence lasts until the rung's time is up or the association ends, whichever first.
         let end = [quietEnd, drop?.0].compactMap { $0 }.min()
         let sent = after.filter { isStationFrame($0.kind) && $0.timeNs < (end ?? .max) }.map(\.timeNs)
-        func seconds(_ ns: Int64) -> Double { Kept.seconds(ns: ns) }
         // The silence began with the station's last frame, before the rung when it sent none in it.
         let first = min(lastBefore ?? t0, t0)
         let last = sent.last ?? first
@@ -168,14 +167,14 @@ public enum APIdle {
         }
         if let (t, reason, byAP) = drop {
             let code = reason.map { Dot11Codes.reason(String($0)) } ?? "no reason given"
-            let silent = seconds(t - last)
+            let silent = Kept.seconds(ns: t - last)
             guard byAP else {
                 return rung(.stationLeft, silent, reason, "the station itself left (reason \(code)) after \(DurationText.format(silent)) of silence\(spoke)")
             }
             if let q = quietEnd, t > q {
                 // The AP had let the station go without a word: its first frame after the silence
                 // was refused. Its limit is at most this silence.
-                let at = seconds(q - last)
+                let at = Kept.seconds(ns: q - last)
                 return rung(
                     .dropped, at, reason,
                     "the AP had forgotten the station: its first frame after \(DurationText.format(at)) of silence was answered by a disconnection (reason \(code)); the AP's limit is at most that\(spoke)"
@@ -198,7 +197,7 @@ public enum APIdle {
         let failure = after.lazy.compactMap { e -> String? in
             if case .stepFailed(let s, let why) = e.kind, e.timeNs >= q { "\(s) failed: \(why)" } else { nil }
         }.first
-        let kept = seconds(longest)
+        let kept = Kept.seconds(ns: longest)
         let probe =
             kept > connectionProbeS
             ? "; a Linux mac80211 station probes its AP after \(DurationText.format(connectionProbeS)) without a unicast frame from it (a null frame, not visible here), which the AP counts as activity"

@@ -513,15 +513,14 @@ struct CycleBuilder {
     // MARK: The report
 
     func report(_ number: Int, thresholds: JoinThresholds) -> JoinCycleReport {
-        func ms(_ ns: Int64) -> Double { Kept.ms(ns: ns) }
         let reports = JoinStep.allCases.map { s in
             let v = steps[s] ?? (.notReached, nil, nil, "")
             return JoinStepReport(
-                name: s, start: v.start.map { Timestamp.rfc3339(nanoseconds: $0) }, offsetMs: v.start.map { ms($0 - origin) },
-                durationMs: v.status == .ok ? v.start.flatMap { st in v.end.map { ms($0 - st) } } : nil, status: v.status, detail: v.detail)
+                name: s, start: v.start.map { Timestamp.rfc3339(nanoseconds: $0) }, offsetMs: v.start.map { Kept.ms(ns: $0 - origin) },
+                durationMs: v.status == .ok ? v.start.flatMap { st in v.end.map { Kept.ms(ns: $0 - st) } } : nil, status: v.status, detail: v.detail)
         }
         let readyEnd = steps[.firstHeartbeat].flatMap { $0.status == .ok ? $0.end : nil }
-        let pushReady = readyEnd.map { ms($0 - origin) }
+        let pushReady = readyEnd.map { Kept.ms(ns: $0 - origin) }
         let slowest = reports.filter { $0.durationMs != nil }.max { $0.durationMs! < $1.durationMs! }
         var severity: Severity = pushReady == nil ? .critical : .ok
         let groups = JoinGroup.allCases.map { g -> JoinGroupValue in

@@ -168,7 +168,7 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
             return c
         }
         let f = safe / 100
-        c.thresholdSeconds = SurveyLimits(warning: ranges.warning.scaled(by: f), critical: ranges.critical.scaled(by: f))
+        c.thresholdSeconds = ranges.scaled(by: f)
         let safeText =
             "the longest safe heartbeat interval on this path, \(DurationText.format(safe)) (\(l.limits.first { $0.source == source }?.text ?? source.words))"
         guard let sh = server, sh.registered else {

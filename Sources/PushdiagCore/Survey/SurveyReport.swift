@@ -56,6 +56,9 @@ public struct SurveyLimits: Codable, Sendable, Equatable, CustomStringConvertibl
         self.critical = critical
     }
 
+    /// Both ranges times `factor`: a share's limits (percent) as seconds of what it is a share of.
+    public func scaled(by factor: Double) -> SurveyLimits { SurveyLimits(warning: warning.scaled(by: factor), critical: critical.scaled(by: factor)) }
+
     public var description: String { "\(warning) / \(critical)" }
 
     public func encode(to encoder: any Encoder) throws {
@@ -381,7 +384,7 @@ public enum SurveyVerdicts {
     public static func idleTimeout(_ r: HeartbeatReport, t: SurveyThresholds) -> SurveyCheck? {
         guard let sh = r.serverHeartbeats, let idle = sh.pathIdleTimeoutS else { return nil }
         let ranges = t.limits(.safeInterval)
-        let threshold = SurveyLimits(warning: ranges.warning.scaled(by: idle / 100), critical: ranges.critical.scaled(by: idle / 100))
+        let threshold = ranges.scaled(by: idle / 100)
         guard let m = IdleTimeout.margin(sh, pathTimeoutS: idle, ranges: ranges) else {
             return SurveyCheck(
                 check: .idleTimeout, status: .unknown, subject: r.target, unit: .seconds, threshold: threshold,
