@@ -119,7 +119,7 @@ public struct JoinHTMLRenderer {
         func row(_ name: String, _ steps: String, _ d: JoinDurationStats, _ w: Double, _ c: Double?, _ s: Severity?) -> String {
             let grade = s ?? .unknown
             return
-                "<tr class=\"\(grade.rawValue)\" data-group=\"\(name)\"><td>\(name)</td><td>\(HTML.escape(steps))</td><td class=\"num\">\(Self.ms(d.p50Ms))</td><td class=\"num\">\(Self.ms(d.p95Ms))</td><td class=\"num\">\(Self.ms(d.maxMs))</td><td>\(limits(w, c))</td><td class=\"grade\">\(grade.nagiosName)</td></tr>"
+                "<tr class=\"\(grade.rawValue)\" data-group=\"\(name)\"><td>\(name)</td><td>\(HTML.escape(steps))</td><td class=\"num\">\(Self.ms(d.p50Ms))</td><td class=\"num\">\(Self.ms(d.p95Ms))</td><td class=\"num\">\(d.maxText(warning: w, critical: c).map { "\($0) ms" } ?? "–")</td><td>\(limits(w, c))</td><td class=\"grade\">\(grade.nagiosName)</td></tr>"
         }
         out +=
             "<h2>Groups</h2><table id=\"groups-table\"><tr><th>Group</th><th>Steps</th><th>p50</th><th>p95</th><th>max</th><th>warn / crit</th><th>Grade</th></tr>"

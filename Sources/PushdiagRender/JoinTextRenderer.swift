@@ -40,6 +40,7 @@ public enum JoinTextRenderer {
     }
 
     static func ms(_ v: Double?) -> String { v.map { "\(NumberText.format($0)) ms" } ?? "-" }
+    static func slowest(_ d: JoinDurationStats, _ w: Double, _ c: Double?) -> String { d.maxText(warning: w, critical: c).map { "\($0) ms" } ?? "-" }
 
     static func cycle(_ c: JoinCycleReport) -> String {
         var out = "cycle \(c.cycle) at \(c.start), after \(c.trigger): "
@@ -87,12 +88,14 @@ public enum JoinTextRenderer {
         out += t.render(indent: "  ")
         var g = TextTable([("group", .left), ("steps", .left), ("p50", .right), ("p95", .right), ("max", .right), ("warn / crit", .left), ("status", .left)])
         g.add([
-            "push-ready", "all", ms(r.pushReady.p50Ms), ms(r.pushReady.p95Ms), ms(r.pushReady.maxMs), limits(r.pushReadyWarningMs, r.pushReadyCriticalMs),
+            "push-ready", "all", ms(r.pushReady.p50Ms), ms(r.pushReady.p95Ms), slowest(r.pushReady, r.pushReadyWarningMs, r.pushReadyCriticalMs),
+            limits(r.pushReadyWarningMs, r.pushReadyCriticalMs),
             grade(r.pushReadySeverity),
         ])
         for x in r.groups {
             g.add([
-                x.group.rawValue, x.group.steps.map(\.rawValue).joined(separator: ", "), ms(x.durations.p50Ms), ms(x.durations.p95Ms), ms(x.durations.maxMs),
+                x.group.rawValue, x.group.steps.map(\.rawValue).joined(separator: ", "), ms(x.durations.p50Ms), ms(x.durations.p95Ms),
+                slowest(x.durations, x.warningMs, x.criticalMs),
                 limits(x.warningMs, x.criticalMs), grade(x.severity),
             ])
         }

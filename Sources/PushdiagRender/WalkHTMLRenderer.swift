@@ -170,7 +170,7 @@ public struct WalkHTMLRenderer {
             guard let t = axis.seconds(m.time) else { continue }
             let x = axis.x(t)
             let what =
-                "\(m.time.dropFirst(11).prefix(12)) \(m.fromBssid?.description ?? "?") → \(m.toBssid?.description ?? "none"): link gap \(Self.ms(m.linkGapMs)), push gap \(Self.ms(m.pushGapMs)), connection \(m.connection), \(m.grade.rawValue.uppercased())"
+                "\(m.time.dropFirst(11).prefix(12)) \(m.fromBssid?.description ?? "?") → \(m.toBssid?.description ?? "none"): link gap \(m.linkGapText.map { "\($0) ms" } ?? "–"), push gap \(Self.ms(m.pushGapMs)), connection \(m.connection), \(m.grade.rawValue.uppercased())"
             svg +=
                 "<line class=\"roam \(m.grade.rawValue)\(m.toBssid == nil ? " disconnect" : "")\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(h - bottom)\" stroke=\"\(Self.gradeColour[m.grade]!)\" stroke-width=\"2.5\"\(m.toBssid == nil ? " stroke-dasharray=\"5 3\"" : "")><title>\(HTML.escape(what))</title></line>"
         }
@@ -204,7 +204,7 @@ public struct WalkHTMLRenderer {
             let cells: [String] = [
                 String(m.time.dropFirst(11).prefix(12)), m.location, m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
                 "\(m.fromFreqMhz.map(String.init) ?? "?") → \(m.toFreqMhz.map(String.init) ?? "?")", WalkTextRenderer.fastTransition(m),
-                Self.ms(m.linkGapMs), Self.ms(m.pushGapMs), String(m.heartbeatsLost),
+                m.linkGapText.map { "\($0) ms" } ?? "–", Self.ms(m.pushGapMs), String(m.heartbeatsLost),
                 m.connection.rawValue + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""),
             ]
             return "<tr class=\"\(m.grade.rawValue)\">" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined()

@@ -25,7 +25,7 @@ public enum WalkTextRenderer {
                 t.add([
                     String(m.time.dropFirst(11).prefix(12)), m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
                     "\(m.fromFreqMhz.map(String.init) ?? "?")→\(m.toFreqMhz.map(String.init) ?? "?")",
-                    Self.fastTransition(m), m.linkGapMs.map { "\(NumberText.format($0)) ms" } ?? "-",
+                    Self.fastTransition(m), m.linkGapText.map { "\($0) ms" } ?? "-",
                     m.pushGapMs.map { "\(NumberText.format($0)) ms" } ?? "-", String(m.heartbeatsLost),
                     m.connection.rawValue + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""), m.grade.rawValue.uppercased(), m.location,
                 ])

@@ -42,6 +42,27 @@ import Testing
         #expect(text.contains("|" + String(repeating: "#", count: 18) + String(repeating: " ", count: 14) + "|"))
     }
 
+    /// The slowest push-ready just above its warning limit reads above it in the groups' tables
+    /// (it printed as the limit beside WARNING); the steps' own statistics keep two decimals.
+    @Test func aTimeJustAboveALimitReadsAboveItInTheTables() throws {
+        // The pre-shared key rejoin, answered 4 µs later: push-ready just above a whole limit.
+        let a = JoinAnalysisTests.self
+        let late = a.psk.map { $0.kind == .push(.heartbeatAnswered) ? JoinEvent($0.timeNs + 4_000, $0.kind) : $0 }
+        let cycle = JoinAnalysis.cycle(1, events: late, setup: a.setup)
+        let ready = try #require(cycle.pushReadyMs)
+        let limit = ready.rounded(.down)
+        #expect(ready > limit && NumberText.format(ready) == NumberText.format(limit), "\(ready)")
+        let thresholds = try JoinThresholds.resolve([ThresholdRow.pushReady.key(.warning): limit]).get()
+        let r = JoinAnalysis.report(interface: "wlan0", server: "push.example:5223", mode: "passive", cycles: [cycle], thresholds: thresholds)
+        #expect(r.pushReadySeverity == .warning)
+        let cell = NumberText.format(ready, beside: limit) + " ms"
+        let text = JoinTextRenderer.render(r)
+        let html = JoinHTMLRenderer().render(r)
+        // The groups' row (the finding's message said it already).
+        let row = text.split(separator: "\n").first { $0.hasPrefix("  push-ready  all") }.map(String.init) ?? ""
+        #expect(row.contains(" \(cell) ") && html.contains("<td class=\"num\">\(cell)</td>"), "\(cell): \(text)")
+    }
+
     @Test func jsonKeepsTheContract() throws {
         let text = try JSONRenderer.render(Self.report)
         try Self.golden("join-report.json", text + "\n")

@@ -1,4 +1,5 @@
 import Foundation
+import PushdiagRender
 import Testing
 
 @testable import PushdiagCore
@@ -171,6 +172,26 @@ struct WalkAnalysisTests {
         let slow = try #require(roams.first { $0.message.contains("link gap 150 ms") })
         #expect(unmeasured.value == nil && unmeasured.threshold == nil, "\(unmeasured)")
         #expect(slow.value == 150 && slow.threshold == 100, "\(slow)")
+    }
+
+    /// A gap just above a limit reads above it in the tables too, not only in the reason: the
+    /// text and HTML roam tables printed "300 ms" beside WARNING and "link gap 300.004 ms, above
+    /// 300 ms". A gap within the limits keeps two decimals.
+    @Test func theTablesPrintAGapBesideTheLimitItWasGradedAgainst() throws {
+        for (gap, cell, limit) in [(300.004, "300.004 ms", 300.0), (100.004, "100.004 ms", 100), (1000.004, "1000.004 ms", 1000), (45.125, "45.13 ms", 100)] {
+            var t = WalkTimeline(interface: "wlan0", server: "push:3000", proto: "line", startNs: 0)
+            t.endNs = 40 * s
+            t.heartbeats = heartbeats(from: 0, count: 160)
+            var w = WalkThresholds()
+            w.roamCriticalMs = gap > 900 ? 1000 : 300
+            t.changes = [WalkLinkChange(timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "a", toSsid: "a", fastTransition: false, linkGapMs: gap)]
+            let r = WalkReport.assemble(t, thresholds: w)
+            let roam = try #require(r.roams.first)
+            #expect(roam.linkGapLimitMs == limit, "\(gap): \(roam)")
+            let text = WalkTextRenderer.render(r)
+            let html = WalkHTMLRenderer(limits: w).render(r)
+            #expect(text.contains(" \(cell) ") && html.contains("<td>\(cell)</td>") && html.contains("link gap \(cell),"), "\(gap): \(text)")
+        }
     }
 
     @Test func bandAndSSIDChangesAreAtLeastWarningsAndALostConnectionIsCritical() {

@@ -60,6 +60,13 @@ public struct JoinDurationStats: Codable, Sendable, Equatable {
         p95Ms = p(0.95)
         maxMs = s.last
     }
+
+    /// The slowest in ms as the groups' tables print it, where it is graded: beside the limit it
+    /// is graded against (the critical one when above it, else the warning one), so a time just
+    /// above a limit never reads as the limit (`NumberText.format(_:beside:)`).
+    public func maxText(warning: Double, critical: Double?) -> String? {
+        maxMs.map { max in NumberText.format(max, beside: critical.flatMap { max > $0 ? $0 : nil } ?? warning) }
+    }
 }
 
 /// A step over all cycles: how often each status came, and the statistics of its measured durations.

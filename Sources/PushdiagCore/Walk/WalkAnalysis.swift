@@ -168,6 +168,13 @@ public struct WalkThresholds: Sendable, Equatable {
         fastTransition == true ? (fastTransitionWarningMs, fastTransitionCriticalMs) : (roamWarningMs, roamCriticalMs)
     }
 
+    /// The limit a link gap of `gapMs` is graded against: the critical one when the gap is above
+    /// it, else the warning one. Every text of a gap prints it beside this limit.
+    public func gapLimit(_ gapMs: Double, fastTransition: Bool?) -> Double {
+        let (warning, critical) = gapLimits(fastTransition: fastTransition)
+        return gapMs > critical ? critical : warning
+    }
+
     /// Limits from `values` (flags over the configuration, by config key) over the defaults; the
     /// problem in words when they contradict each other.
     public static func resolve(_ values: [String: Double]) -> Result<WalkThresholds, SettingsError> {
@@ -204,6 +211,9 @@ public struct WalkRoamReport: Codable, Sendable, Equatable {
     /// Why the fast transition failed (stage, status or reason code) and the fallback.
     @Nullable public var fastTransitionFailure: FastTransitionFailure?
     @Nullable public var linkGapMs: Double?
+    /// The limit the link gap was graded against: the critical one when the gap is above it, else
+    /// the warning one (null when no gap was reported).
+    @Nullable public var linkGapLimitMs: Double?
     /// Last answered heartbeat before to first answered after.
     @Nullable public var pushGapMs: Double?
     public var heartbeatsLost: Int
@@ -219,6 +229,12 @@ public struct WalkRoamReport: Codable, Sendable, Equatable {
     /// Why the grade, in words.
     public var reason: String
     public var location: String
+
+    /// The link gap in ms as the tables print it: beside the limit it was graded against, so a
+    /// gap just above a limit never reads as the limit (`NumberText.format(_:beside:)`).
+    public var linkGapText: String? {
+        linkGapMs.map { gap in linkGapLimitMs.map { NumberText.format(gap, beside: $0) } ?? NumberText.format(gap) }
+    }
 }
 
 public struct WalkPlaceReport: Codable, Sendable, Equatable {
@@ -301,7 +317,8 @@ public enum WalkAnalysis {
                 time: Timestamp.rfc3339(nanoseconds: c.timeNs), fromBssid: c.fromBssid, toBssid: c.toBssid, fromSsid: c.fromSsid, toSsid: c.toSsid,
                 fromFreqMhz: c.fromFreqMhz, toFreqMhz: c.toFreqMhz, bandChanged: c.bandChange != nil, fastTransition: c.fastTransition,
                 fastTransitionAttempt: c.fastTransitionAttempt, fastTransitionFailure: c.fastTransitionFailure,
-                linkGapMs: c.keptLinkGapMs, pushGapMs: pushGap.map(Kept.ms),
+                linkGapMs: c.keptLinkGapMs, linkGapLimitMs: c.keptLinkGapMs.map { t.gapLimit($0, fastTransition: c.fastTransition) },
+                pushGapMs: pushGap.map(Kept.ms),
                 heartbeatsLost: lost, heartbeatsLate: late, connection: connection,
                 reconnectMs: reconnect.map { Kept.ms($0.ms) }, reconnectAttempts: reconnect?.attempts,
                 addressChanged: !addresses.isEmpty, grade: grade, reason: reason, location: place(at: c.timeNs, places))
@@ -355,8 +372,7 @@ public enum WalkAnalysis {
     /// it is above the limit it is above (or at or under the warning one).
     public static func gapText(_ c: WalkLinkChange, t: WalkThresholds) -> String? {
         guard let gap = c.keptLinkGapMs else { return nil }
-        let (warn, crit) = t.gapLimits(fastTransition: c.fastTransition)
-        return NumberText.format(gap, beside: gap > crit ? crit : warn)
+        return NumberText.format(gap, beside: t.gapLimit(gap, fastTransition: c.fastTransition))
     }
 
     /// A move's reasons as the walk's report and the exporter's log say them: joined by "; ", or

@@ -122,8 +122,7 @@ extension WalkReport {
         for r in roams where r.grade != .ok {
             // The gap as measured (null when not reported) and the limit the reason names, when
             // the gap is above one (a move graded for its SSID or its connection passed none).
-            let limits = w.gapLimits(fastTransition: r.fastTransition)
-            let passed = r.linkGapMs.flatMap { $0 > limits.critical ? limits.critical : $0 > limits.warning ? limits.warning : nil }
+            let passed = r.linkGapLimitMs.flatMap { limit in r.linkGapMs.flatMap { $0 > limit ? limit : nil } }
             findings.append(
                 Finding(
                     check: .roam, severity: r.grade, subject: "\(r.fromBssid?.description ?? "?") → \(r.toBssid?.description ?? "none")",
