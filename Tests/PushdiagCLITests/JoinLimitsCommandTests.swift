@@ -81,9 +81,19 @@ import Testing
         #expect(nagios.stdout.contains("safe_interval"), "\(nagios.stdout)")
         let prom = try pushdiag(["survey", "--config", config, "--duration", "2s", "--format", "prometheus"])
         #expect(prom.stdout.contains("pushdiag_check_status{check=\"safe_interval\""), "\(prom.stdout)")
-        // config check reads the limits as the survey would.
+        // config check reads the limits as the survey would; a safe_interval limit is used with
+        // them, and named unused (still valid, exit 0) without them or an idle_timeout.
+        let serverTable = "[[server]]\nhost = \"127.0.0.1\"\nport = \(port)\n"
+        try "join_limits = \"\(file)\"\n[thresholds]\nsafe_interval_warning = \"40\"\n\(serverTable)".write(toFile: config, atomically: true, encoding: .utf8)
         let checked = try pushdiag(["config", "check", "--config", config])
         #expect(checked.status == 0 && checked.stdout.contains("join limits: \(file)") && checked.stdout.contains("NAT idle timeout"), "\(checked.stdout)")
+        #expect(checked.stdout.contains("  safe_interval_warning: 40\n"), "\(checked.stdout)")
+        try "[thresholds]\nsafe_interval_warning = \"40\"\n\(serverTable)".write(toFile: config, atomically: true, encoding: .utf8)
+        let unused = try pushdiag(["config", "check", "--config", config])
+        #expect(
+            unused.status == 0
+                && unused.stdout.contains("  safe_interval_warning: 40 (not used: safe_interval_warning goes with join_limits or a server's idle_timeout"),
+            "\(unused.stdout)")
         try "join_limits = \"\(TestPaths.fixtures.appendingPathComponent("lab-join.json").path)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         let refused = try pushdiag(["config", "check", "--config", config])
         #expect(refused.status == 3 && refused.stderr.contains("has no ap_idle"), "\(refused.stderr)")

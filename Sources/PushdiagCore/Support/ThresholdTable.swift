@@ -189,6 +189,13 @@ extension ThresholdRow {
             "at 100% and past it the AP or the NAT forgets a quiet device before its next heartbeat; at 50% and under one late or lost heartbeat still comes in time (as heartbeat --idle-timeout judges)",
         hint: "set the push server's heartbeat interval under half the longest safe interval", scopes: [.survey])
 
+    /// Why a `safe_interval` limit (`name`: its flag or key) set with nothing to grade says
+    /// nothing; `takes` names what the command grades it against (heartbeat's flags, survey's
+    /// flags and configuration).
+    public static func safeIntervalAlone(_ name: String, takes: String) -> String {
+        "\(name) goes with \(takes): it grades against the limits a join found or the path's idle timeout"
+    }
+
     public static let ftGap = ThresholdRow(
         name: "ft_gap", unit: .ms, bad: .above, warning: 80, critical: 150, valid: anyMs, what: "An 802.11r roam's link gap",
         reference: "pushdiag's walk default", hint: "check 802.11r on every AP of the SSID", scopes: [.walk])

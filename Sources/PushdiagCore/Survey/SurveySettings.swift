@@ -144,26 +144,27 @@ public struct SurveySettings: Sendable, Equatable {
         } else {
             do throws(ConfigError) { servers = try Self.servers(of: c, file: file ?? "configuration") } catch { throw .config(error) }
         }
-        // The safe_interval flags grade against a join's limits or a server's idle timeout:
-        // without either they would say nothing.
-        let joinLimitsPath = flags.joinLimits ?? c.joinLimits
-        let row = ThresholdRow.safeInterval
-        if joinLimitsPath == nil, !servers.contains(where: { $0.idleTimeoutS != nil }),
-            let level = ThresholdRow.Level.allCases.first(where: { flags.thresholds[row.key($0)] != nil })
-        {
-            throw .usage(
-                "\(row.flag(level)) goes with --join-limits (or join_limits in the configuration) or a server's idle_timeout: it grades against the limits a join found or the path's idle timeout"
-            )
-        }
         // A server named twice is checked once (its checks would repeat under one name).
         var seen: [Endpoint] = []
         servers.removeAll { s in
             defer { seen.append(s.endpoint) }
             return seen.contains(s.endpoint)
         }
-        return SurveySettings(
+        let settings = SurveySettings(
             interface: flags.interface ?? c.interface, monitor: flags.monitor ?? c.monitor, capture: flags.capture,
             seconds: DurationText.seconds(flags.duration ?? c.duration ?? defaultDuration) ?? 30,
-            servers: servers, thresholds: t, history: c.history, textfile: c.textfile, joinLimitsPath: joinLimitsPath)
+            servers: servers, thresholds: t, history: c.history, textfile: c.textfile, joinLimitsPath: flags.joinLimits ?? c.joinLimits)
+        // The safe_interval flags would say nothing without something to grade (the
+        // configuration's keys are named by `config check`).
+        if !settings.gradesSafeInterval, let level = ThresholdRow.Level.allCases.first(where: { flags.thresholds[ThresholdRow.safeInterval.key($0)] != nil }) {
+            throw .usage(
+                ThresholdRow.safeIntervalAlone(
+                    ThresholdRow.safeInterval.flag(level), takes: "--join-limits (or join_limits in the configuration) or a server's idle_timeout"))
+        }
+        return settings
     }
+
+    /// Whether the `safe_interval` limits grade anything: a join's limits, or a server's idle
+    /// timeout.
+    public var gradesSafeInterval: Bool { joinLimitsPath != nil || servers.contains { $0.idleTimeoutS != nil } }
 }

@@ -21,10 +21,10 @@ struct ConfigCommand: ParsableCommand {
 
         func run() throws {
             // The same resolution a survey makes, so whatever passes here runs there.
-            let (c, limits) = try unknownOnFailure {
+            let (c, s, limits) = try unknownOnFailure {
                 let c = try ConfigLoader.load(path: config)
                 let s = try SurveySettings.resolve(SurveyFlags(), config: c, file: config)
-                return (c, try s.joinLimitsPath.map { p throws(JoinLimitsError) in try JoinLimitsFile.load(p, interface: s.interface) })
+                return (c, s, try s.joinLimitsPath.map { p throws(JoinLimitsError) in try JoinLimitsFile.load(p, interface: s.interface) })
             }
             var out = "\(config): valid\n"
             out += "  interface: \(c.interface ?? "(the first in station mode)")\n"
@@ -34,7 +34,13 @@ struct ConfigCommand: ParsableCommand {
             for s in c.servers {
                 out += "  push server: \(s.host)\(s.port.map { ":\($0)" } ?? "") \(s.proto)\(s.tls ? " over TLS" : "")\(s.pin != nil ? ", pinned" : "")\n"
             }
-            for k in PushdiagConfig.thresholdKeys { if let v = c.thresholds[k] { out += "  \(k): \(v)\n" } }
+            for k in PushdiagConfig.thresholdKeys {
+                guard let v = c.thresholds[k] else { continue }
+                // A safe_interval limit with nothing to grade is valid and unused: say so.
+                let safeInterval = ThresholdRow.Level.allCases.contains { ThresholdRow.safeInterval.key($0) == k }
+                let unused = safeInterval && !s.gradesSafeInterval ? ThresholdRow.safeIntervalAlone(k, takes: "join_limits or a server's idle_timeout") : nil
+                out += "  \(k): \(v)\(unused.map { " (not used: \($0))" } ?? "")\n"
+            }
             if let h = c.history { out += "  history: \(h)\n" }
             if let t = c.textfile { out += "  textfile: \(t)\n" }
             if let l = limits {

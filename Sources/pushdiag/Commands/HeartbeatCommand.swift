@@ -95,8 +95,7 @@ struct HeartbeatCommand: ParsableCommand {
         if clients != nil && register != nil { throw ValidationError("--register and --clients cannot be combined (the simulated devices do not register)") }
         if limits.joinLimits != nil && register == nil { throw ValidationError("--join-limits goes with --register (the server's heartbeats are graded)") }
         if limits.joinLimits == nil, idleTimeout == nil, let given = limits.typed.first(where: { $0.2 != nil }) {
-            throw ValidationError(
-                "\(given.0.flag(given.1)) goes with --join-limits or --idle-timeout: it grades against the limits a join found or the path's idle timeout")
+            throw ValidationError(ThresholdRow.safeIntervalAlone(given.0.flag(given.1), takes: "--join-limits or --idle-timeout"))
         }
         try validateInterface()
         if let clients {
