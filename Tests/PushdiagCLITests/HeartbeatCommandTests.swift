@@ -273,7 +273,12 @@ struct LoadModeTests {
         let server = try Background(TestPaths.binary.path, ["responder", "--listen", "127.0.0.1:\(port)"])
         defer { server.stop() }
         #expect(server.wait(for: "listening on"))
-        let r = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--clients", "300", "--count", "3", "--interval", "100ms", "--ramp", "200ms", "--format", "json")
+        // The round trip's limits out of reach: 300 devices on a loaded 2-core machine once took
+        // a p95 past the default warning (exit 1). What is checked is that every one connected
+        // and was answered; the round trip is graded in HeartbeatAnalysisTests.
+        let r = try pushdiag(
+            "heartbeat", "127.0.0.1:\(port)", "--clients", "300", "--count", "3", "--interval", "100ms", "--ramp", "200ms", "--rtt-warning", "60000",
+            "--rtt-critical", "60000", "--format", "json")
         let j = try json(r.stdout)
         #expect(r.status == 0, "\(r.stderr) \(j["findings"] ?? "no findings") rtt \(j["rtt_ms"] ?? "none")")
         #expect(j["clients"] as? Int == 300 && j["connected"] as? Int == 300 && j["sent"] as? Int == 900 && j["received"] as? Int == 900)

@@ -14,6 +14,29 @@ struct HeartbeatAnalysisTests {
         return r
     }
 
+    /// The round trip is graded at its p95 against the rtt row (as set): above the warning a
+    /// warning naming it, above the critical a critical, at a limit within it. The load test's
+    /// 300 devices set these out of reach; this is where they are checked.
+    @Test func theRoundTripIsGradedAtItsP95() {
+        var t = HeartbeatThresholds()
+        #expect(t.rttWarningMs == ThresholdRow.rtt.warning && t.rttCriticalMs == ThresholdRow.rtt.critical)
+        t.rttWarningMs = 50
+        t.rttCriticalMs = 400
+        func graded(_ p95: Double) -> [Finding] {
+            // 20 samples: the 19th of the sorted ones is the p95.
+            let rtt = RTTSummary.of(Array(repeating: 5, count: 18) + [p95, 900])
+            #expect(rtt?.p95 == p95)
+            return HeartbeatAnalysis.findings(target: "t", sent: 20, received: 20, rtt: rtt, connectionLost: false, t: t).filter { $0.check == .heartbeatRtt }
+        }
+        #expect(graded(50).isEmpty)
+        let warning = graded(50.004)
+        #expect(
+            warning.count == 1 && warning[0].severity == .warning && warning[0].threshold == 50 && warning[0].value == 50.004
+                && warning[0].message == "t: heartbeat round trip p95 50.004 ms, above 50 ms", "\(warning)")
+        let critical = graded(401)
+        #expect(critical.count == 1 && critical[0].severity == .critical && critical[0].threshold == 400, "\(critical)")
+    }
+
     @Test func aNameThatDoesNotResolveIsUnknownWithoutAFinding() {
         let r = concluded(.resolve(host: "push.example", reason: "Name or service not known"))
         #expect(r.status == .unknown && r.findings.isEmpty && r.error == "cannot resolve push.example: Name or service not known")
