@@ -5,16 +5,6 @@ import PushdiagCore
 public struct DoctorTextRenderer {
     public init() {}
 
-    static func source(_ s: String?, _ trust: String?) -> String {
-        let name = WiFiTextRenderer.source(s)
-        switch trust {
-        case "lower_bound": return name + ", a lower bound (UNKNOWN while within the limits)"
-        case "advertised": return name + " (the AP's own figure)"
-        case "measured_period": return name + " (each sample's own period)"
-        default: return name
-        }
-    }
-
     public func render(_ r: DoctorReport) -> String {
         let m = r.machine
         var out = "pushdiag doctor: kernel \(m.kernel), libpcap \(m.libpcap.replacingOccurrences(of: "libpcap version ", with: "")), uid \(m.uid)\n"
@@ -54,7 +44,7 @@ public struct DoctorTextRenderer {
             if !i.checks.isEmpty {
                 var t = TextTable([("CHECK", .left), ("PUSHDIAG WILL USE", .left)])
                 for c in i.checks {
-                    t.add([c.check.rawValue, c.source.map { Self.source($0, c.trust) } ?? "nothing: UNKNOWN (\(c.unknownBecause ?? "no source"))"])
+                    t.add([c.check.rawValue, c.said ?? c.source ?? "nothing: UNKNOWN (\(c.unknownBecause ?? "no source"))"])
                 }
                 out += "\n" + t.render()
             }

@@ -10,19 +10,6 @@ public struct WiFiTextRenderer {
     /// Channels shown besides the one in use, the busiest first.
     static let otherChannels = 4
 
-    /// A value's source, as the text output names it.
-    static func source(_ s: String?) -> String {
-        switch s {
-        case "survey": return "survey"
-        case "radio_survey": return "radio-wide survey"
-        case "bss_load": return "AP's BSS Load"
-        case "station_retries": return "station counters"
-        case "tx_failed": return "frames given up"
-        case "station": return "the AP's station entry"
-        default: return s ?? "?"
-        }
-    }
-
     public func render(_ r: WiFiReport) -> String {
         var out = "\(r.interface): "
         if let b = r.bssid {
@@ -36,11 +23,11 @@ public struct WiFiTextRenderer {
         out += "\n  \(NumberText.count(r.samples, "sample")) over \(NumberText.format(r.windowSeconds)) s"
         out +=
             "; channel utilisation "
-            + (r.channelUtilizationPercent.map { NumberText.format($0) + "% (\(Self.source(r.channelUtilizationSource?.rawValue)))" } ?? "UNKNOWN")
+            + (r.channelUtilizationPercent.map { NumberText.format($0) + "% (\(r.channelUtilizationSource?.said ?? "?"))" } ?? "UNKNOWN")
         out +=
             "; retransmissions "
             + (r.retransmissionPercent.map {
-                (r.retransmissionTrust == .lowerBound ? "at least " : "") + NumberText.format($0) + "% (\(Self.source(r.retransmissionSource?.rawValue)))"
+                (r.retransmissionTrust == .lowerBound ? "at least " : "") + NumberText.format($0) + "% (\(r.retransmissionSource?.said ?? "?"))"
             } ?? "UNKNOWN")
         if let f = r.txFailed { out += "; tx failed \(f)" }
         out += "\n"

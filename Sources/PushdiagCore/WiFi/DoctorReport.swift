@@ -92,9 +92,22 @@ public struct DoctorCounter: Codable, Sendable, Equatable {
 /// A check and the source pushdiag will take its value from (nil with the reason when none).
 public struct DoctorCheck: Codable, Sendable, Equatable {
     public var check: CheckName
+    /// The source's and the trust's raw values (`ValueSources.swift`), as the JSON has them.
     @Nullable public var source: String?
     @Nullable public var trust: String?
     @Nullable public var unknownBecause: String?
+    /// The source and the trust as the text says them (not in the JSON; nil when decoded).
+    public var said: String? = nil
+
+    enum CodingKeys: String, CodingKey { case check, source, trust, unknownBecause }
+
+    init<S: RawRepresentable<String>, T: RawRepresentable<String>>(_ check: CheckName, _ source: S?, _ trust: T?, said: String?, unknownBecause: String?) {
+        self.check = check
+        self.source = source?.rawValue
+        self.trust = trust?.rawValue
+        self.said = said
+        self.unknownBecause = unknownBecause
+    }
 }
 
 public enum DoctorAnalysis {
@@ -161,13 +174,16 @@ public enum DoctorAnalysis {
         }
         return [
             DoctorCheck(
-                check: .channelUtilization, source: r.channelUtilizationSource?.rawValue, trust: r.channelUtilizationTrust?.rawValue,
+                .channelUtilization, r.channelUtilizationSource, r.channelUtilizationTrust,
+                said: r.channelUtilizationSource.map { $0.said + (r.channelUtilizationTrust?.qualifier ?? "") },
                 unknownBecause: r.channelUtilizationPercent == nil ? why(r.utilizationUnknown, "channel utilisation: ") : nil),
             DoctorCheck(
-                check: .retransmissions, source: r.retransmissionSource?.rawValue, trust: r.retransmissionTrust?.rawValue,
+                .retransmissions, r.retransmissionSource, r.retransmissionTrust,
+                said: r.retransmissionSource.map { $0.said + (r.retransmissionTrust?.qualifier ?? "") },
                 unknownBecause: r.retransmissionPercent == nil ? why(r.retransmissionsUnknown, "retransmissions: ") : nil),
             DoctorCheck(
-                check: .signal, source: r.signalDbm == nil ? nil : "station", trust: r.signalDbm == nil ? nil : "measured",
+                .signal, r.signalDbm.map { _ in SignalSource.station }, r.signalDbm.map { _ in SignalTrust.measured },
+                said: r.signalDbm.map { _ in SignalSource.station.said },
                 unknownBecause: r.signalDbm == nil ? r.signalUnknown ?? "the driver reports no signal for its AP" : nil),
         ]
     }
