@@ -37,6 +37,26 @@ struct HeartbeatAnalysisTests {
         #expect(critical.count == 1 && critical[0].severity == .critical && critical[0].threshold == 400, "\(critical)")
     }
 
+    /// The certificate is graded on the certificate row, as survey grades it: 5 days left was a
+    /// warning here and critical in survey (the row's critical limit is 7 days).
+    @Test func theCertificateIsGradedOnItsRowAsSurveyGradesIt() {
+        for (days, expected, limit) in [(90, nil, nil), (30, nil, nil), (20, Severity.warning, 30.0), (5, .critical, 7), (-1, .critical, 7)]
+            as [(Int, Severity?, Double?)]
+        {
+            var r = HeartbeatReport(target: "push.example:3000", protocol: "simplepush")
+            r.sent = 1
+            r.received = 1
+            r.tls = TLSInfo(
+                version: "TLSv1.3", cipher: "x", subject: "s", issuer: "i", notAfter: "2030-01-01T00:00:00Z", notAfterSeconds: 0, daysLeft: days,
+                spkiSha256: "", verified: true, verifyError: nil, pinMatched: nil)
+            HeartbeatAnalysis.conclude(&r, failure: nil, options: o)
+            let f = r.findings.first { $0.check == .tlsCertificate }
+            #expect(f?.severity == expected && f?.threshold == limit && r.status == expected ?? .ok, "\(days) days: \(String(describing: f))")
+            let survey = SurveyVerdicts.certificate(r, t: SurveyThresholds())?.status
+            #expect(survey.flatMap { $0.severity } == expected ?? .ok, "\(days) days: survey \(String(describing: survey))")
+        }
+    }
+
     @Test func aNameThatDoesNotResolveIsUnknownWithoutAFinding() {
         let r = concluded(.resolve(host: "push.example", reason: "Name or service not known"))
         #expect(r.status == .unknown && r.findings.isEmpty && r.error == "cannot resolve push.example: Name or service not known")

@@ -318,15 +318,18 @@ public enum HeartbeatAnalysis {
                         unit: "seconds", source: "server_heartbeats", message: "\(target): \(c.message)"))
             }
         }
-        if let info = report.tls, info.daysLeft < 30 {
-            let expired = info.daysLeft < 0
+        // The certificate row's defaults, as survey grades it (heartbeat has no flags for them).
+        let certificate = ThresholdRow.certificate
+        if let info = report.tls,
+            let (severity, limit) = Thresholds.grade(below: Double(info.daysLeft), warning: certificate.warning, critical: certificate.critical ?? -.infinity)
+        {
             report.findings.append(
                 Finding(
-                    check: .tlsCertificate, severity: expired ? .critical : .warning, subject: target, value: Double(info.daysLeft),
-                    threshold: expired ? 0 : 30, unit: "days", source: "tls",
-                    message: expired
+                    check: .tlsCertificate, severity: severity, subject: target, value: Double(info.daysLeft), threshold: limit, unit: "days", source: "tls",
+                    message: info.daysLeft < 0
                         ? "\(target): the certificate expired on \(info.notAfter)"
-                        : "\(target): the certificate expires in \(info.daysLeft) days (\(info.notAfter))"))
+                        : "\(target): the certificate expires in \(NumberText.count(info.daysLeft, "day")) (\(info.notAfter)), under \(NumberText.format(limit)) days"
+                ))
         }
         report.status = report.findings.map(\.severity).max() ?? .ok
         if failure != nil { report.status = max(report.status, .unknown) }
