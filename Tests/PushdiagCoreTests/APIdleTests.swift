@@ -168,6 +168,8 @@ import Testing
         // Nothing measured: UNKNOWN, and no interval.
         let none = APIdleReport.conclude(rungs: [], bssMaxIdleS: nil, pathIdleTimeoutS: nil)
         #expect(none.safeIntervalS == nil && none.limits.isEmpty && none.findings.map(\.severity) == [.unknown])
+        // Seconds spelt as the thresholds spell them (they said "s" where every other finding says "seconds").
+        #expect(Set((r.findings + early.findings + silent.findings + none.findings).map(\.unit)) == [ValueUnit.seconds.rawValue])
     }
 
     @Test func theStationsFramesAreNamedAndOthersIgnored() {

@@ -194,6 +194,19 @@ struct WalkAnalysisTests {
         }
     }
 
+    /// A place's retransmissions: graded on the retransmission limits, in percent spelt as every
+    /// other finding spells it (it said "%").
+    @Test func aPlacesRetriesAreAFindingInPercent() throws {
+        var t = WalkTimeline(interface: "wlan0", server: "push:3000", proto: "line", startNs: 0)
+        t.endNs = 20 * s
+        t.heartbeats = heartbeats(from: 0, count: 80)
+        t.samples = (0..<20).map { i in
+            WalkSample(timeNs: Int64(i) * s, bssid: ap1, ssid: "a", freqMhz: 2412, signalDbm: -55, retries: 30, packets: 100, location: "")
+        }
+        let f = try #require(WalkReport.assemble(t).findings.first { $0.check == .retries })
+        #expect(f.value == 30 && f.threshold == ThresholdRow.retransmission.critical && f.severity == .critical && f.unit == ValueUnit.percent.rawValue, "\(f)")
+    }
+
     @Test func bandAndSSIDChangesAreAtLeastWarningsAndALostConnectionIsCritical() {
         let band = WalkLinkChange(
             timeNs: 10 * s, fromBssid: ap1, toBssid: ap2, fromSsid: "ward-3", toSsid: "ward-3", fromFreqMhz: 2437, toFreqMhz: 5180,

@@ -85,6 +85,10 @@ struct WiFiAnalysisTests {
             samples: [sample(0, active: 1, busy: 0, packets: 0xFFFF_FFF0, retries: 0xFFFF_FFFF), sample(1, active: 2, busy: 0, packets: 0x90, retries: 0x20)],
             scan: [], thresholds: .init())
         #expect(wrap.retransmissionPercent == NumberText.rounded(Double(0x21) * 100 / Double(0xA0)))
+        // The finding names its source as the report does (it said "station_counters" beside the
+        // report's "station_retries").
+        let f = wrap.findings.first { $0.check == .retransmissions }
+        #expect(f?.source == RetransmissionSource.stationRetries.rawValue && wrap.retransmissionSource == .stationRetries, "\(wrap.findings)")
         let reassoc = WiFiAnalysis.report(
             interface: NL80211.Interface(ifindex: 3),
             samples: [

@@ -90,7 +90,7 @@ extension CaptureAnalyzer {
             else { return }
             findings.append(
                 Finding(
-                    check: .frameRetries, severity: sev, subject: subject, value: p, threshold: limit, unit: "percent", source: "retry_bit",
+                    check: .frameRetries, severity: sev, subject: subject, value: p, threshold: limit, unit: .percent, source: "retry_bit",
                     message: "\(subject): \(NumberText.format(p))% of frames are retransmissions (\(retries) of \(frames)), above \(NumberText.format(limit))%")
             )
         }
@@ -105,7 +105,7 @@ extension CaptureAnalyzer {
             findings.append(
                 Finding(
                     check: .channelUtilization, severity: sev, subject: label(b), value: load.channelUtilizationMeanPercent, threshold: limit,
-                    unit: "percent", source: UtilizationSource.bssLoad.rawValue,
+                    unit: .percent, source: UtilizationSource.bssLoad.rawValue,
                     message:
                         "\(label(b)) advertises \(place) as \(NumberText.format(load.channelUtilizationMeanPercent))% busy (mean of \(load.samples) BSS Load elements), above \(NumberText.format(limit))%"
                 ))
@@ -117,7 +117,7 @@ extension CaptureAnalyzer {
             let subject = c.channel.map { "channel \($0) (\(c.frequencyMhz) MHz)" } ?? "\(c.frequencyMhz) MHz"
             findings.append(
                 Finding(
-                    check: .channelUtilization, severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: "airtime_estimate",
+                    check: .channelUtilization, severity: sev, subject: subject, value: u, threshold: limit, unit: .percent, source: "airtime_estimate",
                     message:
                         "\(subject): frames seen occupied \(NumberText.format(u))% of the air over \(NumberText.format(c.spanSeconds)) s, above \(NumberText.format(limit))%"
                 ))

@@ -290,7 +290,7 @@ public struct APIdleReport: Codable, Sendable, Equatable {
             if let a = advertised, d < a {
                 return [
                     Finding(
-                        check: .apIdle, severity: .warning, subject: "the AP", value: d, threshold: a, unit: "s", source: "ap_idle_ladder",
+                        check: .apIdle, severity: .warning, subject: "the AP", value: d, threshold: a, unit: .seconds, source: "ap_idle_ladder",
                         message:
                             "the AP dropped a silent station after \(text(d)) (reason \(code)), sooner than the \(text(a)) BSS Max Idle Period it advertises: a device that keeps alive at the advertised period is still dropped\(safe)"
                     )
@@ -298,7 +298,7 @@ public struct APIdleReport: Codable, Sendable, Equatable {
             }
             return [
                 Finding(
-                    check: .apIdle, severity: .ok, subject: "the AP", value: d, threshold: advertised, unit: "s", source: "ap_idle_ladder",
+                    check: .apIdle, severity: .ok, subject: "the AP", value: d, threshold: advertised, unit: .seconds, source: "ap_idle_ladder",
                     message:
                         "the AP dropped the station after \(text(d)) of silence (reason \(code))\(keptS.map { ", having kept \(text($0))" } ?? ""): its limit lies between; a phone whose push connection is quieter than that rejoins from nothing\(safe)"
                 )
@@ -307,7 +307,7 @@ public struct APIdleReport: Codable, Sendable, Equatable {
         if let k = keptS, rungs.contains(where: { $0.outcome == .keptAlive }) {
             return [
                 Finding(
-                    check: .apIdle, severity: .ok, subject: "the AP", value: k, threshold: advertised, unit: "s", source: "ap_idle_ladder",
+                    check: .apIdle, severity: .ok, subject: "the AP", value: k, threshold: advertised, unit: .seconds, source: "ap_idle_ladder",
                     message:
                         "the station kept itself associated with keep-alives at the AP's BSS Max Idle Period, and the AP kept it (the longest silence \(text(k))); a phone that keeps alive the same way is kept, one that does not meets the AP's limit for a silent station, which was not reached\(safe)"
                 )
@@ -316,7 +316,7 @@ public struct APIdleReport: Codable, Sendable, Equatable {
         if let k = keptS {
             return [
                 Finding(
-                    check: .apIdle, severity: .ok, subject: "the AP", value: k, threshold: advertised, unit: "s", source: "ap_idle_ladder",
+                    check: .apIdle, severity: .ok, subject: "the AP", value: k, threshold: advertised, unit: .seconds, source: "ap_idle_ladder",
                     message:
                         "the AP kept a station silent for \(text(k)), the longest silence tried\(interrupted ? " before the ladder was interrupted" : "")\(safe)"
                 )
@@ -324,7 +324,7 @@ public struct APIdleReport: Codable, Sendable, Equatable {
         }
         return [
             Finding(
-                check: .apIdle, severity: .unknown, subject: "the AP", value: nil, threshold: nil, unit: "s", source: "ap_idle_ladder",
+                check: .apIdle, severity: .unknown, subject: "the AP", value: nil, threshold: nil, unit: .seconds, source: "ap_idle_ladder",
                 message: "no rung was silent and checked: nothing was measured (see the rungs)")
         ]
     }

@@ -41,7 +41,7 @@ public enum JoinAnalysis {
             guard let (severity, limit) = thresholds.grade(worst, row) else { return .ok }
             findings.append(
                 Finding(
-                    check: check, severity: severity, subject: "cycle \(cycle)", value: worst, threshold: limit, unit: row.unit.rawValue,
+                    check: check, severity: severity, subject: "cycle \(cycle)", value: worst, threshold: limit, unit: row.unit,
                     source: "join",
                     message: "\(what) took \(NumberText.format(worst, beside: limit)) ms (limit \(NumberText.format(limit)) ms): \(row.hint)"
                 ))
@@ -59,7 +59,7 @@ public enum JoinAnalysis {
             let why = c.steps.first { $0.status == .failed }.map { "\($0.name) failed: \($0.detail)" } ?? "the cycle ended first"
             findings.append(
                 Finding(
-                    check: .pushReady, severity: .critical, subject: "cycle \(c.cycle)", value: nil, threshold: nil, unit: "ms", source: "join",
+                    check: .pushReady, severity: .critical, subject: "cycle \(c.cycle)", value: nil, threshold: nil, unit: .ms, source: "join",
                     message: "never push-ready: \(why)"))
         }
         let stats = JoinDurationStats(ready.map(\.1))

@@ -239,7 +239,7 @@ public enum HeartbeatAnalysis {
             if let (sev, limit) = Thresholds.grade(loss, warning: t.lossWarning, critical: t.lossCritical) {
                 out.append(
                     Finding(
-                        check: .heartbeatLoss, severity: sev, subject: target, value: loss, threshold: limit, unit: "percent", source: "heartbeat",
+                        check: .heartbeatLoss, severity: sev, subject: target, value: loss, threshold: limit, unit: .percent, source: "heartbeat",
                         message:
                             "\(target): \(NumberText.format(loss, beside: limit))% of heartbeats lost (\(sent - received) of \(sent)), above \(NumberText.format(limit))%"
                     ))
@@ -248,7 +248,7 @@ public enum HeartbeatAnalysis {
         if let r = rtt, let (sev, limit) = Thresholds.grade(r.p95, warning: t.rttWarningMs, critical: t.rttCriticalMs) {
             out.append(
                 Finding(
-                    check: .heartbeatRtt, severity: sev, subject: target, value: r.p95, threshold: limit, unit: "ms", source: "heartbeat",
+                    check: .heartbeatRtt, severity: sev, subject: target, value: r.p95, threshold: limit, unit: .ms, source: "heartbeat",
                     message: "\(target): heartbeat round trip p95 \(NumberText.format(r.p95, beside: limit)) ms, above \(NumberText.format(limit)) ms"))
         }
         return out.sorted { $0.severity > $1.severity }
@@ -294,7 +294,7 @@ public enum HeartbeatAnalysis {
             report.findings.append(
                 Finding(
                     check: .serverHeartbeat, severity: .critical, subject: target, value: gap, threshold: o.serverHeartbeatTimeoutS,
-                    unit: "seconds", source: "server_heartbeats",
+                    unit: .seconds, source: "server_heartbeats",
                     message:
                         "\(target): \(NumberText.format(gap, beside: o.serverHeartbeatTimeoutS)) s without a heartbeat from the server, above the \(NumberText.format(o.serverHeartbeatTimeoutS)) s after which a device reconnects"
                 ))
@@ -304,7 +304,7 @@ public enum HeartbeatAnalysis {
         {
             report.findings.append(
                 Finding(
-                    check: .idleTimeout, severity: m.severity, subject: target, value: m.longestS, threshold: m.passedS, unit: "seconds",
+                    check: .idleTimeout, severity: m.severity, subject: target, value: m.longestS, threshold: m.passedS, unit: .seconds,
                     source: "server_heartbeats", message: "\(target): \(m.message)"))
         }
         if let limits = o.joinLimits {
@@ -315,7 +315,7 @@ public enum HeartbeatAnalysis {
                 report.findings.append(
                     Finding(
                         check: .safeInterval, severity: c.severity, subject: target, value: longest, threshold: ThresholdRow.safeInterval.limit(of: passed),
-                        unit: "seconds", source: "server_heartbeats", message: "\(target): \(c.message)"))
+                        unit: .seconds, source: "server_heartbeats", message: "\(target): \(c.message)"))
             }
         }
         // The certificate row's defaults, as survey grades it (heartbeat has no flags for them).
@@ -325,7 +325,7 @@ public enum HeartbeatAnalysis {
         {
             report.findings.append(
                 Finding(
-                    check: .tlsCertificate, severity: severity, subject: target, value: Double(info.daysLeft), threshold: limit, unit: "days", source: "tls",
+                    check: .tlsCertificate, severity: severity, subject: target, value: Double(info.daysLeft), threshold: limit, unit: .days, source: "tls",
                     message: info.daysLeft < 0
                         ? "\(target): the certificate expired on \(info.notAfter)"
                         : "\(target): the certificate expires in \(NumberText.count(info.daysLeft, "day")) (\(info.notAfter)), under \(NumberText.format(limit)) days"

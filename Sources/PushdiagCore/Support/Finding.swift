@@ -18,3 +18,13 @@ public struct Finding: Codable, Sendable, Equatable {
     public var source: String
     public var message: String
 }
+
+extension Finding {
+    /// A finding about a value in one of the thresholds' units, spelt as they spell it (the JSON
+    /// keeps the raw value: `percent`, not `%`); what is not a unit (`clients`, `route`) stays text.
+    init(
+        check: CheckName, severity: Severity, subject: String, value: Double?, threshold: Double?, unit: ValueUnit, source: String, message: String
+    ) {
+        self.init(check: check, severity: severity, subject: subject, value: value, threshold: threshold, unit: unit.rawValue, source: source, message: message)
+    }
+}

@@ -257,7 +257,7 @@ public enum SurveyVerdicts {
         let link = r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface
         if let sig = r.signalDbm {
             out.append(
-                t.check(.signal, .signal, subject: link, value: Double(sig), unit: .dBm, source: "station") {
+                t.check(.signal, .signal, subject: link, value: Double(sig), unit: .dBm, source: SignalSource.station.rawValue) {
                     $0 == .ok
                         ? "\(sig) dBm: at or above \(Self.floor(t[.signal].warning, "dBm")) (iOS looks for another BSS below \(NumberText.format(ThresholdRow.signal.critical!)) dBm)"
                         : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used"

@@ -443,7 +443,7 @@ public enum WalkAnalysis {
             out.append(
                 Finding(
                     check: .signal, severity: severity, subject: worst.location.isEmpty ? "walk" : worst.location, value: Double(worst.signalDbm!),
-                    threshold: Double(limit), unit: "dBm", source: "station",
+                    threshold: Double(limit), unit: .dBm, source: SignalSource.station.rawValue,
                     message:
                         "\(weak.count) of \(NumberText.count(samples.count, "sample")) below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm\(Double(t.signalCriticalDbm) == ThresholdRow.signal.critical ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
                         + (worst.location.isEmpty ? "" : " at \(worst.location)")))
@@ -466,7 +466,7 @@ public enum WalkAnalysis {
             out.append(
                 Finding(
                     check: .stickyClient, severity: .warning, subject: a.location.isEmpty ? "walk" : a.location, value: seconds,
-                    threshold: t.stickySeconds, unit: "seconds", source: "station+scan",
+                    threshold: t.stickySeconds, unit: .seconds, source: "station_and_scan",
                     message:
                         "\(NumberText.format(seconds, beside: t.stickySeconds)) s below \(t.signalCriticalDbm) dBm on \(a.bssid?.description ?? "the AP") while a BSS of the same SSID was \(t.stickyMarginDb) dB or more stronger: this card holds on to a far AP (an iPhone would have moved)"
                 ))

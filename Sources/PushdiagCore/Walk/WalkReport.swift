@@ -126,7 +126,7 @@ extension WalkReport {
             findings.append(
                 Finding(
                     check: .roam, severity: r.grade, subject: "\(r.fromBssid?.description ?? "?") → \(r.toBssid?.description ?? "none")",
-                    value: r.linkGapMs, threshold: passed, unit: "ms", source: "nl80211",
+                    value: r.linkGapMs, threshold: passed, unit: .ms, source: "nl80211",
                     message: "\(r.time)\(r.location.isEmpty ? "" : " at \(r.location)"): \(r.reason)"))
         }
         findings += WalkAnalysis.signalFindings(samples, t: w)
@@ -138,8 +138,8 @@ extension WalkReport {
             guard frames >= UInt64(retry.minimumFrames) else { continue }
             findings.append(
                 Finding(
-                    check: .retries, severity: severity, subject: p.name.isEmpty ? "walk" : p.name, value: pct, threshold: limit, unit: "%",
-                    source: "station",
+                    check: .retries, severity: severity, subject: p.name.isEmpty ? "walk" : p.name, value: pct, threshold: limit, unit: .percent,
+                    source: RetransmissionSource.stationRetries.rawValue,
                     message:
                         "\(NumberText.format(pct))% of \(NumberText.count(frames, "frame")) to the AP were retransmitted (the limit: \(NumberText.format(limit))%; Apple's guidance: no more than \(NumberText.format(ThresholdRow.retransmission.critical!))%)"
                 ))

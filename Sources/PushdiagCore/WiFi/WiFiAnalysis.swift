@@ -290,7 +290,7 @@ public enum WiFiAnalysis {
             let how = source == .survey ? "survey busy/active time" : "the radio's busy/active time"
             findings.append(
                 Finding(
-                    check: .channelUtilization, severity: sev, subject: subject, value: u, threshold: limit, unit: "percent", source: source.rawValue,
+                    check: .channelUtilization, severity: sev, subject: subject, value: u, threshold: limit, unit: .percent, source: source.rawValue,
                     message: "\(subject) is \(NumberText.format(u))% busy (\(how)), above \(NumberText.format(limit))%"))
         }
         if let r = retrans, let (source, _) = retransSource,
@@ -304,8 +304,8 @@ public enum WiFiAnalysis {
                     + (retransSource?.1 == .lowerBound ? "; an undercount" : "")
             findings.append(
                 Finding(
-                    check: .retransmissions, severity: sev, subject: subject, value: r, threshold: limit, unit: "percent",
-                    source: source == .stationRetries ? "station_counters" : source.rawValue,
+                    check: .retransmissions, severity: sev, subject: subject, value: r, threshold: limit, unit: .percent,
+                    source: source.rawValue,
                     message: "\(subject): \(NumberText.format(r))% retransmissions (\(how)), above \(NumberText.format(limit))%"))
         }
         if let s = signal {
@@ -314,7 +314,7 @@ public enum WiFiAnalysis {
             if let (sev, limit) = Thresholds.grade(below: v, warning: thresholds.signalWarningDbm, critical: thresholds.signalCriticalDbm) {
                 findings.append(
                     Finding(
-                        check: .signal, severity: sev, subject: subject, value: v, threshold: limit, unit: "dBm", source: "station",
+                        check: .signal, severity: sev, subject: subject, value: v, threshold: limit, unit: .dBm, source: SignalSource.station.rawValue,
                         message: "\(subject): signal \(s) dBm, below \(NumberText.format(limit)) dBm" + (sev == .critical ? " (iOS looks for another BSS)" : "")
                     ))
             }
@@ -324,7 +324,7 @@ public enum WiFiAnalysis {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             findings.append(
                 Finding(
-                    check: .snr, severity: sev, subject: subject, value: Double(snr), threshold: limit, unit: "dB",
+                    check: .snr, severity: sev, subject: subject, value: Double(snr), threshold: limit, unit: .dB,
                     source: "station_and_survey",
                     message: "\(subject): signal \(signal!) dBm over noise \(noise!) dBm is \(snr) dB, below \(NumberText.format(limit)) dB"))
         }
@@ -336,7 +336,7 @@ public enum WiFiAnalysis {
             let subject = "\(b.bssid)" + (b.ssid.map { " (\($0))" } ?? "")
             findings.append(
                 Finding(
-                    check: .channelUtilization, severity: sev, subject: subject, value: l.channelUtilizationPercent, threshold: limit, unit: "percent",
+                    check: .channelUtilization, severity: sev, subject: subject, value: l.channelUtilizationPercent, threshold: limit, unit: .percent,
                     source: UtilizationSource.bssLoad.rawValue,
                     message:
                         "\(subject) advertises \(b.channel.map { "channel \($0)" } ?? "its channel") as \(NumberText.format(l.channelUtilizationPercent))% busy, above \(NumberText.format(limit))%"
