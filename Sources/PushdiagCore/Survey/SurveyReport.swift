@@ -15,6 +15,16 @@ public enum CheckStatus: String, Codable, Sendable, Comparable {
 
     public static func < (a: CheckStatus, b: CheckStatus) -> Bool { a.rank < b.rank }
 
+    /// A grade as a check's status (`skipped` is a check's own: nothing graded).
+    public init(_ severity: Severity) {
+        switch severity {
+        case .ok: self = .ok
+        case .warning: self = .warning
+        case .critical: self = .critical
+        case .unknown: self = .unknown
+        }
+    }
+
     public var severity: Severity {
         switch self {
         case .ok, .skipped: return .ok
@@ -317,7 +327,8 @@ public enum SurveyVerdicts {
     public static func capture(_ r: CaptureReport, t: SurveyThresholds) -> [SurveyCheck] {
         var out: [SurveyCheck] = []
         let subject = r.file ?? "capture"
-        if let x = r.retryPercent, r.dot11Frames >= 50 {
+        let fewest = Thresholds().minimumFrames
+        if let x = r.retryPercent, r.dot11Frames >= fewest {
             out.append(
                 t.check(.frameRetries, .retransmission, subject: subject, value: x, unit: .percent, source: nil) {
                     $0 == .ok
@@ -325,7 +336,7 @@ public enum SurveyVerdicts {
                         : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
                 })
         } else {
-            out.append(SurveyCheck(check: .frameRetries, status: .unknown, subject: subject, hint: r.error ?? "fewer than 50 802.11 frames captured"))
+            out.append(SurveyCheck(check: .frameRetries, status: .unknown, subject: subject, hint: r.error ?? "fewer than \(fewest) 802.11 frames captured"))
         }
         for c in r.channels {
             guard let u = c.utilizationPercent else { continue }
@@ -395,7 +406,7 @@ public enum SurveyVerdicts {
                 source: "server_heartbeats")
         }
         return SurveyCheck(
-            check: .idleTimeout, status: CheckStatus(rawValue: m.severity.rawValue) ?? .unknown, subject: r.target, value: m.longestS, unit: .seconds,
+            check: .idleTimeout, status: CheckStatus(m.severity), subject: r.target, value: m.longestS, unit: .seconds,
             threshold: threshold,
             hint: m.message, source: "server_heartbeats")
     }
@@ -407,7 +418,7 @@ public enum SurveyVerdicts {
     public static func safeInterval(_ r: HeartbeatReport) -> SurveyCheck? {
         guard let c = r.safeInterval else { return nil }
         return SurveyCheck(
-            check: .safeInterval, status: c.skipped ? .skipped : CheckStatus(rawValue: c.severity.rawValue) ?? .unknown, subject: r.target,
+            check: .safeInterval, status: c.skipped ? .skipped : CheckStatus(c.severity), subject: r.target,
             value: c.serverLongestS,
             unit: .seconds, threshold: c.thresholdSeconds, hint: c.message, source: c.limits.safeSource?.rawValue)
     }
@@ -437,7 +448,7 @@ public enum SurveyVerdicts {
             return SurveyCheck(check: .route, status: .unknown, subject: r.destination, hint: r.error ?? "could not check")
         default:
             return SurveyCheck(
-                check: .route, status: r.status == .critical ? .critical : .warning, subject: r.destination,
+                check: .route, status: CheckStatus(r.status), subject: r.destination,
                 hint: (r.findings.first?.message ?? "") + ": every VLAN with devices needs a route to the push server")
         }
     }

@@ -143,7 +143,7 @@ public enum DoctorAnalysis {
         let peer = report.bssid.flatMap { b in last.stations.first { $0.mac == b } } ?? (last.stations.count == 1 ? last.stations.first : nil)
         let current = report.bss.first(where: \.current)
         func row(_ name: String, _ reported: Bool, _ c: DriverProfile.Counter?, _ why: String?) -> DoctorCounter {
-            DoctorCounter(counter: name, reported: reported, table: c.map(tableName), why: c == .kept ? nil : why)
+            DoctorCounter(counter: name, reported: reported, table: c?.rawValue, why: c == .kept ? nil : why)
         }
         return [
             row("channel_busy_time", inUse?.busy != nil && inUse?.active != nil, profile?.survey, profile?.surveyWhy),
@@ -154,16 +154,6 @@ public enum DoctorAnalysis {
             row("noise", inUse?.noise != nil, nil, nil),
             row("bss_load", current?.bssLoad != nil, nil, nil),
         ]
-    }
-
-    static func tableName(_ c: DriverProfile.Counter) -> String {
-        switch c {
-        case .kept: return "kept"
-        case .absent: return "absent"
-        case .unreliable: return "unreliable"
-        case .undercounted: return "undercounted"
-        case .perPeriod: return "per_period"
-        }
     }
 
     /// What `wifi` and `survey` take each check from, as the analysis decided on the samples.

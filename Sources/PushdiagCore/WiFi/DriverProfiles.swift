@@ -3,6 +3,7 @@
 /// (pushdiag then says UNKNOWN); one it fills with something other than what the name says is
 /// `unreliable`, and pushdiag does not use it even though the kernel hands it over.
 public struct DriverProfile: Sendable, Equatable {
+    /// The raw values are doctor's (`DoctorCounter.table`).
     public enum Counter: String, Sendable {
         /// Kept and meaningful.
         case kept
@@ -14,7 +15,7 @@ public struct DriverProfile: Sendable, Equatable {
         case undercounted
         /// Survey only: each dump's times cover the driver's last measurement period (they are
         /// replaced, not added to), so a sample's own busy/active is the ratio, not a difference.
-        case perPeriod
+        case perPeriod = "per_period"
     }
 
     /// The driver family ("iwlwifi", "rtw88").
