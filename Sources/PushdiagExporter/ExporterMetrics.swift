@@ -85,7 +85,7 @@ public struct MetricFamily: Sendable {
     static let stalls = MetricFamily(
         name: "pushdiag_stalls_total",
         help:
-            "Heartbeats lost or slower than the last 1000's p95 by 30 ms (stall_margin), by what this machine's followed interfaces did meanwhile: own_scan, channel_switch, radar, roam, disconnect, link_change, or none_seen (the network or the server).",
+            "Heartbeats lost or slower than the last \(StallCounter.window)'s p95 by \(NumberText.format(ThresholdRow.stallMargin.warning)) ms (stall_margin), by what this machine's followed interfaces did meanwhile: own_scan, channel_switch, radar, roam, disconnect, link_change, or none_seen (the network or the server).",
         kind: .counter)
     // Through the iPhone's eyes (IPhoneLens) at each sample, from the scan cache's fresh entries;
     // the numbers are the lens's rows (IOSRoamingRule).

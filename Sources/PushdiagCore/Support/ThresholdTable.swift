@@ -235,9 +235,12 @@ extension ThresholdRow {
         what: "A rejoin's TCP, TLS, hello and first heartbeat",
         reference: "RFC 6298 2.1: TCP resends a SYN after 1 s, then 2 s later; past 1 s a segment was lost or the server is slow, past 3 s twice",
         hint: "check the push server's load and the path to it", scopes: [.join])
+    /// The steps' rows, whose limits push-ready's add up.
+    static let joinSteps: [ThresholdRow] = [.joinLink, .joinKeys, .joinAddress, .joinName, .joinPush]
     public static let pushReady = ThresholdRow(
-        name: "push_ready", unit: .ms, bad: .above, warning: 5000, critical: 19000, valid: anyMs, what: "A rejoin from its start to push-ready",
-        reference: "the sum of the join_link, join_keys, join_address, join_name and join_push limits",
+        name: "push_ready", unit: .ms, bad: .above, warning: joinSteps.map(\.warning).reduce(0, +),
+        critical: joinSteps.compactMap(\.critical).reduce(0, +), valid: anyMs, what: "A rejoin from its start to push-ready",
+        reference: "the sum of the \(joinSteps.dropLast().map(\.name).joined(separator: ", ")) and \(joinSteps.last!.name) limits",
         hint: "the slowest step says where the time went", scopes: [.join])
 
     /// The table, in the order help and the configuration list it.

@@ -98,8 +98,7 @@ public final class SurveyRunner: Sendable {
 
     /// A capture file now, or the monitor interface for the window.
     func captureFrames() {
-        var options = CaptureAnalyzer.Options()
-        options.thresholds.minimumFrames = 50
+        let options = CaptureAnalyzer.Options()
         let name = settings.monitor ?? settings.capture ?? "capture"
         let outcome: CaptureFileAnalysis.Outcome
         if let monitor = settings.monitor {

@@ -20,7 +20,7 @@ struct WalkCommand: ParsableCommand {
             \(NumberText.format(WalkThresholds().stickySeconds)) s below the critical level with a BSS of the same SSID \(NumberText.format(Double(WalkThresholds().stickyMarginDb))) dB stronger \
             in the scan cache is a sticky client. Through an iPhone's eyes, iOS's \
             roaming rules applied to the samples and the scan cache (--signal-offset): predicted \
-            roams, sticky zones, coverage holes and coverage per place. A heartbeat lost or 30 ms \
+            roams, sticky zones, coverage holes and coverage per place. A heartbeat lost or \(NumberText.format(ThresholdRow.stallMargin.warning)) ms \
             over the run's p95 is a stall, named by what the link did then (own scan, channel \
             switch, radar, roam, disconnect, interface change, or nothing seen here). Places: \
             --location, then a line typed on standard input (Enter) names the place from then on; \
