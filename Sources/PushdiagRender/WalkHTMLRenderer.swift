@@ -95,7 +95,10 @@ public struct WalkHTMLRenderer {
             series: segments(r.samples, axis) { $0.signalDbm.map(Double.init) },
             limits: [
                 (Double(limits.signalWarningDbm), "\(limits.signalWarningDbm) dBm (cell edge, warning)"),
-                (Double(limits.signalCriticalDbm), "\(limits.signalCriticalDbm) dBm (iOS looks elsewhere)"),
+                (
+                    Double(limits.signalCriticalDbm),
+                    "\(limits.signalCriticalDbm) dBm (\(Double(limits.signalCriticalDbm) == IOSRoamingRule.trigger.value ? "iOS looks elsewhere" : "critical"))"
+                ),
             ], unit: "")
         let rtts = r.samples.compactMap(\.rttMs)
         body += chart(

@@ -79,6 +79,29 @@ struct WiFiAnalysisTests {
         }
     }
 
+    /// iOS's roam trigger is named beside a signal below it, whatever the limits: not beside a
+    /// critical limit set above it (it said "iOS looks for another BSS" at -65 dBm), and beside a
+    /// warning under a critical limit set below it.
+    @Test func theRoamTriggerIsSaidWhereItHolds() throws {
+        func signal(_ dBm: Int8, _ t: Thresholds) -> Finding? {
+            var samples = [
+                sample(0, active: 100, busy: 10, inUse: true, packets: 10, retries: 0), sample(1, active: 1100, busy: 20, inUse: true, packets: 20, retries: 0),
+            ]
+            for i in samples.indices { samples[i].stations[0].signal = dBm }
+            return WiFiAnalysis.report(interface: NL80211.Interface(ifindex: 3), samples: samples, scan: [], thresholds: t).findings.first {
+                $0.check == .signal
+            }
+        }
+        let words = " (\(IOSRoamingRule.triggerWords))"
+        let byDefault = try #require(signal(-72, Thresholds()))
+        #expect(byDefault.severity == .critical && byDefault.message.hasSuffix("below -70 dBm" + words), "\(byDefault)")
+        let strict = try #require(signal(-65, try Thresholds.resolve(["signal_warning": -55, "signal_critical": -60]).get()))
+        #expect(strict.severity == .critical && !strict.message.contains("iOS"), "\(strict)")
+        let lenient = try #require(signal(-72, try Thresholds.resolve(["signal_critical": -80]).get()))
+        #expect(lenient.severity == .warning && lenient.message.hasSuffix(words), "\(lenient)")
+        #expect(ThresholdRow.signal.warning == IOSRoamingRule.coverage.value && ThresholdRow.signal.critical == IOSRoamingRule.trigger.value)
+    }
+
     @Test func retransmissionsWrapAndRebaseline() {
         let wrap = WiFiAnalysis.report(
             interface: NL80211.Interface(ifindex: 3),

@@ -172,8 +172,9 @@ extension ThresholdRow {
         reference: "a push over a local network arrives in well under a second", hint: "check the push server's load and the path to it",
         scopes: [.survey])
     public static let signal = ThresholdRow(
-        name: "signal", unit: .dBm, bad: .below, warning: -67, critical: -70, valid: -120...0, what: "The current AP's signal",
-        reference: "iOS looks for another BSS below -70 dBm; voice-grade cells end at -67 dBm",
+        name: "signal", unit: .dBm, bad: .below, warning: IOSRoamingRule.coverage.value, critical: IOSRoamingRule.trigger.value, valid: -120...0,
+        what: "The current AP's signal",
+        reference: "\(IOSRoamingRule.triggerWords); voice-grade cells end at \(NumberText.format(IOSRoamingRule.coverage.value)) dBm",
         hint: "add or move an AP, or raise its power", scopes: [.survey, .walk])
     public static let snr = ThresholdRow(
         name: "snr", unit: .dB, bad: .below, warning: 25, critical: nil, valid: -50...120, what: "Signal over noise",

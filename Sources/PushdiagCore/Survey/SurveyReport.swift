@@ -269,7 +269,7 @@ public enum SurveyVerdicts {
             out.append(
                 t.check(.signal, .signal, subject: link, value: Double(sig), unit: .dBm, source: SignalSource.station.rawValue) {
                     $0 == .ok
-                        ? "\(sig) dBm: at or above \(Self.floor(t[.signal].warning, "dBm")) (iOS looks for another BSS below \(NumberText.format(ThresholdRow.signal.critical!)) dBm)"
+                        ? "\(sig) dBm: at or above \(Self.floor(t[.signal].warning, "dBm")) (\(IOSRoamingRule.triggerWords))"
                         : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used"
                 })
         } else if r.bssid != nil {

@@ -66,6 +66,12 @@ public struct IOSRoamingRule: Sendable, Equatable {
     ]
 }
 
+extension IOSRoamingRule {
+    /// The roam trigger in words, said beside a signal only where it holds there (a signal below
+    /// it, or a limit that is it): "iOS looks for another BSS below -70 dBm".
+    public static var triggerWords: String { "iOS looks for another BSS below \(NumberText.format(trigger.value)) dBm" }
+}
+
 /// Which rule chose a predicted roam's target.
 public enum IOSRoamRule: String, Codable, Sendable, CaseIterable {
     /// The strongest candidate, at least `marginWithTraffic` above the current BSS, with traffic.

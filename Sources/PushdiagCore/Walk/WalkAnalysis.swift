@@ -445,7 +445,7 @@ public enum WalkAnalysis {
                     check: .signal, severity: severity, subject: worst.location.isEmpty ? "walk" : worst.location, value: Double(worst.signalDbm!),
                     threshold: Double(limit), unit: .dBm, source: SignalSource.station.rawValue,
                     message:
-                        "\(weak.count) of \(NumberText.count(samples.count, "sample")) below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm\(Double(t.signalCriticalDbm) == ThresholdRow.signal.critical ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
+                        "\(weak.count) of \(NumberText.count(samples.count, "sample")) below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm\(Double(t.signalCriticalDbm) == IOSRoamingRule.trigger.value ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
                         + (worst.location.isEmpty ? "" : " at \(worst.location)")))
         }
         // Sticky: a run of samples below the critical level with a stronger BSS on offer.

@@ -315,7 +315,8 @@ public enum WiFiAnalysis {
                 findings.append(
                     Finding(
                         check: .signal, severity: sev, subject: subject, value: v, threshold: limit, unit: .dBm, source: SignalSource.station.rawValue,
-                        message: "\(subject): signal \(s) dBm, below \(NumberText.format(limit)) dBm" + (sev == .critical ? " (iOS looks for another BSS)" : "")
+                        message: "\(subject): signal \(s) dBm, below \(NumberText.format(limit)) dBm"
+                            + (v < IOSRoamingRule.trigger.value ? " (\(IOSRoamingRule.triggerWords))" : "")
                     ))
             }
         }

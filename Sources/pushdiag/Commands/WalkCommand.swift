@@ -16,7 +16,7 @@ struct WalkCommand: ParsableCommand {
             reconnected or lost) and graded: an 802.11r roam is OK up to \(NumberText.format(ThresholdRow.ftGap.warning)) ms of link gap, a warning up to \
             \(NumberText.format(ThresholdRow.ftGap.critical!)) ms; any other roam OK up to \(NumberText.format(ThresholdRow.roamGap.warning)) ms, a warning up to \(NumberText.format(ThresholdRow.roamGap.critical!)) ms; \
             a change of SSID or of band is at least a warning; a connection not kept is critical. Samples weaker than \(NumberText.format(ThresholdRow.signal.warning)) dBm \
-            are a warning, than \(NumberText.format(ThresholdRow.signal.critical!)) dBm critical (iOS looks for another BSS below \(NumberText.format(IOSRoamingRule.trigger.value)) dBm); more than \
+            are a warning, than \(NumberText.format(ThresholdRow.signal.critical!)) dBm critical (\(IOSRoamingRule.triggerWords)); more than \
             \(NumberText.format(WalkThresholds().stickySeconds)) s below the critical level with a BSS of the same SSID \(NumberText.format(Double(WalkThresholds().stickyMarginDb))) dB stronger \
             in the scan cache is a sticky client. Through an iPhone's eyes, iOS's \
             roaming rules applied to the samples and the scan cache (--signal-offset): predicted \
