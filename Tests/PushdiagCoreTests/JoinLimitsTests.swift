@@ -121,6 +121,31 @@ import Testing
         #expect(notSeen.severity == .unknown && !notSeen.skipped)
     }
 
+    /// The verdict follows the ranges as set, as the idle-timeout margin's does: a loss only at
+    /// or past the safe interval, the advice naming the warning share, and a spacing past it under
+    /// a critical limit set past it said to be short of that limit. It said "the NAT forgets a
+    /// quiet device" at 85% under a critical limit of 80%, and "better: half" under a 40% warning.
+    @Test func theVerdictFollowsTheRangesAsSet() throws {
+        let nat = try JoinLimits.decode(try Self.withLadder("lab-join.json", rungs: [], nat: 1).bytes, file: "nat.json").get()
+        #expect(nat.safeIntervalS == 1)
+        let strict = SurveyLimits(warning: ThresholdRange(upTo: 40), critical: ThresholdRange(upTo: 80))
+        let lenient = SurveyLimits(warning: ThresholdRange(upTo: 50), critical: ThresholdRange(upTo: 150))
+        let byDefault = ThresholdRow.safeInterval.defaultLimits
+        for (every, ranges, severity, said) in [
+            (850.0, strict, Severity.critical, "too close to it: one late or lost heartbeat and the device is forgotten (better: 40% of it)"),
+            (600, strict, .warning, "too close to it: one late or lost heartbeat and the device is forgotten (better: 40% of it)"),
+            (1200, lenient, .warning, "at or past it, short of the critical limit set past it (150%)"),
+            (
+                1200, byDefault, .critical,
+                "the NAT forgets a quiet device's connection before its next heartbeat: set the server's interval under 1s (better: half of it)"
+            ),
+        ] {
+            let c = SafeIntervalCheck.grade(Self.server(every: every), limits: nat, ranges: ranges)
+            #expect(c.severity == severity && c.message.contains(": \(said);"), "\(every) ms, \(ranges): \(c.severity) \(c.message)")
+            #expect(severity == .critical && every >= 1000 || !c.message.contains("forgets"), "\(c.message)")
+        }
+    }
+
     static func server(every ms: Double) -> ServerHeartbeats {
         ServerHeartbeats(registered: true, arrivals: [ms, 2 * ms, 3 * ms], registeredAt: 0, acknowledged: 3, timeoutS: 60, endedAt: 3 * ms + 1)
     }

@@ -91,7 +91,7 @@ public struct IdleTimeoutReport: Codable, Sendable, Equatable {
                 Note(
                     severity: .warning, check: .idleTimeout,
                     message:
-                        "a connection left idle is forgotten on the way: \(bracket). The push server's heartbeat interval must be shorter than \(text(survived ?? death.idleS)) (better: half of it), or devices lose pushes until their next check. With idle_timeout = \"\(text(survived ?? death.idleS))\" in the server's [[server]] table (and register), survey and exporter judge its heartbeats against it"
+                        "a connection left idle is forgotten on the way: \(bracket). The push server's heartbeat interval must be shorter than \(text(survived ?? death.idleS)) (\(IdleTimeout.better(ThresholdRow.safeInterval.defaultLimits))), or devices lose pushes until their next check. With idle_timeout = \"\(text(survived ?? death.idleS))\" in the server's [[server]] table (and register), survey and exporter judge its heartbeats against it"
                 ))
             if let s = survived, let later = opened.first(where: { $0.idleS > death.idleS && $0.outcome == .survived }) {
                 r.findings.append(
@@ -142,12 +142,11 @@ extension IdleTimeout {
         public var message: String {
             let row = ThresholdRow.safeInterval
             let (warning, critical) = (row.limit(of: ranges.warning), row.limit(of: ranges.critical))
-            let every =
-                "the server's heartbeats came every \(DurationText.format(medianS)) (longest spacing \(DurationText.format(longestS)), \(IdleTimeout.shareText(percent, limits: [warning, critical].compactMap { $0 }))% of the path's idle timeout)"
+            let every = IdleTimeout.spacingWords(medianS: medianS, longestS: longestS, percent: percent, ranges: ranges, of: "the path's idle timeout")
             let timeout = DurationText.format(timeoutS)
             let keeps = "the \(timeout) the path keeps an idle connection"
-            func share(_ limit: Double) -> String { limit == 50 ? "half" : "\(NumberText.format(limit))%" }
-            let better = warning.map { "better: \(share($0)) of it" } ?? "better: within the warning range \(ranges.warning)"
+            let share = IdleTimeout.shareWords
+            let better = IdleTimeout.better(ranges)
             switch severity {
             case .critical where percent >= 100:
                 return
@@ -156,10 +155,10 @@ extension IdleTimeout {
                 // Only a critical limit set past the timeout leaves this short of critical.
                 return "\(every), at or past \(keeps), short of the critical limit set past it (\(ranges.critical)%)"
             case .critical:
-                return critical.map { "\(every), at or past \(share($0)) of \(keeps): one late heartbeat and it is forgotten" }
+                return critical.map { "\(every), at or past \(share($0)) of \(keeps): one late or lost heartbeat and it is forgotten" }
                     ?? "\(every), which the critical range \(ranges.critical) alerts on (percent of \(keeps))"
             case .warning:
-                return warning.map { "\(every), more than \(share($0)) of \(keeps): one late heartbeat and it is forgotten" }
+                return warning.map { "\(every), more than \(share($0)) of \(keeps): one late or lost heartbeat and it is forgotten" }
                     ?? "\(every), which the warning range \(ranges.warning) alerts on (percent of \(keeps))"
             default:
                 return warning.map { "\(every), at most \(share($0)) of \(keeps)" }
@@ -174,6 +173,25 @@ extension IdleTimeout {
     /// 600 s is 50.0033%, above half).
     public static func share(_ longestS: Double, of limitS: Double) -> Double {
         NumberText.rounded(Kept.seconds(longestS) * 100 / limitS, places: 10_000)
+    }
+
+    /// The server's heartbeat spacing as both its checks say it (the idle-timeout margin and the
+    /// safe interval): "the server's heartbeats came every 2s (longest spacing 2.1s, 70% of the
+    /// path's idle timeout)", the share beside the limits it is graded on.
+    static func spacingWords(medianS: Double, longestS: Double, percent: Double, ranges: SurveyLimits, of what: String) -> String {
+        let limits = [ranges.warning, ranges.critical].compactMap(ThresholdRow.safeInterval.limit)
+        return
+            "the server's heartbeats came every \(DurationText.format(medianS)) (longest spacing \(DurationText.format(longestS)), \(shareText(percent, limits: limits))% of \(what))"
+    }
+
+    /// A share limit in words: "half", "40%".
+    static func shareWords(_ limit: Double) -> String { limit == 50 ? "half" : "\(NumberText.format(limit))%" }
+
+    /// The advice beside a spacing too long, from the warning range: "better: half of it",
+    /// "better: 40% of it", or the Monitoring Plugins range to stay within.
+    static func better(_ ranges: SurveyLimits) -> String {
+        ThresholdRow.safeInterval.limit(of: ranges.warning).map { "better: \(shareWords($0)) of it" }
+            ?? "better: within the warning range \(ranges.warning)"
     }
 
     /// A share as the messages print it: two decimals, more where two would read equal to the

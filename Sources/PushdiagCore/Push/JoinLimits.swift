@@ -190,8 +190,7 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
         // A drop at the first rung is only an upper bound: nothing shorter was seen kept, so no
         // spacing under it is known to be safe.
         if source == .apDropped { c.severity = max(c.severity, .warning) }
-        let every =
-            "the server's heartbeats came every \(DurationText.format(median)) (longest spacing \(DurationText.format(longest)), \(IdleTimeout.shareText(pct, limits: [ranges.warning, ranges.critical].compactMap(ThresholdRow.safeInterval.limit)))% of \(safeText))"
+        let every = IdleTimeout.spacingWords(medianS: median, longestS: longest, percent: pct, ranges: ranges, of: safeText)
         let forgets =
             switch source {
             case .apKept: "longer than any silence the AP was seen to keep"
@@ -201,10 +200,12 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
             }
         let verdict =
             switch c.severity {
-            case .critical: "\(forgets): set the server's interval under \(DurationText.format(safe)) (better: half of it)"
             case .warning where source == .apDropped:
                 "the AP kept no silence this short (the join's first rung was dropped, an upper bound only): shorten the ladder's first rung (join --find-ap-idle --ladder) to find a safe interval"
-            case .warning: "too close to it: one late or lost heartbeat and the device is forgotten; better under half of it"
+            // Said to be lost only at or past the interval, as the idle-timeout margin says it.
+            case .critical where pct >= 100: "\(forgets): set the server's interval under \(DurationText.format(safe)) (\(IdleTimeout.better(ranges)))"
+            case _ where pct >= 100: "at or past it, short of the critical limit set past it (\(ranges.critical)%)"
+            case .critical, .warning: "too close to it: one late or lost heartbeat and the device is forgotten (\(IdleTimeout.better(ranges)))"
             default: "within the margin"
             }
         c.message = "\(every): \(verdict); \(limits)"
