@@ -16,7 +16,7 @@ struct ConfigCommand: ParsableCommand {
             abstract: "Check a configuration file and print what a survey would use. Exit 0 when valid, 3 with the line and key of the first problem."
         )
 
-        @Option(help: ArgumentHelp("The file (default: /etc/pushdiag/pushdiag.toml).", valueName: "FILE"), completion: .file())
+        @Option(help: ArgumentHelp("The file (default: \(ConfigLoader.defaultPath)).", valueName: "FILE"), completion: .file())
         var config: String = ConfigLoader.defaultPath
 
         func run() throws {
@@ -29,7 +29,7 @@ struct ConfigCommand: ParsableCommand {
             var out = "\(config): valid\n"
             out += "  interface: \(c.interface ?? "(the first in station mode)")\n"
             if let m = c.monitor { out += "  monitor: \(m)\n" }
-            out += "  duration: \(c.duration ?? "30s")\n"
+            out += "  duration: \(c.duration ?? SurveySettings.defaultDuration)\n"
             if c.servers.isEmpty { out += "  push servers: none (heartbeat and route checks are skipped)\n" }
             for s in c.servers {
                 out += "  push server: \(s.host)\(s.port.map { ":\($0)" } ?? "") \(s.proto)\(s.tls ? " over TLS" : "")\(s.pin != nil ? ", pinned" : "")\n"

@@ -26,11 +26,14 @@ struct ExporterCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Address and port to serve on: ADDR:PORT, [V6]:PORT or :PORT for every address (default :9745).", valueName: "ADDR:PORT"))
+    @Option(
+        help: ArgumentHelp(
+            "Address and port to serve on: ADDR:PORT, [V6]:PORT or :PORT for every address (default \(ExporterSettings.defaultListen)).", valueName: "ADDR:PORT"
+        ))
     var listen: String?
 
     @Option(
-        help: ArgumentHelp("Configuration file (default: /etc/pushdiag/pushdiag.toml when it exists); SIGHUP reads it again.", valueName: "FILE"),
+        help: ArgumentHelp("Configuration file (default: \(ConfigLoader.defaultPath) when it exists); SIGHUP reads it again.", valueName: "FILE"),
         completion: .file())
     var config: String?
 
@@ -58,13 +61,18 @@ struct ExporterCommand: ParsableCommand {
         completion: .shellCommand("ls /sys/class/net"))
     var interfaces: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Time between heartbeats on each session (default 10s).", valueName: "D"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Time between heartbeats on each session (default \(ExporterSettings.defaultInterval)).", valueName: "D"))
     var interval: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Time between nl80211 samples of each interface (default 15s).", valueName: "D"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Time between nl80211 samples of each interface (default \(ExporterSettings.defaultWiFiInterval)).", valueName: "D"))
     var wifiInterval: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("At most N /probe requests at once; more are answered 503 (default 4).", valueName: "N"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("At most N /probe requests at once; more are answered 503 (default \(ExporterSettings.defaultMaxProbes)).", valueName: "N"))
     var maxProbes: Int?
 
     @Option(

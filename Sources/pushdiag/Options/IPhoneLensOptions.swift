@@ -15,7 +15,7 @@ struct IPhoneLensOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Ask the kernel for a scan this often, of the channels the SSID's BSSs were seen on (every channel before any): fresher candidates for the lens, at the cost of a stall each (named own_scan). Needs CAP_NET_ADMIN; at least 10s (default: the system's own scans only).",
+            "Ask the kernel for a scan this often, of the channels the SSID's BSSs were seen on (every channel before any): fresher candidates for the lens, at the cost of a stall each (named own_scan). Needs CAP_NET_ADMIN; at least \(DurationText.format(WalkSettings.shortestScanEverySeconds)) (default: the system's own scans only).",
             valueName: "D"))
     var scanEvery: String?
 

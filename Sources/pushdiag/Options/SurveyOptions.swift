@@ -6,7 +6,7 @@ import PushdiagIO
 /// configuration file, then the defaults.
 struct SurveyOptions: ParsableArguments {
     @Option(
-        help: ArgumentHelp("Configuration file (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.", valueName: "FILE"),
+        help: ArgumentHelp("Configuration file (default: \(ConfigLoader.defaultPath) when it exists). Flags win over it.", valueName: "FILE"),
         completion: .file())
     var config: String?
 
@@ -30,7 +30,7 @@ struct SurveyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A capture file to analyse instead of (or besides) a monitor.", valueName: "FILE"), completion: .file())
     var capture: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Length of the survey window (default 30s).", valueName: "D"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Length of the survey window (default \(SurveySettings.defaultDuration)).", valueName: "D"))
     var duration: String?
 
     @OptionGroup var limits: JoinLimitsOptions

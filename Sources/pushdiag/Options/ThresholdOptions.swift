@@ -82,7 +82,7 @@ extension ScopedThresholdOptions {
 struct LimitsFile<Limits: ScopedLimits>: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Configuration file for the [\(Limits.scope.rawValue)] limits (default: /etc/pushdiag/pushdiag.toml when it exists). Flags win over it.",
+            "Configuration file for the [\(Limits.scope.rawValue)] limits (default: \(ConfigLoader.defaultPath) when it exists). Flags win over it.",
             valueName: "FILE"),
         completion: .file())
     var config: String?
