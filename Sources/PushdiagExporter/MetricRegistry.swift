@@ -82,7 +82,7 @@ public final class MetricRegistry: Sendable {
 
     /// The series of `f` under `labels`, made on first use by `make`.
     func series(_ f: MetricFamily, _ labels: [(String, String)], make: () -> Series) -> Series {
-        let text = labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",")
+        let text = labels.map { "\($0.0)=\"\(PrometheusText.label($0.1))\"" }.joined(separator: ",")
         return families.withLock { all in
             var family = all[f.name] ?? Family(help: f.help, kind: f.kind)
             if let found = family.series.first(where: { $0.labels == text }) { return found.series }
@@ -134,38 +134,21 @@ public final class MetricRegistry: Sendable {
             case .gauge: type = "gauge"
             case .histogram: type = "histogram"
             }
-            out += "# HELP \(name) \(Self.escapeHelp(family.help))\n# TYPE \(name) \(type)\n"
+            out += "# HELP \(name) \(PrometheusText.help(family.help))\n# TYPE \(name) \(type)\n"
             for (labels, series) in family.series {
                 let braced = labels.isEmpty ? "" : "{\(labels)}"
                 switch series {
                 case .counter(let c): out += "\(name)\(braced) \(c.count.load(ordering: .relaxed))\n"
-                case .gauge(let g): out += "\(name)\(braced) \(Self.number(g.value))\n"
+                case .gauge(let g): out += "\(name)\(braced) \(PrometheusText.value(g.value))\n"
                 case .histogram(let h):
                     let s = h.state.withLock { $0 }
                     let prefix = labels.isEmpty ? "" : labels + ","
                     for (bound, n) in zip(h.bounds, s.buckets) { out += "\(name)_bucket{\(prefix)le=\"\(bound)\"} \(n)\n" }
                     out += "\(name)_bucket{\(prefix)le=\"+Inf\"} \(s.count)\n"
-                    out += "\(name)_sum\(braced) \(Self.number(s.sum))\n\(name)_count\(braced) \(s.count)\n"
+                    out += "\(name)_sum\(braced) \(PrometheusText.value(s.sum))\n\(name)_count\(braced) \(s.count)\n"
                 }
             }
         }
         return Array(out.utf8)
-    }
-
-    /// A value as Swift prints it, but NaN and the infinities as the format spells them.
-    static func number(_ v: Double) -> String {
-        if v.isNaN { return "NaN" }
-        if v.isInfinite { return v > 0 ? "+Inf" : "-Inf" }
-        return "\(v)"
-    }
-
-    /// A label value: backslash, double quote and line feed escaped.
-    static func escapeLabel(_ s: String) -> String {
-        s.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
-    }
-
-    /// A HELP text: backslash and line feed escaped.
-    static func escapeHelp(_ s: String) -> String {
-        s.replacing("\\", with: "\\\\").replacing("\n", with: "\\n")
     }
 }

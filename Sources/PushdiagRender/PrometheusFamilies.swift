@@ -1,4 +1,5 @@
 import Foundation
+import PushdiagCore
 
 /// The Prometheus text exposition format (version 0.0.4) that pushdiag's textfiles share
 /// (`report run --textfile`, `join --textfile`): metric families in the order first added, each
@@ -13,27 +14,6 @@ struct PrometheusFamilies {
     }
 
     private(set) var families: [Family] = []
-
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
-
-    static func number(_ v: Double) -> String {
-        if v.isNaN { return "NaN" }
-        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
-        // Twelve significant digits: 54.9% is 0.549, not the 0.5489999999999999 of the division.
-        if v.isFinite { return String(format: "%.12g", v) }
-        return v > 0 ? "+Inf" : "-Inf"
-    }
 
     /// A sample of the family `name` (a histogram's or a summary's `_bucket`, `_sum` and `_count`
     /// samples belong to its family). A series twice makes node_exporter refuse the whole
@@ -56,10 +36,10 @@ struct PrometheusFamilies {
     func render(timestampMs: Int64? = nil) -> String {
         var out = ""
         for f in families {
-            out += "# HELP \(f.name) \(f.help)\n# TYPE \(f.name) \(f.type)\n"
+            out += "# HELP \(f.name) \(PrometheusText.help(f.help))\n# TYPE \(f.name) \(f.type)\n"
             for s in f.samples {
-                let labels = s.labels.isEmpty ? "" : "{" + s.labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",") + "}"
-                out += "\(s.name)\(labels) \(Self.number(s.value))" + (timestampMs.map { " \($0)" } ?? "") + "\n"
+                let labels = s.labels.isEmpty ? "" : "{" + s.labels.map { "\($0.0)=\"\(PrometheusText.label($0.1))\"" }.joined(separator: ",") + "}"
+                out += "\(s.name)\(labels) \(PrometheusText.value(s.value))" + (timestampMs.map { " \($0)" } ?? "") + "\n"
             }
         }
         return out

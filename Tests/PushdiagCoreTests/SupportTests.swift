@@ -7,6 +7,19 @@ struct SmallPartsTests {
     /// Every channel of ChannelPlan falls in its band (IEEE 802.11-2020: 1 to 14 at 2.4 GHz, the
     /// 5 GHz channels from 5,000 to 5,900 MHz, the 6 GHz ones from 5,955 MHz), and the edges are
     /// where WiFiBand puts them.
+    /// One spelling of the exposition format for /metrics, /probe and the textfiles: the
+    /// exporter printed 1 as "1.0" and a ratio as 0.5489999999999999 where the textfiles printed
+    /// "1" and 0.549 (and a Unix time's milliseconds rounded away), and the textfiles did not
+    /// escape a HELP text.
+    @Test func prometheusTextSpellsValuesLabelsAndHelpOneWay() {
+        #expect(PrometheusText.value(1) == "1" && PrometheusText.value(54.9 / 100) == "0.549" && PrometheusText.value(-3) == "-3")
+        #expect(PrometheusText.value(.nan) == "NaN" && PrometheusText.value(.infinity) == "+Inf" && PrometheusText.value(-.infinity) == "-Inf")
+        #expect(PrometheusText.value(1e20) == "1e+20" && PrometheusText.value(0.000_012_5) == "1.25e-05")
+        #expect(PrometheusText.value(1_732_712_345.125) == "1732712345.125" && PrometheusText.value(0.1 + 0.2) == "0.3")
+        #expect(PrometheusText.label("a\"b\\c\nd") == #"a\"b\\c\nd"#)
+        #expect(PrometheusText.help("x \\ \"y\"\nz") == #"x \\ "y"\nz"#)
+    }
+
     @Test func bandsFollowTheChannelPlan() {
         for mhz in 2400...7125 {
             guard let ch = ChannelPlan.channel(forFrequency: mhz) else { continue }
