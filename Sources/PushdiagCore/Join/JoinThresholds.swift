@@ -11,9 +11,7 @@ public struct JoinThresholds: Sendable, Equatable {
 
     /// The grade of `value` against the row's limits and the limit it passed; nil when within them.
     public func grade(_ value: Double, _ row: ThresholdRow) -> (Severity, Double)? {
-        if let c = critical(row), value > c { return (.critical, c) }
-        let w = warning(row)
-        return value > w ? (.warning, w) : nil
+        Thresholds.grade(value, warning: warning(row), critical: critical(row) ?? .infinity)
     }
 
     /// Limits from `values` (flags over the configuration, by key) over the defaults; the problem

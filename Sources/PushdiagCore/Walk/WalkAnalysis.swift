@@ -341,14 +341,9 @@ public enum WalkAnalysis {
             : c.fastTransitionFailure != nil
                 ? "a failed fast transition"
                 : ft ? "a fast transition" : c.fastTransition == false ? "a roam without 802.11r" : "a roam not known to be 802.11r"
-        if let gap = c.keptLinkGapMs, let said = gapText(c, t: t) {
-            if gap > crit {
-                grade = .critical
-                why.append("link gap \(said) ms, above \(NumberText.format(crit)) ms for \(kind)")
-            } else if gap > warn {
-                grade = .warning
-                why.append("link gap \(said) ms, above \(NumberText.format(warn)) ms for \(kind)")
-            }
+        if let gap = c.keptLinkGapMs, let said = gapText(c, t: t), let (severity, limit) = Thresholds.grade(gap, warning: warn, critical: crit) {
+            grade = severity
+            why.append("link gap \(said) ms, above \(NumberText.format(limit)) ms for \(kind)")
         }
         if c.fromSsid != nil, c.toSsid != nil, c.fromSsid != c.toSsid {
             grade = max(grade, .warning)
