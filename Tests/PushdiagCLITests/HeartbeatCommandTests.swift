@@ -65,7 +65,11 @@ struct HeartbeatTests {
         defer { server.stop() }
         let tty = try pushdiagOnATerminal(["heartbeat", "127.0.0.1:\(port)", "--count", "6", "--interval", "400ms"])
         #expect(tty.status == 0, "\(tty.stdout)")
-        for n in 2...5 { #expect(tty.stdout.contains("\r\u{1B}[Kheartbeat \(n)/6: "), "progress line \(n): \(tty.stdout.debugDescription)") }
+        // The line is redrawn at most five times a second: on a loaded machine an answer late by
+        // 200 ms leaves the next heartbeat's line out (heartbeat 4/6 was, once), so the test asks
+        // for several lines of the run's own counts, not every one.
+        let shown = (1...6).filter { tty.stdout.contains("\r\u{1B}[Kheartbeat \($0)/6: \($0) answered, last ") }
+        #expect(shown.count >= 3, "progress lines \(shown): \(tty.stdout.debugDescription)")
         #expect(tty.stdout.contains("6 sent, 6 answered"))
         let pipe = try pushdiag("heartbeat", "127.0.0.1:\(port)", "--count", "3", "--interval", "50ms")
         #expect(pipe.status == 0 && !pipe.stderr.contains("\u{1B}") && !pipe.stdout.contains("\u{1B}"))
