@@ -226,7 +226,7 @@ public enum SurveyVerdicts {
                 t.check(.channelUtilization, .utilization, subject: onChannel, value: u, unit: .percent, source: r.channelUtilizationSource?.rawValue) {
                     ($0 == .ok
                         ? limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).within
-                        : "\(channel ?? r.interface) is \(pct(u)) busy: move the SSID to a less used channel"
+                        : "\(channel ?? r.interface) is \(pct(u)) busy: \(ThresholdRow.utilization.hint)"
                             + (band == .twoPointFourGHz ? " or reduce 2.4 GHz coverage" : "")
                             + " (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))") + from
                 })
@@ -242,7 +242,7 @@ public enum SurveyVerdicts {
             var hint =
                 s == .ok
                 ? limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).within
-                : "\(pct(x))\(lowerBound ? " at least" : "") of frames are retransmitted: look for interference and weak coverage, lower the AP transmit power steps, remove low data rates (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
+                : "\(pct(x))\(lowerBound ? " at least" : "") of frames are retransmitted: \(ThresholdRow.retransmission.hint) (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
             // A lower bound within the limits proves nothing: the retransmissions are not known.
             if lowerBound && s == .ok {
                 s = .unknown
@@ -270,7 +270,7 @@ public enum SurveyVerdicts {
                 t.check(.signal, .signal, subject: link, value: Double(sig), unit: .dBm, source: SignalSource.station.rawValue) {
                     $0 == .ok
                         ? "\(sig) dBm: at or above \(Self.floor(t[.signal].warning, "dBm")) (\(IOSRoamingRule.triggerWords))"
-                        : "\(sig) dBm here: add or move an AP, or raise its power, so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used"
+                        : "\(sig) dBm here: \(ThresholdRow.signal.hint), so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used"
                 })
         } else if r.bssid != nil {
             out.append(
@@ -284,7 +284,7 @@ public enum SurveyVerdicts {
                 t.check(.snr, .snr, subject: link, value: Double(snr), unit: .dB, source: "station_and_survey") {
                     $0 == .ok
                         ? "\(snr) dB over the noise floor (\(noise) dBm)"
-                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t[.snr].warning, "dB")): look for interference on the channel, or a stronger signal"
+                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t[.snr].warning, "dB")): \(ThresholdRow.snr.hint)"
                 })
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
@@ -434,7 +434,7 @@ public enum SurveyVerdicts {
             threshold: t.limits(.certificate),
             hint: tls.daysLeft < 0
                 ? "the certificate expired on \(tls.notAfter): devices refuse this server; renew it"
-                : s == .ok ? "expires \(tls.notAfter)" : "the certificate expires in \(tls.daysLeft) days (\(tls.notAfter)): renew it before devices refuse it")
+                : s == .ok ? "expires \(tls.notAfter)" : "the certificate expires in \(tls.daysLeft) days (\(tls.notAfter)): \(ThresholdRow.certificate.hint)")
     }
 
     public static func route(_ r: RouteReport) -> SurveyCheck {
