@@ -128,7 +128,9 @@ public struct MetricFamily: Sendable {
     static let buildInfo = MetricFamily(name: "pushdiag_exporter_build_info", help: "pushdiag's version, as a label.", kind: .gauge)
 
     // A /probe's answer (its own registry, blackbox_exporter's names): no labels unless given.
-    static let probeSuccess = MetricFamily(name: "probe_success", help: "1 when heartbeats were answered and no threshold was critical.", kind: .gauge)
+    static let probeSuccess = MetricFamily(
+        name: "probe_success",
+        help: "1 when heartbeats were answered and no threshold was critical (a certificate's days left aside: probe_ssl_earliest_cert_expiry).", kind: .gauge)
     static let probeDuration = MetricFamily(name: "probe_duration_seconds", help: "How long the probe took.", kind: .gauge)
     static let probeStatus = MetricFamily(
         name: "probe_status", help: "The check's status as the Monitoring Plugins say it (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", kind: .gauge)

@@ -124,6 +124,15 @@ public final class ProbeService: Sendable {
         }
     }
 
+    /// probe_success: heartbeats answered, no failure and no finding critical, the certificate's days left
+    /// aside (a certificate that expires in 5 days is critical in the heartbeat's grade, but the
+    /// server still answers; probe_ssl_earliest_cert_expiry carries it, as blackbox_exporter's
+    /// does). probe_status keeps the whole grade.
+    static func success(_ report: HeartbeatReport) -> Bool {
+        let graded = report.findings.filter { $0.check != .tlsCertificate }.map(\.severity).max() ?? .ok
+        return report.received > 0 && report.error == nil && graded <= .warning
+    }
+
     /// The check itself, within the request's budget, as exposition text.
     static func run(_ request: ProbeRequest, address: IPAddress?) -> [UInt8] {
         let t0 = Clock.ms()
@@ -131,8 +140,7 @@ public final class ProbeService: Sendable {
         let report = HeartbeatProbe(request.options, address: address) { Clock.ms() >= deadline }.run()
         let registry = MetricRegistry()
         let m = MetricSet(registry: registry, labels: [])
-        let success = report.received > 0 && report.status <= .warning
-        m.gauge(MetricFamily.probeSuccess).set(success ? 1.0 : 0.0)
+        m.gauge(MetricFamily.probeSuccess).set(success(report) ? 1.0 : 0.0)
         m.gauge(MetricFamily.probeDuration).set((Clock.ms() - t0) / 1000)
         m.gauge(MetricFamily.probeStatus).set(Double(report.status.exitCode))
         m.gauge(MetricFamily.probeSent).set(Double(report.sent))
