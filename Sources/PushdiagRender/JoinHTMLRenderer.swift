@@ -33,7 +33,7 @@ public struct JoinHTMLRenderer {
         body +=
             "<p class=\"meta\"><span id=\"status\" class=\"status \(r.status.rawValue)\">\(r.status.nagiosName)</span> · \(NumberText.count(r.cycles.count, "cycle")), \(reached) push-ready"
             + (r.pushReady.p50Ms.map { " · push-ready median \(NumberText.format($0)) ms" } ?? "")
-            + (r.pushReady.maxMs.map { ", slowest \(NumberText.format($0)) ms" } ?? "") + "</p>"
+            + (r.pushReady.maxText(warning: r.pushReadyWarningMs, critical: r.pushReadyCriticalMs).map { ", slowest \($0) ms" } ?? "") + "</p>"
         let scale = Self.scale(r)
         body +=
             "<p class=\"legend\">"

@@ -161,6 +161,14 @@ import Testing
         let grades = [0.4, 1.0, 1.2].map { SafeIntervalCheck.grade(Self.server(every: bss / 3 * $0 * 1000), limits: dropped, ranges: ranges) }
         #expect(grades.map(\.severity) == [.warning, .critical, .critical], "\(grades.map(\.message))")
         #expect(grades[0].message.contains("upper bound"), "\(grades[0].message)")
+        // Under a critical limit set past 100%, a spacing past the drop is said to be past it, not
+        // "no silence this short"; under one set at 80%, 90% keeps the upper-bound caveat.
+        let lenient = SurveyLimits(warning: ThresholdRange(upTo: 50), critical: ThresholdRange(upTo: 150))
+        let past = SafeIntervalCheck.grade(Self.server(every: bss / 3 * 1.2 * 1000), limits: dropped, ranges: lenient)
+        #expect(past.severity == .warning && past.message.contains("at or past it") && !past.message.contains("no silence this short"), "\(past.message)")
+        let strict = SurveyLimits(warning: ThresholdRange(upTo: 40), critical: ThresholdRange(upTo: 80))
+        let close = SafeIntervalCheck.grade(Self.server(every: bss / 3 * 0.9 * 1000), limits: dropped, ranges: strict)
+        #expect(close.severity == .critical && close.message.contains("too close to it") && close.message.contains("upper bound"), "\(close.message)")
         // The AP kept a silence: past it, longer than any it was seen to keep.
         let kept = try JoinLimits.decode(try Self.withLadder("lab-join.json", rungs: [Self.kept(bss / 2)], nat: nil).bytes, file: "x").get()
         #expect(kept.safeSource == .apKept)

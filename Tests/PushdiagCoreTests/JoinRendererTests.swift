@@ -61,6 +61,7 @@ import Testing
         // The groups' row (the finding's message said it already).
         let row = text.split(separator: "\n").first { $0.hasPrefix("  push-ready  all") }.map(String.init) ?? ""
         #expect(row.contains(" \(cell) ") && html.contains("<td class=\"num\">\(cell)</td>"), "\(cell): \(text)")
+        #expect(html.contains(", slowest \(cell)</p>"), "the page's heading")
     }
 
     @Test func jsonKeepsTheContract() throws {

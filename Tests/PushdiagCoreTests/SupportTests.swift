@@ -4,9 +4,6 @@ import PushdiagCore
 import Testing
 
 struct SmallPartsTests {
-    /// Every channel of ChannelPlan falls in its band (IEEE 802.11-2020: 1 to 14 at 2.4 GHz, the
-    /// 5 GHz channels from 5,000 to 5,900 MHz, the 6 GHz ones from 5,955 MHz), and the edges are
-    /// where WiFiBand puts them.
     /// One spelling of the exposition format for /metrics, /probe and the textfiles: the
     /// exporter printed 1 as "1.0" and a ratio as 0.5489999999999999 where the textfiles printed
     /// "1" and 0.549 (and a Unix time's milliseconds rounded away), and the textfiles did not
@@ -20,6 +17,9 @@ struct SmallPartsTests {
         #expect(PrometheusText.help("x \\ \"y\"\nz") == #"x \\ "y"\nz"#)
     }
 
+    /// Every channel of ChannelPlan falls in its band (IEEE 802.11-2020: 1 to 14 at 2.4 GHz, the
+    /// 5 GHz channels from 5,000 to 5,900 MHz, the 6 GHz ones from 5,955 MHz), and the edges are
+    /// where WiFiBand puts them.
     @Test func bandsFollowTheChannelPlan() {
         for mhz in 2400...7125 {
             guard let ch = ChannelPlan.channel(forFrequency: mhz) else { continue }

@@ -190,7 +190,9 @@ struct WalkAnalysisTests {
             #expect(roam.linkGapLimitMs == limit, "\(gap): \(roam)")
             let text = WalkTextRenderer.render(r)
             let html = WalkHTMLRenderer(limits: w).render(r)
-            #expect(text.contains(" \(cell) ") && html.contains("<td>\(cell)</td>") && html.contains("link gap \(cell),"), "\(gap): \(text)")
+            #expect(
+                text.contains(" \(cell) ") && html.contains("<td>\(cell)</td>") && html.contains("02:00:00:00:02:00: link gap \(cell), push gap"),
+                "\(gap): \(text)")
         }
     }
 
@@ -204,7 +206,9 @@ struct WalkAnalysisTests {
             WalkSample(timeNs: Int64(i) * s, bssid: ap1, ssid: "a", freqMhz: 2412, signalDbm: -55, retries: 30, packets: 100, location: "")
         }
         let f = try #require(WalkReport.assemble(t).findings.first { $0.check == .retries })
-        #expect(f.value == 30 && f.threshold == ThresholdRow.retransmission.critical && f.severity == .critical && f.unit == ValueUnit.percent.rawValue, "\(f)")
+        #expect(
+            f.value == 30 && f.threshold == ThresholdRow.retransmission.critical && f.severity == .critical && f.unit == ValueUnit.percent.rawValue
+                && f.source == RetransmissionSource.stationRetries.rawValue, "\(f)")
     }
 
     @Test func bandAndSSIDChangesAreAtLeastWarningsAndALostConnectionIsCritical() {
@@ -249,7 +253,7 @@ struct WalkAnalysisTests {
         let signal = f.first { $0.check == .signal }
         #expect(signal?.severity == .critical && signal?.value == -75 && signal?.threshold == -70 && signal?.subject == "corridor")
         let sticky = f.first { $0.check == .stickyClient }
-        #expect(sticky?.severity == .warning && sticky?.value == 7.5, "\(String(describing: sticky))")
+        #expect(sticky?.severity == .warning && sticky?.value == 7.5 && sticky?.source == "station_and_scan", "\(String(describing: sticky))")
         // The other AP only 5 dB stronger: not sticky, the card has nowhere better to go.
         let nowhere = samples.map {
             var x = $0

@@ -1,4 +1,5 @@
 import Foundation
+import PushdiagCore
 import TestSupport
 import Testing
 
@@ -39,7 +40,7 @@ import Testing
                 t_wait_seconds_bucket{\(label),le="0.1"} 2
                 t_wait_seconds_bucket{\(label),le="1.0"} 3
                 t_wait_seconds_bucket{\(label),le="+Inf"} 5
-                t_wait_seconds_sum{\(label)} \(sum)
+                t_wait_seconds_sum{\(label)} \(PrometheusText.value(sum))
                 t_wait_seconds_count{\(label)} 5
 
                 """, "\(t)")

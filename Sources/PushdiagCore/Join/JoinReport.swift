@@ -65,7 +65,7 @@ public struct JoinDurationStats: Codable, Sendable, Equatable {
     /// is graded against (the critical one when above it, else the warning one), so a time just
     /// above a limit never reads as the limit (`NumberText.format(_:beside:)`).
     public func maxText(warning: Double, critical: Double?) -> String? {
-        maxMs.map { max in NumberText.format(max, beside: critical.flatMap { max > $0 ? $0 : nil } ?? warning) }
+        maxMs.map { NumberText.format($0, beside: Thresholds.gradedAgainst($0, warning: warning, critical: critical ?? .infinity)) }
     }
 }
 

@@ -200,12 +200,14 @@ public struct SafeIntervalCheck: Codable, Sendable, Equatable {
             }
         let verdict =
             switch c.severity {
-            case .warning where source == .apDropped:
+            case .warning where source == .apDropped && pct < 100:
                 "the AP kept no silence this short (the join's first rung was dropped, an upper bound only): shorten the ladder's first rung (join --find-ap-idle --ladder) to find a safe interval"
             // Said to be lost only at or past the interval, as the idle-timeout margin says it.
             case .critical where pct >= 100: "\(forgets): set the server's interval under \(DurationText.format(safe)) (\(IdleTimeout.better(ranges)))"
             case _ where pct >= 100: "at or past it, short of the critical limit set past it (\(ranges.critical)%)"
-            case .critical, .warning: "too close to it: one late or lost heartbeat and the device is forgotten (\(IdleTimeout.better(ranges)))"
+            case .critical, .warning:
+                "too close to it: one late or lost heartbeat and the device is forgotten (\(IdleTimeout.better(ranges)))"
+                    + (source == .apDropped ? "; the AP's drop is an upper bound only" : "")
             default: "within the margin"
             }
         c.message = "\(every): \(verdict); \(limits)"

@@ -50,6 +50,12 @@ public struct Thresholds: Sendable, Equatable {
         return nil
     }
 
+    /// The limit `value` is graded against, the one its text is printed beside: the critical
+    /// one when it is above it, else the warning one.
+    public static func gradedAgainst(_ value: Double, warning: Double, critical: Double) -> Double {
+        grade(value, warning: warning, critical: critical)?.1 ?? warning
+    }
+
     /// The severity of `value` against a warning and a critical limit.
     public static func grade(_ value: Double, warning: Double, critical: Double) -> (Severity, Double)? {
         if value > critical { return (.critical, critical) }

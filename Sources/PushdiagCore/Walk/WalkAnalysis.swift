@@ -172,7 +172,7 @@ public struct WalkThresholds: Sendable, Equatable {
     /// it, else the warning one. Every text of a gap prints it beside this limit.
     public func gapLimit(_ gapMs: Double, fastTransition: Bool?) -> Double {
         let (warning, critical) = gapLimits(fastTransition: fastTransition)
-        return gapMs > critical ? critical : warning
+        return Thresholds.gradedAgainst(gapMs, warning: warning, critical: critical)
     }
 
     /// Limits from `values` (flags over the configuration, by config key) over the defaults; the
