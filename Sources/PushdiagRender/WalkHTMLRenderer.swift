@@ -97,7 +97,7 @@ public struct WalkHTMLRenderer {
                 (Double(limits.signalWarningDbm), "\(limits.signalWarningDbm) dBm (cell edge, warning)"),
                 (
                     Double(limits.signalCriticalDbm),
-                    "\(limits.signalCriticalDbm) dBm (\(Double(limits.signalCriticalDbm) == IOSRoamingRule.trigger.value ? "iOS looks elsewhere" : "critical"))"
+                    "\(limits.signalCriticalDbm) dBm (\(limits.signalCriticalIsIOSTrigger ? "iOS looks elsewhere" : "critical"))"
                 ),
             ], unit: "")
         let rtts = r.samples.compactMap(\.rttMs)

@@ -163,6 +163,10 @@ public struct WalkThresholds: Sendable, Equatable {
     public var lateMs: Double = 1000
     public init() {}
 
+    /// The signal's critical limit is iOS's roam trigger (as by default): only then is it said
+    /// to be where iOS looks for another BSS.
+    public var signalCriticalIsIOSTrigger: Bool { Double(signalCriticalDbm) == IOSRoamingRule.trigger.value }
+
     /// The link-gap limits a move is graded by: a fast transition's, or any other move's.
     public func gapLimits(fastTransition: Bool?) -> (warning: Double, critical: Double) {
         fastTransition == true ? (fastTransitionWarningMs, fastTransitionCriticalMs) : (roamWarningMs, roamCriticalMs)
@@ -440,7 +444,7 @@ public enum WalkAnalysis {
                     check: .signal, severity: severity, subject: worst.location.isEmpty ? "walk" : worst.location, value: Double(worst.signalDbm!),
                     threshold: Double(limit), unit: .dBm, source: SignalSource.station.rawValue,
                     message:
-                        "\(weak.count) of \(NumberText.count(samples.count, "sample")) below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm\(Double(t.signalCriticalDbm) == IOSRoamingRule.trigger.value ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
+                        "\(weak.count) of \(NumberText.count(samples.count, "sample")) below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm\(t.signalCriticalIsIOSTrigger ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
                         + (worst.location.isEmpty ? "" : " at \(worst.location)")))
         }
         // Sticky: a run of samples below the critical level with a stronger BSS on offer.

@@ -37,7 +37,7 @@ struct ConfigCommand: ParsableCommand {
             for k in PushdiagConfig.thresholdKeys {
                 guard let v = c.thresholds[k] else { continue }
                 // A safe_interval limit with nothing to grade is valid and unused: say so.
-                let safeInterval = ThresholdRow.Level.allCases.contains { ThresholdRow.safeInterval.key($0) == k }
+                let safeInterval = ThresholdRow.row(key: k, in: .survey)?.0 == .safeInterval
                 let unused = safeInterval && !s.gradesSafeInterval ? ThresholdRow.safeIntervalAlone(k, takes: "join_limits or a server's idle_timeout") : nil
                 out += "  \(k): \(v)\(unused.map { " (not used: \($0))" } ?? "")\n"
             }
