@@ -113,25 +113,30 @@ lab_medium_walk_end() {
   echo "lab: medium walk $2 done (exit $(cat "$1/$2-walk.status"), on $(sed -n 's/^bssid=//p' "$1/$2-wpa-status.txt"))"
 }
 
-# lab_medium_clock_past RESULTS_DIR SECONDS: until the medium's log has passed SECONDS of its clock
-# (read with sed and awk: a python3 start costs about a second under emulation).
+# lab_medium_clock_past SECONDS: until the medium's log ($conf/medium.jsonl) has passed SECONDS of
+# its clock (read with sed and awk: a python3 start costs about a second under emulation).
 lab_medium_clock_past() {
   local t
   for _ in $(seq 1 120); do
-    t=$(grep '"links"' "$1/medium.jsonl" | tail -n 1 | sed -n 's/^{"t":\([0-9.]*\),.*/\1/p')
-    [ -n "$t" ] && awk -v t="$t" -v s="$2" 'BEGIN { exit !(t > s) }' && return 0
+    t=$(grep '"links"' "$conf/medium.jsonl" | tail -n 1 | sed -n 's/^{"t":\([0-9.]*\),.*/\1/p')
+    [ -n "$t" ] && awk -v t="$t" -v s="$1" 'BEGIN { exit !(t > s) }' && return 0
     sleep 0.5
   done
-  echo "lab: the medium's clock did not pass $2 s"; tail -3 "$1/medium.jsonl"; return 1
+  echo "lab: the medium's clock did not pass $1 s"; tail -3 "$conf/medium.jsonl"; return 1
 }
 
 lab_medium_walks() {
   local out=$1 ping exporter responder scanner t0 t1 name wifi survey
   t0=$(date +%s)
   lab_down
-  # The air's capture goes to the VM's tmpfs (a write per frame to the 9p share costs the
-  # medium a round trip to the host each time); copied out once the medium has stopped.
-  lab_medium_up Tests/lab/medium/corridor.json "$out/medium.jsonl" "$conf/air.pcap" > "$out/medium-setup.log" 2>&1 || { cat "$out/medium-setup.log"; return 1; }
+  # The air's capture and the medium's log go to the VM's tmpfs (a write to the 9p share costs
+  # the medium a round trip to the host each time, and the host is busy with the VM's own
+  # vCPUs); copied out once the medium has stopped. On 2026-11-28 (a fresh-clone run) the
+  # medium, logging to the share, went 1.06 s between two of its half-second lines at the walk's
+  # far end and handled 12 frames in that second (about 45 around it); meanwhile mac80211 gave
+  # ap1 up (wlan2 sent a deauthentication, reason 4, "disassociated due to inactivity": its
+  # connection monitor), wpa_supplicant joined ap2, and the sticky walk was not sticky.
+  lab_medium_up Tests/lab/medium/corridor.json "$conf/medium.jsonl" "$conf/air.pcap" > "$out/medium-setup.log" 2>&1 || { cat "$out/medium-setup.log"; return 1; }
   t1=$(date +%s)
   $PD responder --listen 10.40.0.1:3000 > "$out/responder.log" 2>&1 &
   responder=$!
@@ -178,11 +183,11 @@ lab_medium_walks() {
   kill -USR1 "$(cat "$conf/medium.pid")"   # the scenario's clock starts: the stations walk
   # A place of its own once the stations stand at the far end (ap2 about -41 dBm, ap1 -80): the
   # sticky walk's coverage there is one BSS above -67 dBm.
-  lab_medium_clock_past "$out" 25.5 && echo "far end" >&7
+  lab_medium_clock_past 25.5 && echo "far end" >&7
   # Retransmissions for real, while the walks go on: the scenario adds 8 dB of loss on wlan2's
   # link to ap1 from 30 s (about -88 dBm). wifi and survey sample it side by side while the
   # station pings its AP; iw's station dump before and after brackets their counters.
-  lab_medium_clock_past "$out" 30.5 || return 1
+  lab_medium_clock_past 30.5 || return 1
   ip netns exec sta ping -6 -n -I wlan2 -i 0.1 ff02::1 > /dev/null 2>&1 &
   ping=$!
   # The exporter follows the same link beside them (sampling every second), scraped at the end.
@@ -195,7 +200,7 @@ lab_medium_walks() {
   ip netns exec sta $PD survey --interface wlan2 --duration 4s --format json > "$out/weak-survey.json" 2> "$out/weak-survey.err" &
   survey=$!
   # Both walks end once the scenario's clock has passed 37 s (the far end for 11 s).
-  lab_medium_clock_past "$out" 37
+  lab_medium_clock_past 37
   kill -TERM "$(cat "$conf/sticky-walk.pid")" "$(cat "$conf/bgscan-walk.pid")"
   lab_medium_walk_end "$out" sticky wlan2
   kill $scanner
@@ -212,6 +217,7 @@ lab_medium_walks() {
   lab_down
   echo "lab: the medium's walks down at $(($(date +%s) - t0)) s"
   cp "$conf/air.pcap" "$out/air.pcap"
+  cp "$conf/medium.jsonl" "$out/medium.jsonl"
   cp "$conf"/medium.out "$out/medium.out" 2> /dev/null
   echo "lab: the medium's walks in $(($(date +%s) - t0)) s"
   return 0

@@ -234,9 +234,12 @@ lab_wait_roam() {
 # its capture of every attempt into LAB_MEDIUM_AIR if set) (Tests/lab/medium) takes hwsim's air over before
 # any AP starts; its log (every link's signal) goes to $LAB_MEDIUM_LOG. Ready once registered:
 # Python starts slowly under emulation, so wait for its word (up to 60 s), not a fixed time.
+# It runs at nice -10: the air does not wait for the lab's own tools (iw every second, the
+# walks, a wifi and a survey beside them), and a medium that stalls for a second lets mac80211's
+# connection monitor drop an AP the scenario never took away.
 lab_medium_start() {
   local log=${LAB_MEDIUM_LOG:-$conf/medium.jsonl}
-  python3 Tests/lab/medium/medium.py "$1" --log "$log" ${LAB_MEDIUM_HOLD:+--hold} ${LAB_MEDIUM_AIR:+--air "$LAB_MEDIUM_AIR"} > "$conf/medium.out" 2>&1 &
+  nice -n -10 python3 Tests/lab/medium/medium.py "$1" --log "$log" ${LAB_MEDIUM_HOLD:+--hold} ${LAB_MEDIUM_AIR:+--air "$LAB_MEDIUM_AIR"} > "$conf/medium.out" 2>&1 &
   echo $! > "$conf/medium.pid"
   for _ in $(seq 1 600); do
     grep -q '^medium: registered' "$conf/medium.out" 2>/dev/null && return 0
