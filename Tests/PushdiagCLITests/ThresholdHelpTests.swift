@@ -34,4 +34,26 @@ import Testing
             }
         }
     }
+
+    /// The commands that take some of the survey's rows take them under the same names and words
+    /// (`RowFlags`): heartbeat the heartbeat's and the safe interval's, wifi and
+    /// capture the air's; and capture and wifi still answer to `--retry-*`.
+    @Test func aRowTakenElsewhereIsTheSameFlag() throws {
+        let commands: [([String], [ThresholdRow])] = [
+            (["heartbeat"], [.loss, .rtt, .safeInterval]), (["wifi"], [.utilization, .retransmission, .signal, .snr]),
+            (["capture"], [.utilization, .retransmission]),
+        ]
+        for (command, rows) in commands {
+            let help = try Self.abstracts(command)
+            for row in rows {
+                for level in ThresholdRow.Level.allCases {
+                    #expect(help[row.flag(level)] == row.help(level), "\(command) \(row.flag(level))")
+                }
+            }
+            if command != ["heartbeat"] {
+                #expect(help["--retry-warning"] == ThresholdRow.retransmission.help(.warning), "\(command)")
+                #expect(help["--retry-critical"] == ThresholdRow.retransmission.help(.critical), "\(command)")
+            }
+        }
+    }
 }

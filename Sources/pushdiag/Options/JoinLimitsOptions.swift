@@ -13,13 +13,10 @@ struct JoinLimitsOptions: ParsableArguments {
             valueName: "FILE"), completion: .file())
     var joinLimits: String?
 
-    @Option(parsing: .unconditional, help: ThresholdRow.safeInterval.argumentHelp(.warning)) var safeIntervalWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.safeInterval.argumentHelp(.critical)) var safeIntervalCritical: String?
+    @OptionGroup var safeInterval: RowFlags<FlagRows.SafeInterval>
 
     /// The row's flags as typed, for `ThresholdRow.limits(flags:)` or a survey's flags.
-    var typed: [(ThresholdRow, ThresholdRow.Level, String?)] {
-        [(.safeInterval, .warning, safeIntervalWarning), (.safeInterval, .critical, safeIntervalCritical)]
-    }
+    var typed: [(ThresholdRow, ThresholdRow.Level, String?)] { safeInterval.typed }
 
     /// The limits at `path` (a join report or a history; its newest join on `interface`, or on
     /// any interface); a file that is not one is one line naming it, and exit 3.

@@ -38,14 +38,11 @@ struct SurveyOptions: ParsableArguments {
     @OptionGroup var driver: DriverOption
 
     // The thresholds: help, defaults and validation come from the core's table (`ThresholdRow`).
-    @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.warning)) var utilizationWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.critical)) var utilizationCritical: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.retransmission.argumentHelp(.warning)) var retransmissionWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.retransmission.argumentHelp(.critical)) var retransmissionCritical: String?
+    @OptionGroup var utilization: RowFlags<FlagRows.Utilization>
+    @OptionGroup var retransmission: RowFlags<FlagRows.Retransmission>
     @OptionGroup var heartbeatLimits: HeartbeatThresholdOptions
     @OptionGroup var signalLimits: SignalThresholdOptions
-    @Option(parsing: .unconditional, help: ThresholdRow.certificate.argumentHelp(.warning)) var certificateWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.certificate.argumentHelp(.critical)) var certificateCritical: String?
+    @OptionGroup var certificate: RowFlags<FlagRows.Certificate>
 
     /// The flags as typed, for the core to resolve.
     var flags: SurveyFlags {
@@ -58,15 +55,8 @@ struct SurveyOptions: ParsableArguments {
         f.proto = proto
         f.joinLimits = limits.joinLimits
         tlsFlags.copy(into: &f)
-        let typed: [(ThresholdRow, String?, String?)] =
-            [(.utilization, utilizationWarning, utilizationCritical), (.retransmission, retransmissionWarning, retransmissionCritical)]
-            + (heartbeatLimits.rows + signalLimits.rows).map { ($0.0, $0.warning, $0.critical) } + [
-                (.certificate, certificateWarning, certificateCritical),
-                (.safeInterval, limits.safeIntervalWarning, limits.safeIntervalCritical),
-            ]
-        for (row, warning, critical) in typed {
-            f.thresholds[row.key(.warning)] = warning
-            f.thresholds[row.key(.critical)] = critical
+        for (row, level, text) in utilization.typed + retransmission.typed + heartbeatLimits.typed + signalLimits.typed + certificate.typed + limits.typed {
+            f.thresholds[row.key(level)] = text
         }
         return f
     }

@@ -7,25 +7,12 @@ import PushdiagIO
 /// takes: a number, or a range open on the good side. `--retry-warning` and `--retry-critical`
 /// are the older spellings of the retransmission limits.
 struct ThresholdOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.warning)) var utilizationWarning: String?
-    @Option(parsing: .unconditional, help: ThresholdRow.utilization.argumentHelp(.critical)) var utilizationCritical: String?
-    @Option(
-        name: [.customLong("retransmission-warning"), .customLong("retry-warning")], parsing: .unconditional,
-        help: ThresholdRow.retransmission.argumentHelp(.warning))
-    var retransmissionWarning: String?
-    @Option(
-        name: [.customLong("retransmission-critical"), .customLong("retry-critical")], parsing: .unconditional,
-        help: ThresholdRow.retransmission.argumentHelp(.critical))
-    var retransmissionCritical: String?
+    @OptionGroup var utilization: RowFlags<FlagRows.Utilization>
+    @OptionGroup var retransmission: RowFlags<FlagRows.RetransmissionOrRetry>
     @Option(name: .customLong("min-frames"), parsing: .unconditional, help: ArgumentHelp("Judge retry rates only over at least N frames.", valueName: "N"))
     var minimumFrames: Int = Thresholds().minimumFrames
 
-    var typed: [(ThresholdRow, ThresholdRow.Level, String?)] {
-        [
-            (.utilization, .warning, utilizationWarning), (.utilization, .critical, utilizationCritical),
-            (.retransmission, .warning, retransmissionWarning), (.retransmission, .critical, retransmissionCritical),
-        ]
-    }
+    var typed: [(ThresholdRow, ThresholdRow.Level, String?)] { utilization.typed + retransmission.typed }
 
     /// The limits these flags and `more` (a command's other limits, typed the same way) give over
     /// the table's defaults.
