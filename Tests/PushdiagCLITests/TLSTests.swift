@@ -112,6 +112,21 @@ struct TLSTests {
         #expect(warn["status"] as? String == "warning" && (warn["value"] as? Double ?? 0) >= 9 && warn["threshold"] as? String == "30: / 7:", "\(warn)")
         let crit = try #require(try survey(["--certificate-critical", "15:"]))
         #expect(crit["status"] as? String == "critical", "\(crit)")
+        // The heartbeat session's own finding in the survey's heartbeats[] is graded on the same
+        // limits as its check (it said warning here, on heartbeat's defaults).
+        let r = try pushdiag(
+            ["survey", "--duration", "1s", "--format", "json", "--server", "127.0.0.1:\(port)", "--tls", "--insecure", "--certificate-critical", "15:"])
+        let sessions = try #require(try json(r.stdout)["heartbeats"] as? [[String: Any]])
+        let own = (sessions.first?["findings"] as? [[String: Any]])?.first { $0["check"] as? String == "tls_certificate" }
+        #expect(own?["severity"] as? String == "critical" && own?["threshold"] as? Double == 15, "\(String(describing: own))")
+        // heartbeat takes the certificate row's flags, as survey does.
+        let (hj, r3) = try heartbeat(port, ["--insecure", "--certificate-critical", "15"])
+        let hf = (hj["findings"] as? [[String: Any]])?.first { $0["check"] as? String == "tls_certificate" }
+        #expect(r3.status == 2 && hf?["severity"] as? String == "critical" && hf?["threshold"] as? Double == 15, "\(r3.stderr) \(String(describing: hf))")
+        let (_, r4) = try heartbeat(port, ["--insecure", "--certificate-warning", "8", "--certificate-critical", "5"])
+        #expect(r4.status == 0, "9 or 10 days left is above an 8-day warning: \(r4.stderr)")
+        let r5 = try pushdiag(["heartbeat", "127.0.0.1:\(port)", "--tls", "--insecure", "--certificate-warning", "5"])
+        #expect(r5.status == 3 && r5.stderr.contains("--certificate-critical (7) must not be above --certificate-warning (5)"), "\(r5.stderr)")
         let prom = try pushdiag("survey", "--duration", "1s", "--format", "prometheus", "--server", "127.0.0.1:\(port)", "--tls", "--insecure").stdout
         #expect(prom.contains("pushdiag_check_status{check=\"tls_certificate\",subject=\"127.0.0.1:\(port)\"} 1"), "\(prom)")
         let expiry = prom.split(separator: "\n").first { $0.hasPrefix("pushdiag_tls_cert_expiry_timestamp_seconds{target=\"127.0.0.1:\(port)\"}") }

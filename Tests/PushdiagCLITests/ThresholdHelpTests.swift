@@ -36,11 +36,11 @@ import Testing
     }
 
     /// The commands that take some of the survey's rows take them under the same names and words
-    /// (`RowFlags`): heartbeat the heartbeat's and the safe interval's, wifi and
+    /// (`RowFlags`): heartbeat the heartbeat's, the certificate's and the safe interval's, wifi and
     /// capture the air's; and capture and wifi still answer to `--retry-*`.
     @Test func aRowTakenElsewhereIsTheSameFlag() throws {
         let commands: [([String], [ThresholdRow])] = [
-            (["heartbeat"], [.loss, .rtt, .safeInterval]), (["wifi"], [.utilization, .retransmission, .signal, .snr]),
+            (["heartbeat"], [.loss, .rtt, .certificate, .safeInterval]), (["wifi"], [.utilization, .retransmission, .signal, .snr]),
             (["capture"], [.utilization, .retransmission]),
         ]
         for (command, rows) in commands {

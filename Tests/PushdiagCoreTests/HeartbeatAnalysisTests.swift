@@ -57,6 +57,33 @@ struct HeartbeatAnalysisTests {
         }
     }
 
+    /// A survey's heartbeat sessions grade their own findings (its `heartbeats[]`) on the survey's
+    /// limits, so they say what its checks say: under ranges tighter than the defaults, each of
+    /// loss, round trip and certificate is the same grade in both.
+    @Test func aSurveysSessionsAreGradedOnTheSurveysLimits() throws {
+        var t = SurveyThresholds()
+        for (row, warning, critical) in [(ThresholdRow.loss, "1", "3"), (.rtt, "20", "40"), (.certificate, "60:", "20:")] {
+            t[row.key(.warning)] = try row.parse(warning).get()
+            t[row.key(.critical)] = try row.parse(critical).get()
+        }
+        var options = HeartbeatOptions(endpoint: Endpoint(host: "push.example", port: 3000), proto: .simplepush)
+        options.thresholds = t.heartbeat
+        for (lost, p95, days) in [(0, 10.0, 90), (2, 30, 40), (5, 50, 10), (0, 39.9, 21)] {
+            var r = HeartbeatReport(target: "push.example:3000", protocol: "simplepush")
+            (r.sent, r.received) = (100, 100 - lost)
+            r.rttMs = RTTSummary.of(Array(repeating: 1, count: 18) + [p95, p95 + 1])
+            r.tls = TLSInfo(
+                version: "TLSv1.3", cipher: "x", subject: "s", issuer: "i", notAfter: "2030-01-01T00:00:00Z", notAfterSeconds: 0, daysLeft: days,
+                spkiSha256: "", verified: true, verifyError: nil, pinMatched: nil)
+            HeartbeatAnalysis.conclude(&r, failure: nil, options: options)
+            func own(_ checks: CheckName...) -> Severity { r.findings.filter { checks.contains($0.check) }.map(\.severity).max() ?? .ok }
+            let heartbeat = SurveyVerdicts.heartbeat(r, t: t).status.severity
+            let certificate = SurveyVerdicts.certificate(r, t: t)?.status.severity
+            #expect(own(.heartbeat, .heartbeatRtt) == heartbeat, "\(lost)% lost, p95 \(p95) ms: \(r.findings) against \(String(describing: heartbeat))")
+            #expect(own(.tlsCertificate) == certificate, "\(days) days: \(r.findings) against \(String(describing: certificate))")
+        }
+    }
+
     @Test func aNameThatDoesNotResolveIsUnknownWithoutAFinding() {
         let r = concluded(.resolve(host: "push.example", reason: "Name or service not known"))
         #expect(r.status == .unknown && r.findings.isEmpty && r.error == "cannot resolve push.example: Name or service not known")

@@ -79,7 +79,10 @@ extension HeartbeatOptions {
         where !v.isFinite || v < 0 {
             throw usage("\(name): '\(v)' is not a number of 0 or more")
         }
-        for (row, w, c) in [(ThresholdRow.loss, t.lossWarning, t.lossCritical), (.rtt, t.rttWarningMs, t.rttCriticalMs)] {
+        for (row, w, c) in [
+            (ThresholdRow.loss, t.lossWarning, t.lossCritical), (.rtt, t.rttWarningMs, t.rttCriticalMs),
+            (.certificate, t.certificateWarningDays, t.certificateCriticalDays),
+        ] {
             if let why = row.orderProblem(warning: w, critical: c) { throw usage(why) }
         }
         let safe = ThresholdRow.safeInterval

@@ -201,13 +201,17 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
     }
 }
 
-/// Thresholds for heartbeats, as plain numbers: loss in percent and the p95 round trip in ms,
-/// the defaults of the `ThresholdRow` table's `loss` and `rtt` rows.
+/// Thresholds for heartbeats, as plain numbers: loss in percent, the p95 round trip in ms and
+/// the days a TLS server's certificate has left, the defaults of the `ThresholdRow` table's
+/// `loss`, `rtt` and `certificate` rows.
 public struct HeartbeatThresholds: Sendable, Equatable {
     public var lossWarning = ThresholdRow.loss.warning
     public var lossCritical = ThresholdRow.loss.critical!
     public var rttWarningMs = ThresholdRow.rtt.warning
     public var rttCriticalMs = ThresholdRow.rtt.critical!
+    /// Fewer days left than these: a warning, a critical finding.
+    public var certificateWarningDays = ThresholdRow.certificate.warning
+    public var certificateCriticalDays = ThresholdRow.certificate.critical!
     /// The server's heartbeat spacing as a share of the safe interval (`--join-limits`): ranges,
     /// as a survey's `[thresholds]` may set them.
     public var safeInterval = SurveyLimits(
@@ -221,6 +225,8 @@ public struct HeartbeatThresholds: Sendable, Equatable {
         lossCritical = values[ThresholdRow.loss.key(.critical)] ?? lossCritical
         rttWarningMs = values[ThresholdRow.rtt.key(.warning)] ?? rttWarningMs
         rttCriticalMs = values[ThresholdRow.rtt.key(.critical)] ?? rttCriticalMs
+        certificateWarningDays = values[ThresholdRow.certificate.key(.warning)] ?? certificateWarningDays
+        certificateCriticalDays = values[ThresholdRow.certificate.key(.critical)] ?? certificateCriticalDays
         if let w = values[ThresholdRow.safeInterval.key(.warning)] { safeInterval.warning = ThresholdRange(upTo: w) }
         if let c = values[ThresholdRow.safeInterval.key(.critical)] { safeInterval.critical = ThresholdRange(upTo: c) }
     }
@@ -318,10 +324,9 @@ public enum HeartbeatAnalysis {
                         unit: .seconds, source: "server_heartbeats", message: "\(target): \(c.message)"))
             }
         }
-        // The certificate row's defaults, as survey grades it (heartbeat has no flags for them).
-        let certificate = ThresholdRow.certificate
         if let info = report.tls,
-            let (severity, limit) = Thresholds.grade(below: Double(info.daysLeft), warning: certificate.warning, critical: certificate.critical ?? -.infinity)
+            let (severity, limit) = Thresholds.grade(
+                below: Double(info.daysLeft), warning: o.thresholds.certificateWarningDays, critical: o.thresholds.certificateCriticalDays)
         {
             report.findings.append(
                 Finding(

@@ -117,7 +117,7 @@ public final class SurveyRunner: Sendable {
     func heartbeat(_ server: SurveyServer) -> HeartbeatReport {
         var o = server.heartbeatOptions
         o.joinLimits = settings.joinLimits
-        o.thresholds.safeInterval = SurveyLimits(warning: settings.thresholds[.safeInterval].warning, critical: settings.thresholds[.safeInterval].critical)
+        o.thresholds = settings.thresholds.heartbeat
         o.intervalMs = 1000
         o.count = max(1, Int(settings.seconds.rounded(.down)))
         o.connectTimeoutMs = min(o.connectTimeoutMs, max(1000, settings.seconds * 1000))

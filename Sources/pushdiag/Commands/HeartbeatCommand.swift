@@ -34,6 +34,7 @@ struct HeartbeatCommand: ParsableCommand {
     var proto: HeartbeatProtocol { connection.proto }
 
     @OptionGroup var heartbeatLimits: HeartbeatThresholdOptions
+    @OptionGroup var certificate: RowFlags<FlagRows.Certificate>
 
     @Option(
         help: ArgumentHelp(
@@ -84,7 +85,7 @@ struct HeartbeatCommand: ParsableCommand {
             o.register = register
             o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
             o.pathIdleTimeoutS = try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: 0.1) }
-            o.thresholds = HeartbeatThresholds(try ThresholdRow.flagLimits(heartbeatLimits.typed + limits.typed))
+            o.thresholds = HeartbeatThresholds(try ThresholdRow.flagLimits(heartbeatLimits.typed + certificate.typed + limits.typed))
         }
     }
 
