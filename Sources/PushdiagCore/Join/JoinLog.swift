@@ -129,54 +129,69 @@ public enum JoinLog {
         init(header: Header) { self.header = header }
         init(window: Window) { self.window = window }
 
+        /// The names a line gives its events and a push's milestones (`event`, `milestone`): kept
+        /// as text in the line, so that one this version does not know is told by name.
+        enum Name: String {
+            case cycleStart = "cycle_start", cycleEnd = "cycle_end", silenceStart = "silence_start", silenceEnd = "silence_end"
+            case rungEnd = "rung_end", stationCounters = "station_counters", pushAgain = "push_again", stepFailed = "step_failed"
+            case notVisible = "not_visible", push
+        }
+        enum Milestone: String {
+            case resolveStarted = "resolve_started", resolved, tcpStarted = "tcp_started", tcpConnected = "tcp_connected", tlsDone = "tls_done"
+            case helloDone = "hello_done", heartbeatSent = "heartbeat_sent", heartbeatAnswered = "heartbeat_answered"
+        }
+
         init?(_ k: JoinEvent.Kind, time: Int64) {
             t = time
+            let name: Name
+            var mark: Milestone?
             switch k {
-            case .cycleStart(let how): (event, text) = ("cycle_start", how)
-            case .cycleEnd: event = "cycle_end"
-            case .silenceStart(let idle): (event, seconds) = ("silence_start", idle)
-            case .silenceEnd: event = "silence_end"
-            case .rungEnd: event = "rung_end"
-            case .stationCounters(let tx): (event, count) = ("station_counters", Int64(tx))
-            case .pushAgain(let why): (event, text) = ("push_again", why)
-            case .stepFailed(let s, let why): (event, step, text) = ("step_failed", s, why)
-            case .notVisible(let s, let why): (event, step, text) = ("not_visible", s, why)
+            case .cycleStart(let how): (name, text) = (.cycleStart, how)
+            case .cycleEnd: name = .cycleEnd
+            case .silenceStart(let idle): (name, seconds) = (.silenceStart, idle)
+            case .silenceEnd: name = .silenceEnd
+            case .rungEnd: name = .rungEnd
+            case .stationCounters(let tx): (name, count) = (.stationCounters, Int64(tx))
+            case .pushAgain(let why): (name, text) = (.pushAgain, why)
+            case .stepFailed(let s, let why): (name, step, text) = (.stepFailed, s, why)
+            case .notVisible(let s, let why): (name, step, text) = (.notVisible, s, why)
             case .push(let m):
-                event = "push"
+                name = .push
                 switch m {
-                case .resolveStarted(let name): (milestone, text) = ("resolve_started", name)
-                case .resolved(let a): (milestone, address) = ("resolved", a)
-                case .tcpStarted(let a): (milestone, address) = ("tcp_started", a)
-                case .tcpConnected: milestone = "tcp_connected"
-                case .tlsDone: milestone = "tls_done"
-                case .helloDone: milestone = "hello_done"
-                case .heartbeatSent: milestone = "heartbeat_sent"
-                case .heartbeatAnswered: milestone = "heartbeat_answered"
+                case .resolveStarted(let host): (mark, text) = (.resolveStarted, host)
+                case .resolved(let a): (mark, address) = (.resolved, a)
+                case .tcpStarted(let a): (mark, address) = (.tcpStarted, a)
+                case .tcpConnected: mark = .tcpConnected
+                case .tlsDone: mark = .tlsDone
+                case .helloDone: mark = .helloDone
+                case .heartbeatSent: mark = .heartbeatSent
+                case .heartbeatAnswered: mark = .heartbeatAnswered
                 }
             default: return nil
             }
+            (event, milestone) = (name.rawValue, mark?.rawValue)
         }
 
         /// The event this line stands for (nil when it is none this version knows).
         var kind: JoinEvent.Kind? {
-            switch (event, milestone) {
-            case ("cycle_start", _): return text.map { .cycleStart($0) }
-            case ("cycle_end", _): return .cycleEnd
-            case ("silence_start", _): return seconds.flatMap { $0.isFinite && $0 >= 0 ? .silenceStart(idleS: $0) : nil }
-            case ("silence_end", _): return .silenceEnd
-            case ("rung_end", _): return .rungEnd
-            case ("station_counters", _): return count.flatMap(UInt32.init(exactly:)).map { .stationCounters(txPackets: $0) }
-            case ("push_again", _): return text.map { .pushAgain($0) }
-            case ("step_failed", _): return step.flatMap { s in text.map { .stepFailed(s, $0) } }
-            case ("not_visible", _): return step.flatMap { s in text.map { .notVisible(s, $0) } }
-            case ("push", "resolve_started"): return text.map { .push(.resolveStarted($0)) }
-            case ("push", "resolved"): return address.map { .push(.resolved($0)) }
-            case ("push", "tcp_started"): return address.map { .push(.tcpStarted($0)) }
-            case ("push", "tcp_connected"): return .push(.tcpConnected)
-            case ("push", "tls_done"): return .push(.tlsDone)
-            case ("push", "hello_done"): return .push(.helloDone)
-            case ("push", "heartbeat_sent"): return .push(.heartbeatSent)
-            case ("push", "heartbeat_answered"): return .push(.heartbeatAnswered)
+            switch (event.flatMap(Name.init), milestone.flatMap(Milestone.init)) {
+            case (.cycleStart, _): return text.map { .cycleStart($0) }
+            case (.cycleEnd, _): return .cycleEnd
+            case (.silenceStart, _): return seconds.flatMap { $0.isFinite && $0 >= 0 ? .silenceStart(idleS: $0) : nil }
+            case (.silenceEnd, _): return .silenceEnd
+            case (.rungEnd, _): return .rungEnd
+            case (.stationCounters, _): return count.flatMap(UInt32.init(exactly:)).map { .stationCounters(txPackets: $0) }
+            case (.pushAgain, _): return text.map { .pushAgain($0) }
+            case (.stepFailed, _): return step.flatMap { s in text.map { .stepFailed(s, $0) } }
+            case (.notVisible, _): return step.flatMap { s in text.map { .notVisible(s, $0) } }
+            case (.push, .resolveStarted): return text.map { .push(.resolveStarted($0)) }
+            case (.push, .resolved): return address.map { .push(.resolved($0)) }
+            case (.push, .tcpStarted): return address.map { .push(.tcpStarted($0)) }
+            case (.push, .tcpConnected): return .push(.tcpConnected)
+            case (.push, .tlsDone): return .push(.tlsDone)
+            case (.push, .helloDone): return .push(.helloDone)
+            case (.push, .heartbeatSent): return .push(.heartbeatSent)
+            case (.push, .heartbeatAnswered): return .push(.heartbeatAnswered)
             default: return nil
             }
         }
