@@ -46,7 +46,7 @@ public struct HeartbeatTextRenderer {
             }
             out += "  server's spacing against it: \(graded) (warning above \(c.threshold.warning)%, critical at \(c.threshold.critical)% and above)\n"
         }
-        if r.connectionLost { out += "  connection lost: the reconnect schedule ran out\n" }
+        if r.connectionLost { out += "  \(ReconnectAttempt.scheduleRanOut())\n" }
         if let stalls = r.stalls, let summary = r.stallSummary { out += StallTextRenderer.render(stalls, summary).dropFirst() }
         out += "  states: " + r.states.map { $0.state.rawValue + ($0.reason.map { " (\($0))" } ?? "") }.joined(separator: " → ") + "\n"
         if let e = r.error { out += "  error: \(e)\n" }

@@ -137,7 +137,13 @@ struct HeartbeatTests {
         let lost = try json(String(client.output.drop(while: { $0 != "{" })))
         #expect(lost["connection_lost"] as? Bool == true && client.process.terminationStatus == 2)
         #expect((lost["reconnects"] as? [[String: Any]])?.count == 3)
-        #expect((lost["findings"] as? [[String: Any]])?.contains { $0["check"] as? String == "heartbeat" } == true)
+        // The finding and the last state say it in the same words (ReconnectAttempt.scheduleRanOut).
+        let finding = (lost["findings"] as? [[String: Any]])?.first { $0["check"] as? String == "heartbeat" }
+        #expect(finding?["message"] as? String == "127.0.0.1:\(port): connection lost: the reconnect schedule ran out", "\(String(describing: finding))")
+        let last = (lost["states"] as? [[String: Any]])?.last
+        #expect(
+            last?["state"] as? String == "failed" && last?["reason"] as? String == "connection lost: the reconnect schedule (3 attempts) ran out",
+            "\(String(describing: last))")
 
         // Killed and restarted within the schedule: the connection comes back.
         server = try responder(port)

@@ -118,6 +118,12 @@ public struct ConnectionState: Codable, Sendable, Equatable {
 }
 
 public struct ReconnectAttempt: Codable, Sendable, Equatable {
+    /// A connection given up on, in the same words in every command and output: each delay of the
+    /// reconnect schedule was tried and none connected (how many attempts, where said).
+    public static func scheduleRanOut(attempts: Int? = nil) -> String {
+        "connection lost: the reconnect schedule" + (attempts.map { " (\(NumberText.count($0, "attempt")))" } ?? "") + " ran out"
+    }
+
     public var attempt: Int
     public var delayS: Double
     public var outcome: Outcome
@@ -239,7 +245,7 @@ public enum HeartbeatAnalysis {
             out.append(
                 Finding(
                     check: .heartbeat, severity: .critical, subject: target, value: nil, threshold: nil, unit: "connection", source: "reconnect_schedule",
-                    message: "\(target): connection lost: every reconnect attempt of the schedule failed"))
+                    message: "\(target): \(ReconnectAttempt.scheduleRanOut())"))
         }
         if let loss = NumberText.percent(sent - received, of: sent) {
             if let (sev, limit) = Thresholds.grade(loss, warning: t.lossWarning, critical: t.lossCritical) {

@@ -117,7 +117,7 @@ extension WalkReport {
             findings.append(
                 Finding(
                     check: .pushConnection, severity: .critical, subject: t.server, value: Double(t.reconnects.count), threshold: nil, unit: "reconnects",
-                    source: "heartbeat", message: "the push connection was lost: the reconnect schedule ran out"))
+                    source: "heartbeat", message: "push \(ReconnectAttempt.scheduleRanOut())"))
         }
         for r in roams where r.grade != .ok {
             // The gap as measured (null when not reported) and the limit the reason names, when

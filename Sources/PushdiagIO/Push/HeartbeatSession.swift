@@ -317,7 +317,7 @@ public final class HeartbeatSession {
                 state(.waiting, error.description)
             }
         }
-        state(.failed, "connection lost: the reconnect schedule (\(NumberText.count(options.schedule.count, "attempt"))) ran out")
+        state(.failed, ReconnectAttempt.scheduleRanOut(attempts: options.schedule.count))
         return .exhausted
     }
 

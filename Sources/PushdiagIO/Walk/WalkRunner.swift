@@ -154,7 +154,7 @@ final class WalkLog: @unchecked Sendable {
                 messages.append(
                     r.succeeded
                         ? "push reconnected after \(NumberText.format(r.ms)) ms (\(NumberText.count(r.attempts, "attempt")))"
-                        : "push connection lost: the reconnect schedule ran out")
+                        : "push \(ReconnectAttempt.scheduleRanOut())")
             case .place(let p): messages.append("place: \(p.name)")
             case .start, .failure, .end: break
             }
