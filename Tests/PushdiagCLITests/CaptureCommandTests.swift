@@ -152,6 +152,21 @@ struct CaptureCommandTests {
         #expect(r.stderr.contains("unsupported link type 1 (EN10MB)"), "\(r.stderr)")
     }
 
+    /// A station's roam is graded on walk's link-gap limits, the defaults or `--ft-gap-*` (the
+    /// fixture's 802.11r roam has a 10 ms gap: OK under 80/150 ms, WARNING above 5, CRITICAL above 8).
+    @Test func aStationsRoamIsGradedOnTheGapFlags() throws {
+        func grade(_ extra: [String]) throws -> String? {
+            let r = try pushdiag(["capture", "--format", "json", fixture("roam-ft.pcap")] + extra)
+            let roams = (try json(r.stdout)["stations"] as? [[String: Any]])?.flatMap { $0["roams"] as? [[String: Any]] ?? [] }
+            #expect(roams?.count == 1 && roams?.first?["gap_ms"] as? Double == 10, "\(String(describing: roams))")
+            return roams?.first?["grade"] as? String
+        }
+        #expect(try grade([]) == "ok")
+        #expect(try grade(["--ft-gap-warning", "5"]) == "warning")
+        #expect(try grade(["--ft-gap-warning", "5", "--ft-gap-critical", "8"]) == "critical")
+        #expect(try grade(["--roam-gap-warning", "5"]) == "ok", "an 802.11r roam is graded on ft_gap alone")
+    }
+
     @Test func badFlagsExit3() throws {
         // Each refused with exit 3 and words naming what is wrong (a silence of 0 would make
         // every gap between two frames one).
@@ -161,6 +176,8 @@ struct CaptureCommandTests {
             (["--utilization-warning", "50", fixture("roam-ft.pcap")], "--utilization-warning (50) must not be above --utilization-critical (40)"),
             (["--station", "not-a-mac", fixture("roam-types.pcap")], "--station"),
             (["--silence", "0", fixture("station-doze-30s.pcap")], "--silence must be longer than 0"),
+            (["--ft-gap-warning", "200", fixture("roam-ft.pcap")], "--ft-gap-warning (200) must not be above --ft-gap-critical (150)"),
+            (["--roam-gap-critical", "nan", fixture("roam-ft.pcap")], "--roam-gap-critical: 'nan' is not a range or a number"),
         ]
         for (arguments, words) in refused {
             let r = try pushdiag(["capture"] + arguments)

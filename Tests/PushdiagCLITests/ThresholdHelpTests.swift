@@ -37,11 +37,11 @@ import Testing
 
     /// The commands that take some of the survey's rows take them under the same names and words
     /// (`RowFlags`): heartbeat the heartbeat's, the certificate's and the safe interval's, wifi and
-    /// capture the air's; and capture and wifi still answer to `--retry-*`.
+    /// capture the air's (capture walk's link gaps too); and capture and wifi still answer to `--retry-*`.
     @Test func aRowTakenElsewhereIsTheSameFlag() throws {
         let commands: [([String], [ThresholdRow])] = [
             (["heartbeat"], [.loss, .rtt, .certificate, .safeInterval]), (["wifi"], [.utilization, .retransmission, .signal, .snr]),
-            (["capture"], [.utilization, .retransmission]),
+            (["capture"], [.utilization, .retransmission, .ftGap, .roamGap]),
         ]
         for (command, rows) in commands {
             let help = try Self.abstracts(command)

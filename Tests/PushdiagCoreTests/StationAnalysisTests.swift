@@ -112,13 +112,22 @@ struct StationAnalysisTests {
     }
 
     @Test func theGradeFollowsTheWalksLimits() {
-        #expect(StationAnalysis.grade(type: .ftOverTheAir, gapMs: 80, status: 0) == .ok)
-        #expect(StationAnalysis.grade(type: .ftOverTheDS, gapMs: 81, status: 0) == .warning)
-        #expect(StationAnalysis.grade(type: .ftOverTheAir, gapMs: 151, status: 0) == .critical)
-        #expect(StationAnalysis.grade(type: .open, gapMs: 100, status: 0) == .ok)
-        #expect(StationAnalysis.grade(type: .sae, gapMs: 301, status: 0) == .critical)
-        #expect(StationAnalysis.grade(type: .open, gapMs: nil, status: 17) == .critical)
-        #expect(StationAnalysis.grade(type: .open, gapMs: nil, status: nil) == nil)
+        let a = StationAnalysis()
+        #expect(a.grade(type: .ftOverTheAir, gapMs: 80, status: 0) == .ok)
+        #expect(a.grade(type: .ftOverTheDS, gapMs: 81, status: 0) == .warning)
+        #expect(a.grade(type: .ftOverTheAir, gapMs: 151, status: 0) == .critical)
+        #expect(a.grade(type: .open, gapMs: 100, status: 0) == .ok)
+        #expect(a.grade(type: .sae, gapMs: 301, status: 0) == .critical)
+        #expect(a.grade(type: .open, gapMs: nil, status: 17) == .critical)
+        #expect(a.grade(type: .open, gapMs: nil, status: nil) == nil)
+        // Limits set as walk's are (--ft-gap-*, --roam-gap-*): the same gaps graded on them.
+        var o = StationAnalysis.Options()
+        o.roamLimits = try! WalkThresholds.resolve(["ft_gap_warning": 50, "ft_gap_critical": 70, "roam_gap_critical": 1000]).get()
+        let strict = StationAnalysis(options: o)
+        #expect(strict.grade(type: .ftOverTheAir, gapMs: 60, status: 0) == .warning)
+        #expect(strict.grade(type: .ftOverTheDS, gapMs: 80, status: 0) == .critical)
+        #expect(strict.grade(type: .sae, gapMs: 301, status: 0) == .warning)
+        #expect(strict.grade(type: .open, gapMs: nil, status: 17) == .critical)
     }
 
     @Test func unknownValuesAreNullNotZero() throws {

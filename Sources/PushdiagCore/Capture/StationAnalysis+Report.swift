@@ -13,12 +13,14 @@ extension StationAnalysis {
         return r
     }
 
-    /// The walk's grade of a roam's gap: 802.11r against ft_gap, the others against roam_gap.
-    public static func grade(type: RoamType, gapMs: Double?, status: Int?) -> Severity? {
+    /// A roam's grade as the walk grades its link gap (`WalkThresholds.gapLimits`: 802.11r
+    /// against ft_gap, the others against roam_gap, on `options.roamLimits`); a refused one is
+    /// critical.
+    func grade(type: RoamType, gapMs: Double?, status: Int?) -> Severity? {
         if let s = status, s != 0 { return .critical }
         guard let gap = gapMs else { return nil }
-        let row = type.isFastTransition ? ThresholdRow.ftGap : ThresholdRow.roamGap
-        return Thresholds.grade(gap, warning: row.warning, critical: row.critical ?? .infinity)?.0 ?? .ok
+        let (warning, critical) = options.roamLimits.gapLimits(fastTransition: type.isFastTransition)
+        return Thresholds.grade(gap, warning: warning, critical: critical)?.0 ?? .ok
     }
 
     /// Every station, most frames first; `end` is the capture's last timestamp (a silence still
@@ -57,7 +59,7 @@ extension StationAnalysis {
                 let status = r.status.map(Int.init)
                 return StationRoamReport(
                     time: Timestamp.rfc3339(nanoseconds: r.time), fromBssid: r.from, toBssid: r.to, type: r.type, statusCode: status, gapMs: gap,
-                    grade: Self.grade(type: r.type, gapMs: gap, status: status))
+                    grade: grade(type: r.type, gapMs: gap, status: status))
             }
             out.append(
                 CaptureStationReport(

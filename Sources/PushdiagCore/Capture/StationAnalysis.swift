@@ -25,6 +25,8 @@ public struct StationAnalysis {
         public var roamWindowNs: Int64 = 30_000_000_000
         /// How long after a roam's successful response EAP frames make it an 802.1X roam.
         public var eapWindowNs: Int64 = 10_000_000_000
+        /// The link-gap limits a roam is graded by, the walk's (`--ft-gap-*`, `--roam-gap-*`).
+        public var roamLimits = WalkThresholds()
         public init() {}
     }
 

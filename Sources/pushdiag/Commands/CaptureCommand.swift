@@ -48,6 +48,23 @@ struct CaptureCommand: ParsableCommand {
     var station: String?
 
     @OptionGroup var thresholds: ThresholdOptions
+    /// A station's roams are graded on walk's link-gap rows.
+    @OptionGroup var ftGap: RowFlags<FlagRows.FTGap>
+    @OptionGroup var roamGap: RowFlags<FlagRows.RoamGap>
+
+    /// The link-gap limits a station's roam is graded by: the flags over walk's defaults (no
+    /// configuration file here, so a contradiction is the flags', said with their names).
+    func roamLimits() throws -> WalkThresholds {
+        let values = try ThresholdRow.flagLimits(ftGap.typed + roamGap.typed)
+        for row in [ThresholdRow.ftGap, .roamGap] {
+            let (w, c) = (values[row.key(.warning)] ?? row.warning, values[row.key(.critical)] ?? row.critical ?? .infinity)
+            if let why = row.orderProblem(warning: w, critical: c) { throw ValidationError(why) }
+        }
+        switch WalkThresholds.resolve(values) {
+        case .success(let t): return t
+        case .failure(let e): throw ValidationError(e.description)
+        }
+    }
 
     func validate() throws {
         if interface != nil {
@@ -60,6 +77,7 @@ struct CaptureCommand: ParsableCommand {
         guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
         guard try parseDuration(silence, option: "--silence") > 0 else { throw ValidationError("--silence must be longer than 0 (a gap of D with no frame)") }
         if let station, MACAddress(station) == nil { throw ValidationError("--station must be a MAC address (aa:bb:cc:dd:ee:ff), not '\(station)'") }
+        _ = try roamLimits()
     }
 
     /// The report narrowed to `--station`'s station and its roaming events.
@@ -76,6 +94,7 @@ struct CaptureCommand: ParsableCommand {
         options.checkFCS = checkFCS
         options.thresholds = try thresholds.thresholds()
         options.stations.silenceNs = Int64(try parseDuration(silence, option: "--silence") * 1e9)
+        options.stations.roamLimits = try roamLimits()
         let progress = Progress()
         var reports: [CaptureReport] = []
         var total = CaptureAnalyzer(options: options)
