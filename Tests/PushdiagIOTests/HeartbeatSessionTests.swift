@@ -129,7 +129,7 @@ struct HeartbeatSessionTests {
     }
 
     /// A stop while reconnecting (a signal, or a survey's window ending) is not a lost connection:
-    /// the probe said "every reconnect attempt of the schedule failed", a false critical.
+    /// the probe reported the connection lost (the schedule run out), a false critical.
     @Test func aStopWhileReconnectingIsNotALoss() throws {
         let port = freePort()
         var ro = ResponderOptions(endpoint: Endpoint(host: "127.0.0.1", port: port), proto: .simplepush)
