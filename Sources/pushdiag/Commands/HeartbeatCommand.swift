@@ -33,7 +33,9 @@ struct HeartbeatCommand: ParsableCommand {
     @OptionGroup var connection: PushConnectionOptions
     var proto: HeartbeatProtocol { connection.proto }
 
-    @OptionGroup var heartbeatLimits: HeartbeatThresholdOptions
+    // The limits, a row's two flags a line (RowFlags); survey takes the same.
+    @OptionGroup var loss: RowFlags<FlagRows.Loss>
+    @OptionGroup var rtt: RowFlags<FlagRows.RTT>
     @OptionGroup var certificate: RowFlags<FlagRows.Certificate>
 
     @Option(
@@ -54,6 +56,7 @@ struct HeartbeatCommand: ParsableCommand {
     var idleTimeout: String?
 
     @OptionGroup var limits: JoinLimitsOptions
+    @OptionGroup var safeInterval: RowFlags<FlagRows.SafeInterval>
 
     @Option(
         parsing: .unconditional,
@@ -85,7 +88,7 @@ struct HeartbeatCommand: ParsableCommand {
             o.register = register
             o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
             o.pathIdleTimeoutS = try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: 0.1) }
-            o.thresholds = HeartbeatThresholds(try ThresholdRow.flagLimits(heartbeatLimits.typed + certificate.typed + limits.typed))
+            o.thresholds = HeartbeatThresholds(try ThresholdRow.flagLimits(loss.typed + rtt.typed + certificate.typed + safeInterval.typed))
         }
     }
 
@@ -95,7 +98,7 @@ struct HeartbeatCommand: ParsableCommand {
         // The server's heartbeats are watched on one connection; many simulated devices register none.
         if clients != nil && register != nil { throw ValidationError("--register and --clients cannot be combined (the simulated devices do not register)") }
         if limits.joinLimits != nil && register == nil { throw ValidationError("--join-limits goes with --register (the server's heartbeats are graded)") }
-        if limits.joinLimits == nil, idleTimeout == nil, let given = limits.typed.first(where: { $0.2 != nil }) {
+        if limits.joinLimits == nil, idleTimeout == nil, let given = safeInterval.typed.first(where: { $0.2 != nil }) {
             throw ValidationError(ThresholdRow.safeIntervalAlone(given.0.flag(given.1), takes: "--join-limits or --idle-timeout"))
         }
         try validateInterface()

@@ -36,10 +36,11 @@ struct WiFiCommand: ParsableCommand {
     @OptionGroup var netlink: NetlinkOptions
     @OptionGroup var driver: DriverOption
     @OptionGroup var thresholds: ThresholdOptions
-    @OptionGroup var signalLimits: SignalThresholdOptions
+    @OptionGroup var signal: RowFlags<FlagRows.Signal>
+    @OptionGroup var snr: RowFlags<FlagRows.SNR>
 
     /// The air's limits and the signal's, over the table's defaults.
-    func airLimits() throws -> Thresholds { try thresholds.thresholds(signalLimits.typed) }
+    func airLimits() throws -> Thresholds { try thresholds.thresholds(signal.typed + snr.typed) }
 
     func validate() throws {
         guard (count ?? 1) >= 1 else { throw ValidationError("--count must be at least 1") }

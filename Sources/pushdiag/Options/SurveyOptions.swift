@@ -34,14 +34,17 @@ struct SurveyOptions: ParsableArguments {
     var duration: String?
 
     @OptionGroup var limits: JoinLimitsOptions
+    @OptionGroup var safeInterval: RowFlags<FlagRows.SafeInterval>
     @OptionGroup var netlink: NetlinkOptions
     @OptionGroup var driver: DriverOption
 
     // The thresholds: help, defaults and validation come from the core's table (`ThresholdRow`).
     @OptionGroup var utilization: RowFlags<FlagRows.Utilization>
     @OptionGroup var retransmission: RowFlags<FlagRows.Retransmission>
-    @OptionGroup var heartbeatLimits: HeartbeatThresholdOptions
-    @OptionGroup var signalLimits: SignalThresholdOptions
+    @OptionGroup var loss: RowFlags<FlagRows.Loss>
+    @OptionGroup var rtt: RowFlags<FlagRows.RTT>
+    @OptionGroup var signal: RowFlags<FlagRows.Signal>
+    @OptionGroup var snr: RowFlags<FlagRows.SNR>
     @OptionGroup var certificate: RowFlags<FlagRows.Certificate>
 
     /// The flags as typed, for the core to resolve.
@@ -55,7 +58,9 @@ struct SurveyOptions: ParsableArguments {
         f.proto = proto
         f.joinLimits = limits.joinLimits
         tlsFlags.copy(into: &f)
-        for (row, level, text) in utilization.typed + retransmission.typed + heartbeatLimits.typed + signalLimits.typed + certificate.typed + limits.typed {
+        for (row, level, text) in utilization.typed + retransmission.typed + loss.typed + rtt.typed + signal.typed + snr.typed + certificate.typed
+            + safeInterval.typed
+        {
             f.thresholds[row.key(level)] = text
         }
         return f
