@@ -27,6 +27,9 @@ import Testing
         }
         #expect(throws: ThresholdProblem.notARange(examples: row.examples)) { try row.parse("garbage").get() }
         #expect(throws: ThresholdProblem.outside(valid: row.valid, unit: row.unit)) { try row.parse(NumberText.format(row.valid.upperBound + 1)).get() }
+        // Below the valid values too, also where the number would make a high-bad row's range
+        // run backwards (-1 ms read as 0…-1 was "not a range or a number").
+        #expect(throws: ThresholdProblem.outside(valid: row.valid, unit: row.unit)) { try row.parse(NumberText.format(row.valid.lowerBound - 1)).get() }
         #expect(row.valid.contains(row.warning) && row.critical.map(row.valid.contains) != false)
     }
 

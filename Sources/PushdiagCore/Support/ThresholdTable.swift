@@ -49,6 +49,9 @@ public struct ThresholdRow: Sendable, Equatable, CustomStringConvertible {
     public func parse(_ text: String) -> Result<ThresholdRange, ThresholdProblem> {
         let range: ThresholdRange?
         if let v = Double(text), v.isFinite, !text.hasPrefix("@") {
+            // A number no limit of the row can be (-1 ms) is refused as that, not as a range
+            // (for a high-bad row it would read 0…-1, which is none).
+            guard valid.contains(v) else { return .failure(.outside(valid: valid, unit: unit)) }
             range = bad == .above ? ThresholdRange(text) : ThresholdRange(text + ":")
         } else {
             range = ThresholdRange(text)
