@@ -104,20 +104,22 @@ struct TLSTests {
         #expect(f["check"] as? String == "tls_certificate" && f["unit"] as? String == "days")
         // survey says it too (it dropped it): a warning at 10 days, critical under a stricter range,
         // and the expiry time in the Prometheus output.
-        func survey(_ extra: [String]) throws -> [String: Any]? {
+        // The check, and the heartbeat session's own finding in the survey's heartbeats[].
+        func survey(_ extra: [String]) throws -> (check: [String: Any]?, own: [String: Any]?) {
             let r = try pushdiag(["survey", "--duration", "1s", "--format", "json", "--server", "127.0.0.1:\(port)", "--tls", "--insecure"] + extra)
-            return (try json(r.stdout)["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "tls_certificate" }
+            let report = try json(r.stdout)
+            let sessions = report["heartbeats"] as? [[String: Any]]
+            return (
+                (report["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "tls_certificate" },
+                (sessions?.first?["findings"] as? [[String: Any]])?.first { $0["check"] as? String == "tls_certificate" }
+            )
         }
-        let warn = try #require(try survey([]))
+        let warn = try #require(try survey([]).check)
         #expect(warn["status"] as? String == "warning" && (warn["value"] as? Double ?? 0) >= 9 && warn["threshold"] as? String == "30: / 7:", "\(warn)")
-        let crit = try #require(try survey(["--certificate-critical", "15:"]))
-        #expect(crit["status"] as? String == "critical", "\(crit)")
-        // The heartbeat session's own finding in the survey's heartbeats[] is graded on the same
-        // limits as its check (it said warning here, on heartbeat's defaults).
-        let r = try pushdiag(
-            ["survey", "--duration", "1s", "--format", "json", "--server", "127.0.0.1:\(port)", "--tls", "--insecure", "--certificate-critical", "15:"])
-        let sessions = try #require(try json(r.stdout)["heartbeats"] as? [[String: Any]])
-        let own = (sessions.first?["findings"] as? [[String: Any]])?.first { $0["check"] as? String == "tls_certificate" }
+        let (crit, own) = try survey(["--certificate-critical", "15:"])
+        #expect(crit?["status"] as? String == "critical", "\(String(describing: crit))")
+        // The session's own finding is graded on the same limits as the check (it said warning
+        // here, on heartbeat's defaults).
         #expect(own?["severity"] as? String == "critical" && own?["threshold"] as? Double == 15, "\(String(describing: own))")
         // heartbeat takes the certificate row's flags, as survey does.
         let (hj, r3) = try heartbeat(port, ["--insecure", "--certificate-critical", "15"])

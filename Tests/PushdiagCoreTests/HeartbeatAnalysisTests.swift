@@ -58,17 +58,26 @@ struct HeartbeatAnalysisTests {
     }
 
     /// A survey's heartbeat sessions grade their own findings (its `heartbeats[]`) on the survey's
-    /// limits, so they say what its checks say: under ranges tighter than the defaults, each of
-    /// loss, round trip and certificate is the same grade in both.
-    @Test func aSurveysSessionsAreGradedOnTheSurveysLimits() throws {
+    /// limits, so they say what its checks say: under ranges tighter than the defaults, and under
+    /// ranges no plain limit can say (inside, two ends, never), each of loss, round trip and
+    /// certificate is the same grade in both, at the limits too.
+    @Test(arguments: [
+        [(ThresholdRow.loss, "1", "3"), (.rtt, "20", "40"), (.certificate, "60:", "20:")],
+        [(ThresholdRow.loss, "~:", "@10:20"), (.rtt, "@30:35", "~:"), (.certificate, "~:", "15:400")],
+    ])
+    func aSurveysSessionsAreGradedOnTheSurveysLimits(_ ranges: [(ThresholdRow, String, String)]) throws {
         var t = SurveyThresholds()
-        for (row, warning, critical) in [(ThresholdRow.loss, "1", "3"), (.rtt, "20", "40"), (.certificate, "60:", "20:")] {
+        for (row, warning, critical) in ranges {
             t[row.key(.warning)] = try row.parse(warning).get()
             t[row.key(.critical)] = try row.parse(critical).get()
         }
         var options = HeartbeatOptions(endpoint: Endpoint(host: "push.example", port: 3000), proto: .simplepush)
         options.thresholds = t.heartbeat
-        for (lost, p95, days) in [(0, 10.0, 90), (2, 30, 40), (5, 50, 10), (0, 39.9, 21)] {
+        let cases: [(lost: Int, p95: Double, days: Int)] = [
+            (0, 10, 90), (2, 10, 90), (2, 30, 40), (5, 50, 10), (0, 39.9, 21), (3, 40, 20), (1, 20, 60), (15, 32, 500), (30, 36, 100), (10, 35, 15),
+        ]
+        var graded: Set<Severity> = []
+        for (lost, p95, days) in cases {
             var r = HeartbeatReport(target: "push.example:3000", protocol: "simplepush")
             (r.sent, r.received) = (100, 100 - lost)
             r.rttMs = RTTSummary.of(Array(repeating: 1, count: 18) + [p95, p95 + 1])
@@ -79,9 +88,24 @@ struct HeartbeatAnalysisTests {
             func own(_ checks: CheckName...) -> Severity { r.findings.filter { checks.contains($0.check) }.map(\.severity).max() ?? .ok }
             let heartbeat = SurveyVerdicts.heartbeat(r, t: t).status.severity
             let certificate = SurveyVerdicts.certificate(r, t: t)?.status.severity
-            #expect(own(.heartbeat, .heartbeatRtt) == heartbeat, "\(lost)% lost, p95 \(p95) ms: \(r.findings) against \(String(describing: heartbeat))")
+            #expect(
+                own(.heartbeat, .heartbeatLoss, .heartbeatRtt) == heartbeat,
+                "\(lost)% lost, p95 \(p95) ms: \(r.findings) against \(String(describing: heartbeat))")
             #expect(own(.tlsCertificate) == certificate, "\(days) days: \(r.findings) against \(String(describing: certificate))")
+            graded.formUnion([own(.heartbeatLoss), own(.heartbeatRtt), own(.tlsCertificate)])
         }
+        #expect(graded == [.ok, .warning, .critical], "the cases reach every grade: \(graded)")
+    }
+
+    /// A limit the survey's range does not have in one number is said as the range.
+    @Test func aFindingOnARangeNamesTheRange() throws {
+        var t = SurveyThresholds()
+        t[ThresholdRow.loss.key(.critical)] = try ThresholdRow.loss.parse("@10:20").get()
+        let f = HeartbeatAnalysis.findings(target: "t", sent: 100, received: 85, rtt: nil, connectionLost: false, t: t.heartbeat)
+        #expect(f.count == 1 && f[0].severity == .critical && f[0].threshold == nil, "\(f)")
+        #expect(f.first?.message == "t: 15% of heartbeats lost (15 of 100), in the critical range @10:20", "\(f)")
+        let plain = HeartbeatAnalysis.findings(target: "t", sent: 100, received: 97, rtt: nil, connectionLost: false, t: HeartbeatThresholds())
+        #expect(plain.first?.message == "t: 3% of heartbeats lost (3 of 100), above 1%" && plain.first?.threshold == 1, "\(plain)")
     }
 
     @Test func aNameThatDoesNotResolveIsUnknownWithoutAFinding() {

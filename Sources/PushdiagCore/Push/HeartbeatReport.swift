@@ -222,7 +222,35 @@ public struct HeartbeatThresholds: Sendable, Equatable {
     /// as a survey's `[thresholds]` may set them.
     public var safeInterval = SurveyLimits(
         warning: ThresholdRow.safeInterval.defaultRange(.warning), critical: ThresholdRow.safeInterval.defaultRange(.critical))
+    /// A survey's ranges (`SurveyThresholds.heartbeat`): when set, loss, round trip and
+    /// certificate are graded on them, as the survey's checks are (an inside range, `@10:20`, or
+    /// one with two ends says no one plain limit), and the plain limits above are not read.
+    public var ranges: SurveyThresholds?
     public init() {}
+
+    /// The grade of `value` on `row` (loss, rtt or certificate) and the limit it passed; nil
+    /// when OK. The limit is nil where a survey's range has no one limit.
+    func grade(_ value: Double, _ row: ThresholdRow) -> (severity: Severity, limit: Double?)? {
+        if let ranges {
+            let severity = ranges.grade(value, row).severity
+            guard severity > .ok else { return nil }
+            let (w, c) = ranges[row]
+            return (severity, row.limit(of: severity == .critical ? c : w))
+        }
+        let (w, c) =
+            row == .loss
+            ? (lossWarning, lossCritical) : row == .rtt ? (rttWarningMs, rttCriticalMs) : (certificateWarningDays, certificateCriticalDays)
+        let graded = row.bad == .above ? Thresholds.grade(value, warning: w, critical: c) : Thresholds.grade(below: value, warning: w, critical: c)
+        return graded.map { ($0.0, $0.1) }
+    }
+
+    /// How a value passed its limit, for a finding's message: "above 5%", or the range it fell in.
+    func passed(_ value: Double, _ row: ThresholdRow, _ g: (severity: Severity, limit: Double?)) -> String {
+        let side = row.bad == .above ? "above" : "under"
+        if let limit = g.limit { return "\(side) \(NumberText.format(limit))\(row.unit == .percent ? "%" : " \(row.unit.rawValue)")" }
+        let range = ranges.map { g.severity == .critical ? $0[row].critical : $0[row].warning }
+        return "in the \(g.severity.rawValue) range \(range.map { "\($0)" } ?? "")"
+    }
 
     /// The defaults with `values` (keyed `loss_warning`, …, as `ThresholdRow.limits` gives them)
     /// over them; `HeartbeatOptions.validate` checks their order.
@@ -247,24 +275,25 @@ public enum HeartbeatAnalysis {
                     check: .heartbeat, severity: .critical, subject: target, value: nil, threshold: nil, unit: "connection", source: "reconnect_schedule",
                     message: "\(target): \(ReconnectAttempt.scheduleRanOut())"))
         }
-        if let loss = NumberText.percent(sent - received, of: sent) {
-            if let (sev, limit) = Thresholds.grade(loss, warning: t.lossWarning, critical: t.lossCritical) {
-                out.append(
-                    Finding(
-                        check: .heartbeatLoss, severity: sev, subject: target, value: loss, threshold: limit, unit: .percent, source: "heartbeat",
-                        message:
-                            "\(target): \(NumberText.format(loss, beside: limit))% of heartbeats lost (\(sent - received) of \(sent)), above \(NumberText.format(limit))%"
-                    ))
-            }
-        }
-        if let r = rtt, let (sev, limit) = Thresholds.grade(r.p95, warning: t.rttWarningMs, critical: t.rttCriticalMs) {
+        if let loss = NumberText.percent(sent - received, of: sent), let g = t.grade(loss, .loss) {
             out.append(
                 Finding(
-                    check: .heartbeatRtt, severity: sev, subject: target, value: r.p95, threshold: limit, unit: .ms, source: "heartbeat",
-                    message: "\(target): heartbeat round trip p95 \(NumberText.format(r.p95, beside: limit)) ms, above \(NumberText.format(limit)) ms"))
+                    check: .heartbeatLoss, severity: g.severity, subject: target, value: loss, threshold: g.limit, unit: .percent, source: "heartbeat",
+                    message:
+                        "\(target): \(Self.format(loss, beside: g.limit))% of heartbeats lost (\(sent - received) of \(sent)), \(t.passed(loss, .loss, g))"
+                ))
+        }
+        if let r = rtt, let g = t.grade(r.p95, .rtt) {
+            out.append(
+                Finding(
+                    check: .heartbeatRtt, severity: g.severity, subject: target, value: r.p95, threshold: g.limit, unit: .ms, source: "heartbeat",
+                    message: "\(target): heartbeat round trip p95 \(Self.format(r.p95, beside: g.limit)) ms, \(t.passed(r.p95, .rtt, g))"))
         }
         return out.sorted { $0.severity > $1.severity }
     }
+
+    /// A measured value, to the decimals that keep it from reading as its limit when it has one.
+    static func format(_ v: Double, beside limit: Double?) -> String { limit.map { NumberText.format(v, beside: $0) } ?? NumberText.format(v) }
 
     /// Completes a report from what was measured: loss, round-trip statistics and every
     /// finding, decided from values and the typed failure (if any), never from message text.
@@ -330,16 +359,13 @@ public enum HeartbeatAnalysis {
                         unit: .seconds, source: "server_heartbeats", message: "\(target): \(c.message)"))
             }
         }
-        if let info = report.tls,
-            let (severity, limit) = Thresholds.grade(
-                below: Double(info.daysLeft), warning: o.thresholds.certificateWarningDays, critical: o.thresholds.certificateCriticalDays)
-        {
+        if let info = report.tls, let g = o.thresholds.grade(Double(info.daysLeft), .certificate) {
             report.findings.append(
                 Finding(
-                    check: .tlsCertificate, severity: severity, subject: target, value: Double(info.daysLeft), threshold: limit, unit: .days, source: "tls",
+                    check: .tlsCertificate, severity: g.severity, subject: target, value: Double(info.daysLeft), threshold: g.limit, unit: .days, source: "tls",
                     message: info.daysLeft < 0
                         ? "\(target): the certificate expired on \(info.notAfter)"
-                        : "\(target): the certificate expires in \(NumberText.count(info.daysLeft, "day")) (\(info.notAfter)), under \(NumberText.format(limit)) days"
+                        : "\(target): the certificate expires in \(NumberText.count(info.daysLeft, "day")) (\(info.notAfter)), \(o.thresholds.passed(Double(info.daysLeft), .certificate, g))"
                 ))
         }
         report.status = report.findings.map(\.severity).max() ?? .ok

@@ -131,16 +131,10 @@ public struct SurveyThresholds: Sendable, Equatable {
     }
 
     /// The limits each push server's heartbeat session grades its own findings with (a survey's
-    /// `servers[]`), as far as a plain limit can say a range, so that they say what the survey's
-    /// checks say.
+    /// `heartbeats[]`): these ranges, so that they say what the survey's checks say.
     public var heartbeat: HeartbeatThresholds {
         var h = HeartbeatThresholds()
-        h.lossWarning = self[.loss].warning.end ?? 100
-        h.lossCritical = self[.loss].critical.end ?? 100
-        h.rttWarningMs = self[.rtt].warning.end ?? .infinity
-        h.rttCriticalMs = self[.rtt].critical.end ?? .infinity
-        h.certificateWarningDays = self[.certificate].warning.start ?? -.infinity
-        h.certificateCriticalDays = self[.certificate].critical.start ?? -.infinity
+        h.ranges = self
         h.safeInterval = limits(.safeInterval)
         return h
     }
