@@ -16,7 +16,8 @@ struct ThresholdFlagTests {
             ([wifi, survey, walk], "--signal-warning", "-65:"), ([wifi, survey, capture], "--utilization-critical", "~:45"),
             ([wifi, survey, capture], "--retransmission-critical", "20"), ([heartbeat, survey], "--rtt-critical", "~:800"),
             ([heartbeat, survey], "--loss-warning", "2"), ([wifi, survey], "--snr-warning", "20:"),
-            ([wifi, survey], "--snr-critical", "10:"),
+            ([wifi, survey], "--snr-critical", "10:"), ([heartbeat, survey], "--certificate-critical", "10:"),
+            ([walk, capture], "--ft-gap-critical", "~:200"), ([walk, capture], "--roam-gap-warning", "150"),
         ]
         for (commands, flag, good) in cases {
             for command in commands {
@@ -24,6 +25,9 @@ struct ThresholdFlagTests {
                 #expect(!accepted.stderr.contains(flag), "\(command[0]) \(flag) \(good): \(accepted.stderr.prefix(300))")
                 let refused = try pushdiag(command + [flag, "1e9"])
                 #expect(refused.status == 3 && refused.stderr.contains("\(flag): '1e9' is outside"), "\(command[0]) \(flag) 1e9: \(refused.stderr.prefix(300))")
+                // Below the row's values: said so, not "not a range or a number".
+                let below = try pushdiag(command + [flag, "-1e9"])
+                #expect(below.status == 3 && below.stderr.contains("\(flag): '-1e9' is outside"), "\(command[0]) \(flag) -1e9: \(below.stderr.prefix(300))")
             }
         }
     }
