@@ -133,13 +133,20 @@ lab_medium_clock_past() {
 # without handling frames). The first attempt's files stay in RESULTS_DIR/first-attempt.
 lab_medium_walks() {
   local out=$1 why
-  lab_medium_walks_once "$out" || return 1
+  lab_medium_walks_once "$out" || { lab_medium_kept "$out"; return 1; }
   why=$(sed -n 's/.*): \(disconnected.*\)/\1/p' "$out/sticky-iw-event.txt" | head -n 1)
   [ -n "$why" ] || return 0
   echo "lab: wlan2 lost ap1 during the medium's walks ($why), which the scenario never does: once more (the first attempt's files in $out/first-attempt)"
   mkdir -p "$out/first-attempt"
   find "$out" -mindepth 1 -maxdepth 1 ! -name first-attempt -exec mv -t "$out/first-attempt" {} +
-  lab_medium_walks_once "$out"
+  lab_medium_walks_once "$out" || { lab_medium_kept "$out"; return 1; }
+}
+
+# lab_medium_kept RESULTS_DIR: after walks that did not finish, everything down and what the
+# medium wrote on the VM's tmpfs (its log, the air) copied out, for the reason.
+lab_medium_kept() {
+  lab_down
+  cp "$conf/medium.jsonl" "$conf/air.pcap" "$conf/medium.out" "$1/" 2> /dev/null
 }
 
 lab_medium_walks_once() {

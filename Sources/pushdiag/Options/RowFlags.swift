@@ -2,7 +2,7 @@ import ArgumentParser
 import PushdiagCore
 
 /// A threshold row a command takes as flags. ArgumentParser names an option when the command is
-/// defined, so each such row is a type (`FlagRow.Signal`) that names its row; `RowFlags` makes
+/// defined, so each such row is a type (`FlagRows.Signal`) that names its row; `RowFlags` makes
 /// the row's two flags from it.
 protocol FlagRow {
     static var row: ThresholdRow { get }
