@@ -137,6 +137,7 @@ struct CaptureCommandTests {
             #expect(r.status == 3, "\(path)")
             let lines = r.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains(path) && r.stderr.contains(words), "\(r.stderr)")
+            #expect(lines.first?.components(separatedBy: path).count == 2, "the path said once: \(r.stderr)")
         }
     }
 

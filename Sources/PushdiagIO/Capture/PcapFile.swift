@@ -63,7 +63,9 @@ public final class PcapFile: @unchecked Sendable {
         self.path = path
         var errbuf = [CChar](repeating: 0, count: Int(CPcap_ERRBUF_SIZE()))
         guard let h = pcap_open_offline_with_tstamp_precision(path, CPcap_TSTAMP_PRECISION_NANO(), &errbuf) else {
-            let reason = String(decoding: errbuf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var reason = String(decoding: errbuf.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // libpcap names the file itself ("x.pcap: No such file or directory"); the error says it once.
+            if reason.hasPrefix(path + ": ") { reason.removeFirst(path.count + 2) }
             throw .cannotOpen(path: path, reason: reason.isEmpty ? "unknown error" : reason)
         }
         handle = h
