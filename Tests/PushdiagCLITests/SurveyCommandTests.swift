@@ -106,6 +106,25 @@ struct SurveyTests {
         #expect(j["wifi"] is [String: Any] && j["capture"] is [String: Any] && (j["heartbeats"] as? [Any])?.count == 1 && j["routes"] is [String: Any])
     }
 
+    /// The wifi part's own findings in a survey (its JSON's wifi.findings) are graded on the
+    /// survey's ranges, as its checks are, also on a range no one number says: the recording's
+    /// 57% busy channel inside @50:60 is critical in both, inside @60:70 in neither.
+    @Test func theWifiPartsFindingsAreGradedOnTheSurveysRanges() throws {
+        for (critical, expected) in [("@50:60", "critical"), ("@60:70", "ok")] {
+            let (r, _) = try survey(["--format", "json", "--utilization-warning", "~:", "--utilization-critical", critical], server: false)
+            let j = try json(r.stdout)
+            let check = (j["checks"] as? [[String: Any]])?.first { $0["check"] as? String == "channel_utilization" && $0["value"] as? Double == 57 }
+            #expect(check?["status"] as? String == expected, "\(critical): \(String(describing: check))")
+            let own = ((j["wifi"] as? [String: Any])?["findings"] as? [[String: Any]])?.first { $0["check"] as? String == "channel_utilization" }
+            #expect((own?["severity"] as? String ?? "ok") == expected, "\(critical): \(String(describing: own))")
+            if expected == "critical" {
+                #expect(
+                    own?["threshold"] is NSNull && (own?["message"] as? String)?.hasSuffix("in the critical range @50:60") == true, "\(String(describing: own))"
+                )
+            }
+        }
+    }
+
     @Test func nagiosAndPrometheusFormats() throws {
         let (n, responder) = try survey(["--format", "nagios"])
         defer { responder?.stop() }

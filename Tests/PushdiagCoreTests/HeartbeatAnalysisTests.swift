@@ -97,6 +97,27 @@ struct HeartbeatAnalysisTests {
         #expect(graded == [.ok, .warning, .critical], "the cases reach every grade: \(graded)")
     }
 
+    /// The air's parts grade through the same protocol (`RangeGraded`): under a survey's ranges,
+    /// every value of every row they grade gets the survey's own grade.
+    @Test func theAirsPartsGradeAsTheSurveyDoes() throws {
+        var t = SurveyThresholds()
+        for (row, warning, critical) in [
+            (ThresholdRow.utilization, "~:", "@10:20"), (.retransmission, "5:30", "50"), (.signal, "@-80:-60", "-90:"), (.snr, "10:40", "~:"),
+        ] {
+            t[row.key(.warning)] = try row.parse(warning).get()
+            t[row.key(.critical)] = try row.parse(critical).get()
+        }
+        for row in [ThresholdRow.utilization, .retransmission, .signal, .snr] {
+            for v in stride(from: row.valid.lowerBound, through: min(row.valid.upperBound, 120), by: 0.5) {
+                #expect((t.plain.grade(v, row)?.severity ?? .ok) == t.grade(v, row).severity, "\(row) \(v)")
+            }
+        }
+        // Alone (capture, wifi), the plain limits: the same words as ever.
+        let alone = Thresholds()
+        #expect(alone.grade(41, .utilization)?.severity == .critical && alone.grade(41, .utilization)?.limit == 40)
+        #expect(alone.passed(.signal, (.critical, -70)) == "below -70 dBm" && alone.passed(.utilization, (.warning, 32)) == "above 32%")
+    }
+
     /// A limit the survey's range does not have in one number is said as the range.
     @Test func aFindingOnARangeNamesTheRange() throws {
         var t = SurveyThresholds()

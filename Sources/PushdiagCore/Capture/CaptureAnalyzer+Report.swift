@@ -85,41 +85,36 @@ extension CaptureAnalyzer {
         // Findings: retry rates, advertised utilisation (BSS Load), estimated utilisation (airtime).
         var findings: [Finding] = []
         func retryFinding(_ subject: String, retries: Int, frames: Int) {
-            guard frames >= t.minimumFrames, let p = NumberText.percent(retries, of: frames),
-                let (sev, limit) = Thresholds.grade(p, warning: t.retryWarning, critical: t.retryCritical)
-            else { return }
+            guard frames >= t.minimumFrames, let p = NumberText.percent(retries, of: frames), let g = t.grade(p, .retransmission) else { return }
             findings.append(
                 Finding(
-                    check: .frameRetries, severity: sev, subject: subject, value: p, threshold: limit, unit: .percent, source: "retry_bit",
-                    message: "\(subject): \(NumberText.format(p))% of frames are retransmissions (\(retries) of \(frames)), above \(NumberText.format(limit))%")
+                    check: .frameRetries, severity: g.severity, subject: subject, value: p, threshold: g.limit, unit: .percent, source: "retry_bit",
+                    message: "\(subject): \(NumberText.format(p))% of frames are retransmissions (\(retries) of \(frames)), \(t.passed(.retransmission, g))")
             )
         }
         func label(_ b: BSSReport) -> String { b.ssid.map { "\(b.bssid) (\($0))" } ?? b.bssid.description }
         retryFinding("overall", retries: retryFrames, frames: dot11Frames - invalidFrames)
         for b in bssReports { retryFinding(label(b), retries: b.retryFrames, frames: b.frames) }
         for b in bssReports {
-            guard let load = b.bssLoad,
-                let (sev, limit) = Thresholds.grade(load.channelUtilizationMeanPercent, warning: t.utilizationWarning, critical: t.utilizationCritical)
-            else { continue }
+            guard let load = b.bssLoad, let g = t.grade(load.channelUtilizationMeanPercent, .utilization) else { continue }
             let place = b.channel.map { "channel \($0)" } ?? "its channel"
             findings.append(
                 Finding(
-                    check: .channelUtilization, severity: sev, subject: label(b), value: load.channelUtilizationMeanPercent, threshold: limit,
+                    check: .channelUtilization, severity: g.severity, subject: label(b), value: load.channelUtilizationMeanPercent, threshold: g.limit,
                     unit: .percent, source: UtilizationSource.bssLoad.rawValue,
                     message:
-                        "\(label(b)) advertises \(place) as \(NumberText.format(load.channelUtilizationMeanPercent))% busy (mean of \(load.samples) BSS Load elements), above \(NumberText.format(limit))%"
+                        "\(label(b)) advertises \(place) as \(NumberText.format(load.channelUtilizationMeanPercent))% busy (mean of \(load.samples) BSS Load elements), \(t.passed(.utilization, g))"
                 ))
         }
         for c in channelReports {
-            guard let u = c.utilizationPercent,
-                let (sev, limit) = Thresholds.grade(u, warning: t.utilizationWarning, critical: t.utilizationCritical)
-            else { continue }
+            guard let u = c.utilizationPercent, let g = t.grade(u, .utilization) else { continue }
             let subject = c.channel.map { "channel \($0) (\(c.frequencyMhz) MHz)" } ?? "\(c.frequencyMhz) MHz"
             findings.append(
                 Finding(
-                    check: .channelUtilization, severity: sev, subject: subject, value: u, threshold: limit, unit: .percent, source: "airtime_estimate",
+                    check: .channelUtilization, severity: g.severity, subject: subject, value: u, threshold: g.limit, unit: .percent,
+                    source: "airtime_estimate",
                     message:
-                        "\(subject): frames seen occupied \(NumberText.format(u))% of the air over \(NumberText.format(c.spanSeconds)) s, above \(NumberText.format(limit))%"
+                        "\(subject): frames seen occupied \(NumberText.format(u))% of the air over \(NumberText.format(c.spanSeconds)) s, \(t.passed(.utilization, g))"
                 ))
         }
         findings.sort { $0.severity > $1.severity }

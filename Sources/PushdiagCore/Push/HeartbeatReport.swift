@@ -210,7 +210,7 @@ public struct HeartbeatReport: Codable, Sendable, Equatable {
 /// Thresholds for heartbeats, as plain numbers: loss in percent, the p95 round trip in ms and
 /// the days a TLS server's certificate has left, the defaults of the `ThresholdRow` table's
 /// `loss`, `rtt` and `certificate` rows.
-public struct HeartbeatThresholds: Sendable, Equatable {
+public struct HeartbeatThresholds: Sendable, Equatable, RangeGraded {
     public var lossWarning = ThresholdRow.loss.warning
     public var lossCritical = ThresholdRow.loss.critical!
     public var rttWarningMs = ThresholdRow.rtt.warning
@@ -228,28 +228,9 @@ public struct HeartbeatThresholds: Sendable, Equatable {
     public var ranges: SurveyThresholds?
     public init() {}
 
-    /// The grade of `value` on `row` (loss, rtt or certificate) and the limit it passed; nil
-    /// when OK. The limit is nil where a survey's range has no one limit.
-    func grade(_ value: Double, _ row: ThresholdRow) -> (severity: Severity, limit: Double?)? {
-        if let ranges {
-            let severity = ranges.grade(value, row).severity
-            guard severity > .ok else { return nil }
-            let (w, c) = ranges[row]
-            return (severity, row.limit(of: severity == .critical ? c : w))
-        }
-        let (w, c) =
-            row == .loss
-            ? (lossWarning, lossCritical) : row == .rtt ? (rttWarningMs, rttCriticalMs) : (certificateWarningDays, certificateCriticalDays)
-        let graded = row.bad == .above ? Thresholds.grade(value, warning: w, critical: c) : Thresholds.grade(below: value, warning: w, critical: c)
-        return graded.map { ($0.0, $0.1) }
-    }
-
-    /// How a value passed its limit, for a finding's message: "above 5%", or the range it fell in.
-    func passed(_ value: Double, _ row: ThresholdRow, _ g: (severity: Severity, limit: Double?)) -> String {
-        let side = row.bad == .above ? "above" : "under"
-        if let limit = g.limit { return "\(side) \(NumberText.format(limit))\(row.unit == .percent ? "%" : " \(row.unit.rawValue)")" }
-        let range = ranges.map { g.severity == .critical ? $0[row].critical : $0[row].warning }
-        return "in the \(g.severity.rawValue) range \(range.map { "\($0)" } ?? "")"
+    /// Loss, round trip and certificate, as plain limits.
+    public func plainLimits(_ row: ThresholdRow) -> (warning: Double, critical: Double) {
+        row == .loss ? (lossWarning, lossCritical) : row == .rtt ? (rttWarningMs, rttCriticalMs) : (certificateWarningDays, certificateCriticalDays)
     }
 
     /// The defaults with `values` (keyed `loss_warning`, …, as `ThresholdRow.limits` gives them)
@@ -280,20 +261,17 @@ public enum HeartbeatAnalysis {
                 Finding(
                     check: .heartbeatLoss, severity: g.severity, subject: target, value: loss, threshold: g.limit, unit: .percent, source: "heartbeat",
                     message:
-                        "\(target): \(Self.format(loss, beside: g.limit))% of heartbeats lost (\(sent - received) of \(sent)), \(t.passed(loss, .loss, g))"
+                        "\(target): \(HeartbeatThresholds.format(loss, beside: g.limit))% of heartbeats lost (\(sent - received) of \(sent)), \(t.passed(.loss, g))"
                 ))
         }
         if let r = rtt, let g = t.grade(r.p95, .rtt) {
             out.append(
                 Finding(
                     check: .heartbeatRtt, severity: g.severity, subject: target, value: r.p95, threshold: g.limit, unit: .ms, source: "heartbeat",
-                    message: "\(target): heartbeat round trip p95 \(Self.format(r.p95, beside: g.limit)) ms, \(t.passed(r.p95, .rtt, g))"))
+                    message: "\(target): heartbeat round trip p95 \(HeartbeatThresholds.format(r.p95, beside: g.limit)) ms, \(t.passed(.rtt, g))"))
         }
         return out.sorted { $0.severity > $1.severity }
     }
-
-    /// A measured value, to the decimals that keep it from reading as its limit when it has one.
-    static func format(_ v: Double, beside limit: Double?) -> String { limit.map { NumberText.format(v, beside: $0) } ?? NumberText.format(v) }
 
     /// Completes a report from what was measured: loss, round-trip statistics and every
     /// finding, decided from values and the typed failure (if any), never from message text.
@@ -365,7 +343,7 @@ public enum HeartbeatAnalysis {
                     check: .tlsCertificate, severity: g.severity, subject: target, value: Double(info.daysLeft), threshold: g.limit, unit: .days, source: "tls",
                     message: info.daysLeft < 0
                         ? "\(target): the certificate expired on \(info.notAfter)"
-                        : "\(target): the certificate expires in \(NumberText.count(info.daysLeft, "day")) (\(info.notAfter)), \(o.thresholds.passed(Double(info.daysLeft), .certificate, g))"
+                        : "\(target): the certificate expires in \(NumberText.count(info.daysLeft, "day")) (\(info.notAfter)), \(o.thresholds.passed(.certificate, g, below: "under"))"
                 ))
         }
         report.status = report.findings.map(\.severity).max() ?? .ok

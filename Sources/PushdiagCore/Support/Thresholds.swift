@@ -1,7 +1,7 @@
 /// The limits capture, wifi and doctor grade with, as plain numbers: the defaults of the
 /// `ThresholdRow` table (where they come from is written there). A value *above* a threshold
 /// raises the finding; for the signal and SNR, a value below.
-public struct Thresholds: Sendable, Equatable {
+public struct Thresholds: Sendable, Equatable, RangeGraded {
     public var retryWarning = ThresholdRow.retransmission.warning
     public var retryCritical = ThresholdRow.retransmission.critical!
     public var utilizationWarning = ThresholdRow.utilization.warning
@@ -17,8 +17,21 @@ public struct Thresholds: Sendable, Equatable {
     /// the first, critical below the second when one is set (the table has none).
     public var snrWarningDb = ThresholdRow.snr.warning
     public var snrCriticalDb: Double? = ThresholdRow.snr.critical
+    /// A survey's ranges (`SurveyThresholds.plain`): when set, its wifi and capture parts grade
+    /// on them, as its checks do, and the plain limits above are not read.
+    public var ranges: SurveyThresholds?
 
     public init() {}
+
+    /// Utilisation, retransmissions, signal and SNR, as plain limits.
+    public func plainLimits(_ row: ThresholdRow) -> (warning: Double, critical: Double) {
+        switch row {
+        case .utilization: return (utilizationWarning, utilizationCritical)
+        case .retransmission: return (retryWarning, retryCritical)
+        case .signal: return (signalWarningDbm, signalCriticalDbm)
+        default: return (snrWarningDb, snrCriticalDb ?? -.infinity)
+        }
+    }
 
     /// The defaults with `values` (keyed `retransmission_warning`, …, as `ThresholdRow.limits`
     /// gives them) over them, refused when a warning and a critical limit are the wrong way round.

@@ -115,10 +115,12 @@ public struct SurveyThresholds: Sendable, Equatable {
         return c.alerts(v) ? .critical : w.alerts(v) ? .warning : .ok
     }
 
-    /// The plain limits the wifi part's own findings are graded with, as far as a plain limit can
-    /// say a range (the survey's rows grade the ranges themselves).
+    /// The limits the wifi and capture parts grade their own findings with (a survey's `wifi` and
+    /// `capture`): these ranges (`Thresholds.ranges`), so that they say what the survey's checks
+    /// say; the plain limits as far as one number can say a range, for what reads them alone.
     public var plain: Thresholds {
         var p = Thresholds()
+        p.ranges = self
         p.utilizationWarning = self[.utilization].warning.end ?? 100
         p.utilizationCritical = self[.utilization].critical.end ?? 100
         p.retryWarning = self[.retransmission].warning.end ?? 100

@@ -283,19 +283,15 @@ public enum WiFiAnalysis {
         let freq = (iface.frequency ?? scan.first(where: \.associated)?.frequency).map(Int.init)
         let chan = freq.flatMap { ChannelPlan.channel(forFrequency: $0) }
         // The AP's own BSS Load already has its finding below (one per BSS).
-        if let u = utilization, let (source, _) = utilizationSource, source != .bssLoad,
-            let (sev, limit) = Thresholds.grade(u, warning: thresholds.utilizationWarning, critical: thresholds.utilizationCritical)
-        {
+        if let u = utilization, let (source, _) = utilizationSource, source != .bssLoad, let g = thresholds.grade(u, .utilization) {
             let subject = chan.map { "\(name) channel \($0)" } ?? name
             let how = source == .survey ? "survey busy/active time" : "the radio's busy/active time"
             findings.append(
                 Finding(
-                    check: .channelUtilization, severity: sev, subject: subject, value: u, threshold: limit, unit: .percent, source: source.rawValue,
-                    message: "\(subject) is \(NumberText.format(u))% busy (\(how)), above \(NumberText.format(limit))%"))
+                    check: .channelUtilization, severity: g.severity, subject: subject, value: u, threshold: g.limit, unit: .percent, source: source.rawValue,
+                    message: "\(subject) is \(NumberText.format(u))% busy (\(how)), \(thresholds.passed(.utilization, g))"))
         }
-        if let r = retrans, let (source, _) = retransSource,
-            let (sev, limit) = Thresholds.grade(r, warning: thresholds.retryWarning, critical: thresholds.retryCritical)
-        {
+        if let r = retrans, let (source, _) = retransSource, let g = thresholds.grade(r, .retransmission) {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             let how =
                 source == .txFailed
@@ -304,43 +300,39 @@ public enum WiFiAnalysis {
                     + (retransSource?.1 == .lowerBound ? "; an undercount" : "")
             findings.append(
                 Finding(
-                    check: .retransmissions, severity: sev, subject: subject, value: r, threshold: limit, unit: .percent,
+                    check: .retransmissions, severity: g.severity, subject: subject, value: r, threshold: g.limit, unit: .percent,
                     source: source.rawValue,
-                    message: "\(subject): \(NumberText.format(r))% retransmissions (\(how)), above \(NumberText.format(limit))%"))
+                    message: "\(subject): \(NumberText.format(r))% retransmissions (\(how)), \(thresholds.passed(.retransmission, g))"))
         }
         if let s = signal {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             let v = Double(s)
-            if let (sev, limit) = Thresholds.grade(below: v, warning: thresholds.signalWarningDbm, critical: thresholds.signalCriticalDbm) {
+            if let g = thresholds.grade(v, .signal) {
                 findings.append(
                     Finding(
-                        check: .signal, severity: sev, subject: subject, value: v, threshold: limit, unit: .dBm, source: SignalSource.station.rawValue,
-                        message: "\(subject): signal \(s) dBm, below \(NumberText.format(limit)) dBm"
+                        check: .signal, severity: g.severity, subject: subject, value: v, threshold: g.limit, unit: .dBm, source: SignalSource.station.rawValue,
+                        message: "\(subject): signal \(s) dBm, \(thresholds.passed(.signal, g))"
                             + (v < IOSRoamingRule.trigger.value ? " (\(IOSRoamingRule.triggerWords))" : "")
                     ))
             }
         }
-        if let snr, let (sev, limit) = Thresholds.grade(below: Double(snr), warning: thresholds.snrWarningDb, critical: thresholds.snrCriticalDb ?? -.infinity)
-        {
+        if let snr, let g = thresholds.grade(Double(snr), .snr) {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             findings.append(
                 Finding(
-                    check: .snr, severity: sev, subject: subject, value: Double(snr), threshold: limit, unit: .dB,
+                    check: .snr, severity: g.severity, subject: subject, value: Double(snr), threshold: g.limit, unit: .dB,
                     source: "station_and_survey",
-                    message: "\(subject): signal \(signal!) dBm over noise \(noise!) dBm is \(snr) dB, below \(NumberText.format(limit)) dB"))
+                    message: "\(subject): signal \(signal!) dBm over noise \(noise!) dBm is \(snr) dB, \(thresholds.passed(.snr, g))"))
         }
         for b in bss {
-            guard let l = b.bssLoad,
-                let (sev, limit) = Thresholds.grade(
-                    l.channelUtilizationPercent, warning: thresholds.utilizationWarning, critical: thresholds.utilizationCritical)
-            else { continue }
+            guard let l = b.bssLoad, let g = thresholds.grade(l.channelUtilizationPercent, .utilization) else { continue }
             let subject = "\(b.bssid)" + (b.ssid.map { " (\($0))" } ?? "")
             findings.append(
                 Finding(
-                    check: .channelUtilization, severity: sev, subject: subject, value: l.channelUtilizationPercent, threshold: limit, unit: .percent,
+                    check: .channelUtilization, severity: g.severity, subject: subject, value: l.channelUtilizationPercent, threshold: g.limit, unit: .percent,
                     source: UtilizationSource.bssLoad.rawValue,
                     message:
-                        "\(subject) advertises \(b.channel.map { "channel \($0)" } ?? "its channel") as \(NumberText.format(l.channelUtilizationPercent))% busy, above \(NumberText.format(limit))%"
+                        "\(subject) advertises \(b.channel.map { "channel \($0)" } ?? "its channel") as \(NumberText.format(l.channelUtilizationPercent))% busy, \(thresholds.passed(.utilization, g))"
                 ))
         }
         findings.sort { $0.severity > $1.severity }

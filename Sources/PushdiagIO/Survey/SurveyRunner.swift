@@ -98,7 +98,8 @@ public final class SurveyRunner: Sendable {
 
     /// A capture file now, or the monitor interface for the window.
     func captureFrames() {
-        let options = CaptureAnalyzer.Options()
+        var options = CaptureAnalyzer.Options()
+        options.thresholds = settings.thresholds.plain
         let name = settings.monitor ?? settings.capture ?? "capture"
         let outcome: CaptureFileAnalysis.Outcome
         if let monitor = settings.monitor {
