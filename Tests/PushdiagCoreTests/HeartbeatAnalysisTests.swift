@@ -97,8 +97,9 @@ struct HeartbeatAnalysisTests {
         #expect(graded == [.ok, .warning, .critical], "the cases reach every grade: \(graded)")
     }
 
-    /// The air's parts grade through the same protocol (`RangeGraded`): under a survey's ranges,
-    /// every value of every row they grade gets the survey's own grade.
+    /// The air's parts grade through the same protocol (`RangeGraded`): a survey's `plain` carries
+    /// its ranges, so every value of every row they grade gets the survey's own grade (the parts'
+    /// findings themselves: SurveyCommandTests).
     @Test func theAirsPartsGradeAsTheSurveyDoes() throws {
         var t = SurveyThresholds()
         for (row, warning, critical) in [
@@ -112,8 +113,10 @@ struct HeartbeatAnalysisTests {
                 #expect((t.plain.grade(v, row)?.severity ?? .ok) == t.grade(v, row).severity, "\(row) \(v)")
             }
         }
-        // Alone (capture, wifi), the plain limits: the same words as ever.
+        // Alone (capture, wifi), the plain limits: the same words as ever; SNR has no critical
+        // limit unless one is set.
         let alone = Thresholds()
+        #expect(alone.grade(-1000, .snr)?.severity == .warning && alone.grade(-1000, .snr)?.limit == 25)
         #expect(alone.grade(41, .utilization)?.severity == .critical && alone.grade(41, .utilization)?.limit == 40)
         #expect(alone.passed(.signal, (.critical, -70)) == "below -70 dBm" && alone.passed(.utilization, (.warning, 32)) == "above 32%")
     }
@@ -124,7 +127,7 @@ struct HeartbeatAnalysisTests {
         t[ThresholdRow.loss.key(.critical)] = try ThresholdRow.loss.parse("@10:20").get()
         let f = HeartbeatAnalysis.findings(target: "t", sent: 100, received: 85, rtt: nil, connectionLost: false, t: t.heartbeat)
         #expect(f.count == 1 && f[0].severity == .critical && f[0].threshold == nil, "\(f)")
-        #expect(f.first?.message == "t: 15% of heartbeats lost (15 of 100), in the critical range @10:20", "\(f)")
+        #expect(f.first?.message == "t: 15% of heartbeats lost (15 of 100), inside the critical range @10:20", "\(f)")
         let plain = HeartbeatAnalysis.findings(target: "t", sent: 100, received: 97, rtt: nil, connectionLost: false, t: HeartbeatThresholds())
         #expect(plain.first?.message == "t: 3% of heartbeats lost (3 of 100), above 1%" && plain.first?.threshold == 1, "\(plain)")
     }

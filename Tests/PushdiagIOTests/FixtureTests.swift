@@ -14,6 +14,21 @@ struct FixtureTests {
         return (o.report(file: name), o)
     }
 
+    /// A capture file that cannot be opened, to read or to write, is one error naming the file
+    /// once (libpcap's own message names it too, or the temporary name it tried).
+    @Test func aFileThatCannotBeOpenedIsNamedOnce() {
+        let missing = "/nonexistent-pushdiag-dir/x.pcap"
+        for attempt in [{ _ = try PcapFile(path: missing) }, { _ = try PcapWriter(path: missing, linkType: 127) }] as [() throws -> Void] {
+            do {
+                try attempt()
+                Issue.record("opened \(missing)")
+            } catch {
+                let said = "\(error)"
+                #expect(said.hasPrefix("cannot open \(missing): ") && !said.dropFirst(13 + missing.count).contains("x.pcap"), "\(said)")
+            }
+        }
+    }
+
     @Test func retriesAbove15Percent() throws {
         let (r, _) = analyze("retries-above-15pct.pcap")
         #expect(r.frames == Fixtures.retriesBeacons + Fixtures.retriesData)

@@ -230,7 +230,12 @@ public struct HeartbeatThresholds: Sendable, Equatable, RangeGraded {
 
     /// Loss, round trip and certificate, as plain limits.
     public func plainLimits(_ row: ThresholdRow) -> (warning: Double, critical: Double) {
-        row == .loss ? (lossWarning, lossCritical) : row == .rtt ? (rttWarningMs, rttCriticalMs) : (certificateWarningDays, certificateCriticalDays)
+        switch row {
+        case .loss: return (lossWarning, lossCritical)
+        case .rtt: return (rttWarningMs, rttCriticalMs)
+        case .certificate: return (certificateWarningDays, certificateCriticalDays)
+        default: preconditionFailure("HeartbeatThresholds grades no \(row) row")
+        }
     }
 
     /// The defaults with `values` (keyed `loss_warning`, …, as `ThresholdRow.limits` gives them)

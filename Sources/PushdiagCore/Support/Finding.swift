@@ -10,8 +10,9 @@ public struct Finding: Codable, Sendable, Equatable {
     /// route, no cycle that got there) or the number was not measured (a roam's gap not
     /// reported), never a 0 that reads as one.
     @Nullable public var value: Double?
-    /// The threshold that was exceeded (the warning or the critical one); null with no value, or
-    /// where no threshold was passed (a roam graded for its SSID change, not its gap).
+    /// The threshold that was exceeded (the warning or the critical one); null with no value,
+    /// where no threshold was passed (a roam graded for its SSID change, not its gap), or where a
+    /// survey's range that alerted has no one limit (`@50:60`, `10:50`: `RangeGraded`).
     @Nullable public var threshold: Double?
     public var unit: String
     /// Where the value comes from: `retry_bit`, `bss_load` (advertised by the AP) or `airtime_estimate`.

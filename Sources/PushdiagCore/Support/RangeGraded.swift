@@ -25,13 +25,15 @@ extension RangeGraded {
     }
 
     /// How a graded value passed, for its finding's message: "above 5%", "below -70 dBm" (`below`
-    /// names that side: "under 7 days"), or the survey's range it fell in.
+    /// names that side: "under 7 days"), or the survey's range that alerted: "inside the critical
+    /// range @50:60", "outside the critical range 10:50" (a range alerts outside itself unless it
+    /// starts with @).
     public func passed(_ row: ThresholdRow, _ g: (severity: Severity, limit: Double?), below: String = "below") -> String {
         if let limit = g.limit {
             return "\(row.bad == .above ? "above" : below) \(NumberText.format(limit))\(row.unit == .percent ? "%" : " \(row.unit.rawValue)")"
         }
-        let range = ranges.map { g.severity == .critical ? $0[row].critical : $0[row].warning }
-        return "in the \(g.severity.rawValue) range \(range.map { "\($0)" } ?? "")"
+        guard let range = ranges.map({ g.severity == .critical ? $0[row].critical : $0[row].warning }) else { return "" }
+        return "\(range.inside ? "inside" : "outside") the \(g.severity.rawValue) range \(range)"
     }
 
     /// A measured value, to the decimals that keep it from reading as its limit when it has one.

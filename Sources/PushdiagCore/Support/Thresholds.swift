@@ -1,4 +1,5 @@
-/// The limits capture, wifi and doctor grade with, as plain numbers: the defaults of the
+/// The limits capture, wifi and doctor grade with, as plain numbers (or, inside a survey, its
+/// ranges: `RangeGraded`): the defaults of the
 /// `ThresholdRow` table (where they come from is written there). A value *above* a threshold
 /// raises the finding; for the signal and SNR, a value below.
 public struct Thresholds: Sendable, Equatable, RangeGraded {
@@ -29,7 +30,8 @@ public struct Thresholds: Sendable, Equatable, RangeGraded {
         case .utilization: return (utilizationWarning, utilizationCritical)
         case .retransmission: return (retryWarning, retryCritical)
         case .signal: return (signalWarningDbm, signalCriticalDbm)
-        default: return (snrWarningDb, snrCriticalDb ?? -.infinity)
+        case .snr: return (snrWarningDb, snrCriticalDb ?? -.infinity)
+        default: preconditionFailure("Thresholds grades no \(row) row")
         }
     }
 

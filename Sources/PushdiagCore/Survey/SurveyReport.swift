@@ -116,19 +116,10 @@ public struct SurveyThresholds: Sendable, Equatable {
     }
 
     /// The limits the wifi and capture parts grade their own findings with (a survey's `wifi` and
-    /// `capture`): these ranges (`Thresholds.ranges`), so that they say what the survey's checks
-    /// say; the plain limits as far as one number can say a range, for what reads them alone.
+    /// `capture`): these ranges (`RangeGraded`), so that they say what the survey's checks say.
     public var plain: Thresholds {
         var p = Thresholds()
         p.ranges = self
-        p.utilizationWarning = self[.utilization].warning.end ?? 100
-        p.utilizationCritical = self[.utilization].critical.end ?? 100
-        p.retryWarning = self[.retransmission].warning.end ?? 100
-        p.retryCritical = self[.retransmission].critical.end ?? 100
-        p.signalWarningDbm = self[.signal].warning.start ?? -200
-        p.signalCriticalDbm = self[.signal].critical.start ?? -200
-        p.snrWarningDb = self[.snr].warning.start ?? -200
-        p.snrCriticalDb = self[.snr].critical.start
         return p
     }
 

@@ -183,7 +183,9 @@ public final class PcapWriter {
             throw .cannotOpen(path: path, reason: "pcap_open_dead failed")
         }
         guard let w = pcap_dump_open(d, temporaryPath) else {
-            let reason = String(cString: pcap_geterr(d))
+            var reason = String(cString: pcap_geterr(d))
+            // libpcap names the file it tried (the temporary one); the error names the file asked for.
+            if reason.hasPrefix(temporaryPath + ": ") { reason.removeFirst(temporaryPath.count + 2) }
             pcap_close(d)
             throw .cannotOpen(path: path, reason: reason)
         }
