@@ -97,7 +97,7 @@ struct HeartbeatAnalysisTests {
         #expect(graded == [.ok, .warning, .critical], "the cases reach every grade: \(graded)")
     }
 
-    /// The air's parts grade through the same protocol (`RangeGraded`): a survey's `plain` carries
+    /// The air's parts grade through the same protocol (`RangeGraded`): a survey's `air` carries
     /// its ranges, so every value of every row they grade gets the survey's own grade (the parts'
     /// findings themselves: SurveyCommandTests).
     @Test func theAirsPartsGradeAsTheSurveyDoes() throws {
@@ -110,7 +110,7 @@ struct HeartbeatAnalysisTests {
         }
         for row in [ThresholdRow.utilization, .retransmission, .signal, .snr] {
             for v in stride(from: row.valid.lowerBound, through: min(row.valid.upperBound, 120), by: 0.5) {
-                #expect((t.plain.grade(v, row)?.severity ?? .ok) == t.grade(v, row).severity, "\(row) \(v)")
+                #expect((t.air.grade(v, row)?.severity ?? .ok) == t.grade(v, row).severity, "\(row) \(v)")
             }
         }
         // Alone (capture, wifi), the plain limits: the same words as ever; SNR has no critical

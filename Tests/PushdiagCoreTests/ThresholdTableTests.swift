@@ -157,10 +157,10 @@ import Testing
         #expect(h.lossCritical == ThresholdRow.loss.critical && h.rttWarningMs == ThresholdRow.rtt.warning)
         #expect(Double(w.signalWarningDbm) == ThresholdRow.signal.warning && w.roamCriticalMs == ThresholdRow.roamGap.critical)
         // A survey's parts grade on its ranges (RangeGraded), the rest as every command.
-        var plain = SurveyThresholds().plain
-        #expect(plain.ranges == SurveyThresholds())
-        plain.ranges = nil
-        #expect(plain == Thresholds())
+        var air = SurveyThresholds().air
+        #expect(air.ranges == SurveyThresholds())
+        air.ranges = nil
+        #expect(air == Thresholds())
     }
 
     /// The flags of every command are read by the same rows: a number or a range open on the good

@@ -1,5 +1,5 @@
 /// Plain limits a part grades its own findings with (`Thresholds` for the air, `HeartbeatThresholds`
-/// for a push server), which a survey replaces with its ranges (`SurveyThresholds.plain`,
+/// for a push server), which a survey replaces with its ranges (`SurveyThresholds.air`,
 /// `.heartbeat`) so that the part's findings in a survey's JSON say what the survey's checks say,
 /// also under a range no one number says (`@10:20`, `15:400`).
 public protocol RangeGraded {

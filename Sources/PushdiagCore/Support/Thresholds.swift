@@ -18,7 +18,7 @@ public struct Thresholds: Sendable, Equatable, RangeGraded {
     /// the first, critical below the second when one is set (the table has none).
     public var snrWarningDb = ThresholdRow.snr.warning
     public var snrCriticalDb: Double? = ThresholdRow.snr.critical
-    /// A survey's ranges (`SurveyThresholds.plain`): when set, its wifi and capture parts grade
+    /// A survey's ranges (`SurveyThresholds.air`): when set, its wifi and capture parts grade
     /// on them, as its checks do, and the plain limits above are not read.
     public var ranges: SurveyThresholds?
 

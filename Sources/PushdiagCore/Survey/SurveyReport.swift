@@ -117,7 +117,7 @@ public struct SurveyThresholds: Sendable, Equatable {
 
     /// The limits the wifi and capture parts grade their own findings with (a survey's `wifi` and
     /// `capture`): these ranges (`RangeGraded`), so that they say what the survey's checks say.
-    public var plain: Thresholds {
+    public var air: Thresholds {
         var p = Thresholds()
         p.ranges = self
         return p

@@ -83,7 +83,7 @@ public final class SurveyRunner: Sendable {
             let report = try NetlinkSource.with(protocol: Netlink.protocolGeneric, record: record, replay: replay) { transport in
                 let client = try NL80211Client(transport: transport)
                 return try WiFiSampler.run(
-                    client, interfaceName: settings.interface, count: nil, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: t.plain,
+                    client, interfaceName: settings.interface, count: nil, intervalSeconds: max(0.5, settings.seconds - 0.5), thresholds: t.air,
                     driver: driver, stop: stop)
             }
             update { $0.wifi = report }
@@ -99,7 +99,7 @@ public final class SurveyRunner: Sendable {
     /// A capture file now, or the monitor interface for the window.
     func captureFrames() {
         var options = CaptureAnalyzer.Options()
-        options.thresholds = settings.thresholds.plain
+        options.thresholds = settings.thresholds.air
         let name = settings.monitor ?? settings.capture ?? "capture"
         let outcome: CaptureFileAnalysis.Outcome
         if let monitor = settings.monitor {
