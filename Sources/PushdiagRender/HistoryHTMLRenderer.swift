@@ -29,43 +29,29 @@ public struct HistoryHTMLRenderer {
     static func chart(
         id: String, title: String, unit: String, series: [(name: String, points: [(Date, Double)])], limit: (Double, String)?, from: Date, to: Date
     ) -> String {
-        let w = 900.0
-        let h = 260.0
-        let left = 56.0
-        let right = 16.0
-        let top = 28.0
-        let bottom = 34.0
         let maxV = max((series.flatMap { $0.points.map(\.1) }.max() ?? 0) * 1.15, (limit?.0 ?? 0) * 1.25, 1)
+        let frame = SVGChart(height: 260, left: 56, top: 28, bottom: 34, high: maxV)
         let span = max(to.timeIntervalSince(from), 1)
-        func x(_ d: Date) -> Double { left + (w - left - right) * d.timeIntervalSince(from) / span }
-        func y(_ v: Double) -> Double { top + (h - top - bottom) * (1 - v / maxV) }
-        var svg =
-            "<svg id=\"\(id)\" class=\"chart\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" role=\"img\" aria-label=\"\(esc(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
-        svg += "<text x=\"\(left)\" y=\"18\" class=\"title\">\(esc(title))</text>"
-        for k in 0...4 {
-            let v = maxV * Double(k) / 4
-            svg += "<line x1=\"\(left)\" x2=\"\(w - right)\" y1=\"\(y(v))\" y2=\"\(y(v))\" class=\"grid\"/>"
-            svg += "<text x=\"\(left - 6)\" y=\"\(y(v) + 4)\" class=\"axis\" text-anchor=\"end\">\(NumberText.format(v))\(unit)</text>"
-        }
+        func x(_ d: Date) -> Double { frame.x(d.timeIntervalSince(from), of: span) }
+        let y = frame.y
+        var svg = frame.open(id: id, label: title) + frame.title(title)
+        svg += frame.grid((0...4).map { maxV * Double($0) / 4 }, unit: unit)
         let fmt = DateFormatter()
         fmt.dateFormat = span > 3 * 86_400 ? "MM-dd" : "MM-dd HH:mm"
         fmt.timeZone = TimeZone(identifier: "UTC")
         for k in 0...4 {
             let d = from.addingTimeInterval(span * Double(k) / 4)
             let anchor = k == 0 ? "start" : k == 4 ? "end" : "middle"
-            svg += "<text x=\"\(x(d))\" y=\"\(h - 10)\" class=\"axis\" text-anchor=\"\(anchor)\">\(fmt.string(from: d))</text>"
+            svg += "<text x=\"\(x(d))\" y=\"\(frame.height - 10)\" class=\"axis\" text-anchor=\"\(anchor)\">\(fmt.string(from: d))</text>"
         }
-        if let (v, label) = limit {
-            svg += "<line x1=\"\(left)\" x2=\"\(w - right)\" y1=\"\(y(v))\" y2=\"\(y(v))\" class=\"limit\"/>"
-            svg += "<text x=\"\(w - right - 4)\" y=\"\(y(v) - 5)\" class=\"limit-label\" text-anchor=\"end\">\(esc(label))</text>"
-        }
+        if let (v, label) = limit { svg += frame.limit(v, label, labelOffset: -5) }
         for (i, s) in series.enumerated() {
             let color = palette[i % palette.count]
             let pts = s.points.sorted { $0.0 < $1.0 }.map { "\(x($0.0)),\(y($0.1))" }.joined(separator: " ")
             svg += "<polyline class=\"series\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(pts)\"/>"
             for p in s.points { svg += "<circle cx=\"\(x(p.0))\" cy=\"\(y(p.1))\" r=\"2.5\" fill=\"\(color)\"/>" }
             svg +=
-                "<text x=\"\(left + 8 + Double(i) * 170)\" y=\"\(h - 22 + 0)\" class=\"legend\" fill=\"\(color)\" visibility=\"hidden\">\(esc(s.name))</text>"
+                "<text x=\"\(frame.left + 8 + Double(i) * 170)\" y=\"\(frame.height - 22)\" class=\"legend\" fill=\"\(color)\" visibility=\"hidden\">\(esc(s.name))</text>"
         }
         svg += "</svg>"
         let legend = series.enumerated().map { "<span style=\"color:\(palette[$0.offset % palette.count])\">■ \(esc($0.element.name))</span>" }.joined(
@@ -123,14 +109,14 @@ public struct HistoryHTMLRenderer {
         body += Self.chart(
             id: "heartbeat-rtt", title: "Heartbeat round trip", unit: " ms", series: rtt.keys.sorted().map { ($0, rtt[$0]!) }, limit: nil, from: from, to: to)
         // Roams on a timeline.
-        let w = 900.0
+        let frame = SVGChart(height: 90, left: 56, top: 40, bottom: 20)
         let span = max(to.timeIntervalSince(from), 1)
-        var tl =
-            "<svg id=\"roams\" class=\"chart\" viewBox=\"0 0 900 90\" role=\"img\" aria-label=\"Roaming events\" xmlns=\"http://www.w3.org/2000/svg\"><text x=\"56\" y=\"18\" class=\"title\">Roaming events (\(roams.count))</text>"
-        tl += "<line x1=\"56\" x2=\"884\" y1=\"55\" y2=\"55\" class=\"grid\"/>"
+        var tl = frame.open(id: "roams", label: "Roaming events") + frame.title("Roaming events (\(roams.count))")
+        tl += "<line x1=\"\(frame.left)\" x2=\"\(frame.width - frame.right)\" y1=\"55\" y2=\"55\" class=\"grid\"/>"
         for (d, label) in roams {
-            let x = 56 + (w - 72) * d.timeIntervalSince(from) / span
-            tl += "<line x1=\"\(x)\" x2=\"\(x)\" y1=\"40\" y2=\"70\" stroke=\"#d62728\" stroke-width=\"2\"><title>\(Self.esc(label))</title></line>"
+            let x = frame.x(d.timeIntervalSince(from), of: span)
+            tl +=
+                "<line x1=\"\(x)\" x2=\"\(x)\" y1=\"\(frame.top)\" y2=\"\(frame.baseline)\" stroke=\"#d62728\" stroke-width=\"2\"><title>\(Self.esc(label))</title></line>"
         }
         tl += "</svg>"
         body += "<figure>\(tl)</figure>"

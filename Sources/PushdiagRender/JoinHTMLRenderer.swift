@@ -8,12 +8,7 @@ import PushdiagCore
 public struct JoinHTMLRenderer {
     public init() {}
 
-    static let width = 900.0
-    static let left = 130.0
-    static let right = 16.0
     static let rowHeight = 22.0
-    static let top = 28.0
-    static let bottom = 26.0
     static let gradeColour = HTML.gradeColour
     static let groupColour: [JoinGroup: String] = [.link: "#1f77b4", .keys: "#9467bd", .address: "#2ca02c", .name: "#e69500", .push: "#d62728"]
 
@@ -53,21 +48,22 @@ public struct JoinHTMLRenderer {
 
     /// One cycle: its waterfall, then its steps as a table.
     func cycle(_ c: JoinCycleReport, scale: Double) -> String {
-        let plot = Self.width - Self.left - Self.right
-        func x(_ ms: Double) -> Double { Self.left + plot * min(max(ms, 0), scale) / scale }
-        let h = Self.top + Self.rowHeight * Double(c.steps.count) + Self.bottom
+        // A row a step, the steps' names in the left margin.
+        let (top, bottom) = (28.0, 26.0)
+        let frame = SVGChart(height: top + Self.rowHeight * Double(c.steps.count) + bottom, left: 130, top: top, bottom: bottom)
+        func x(_ ms: Double) -> Double { frame.x(min(max(ms, 0), scale), of: scale) }
         let ready = c.pushReadyMs.map { "push-ready in \(NumberText.format($0)) ms" } ?? "never push-ready"
         var out =
             "<section class=\"cycle \(c.severity.rawValue)\" id=\"cycle-\(c.cycle)\"><h2>Cycle \(c.cycle) at \(HTML.escape(c.start)), after \(HTML.escape(c.trigger)): \(ready) <span class=\"status \(c.severity.rawValue)\">\(c.severity.nagiosName)</span></h2>"
-        var svg =
-            "<svg id=\"waterfall-\(c.cycle)\" class=\"chart waterfall\" viewBox=\"0 0 \(Int(Self.width)) \(Int(h))\" role=\"img\" aria-label=\"cycle \(c.cycle): \(HTML.escape(ready))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        var svg = frame.open(id: "waterfall-\(c.cycle)", classes: "chart waterfall", label: "cycle \(c.cycle): \(ready)")
         for t in WalkHTMLRenderer.ticks(0, scale, count: 6) {
-            svg += "<line x1=\"\(x(t))\" x2=\"\(x(t))\" y1=\"\(Self.top - 4)\" y2=\"\(h - Self.bottom)\" class=\"grid\"/>"
-            svg += "<text x=\"\(x(t))\" y=\"\(h - 8)\" class=\"axis\" text-anchor=\"\(t == 0 ? "start" : "middle")\">\(NumberText.format(t)) ms</text>"
+            svg += "<line x1=\"\(x(t))\" x2=\"\(x(t))\" y1=\"\(top - 4)\" y2=\"\(frame.baseline)\" class=\"grid\"/>"
+            svg +=
+                "<text x=\"\(x(t))\" y=\"\(frame.height - 8)\" class=\"axis\" text-anchor=\"\(t == 0 ? "start" : "middle")\">\(NumberText.format(t)) ms</text>"
         }
         for (i, s) in c.steps.enumerated() {
-            let y = Self.top + Self.rowHeight * Double(i)
-            svg += "<text class=\"step-name\" x=\"\(Self.left - 8)\" y=\"\(y + 15)\" text-anchor=\"end\">\(HTML.escape(s.name.rawValue))</text>"
+            let y = top + Self.rowHeight * Double(i)
+            svg += "<text class=\"step-name\" x=\"\(frame.left - 8)\" y=\"\(y + 15)\" text-anchor=\"end\">\(HTML.escape(s.name.rawValue))</text>"
             if s.status == .ok, let o = s.offsetMs, let d = s.durationMs, o.isFinite, d.isFinite {
                 let x0 = x(o)
                 let what = "\(s.name): from \(NumberText.format(o)) ms, \(NumberText.format(d)) ms; \(s.detail)"
@@ -75,16 +71,16 @@ public struct JoinHTMLRenderer {
                     "<rect class=\"step ok \(s.name.group.rawValue)\" data-step=\"\(s.name.rawValue)\" data-offset-ms=\"\(NumberText.format(o))\" data-duration-ms=\"\(NumberText.format(d))\" x=\"\(x0)\" y=\"\(y + 4)\" width=\"\(max(x(o + d) - x0, 1))\" height=\"\(Self.rowHeight - 8)\" fill=\"\(Self.groupColour[s.name.group]!)\"><title>\(HTML.escape(what))</title></rect>"
             } else {
                 // No time was measured: the status in words where its bar would start, no number.
-                let at = s.offsetMs.flatMap { $0.isFinite ? x($0) : nil } ?? Self.left
+                let at = s.offsetMs.flatMap { $0.isFinite ? x($0) : nil } ?? frame.left
                 svg +=
                     "<text class=\"step-status \(s.status.rawValue)\" data-step=\"\(s.name.rawValue)\" x=\"\(at + 4)\" y=\"\(y + 15)\">\(HTML.escape(s.status.words))<title>\(HTML.escape(s.detail))</title></text>"
             }
         }
         if let p = c.pushReadyMs, p.isFinite {
             svg +=
-                "<line class=\"push-ready\" data-push-ready-ms=\"\(NumberText.format(p))\" x1=\"\(x(p))\" x2=\"\(x(p))\" y1=\"\(Self.top - 8)\" y2=\"\(h - Self.bottom)\"/>"
+                "<line class=\"push-ready\" data-push-ready-ms=\"\(NumberText.format(p))\" x1=\"\(x(p))\" x2=\"\(x(p))\" y1=\"\(top - 8)\" y2=\"\(frame.baseline)\"/>"
             svg +=
-                "<text class=\"push-ready-label\" x=\"\(x(p) - 4)\" y=\"\(Self.top - 12)\" text-anchor=\"end\">push-ready \(NumberText.format(p)) ms</text>"
+                "<text class=\"push-ready-label\" x=\"\(x(p) - 4)\" y=\"\(top - 12)\" text-anchor=\"end\">push-ready \(NumberText.format(p)) ms</text>"
         }
         out += "<figure>\(svg)</svg></figure>"
         let columns = ["Step", "Start", "Time", "Status", "Detail"]

@@ -10,9 +10,8 @@ public struct WalkHTMLRenderer {
 
     public init(limits: WalkThresholds = WalkThresholds()) { self.limits = limits }
 
-    static let width = 900.0
-    static let left = 56.0
-    static let right = 16.0
+    /// Every chart of the page: one time axis, so the marks line up from chart to chart.
+    static let frame = SVGChart(height: 240, left: 56, top: 30, bottom: 30)
     static let gradeColour = HTML.gradeColour
     static let bandFill = ["#eef3fb", "#f8f1e7"]
 
@@ -27,9 +26,7 @@ public struct WalkHTMLRenderer {
     struct Axis {
         var start: Int64
         var span: Double
-        func x(_ seconds: Double) -> Double {
-            WalkHTMLRenderer.left + (WalkHTMLRenderer.width - WalkHTMLRenderer.left - WalkHTMLRenderer.right) * seconds / span
-        }
+        func x(_ seconds: Double) -> Double { WalkHTMLRenderer.frame.x(seconds, of: span) }
         func seconds(_ rfc3339: String) -> Double? { Timestamp.nanoseconds(rfc3339: rfc3339).map { Double($0 - start) / 1e9 } }
     }
 
@@ -133,41 +130,30 @@ public struct WalkHTMLRenderer {
         id: String, title: String, axis: Axis, bands: [Band], report r: WalkReport, range: (Double, Double), tickCount: Double, series: [[(Double, Double)]],
         limits: [(Double, String)], unit: String
     ) -> String {
-        let h = 240.0
-        let top = 30.0
-        let bottom = 30.0
-        let w = Self.width
-        func y(_ v: Double) -> Double { top + (h - top - bottom) * (1 - (v - range.0) / max(range.1 - range.0, 1e-9)) }
-        var svg =
-            "<svg id=\"\(id)\" class=\"chart\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" role=\"img\" aria-label=\"\(HTML.escape(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        var frame = Self.frame
+        (frame.low, frame.high) = range
+        let (top, bottom) = (frame.top, frame.baseline)
+        var svg = frame.open(id: id, label: title)
         for (i, b) in bands.enumerated() {
             let x0 = axis.x(b.from)
             let x1 = axis.x(b.to)
             svg +=
-                "<rect class=\"place\" data-place=\"\(HTML.escape(b.name))\" x=\"\(x0)\" y=\"\(top)\" width=\"\(max(x1 - x0, 0.5))\" height=\"\(h - top - bottom)\" fill=\"\(Self.bandFill[i % 2])\"><title>\(HTML.escape(b.name.isEmpty ? "(no place named)" : b.name))</title></rect>"
+                "<rect class=\"place\" data-place=\"\(HTML.escape(b.name))\" x=\"\(x0)\" y=\"\(top)\" width=\"\(max(x1 - x0, 0.5))\" height=\"\(bottom - top)\" fill=\"\(Self.bandFill[i % 2])\"><title>\(HTML.escape(b.name.isEmpty ? "(no place named)" : b.name))</title></rect>"
             if !b.name.isEmpty, x1 - x0 >= Double(b.name.count) * 6.5 + 6 {
                 svg += "<text class=\"place-label\" x=\"\(x0 + 3)\" y=\"\(top + 12)\">\(HTML.escape(b.name))</text>"
             }
         }
-        svg += "<text x=\"\(Self.left)\" y=\"18\" class=\"title\">\(HTML.escape(title))</text>"
-        for v in Self.ticks(range.0, range.1, count: tickCount) {
-            svg += "<line x1=\"\(Self.left)\" x2=\"\(w - Self.right)\" y1=\"\(y(v))\" y2=\"\(y(v))\" class=\"grid\"/>"
-            svg += "<text x=\"\(Self.left - 6)\" y=\"\(y(v) + 4)\" class=\"axis\" text-anchor=\"end\">\(NumberText.format(v))\(unit)</text>"
-        }
+        svg += frame.title(title) + frame.grid(Self.ticks(range.0, range.1, count: tickCount), unit: unit)
         let seconds = Self.ticks(0, axis.span, count: 6, steps: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200])
         for s in seconds {
-            svg += "<text x=\"\(axis.x(s))\" y=\"\(h - 10)\" class=\"axis\" text-anchor=\"\(s == 0 ? "start" : "middle")\">\(Self.clock(s))</text>"
+            svg += "<text x=\"\(axis.x(s))\" y=\"\(frame.height - 10)\" class=\"axis\" text-anchor=\"\(s == 0 ? "start" : "middle")\">\(Self.clock(s))</text>"
         }
         // The first limit's label above its line, the next below (-67 and -70 are close).
-        for (i, (v, label)) in limits.enumerated() {
-            svg += "<line x1=\"\(Self.left)\" x2=\"\(w - Self.right)\" y1=\"\(y(v))\" y2=\"\(y(v))\" class=\"limit\"/>"
-            svg +=
-                "<text x=\"\(w - Self.right - 4)\" y=\"\(i % 2 == 0 ? y(v) - 4 : y(v) + 12)\" class=\"limit-label\" text-anchor=\"end\">\(HTML.escape(label))</text>"
-        }
+        for (i, (v, label)) in limits.enumerated() { svg += frame.limit(v, label, labelOffset: i % 2 == 0 ? -4 : 12) }
         for line in series {
-            svg += "<polyline class=\"series\" points=\"\(line.map { "\(axis.x($0.0)),\(y($0.1))" }.joined(separator: " "))\"/>"
+            svg += "<polyline class=\"series\" points=\"\(line.map { "\(axis.x($0.0)),\(frame.y($0.1))" }.joined(separator: " "))\"/>"
         }
-        svg += lensMarks(r, axis, top: top, bottom: h - bottom)
+        svg += lensMarks(r, axis, top: top, bottom: bottom)
         // Roams and disconnects, coloured by grade; the push connection's waits and failures.
         for m in r.roams {
             guard let t = axis.seconds(m.time) else { continue }
@@ -175,19 +161,19 @@ public struct WalkHTMLRenderer {
             let what =
                 "\(m.time.dropFirst(11).prefix(12)) \(m.fromBssid?.description ?? "?") → \(m.toBssid?.description ?? "none"): link gap \(m.linkGapText.map { "\($0) ms" } ?? "–"), push gap \(Self.ms(m.pushGapMs)), connection \(m.connection), \(m.grade.rawValue.uppercased())"
             svg +=
-                "<line class=\"roam \(m.grade.rawValue)\(m.toBssid == nil ? " disconnect" : "")\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(h - bottom)\" stroke=\"\(Self.gradeColour[m.grade]!)\" stroke-width=\"2.5\"\(m.toBssid == nil ? " stroke-dasharray=\"5 3\"" : "")><title>\(HTML.escape(what))</title></line>"
+                "<line class=\"roam \(m.grade.rawValue)\(m.toBssid == nil ? " disconnect" : "")\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(bottom)\" stroke=\"\(Self.gradeColour[m.grade]!)\" stroke-width=\"2.5\"\(m.toBssid == nil ? " stroke-dasharray=\"5 3\"" : "")><title>\(HTML.escape(what))</title></line>"
         }
         for c in r.interfaceChanges ?? [] {
             guard let t = axis.seconds(c.time) else { continue }
             let x = axis.x(t)
             svg +=
-                "<line class=\"interface \(c.change)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(h - bottom - 10)\" y2=\"\(h - bottom)\" stroke=\"#555\" stroke-width=\"2\"><title>\(HTML.escape(c.change.words + (c.address.map { " \($0)" } ?? "")))</title></line>"
+                "<line class=\"interface \(c.change)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(bottom - 10)\" y2=\"\(bottom)\" stroke=\"#555\" stroke-width=\"2\"><title>\(HTML.escape(c.change.words + (c.address.map { " \($0)" } ?? "")))</title></line>"
         }
         for s in r.connection.states where s.state == .waiting || s.state == .failed {
             guard let t = axis.seconds(s.time) else { continue }
             let x = axis.x(t)
             svg +=
-                "<line class=\"push-state \(s.state.rawValue)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(h - bottom)\" stroke=\"#7f3fbf\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"><title>push connection \(s.state.rawValue)\(HTML.escape(s.reason.map { ": \($0)" } ?? ""))</title></line>"
+                "<line class=\"push-state \(s.state.rawValue)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(bottom)\" stroke=\"#7f3fbf\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"><title>push connection \(s.state.rawValue)\(HTML.escape(s.reason.map { ": \($0)" } ?? ""))</title></line>"
         }
         return "<figure>\(svg)</figure>"
     }
