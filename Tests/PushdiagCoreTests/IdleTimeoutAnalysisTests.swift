@@ -2,8 +2,6 @@ import PushdiagCore
 import Testing
 
 @Suite struct IdleTimeoutAnalysisTests {
-    typealias R = IdleTimeout.Rung
-
     @Test func theLadderEndsAtItsMaximum() {
         #expect(IdleTimeout.rungs(upTo: 600) == [30, 60, 120, 300, 600])
         #expect(IdleTimeout.rungs(upTo: 400) == [30, 60, 120, 300, 400])
@@ -14,7 +12,7 @@ import Testing
     @Test func aDeathAboveASurvivalBracketsTheTimeout() {
         let r = IdleTimeoutReport.conclude(
             target: "t", protocol: "simplepush",
-            rungs: [R(idleS: 300, outcome: .reset), R(idleS: 30, outcome: .survived, rttMs: 1), R(idleS: 60, outcome: .survived, rttMs: 1)],
+            rungs: [.ended(after: 300, .reset, "x"), .survived(after: 30, rttMs: 1), .survived(after: 60, rttMs: 1)],
             interrupted: false)
         #expect(r.longestSurvivedS == 60 && r.shortestDiedS == 300 && r.died == .reset && r.status == .warning)
         #expect(r.rungs.map(\.idleS) == [30, 60, 300])
@@ -22,13 +20,13 @@ import Testing
     }
 
     @Test func rungsThatNeverOpenedSayNothing() {
-        let none = IdleTimeoutReport.conclude(target: "t", protocol: "line", rungs: [R(idleS: 30, outcome: .notOpened)], interrupted: false)
+        let none = IdleTimeoutReport.conclude(target: "t", protocol: "line", rungs: [.ended(after: 30, .notOpened, "x")], interrupted: false)
         #expect(none.status == .unknown && none.longestSurvivedS == nil && none.shortestDiedS == nil)
         let all = IdleTimeoutReport.conclude(
-            target: "t", protocol: "line", rungs: [R(idleS: 30, outcome: .survived), R(idleS: 60, outcome: .notOpened)], interrupted: false)
+            target: "t", protocol: "line", rungs: [.survived(after: 30, rttMs: 1), .ended(after: 60, .notOpened, "x")], interrupted: false)
         #expect(all.status == .ok && all.longestSurvivedS == 30 && all.shortestDiedS == nil)
         let odd = IdleTimeoutReport.conclude(
-            target: "t", protocol: "line", rungs: [R(idleS: 30, outcome: .blackHole), R(idleS: 60, outcome: .survived)], interrupted: true)
+            target: "t", protocol: "line", rungs: [.ended(after: 30, .blackHole, "x"), .survived(after: 60, rttMs: 1)], interrupted: true)
         #expect(odd.status == .unknown && odd.findings.contains { $0.check == .idleInconsistent })
     }
 

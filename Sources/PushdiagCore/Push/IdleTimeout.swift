@@ -34,11 +34,15 @@ public enum IdleTimeout {
         /// The heartbeat's round trip when it survived; the failure's words otherwise.
         @Nullable public var rttMs: Double?
         @Nullable public var detail: String?
-        public init(idleS: Double, outcome: Outcome, rttMs: Double? = nil, detail: String? = nil) {
-            self.idleS = idleS
-            self.outcome = outcome
-            self.rttMs = rttMs
-            self.detail = detail
+
+        /// The heartbeat after `idleS` of silence was answered, in `rttMs`.
+        public static func survived(after idleS: Double, rttMs: Double) -> Rung {
+            Rung(idleS: idleS, outcome: .survived, rttMs: rttMs, detail: nil)
+        }
+
+        /// It was not (or the rung could not be tried): what became of the connection, in words.
+        public static func ended(after idleS: Double, _ outcome: Outcome, _ detail: String) -> Rung {
+            Rung(idleS: idleS, outcome: outcome, rttMs: nil, detail: detail)
         }
     }
 }

@@ -26,7 +26,7 @@ public final class IdleTimeoutFinder: Sendable {
         let start = Clock.ms()
         switch Resolver.resolve(o.endpoint.host) {
         case .failure(let f):
-            let rungs = self.rungs.map { IdleTimeout.Rung(idleS: $0, outcome: .notOpened, detail: f.description) }
+            let rungs = self.rungs.map { IdleTimeout.Rung.ended(after: $0, .notOpened, f.description) }
             return IdleTimeoutReport.conclude(target: o.endpoint.description, protocol: o.proto.rawValue, rungs: rungs, interrupted: false)
         case .success(let address):
             for (i, idle) in rungs.enumerated() {
@@ -53,21 +53,20 @@ public final class IdleTimeoutFinder: Sendable {
         do throws(ConnectionFailure) {
             try session.open()
             guard case .answered = try session.heartbeat(1) else {
-                return IdleTimeout.Rung(idleS: idle, outcome: .notOpened, detail: "the first heartbeat was not answered")
+                return .ended(after: idle, .notOpened, "the first heartbeat was not answered")
             }
         } catch {
-            return IdleTimeout.Rung(idleS: idle, outcome: .notOpened, detail: error.description)
+            return .ended(after: idle, .notOpened, error.description)
         }
         defer { session.close() }
         guard Clock.sleep(ms: idle * 1000, stop: stop) else {
-            return IdleTimeout.Rung(idleS: idle, outcome: .notOpened, detail: "interrupted while idle")
+            return .ended(after: idle, .notOpened, "interrupted while idle")
         }
         do throws(ConnectionFailure) {
             switch try session.heartbeat(2) {
-            case .answered(let ms): return IdleTimeout.Rung(idleS: idle, outcome: .survived, rttMs: Kept.ms(ms))
+            case .answered(let ms): return .survived(after: idle, rttMs: Kept.ms(ms))
             case .unanswered:
-                return IdleTimeout.Rung(
-                    idleS: idle, outcome: .blackHole, detail: "no answer within \(DurationText.format(o.timeoutMs / 1000)), and no reset")
+                return .ended(after: idle, .blackHole, "no answer within \(DurationText.format(o.timeoutMs / 1000)), and no reset")
             case .connectionLost(let why): return Self.lost(idle, why)
             }
         } catch {
@@ -76,17 +75,14 @@ public final class IdleTimeoutFinder: Sendable {
     }
 
     static func lost(_ idle: Double, _ why: ConnectionFailure) -> IdleTimeout.Rung {
+        let outcome: IdleTimeout.Outcome
         switch why {
-        case .io(_, let e) where e.rawValue == ECONNRESET, .connect(_, let e) where e.rawValue == ECONNRESET:
-            return IdleTimeout.Rung(idleS: idle, outcome: .reset, detail: why.description)
-        case .closedByPeer(let s) where s.contains("reset"):
-            return IdleTimeout.Rung(idleS: idle, outcome: .reset, detail: why.description)
-        case .closedByPeer:
-            return IdleTimeout.Rung(idleS: idle, outcome: .closed, detail: why.description)
-        case .io(_, let e) where e.rawValue == EPIPE:
-            return IdleTimeout.Rung(idleS: idle, outcome: .closed, detail: why.description)
-        default:
-            return IdleTimeout.Rung(idleS: idle, outcome: .blackHole, detail: why.description)
+        case .io(_, let e) where e.rawValue == ECONNRESET, .connect(_, let e) where e.rawValue == ECONNRESET: outcome = .reset
+        case .closedByPeer(let s) where s.contains("reset"): outcome = .reset
+        case .closedByPeer: outcome = .closed
+        case .io(_, let e) where e.rawValue == EPIPE: outcome = .closed
+        default: outcome = .blackHole
         }
+        return .ended(after: idle, outcome, why.description)
     }
 }
