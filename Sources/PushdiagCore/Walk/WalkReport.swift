@@ -131,9 +131,8 @@ extension WalkReport {
         }
         findings += WalkAnalysis.signalFindings(samples, t: w)
         for p in places {
-            guard let pct = p.retriesPct, let (severity, limit) = Thresholds.grade(pct, warning: retry.retryWarning, critical: retry.retryCritical) else {
-                continue
-            }
+            // Graded as every retransmission finding is (`RangeGraded`); plain limits always name one.
+            guard let pct = p.retriesPct, let (severity, passed) = retry.grade(pct, .retransmission), let limit = passed else { continue }
             let frames = samples.filter { $0.location == p.name }.compactMap(\.packets).reduce(0, +)
             guard frames >= UInt64(retry.minimumFrames) else { continue }
             findings.append(
