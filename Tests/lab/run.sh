@@ -18,7 +18,10 @@ mkdir -p "$out" && find "$out" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 . Tests/lab/setup.sh
 LAB_MEDIUM=${LAB_MEDIUM:-Tests/lab/medium/near.json}
 [ "$LAB_MEDIUM" = none ] && LAB_MEDIUM=
-LAB_MEDIUM_LOG=$out/medium-near.jsonl lab_up > "$out/setup.log" 2>&1 || { cat "$out/setup.log"; exit 1; }
+# The medium's log on the VM's tmpfs, copied out at the end: a write to 9p can stall the medium
+# long enough for mac80211 to drop the link (what once failed the medium's walks).
+trap 'cp "$conf/medium-near.jsonl" "$out/" 2> /dev/null' EXIT
+LAB_MEDIUM_LOG=$conf/medium-near.jsonl lab_up > "$out/setup.log" 2>&1 || { cat "$out/setup.log"; exit 1; }
 initial=$(lab_bssid)
 other=$AP2; [ "$initial" = "$AP2" ] && other=$AP1
 echo "lab: wlan2 connected to $initial"
