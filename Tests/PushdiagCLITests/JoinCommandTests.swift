@@ -26,7 +26,9 @@ import Testing
         try Self.expectOneLine(["join", "--interface", "lo", "--manager", "connman", "127.0.0.1:5223"], saying: "--manager")
         try Self.expectOneLine(["join", "--interface", "lo", "--cycle-timeout", "soon", "127.0.0.1:5223"], saying: "--cycle-timeout")
         try Self.expectOneLine(["join", "--interface", "lo", "--push-ready-warning", "garbage", "127.0.0.1:5223"], saying: "--push-ready-warning")
-        try Self.expectOneLine(["join", "--interface", "lo", "--join-name-warning", "9000", "127.0.0.1:5223"], saying: "join_name_warning")
+        try Self.expectOneLine(
+            ["join", "--interface", "lo", "--join-name-warning", "9000", "127.0.0.1:5223"],
+            saying: "--join-name-warning (9000) must not be above --join-name-critical")
         // --find-ap-idle's options: alone, or with values no ladder takes.
         for (extra, said) in [
             (["--ladder", "10s"], "go with --find-ap-idle"), (["--idle-timeout", "5m"], "go with --find-ap-idle"),

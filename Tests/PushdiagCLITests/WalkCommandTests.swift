@@ -162,7 +162,14 @@ struct WalkCommandTests {
         let roams = try #require(try json(r.stdout)["roams"] as? [[String: Any]])
         #expect(roams.map { $0["grade"] as? String } == roams.map { $0["connection"] as? String == "kept" ? "ok" : "critical" })
         let bad = try pushdiag("walk", "--replay", fixture("lab-walk"), "--ft-gap-warning", "200", "--ft-gap-critical", "100")
-        #expect(bad.status == 3 && bad.stderr.contains("ft_gap_warning (200) must not be above ft_gap_critical (100)"), "\(bad.stderr)")
+        #expect(bad.status == 3 && bad.stderr.contains("--ft-gap-warning (200) must not be above --ft-gap-critical (100)"), "\(bad.stderr)")
+        // A limit from the configuration file is named by its key there, a flag's by the flag.
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("pushdiag.toml")
+        try "[walk]\nft_gap_critical = 100\n".write(to: config, atomically: true, encoding: .utf8)
+        let mixed = try pushdiag("walk", "--replay", fixture("lab-walk"), "--config", config.path, "--ft-gap-warning", "150")
+        #expect(mixed.status == 3 && mixed.stderr.contains("--ft-gap-warning (150) must not be above ft_gap_critical (100)"), "\(mixed.stderr)")
         let signal = try pushdiag("walk", "--replay", fixture("lab-walk"), "--signal-warning=5")
         #expect(signal.status != 0 && signal.stderr.contains("--signal-warning"))
     }

@@ -182,6 +182,18 @@ import Testing
         #expect(
             ThresholdRow.ftGap.orderProblem(warning: 200, critical: 150, name: { ThresholdRow.ftGap.key($0) })
                 == "ft_gap_warning (200) must not be above ft_gap_critical (150)")
+        // A scope's limits name each by where it came from: the file by key, a flag or a default by flag.
+        let file = ["ft_gap_critical": 100.0]
+        #expect(ThresholdRow.problem(file, in: .walk, flags: []) == nil)
+        #expect(
+            ThresholdRow.problem(file.merging(["ft_gap_warning": 150]) { $1 }, in: .walk, flags: ["ft_gap_warning"])
+                == .usage("walk thresholds: --ft-gap-warning (150) must not be above ft_gap_critical (100)"))
+        #expect(
+            ThresholdRow.problem(["ft_gap_critical": 10], in: .walk, flags: [])
+                == .usage("walk thresholds: --ft-gap-warning (\(NumberText.format(ThresholdRow.ftGap.warning))) must not be above ft_gap_critical (10)"))
+        #expect(
+            ThresholdRow.problem(["ft_gap_critical": 10], in: .walk)
+                == .usage("walk thresholds: ft_gap_warning (\(NumberText.format(ThresholdRow.ftGap.warning))) must not be above ft_gap_critical (10)"))
     }
 
     @Test func theAirsLimitsResolveFromTheRows() throws {

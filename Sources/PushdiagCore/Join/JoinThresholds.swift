@@ -16,9 +16,9 @@ public struct JoinThresholds: Sendable, Equatable {
 
     /// Limits from `values` (flags over the configuration, by key) over the defaults; the problem
     /// in words for a key that is not a join limit, a value outside its row's range, or a warning
-    /// above its critical.
-    public static func resolve(_ values: [String: Double]) -> Result<JoinThresholds, SettingsError> {
-        if let problem = ThresholdRow.problem(values, in: .join) { return .failure(problem) }
+    /// above its critical (`flags`: the keys flags set, named so).
+    public static func resolve(_ values: [String: Double], flags: Set<String>? = nil) -> Result<JoinThresholds, SettingsError> {
+        if let problem = ThresholdRow.problem(values, in: .join, flags: flags) { return .failure(problem) }
         var t = JoinThresholds()
         t.values = values
         return .success(t)

@@ -268,8 +268,10 @@ extension ThresholdRow {
     /// configuration, keyed as it keys them), in words; nil when nothing is. Every key must be a
     /// limit of the scope and every value a finite number within its row's range (keys in order,
     /// the first problem said), and each row's warning and critical limit, set or default, the
-    /// right way round.
-    public static func problem(_ values: [String: Double], in scope: Scope) -> SettingsError? {
+    /// right way round. `flags`, the keys a command's flags set: a limit the configuration set is
+    /// named by its key, one a flag set or a default by its flag (nil: no flags here, every limit
+    /// by its key).
+    public static func problem(_ values: [String: Double], in scope: Scope, flags: Set<String>? = nil) -> SettingsError? {
         for (k, v) in values.sorted(by: { $0.key < $1.key }) {
             guard let (row, _) = row(key: k, in: scope) else { return .usage("\(scope.rawValue) threshold \(k): no such limit") }
             guard v.isFinite, row.valid.contains(v) else {
@@ -278,7 +280,12 @@ extension ThresholdRow {
         }
         for row in rows(scope) {
             guard let c = values[row.key(.critical)] ?? row.critical else { continue }
-            if let why = row.orderProblem(warning: values[row.key(.warning)] ?? row.warning, critical: c, name: { row.key($0) }) {
+            let name = { (l: Level) -> String in
+                let key = row.key(l)
+                guard let flags else { return key }
+                return values[key] != nil && !flags.contains(key) ? key : row.flag(l)
+            }
+            if let why = row.orderProblem(warning: values[row.key(.warning)] ?? row.warning, critical: c, name: name) {
                 return .usage("\(scope.rawValue) thresholds: \(why)")
             }
         }

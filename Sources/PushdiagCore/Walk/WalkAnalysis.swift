@@ -180,9 +180,9 @@ public struct WalkThresholds: Sendable, Equatable {
     }
 
     /// Limits from `values` (flags over the configuration, by config key) over the defaults; the
-    /// problem in words when they contradict each other.
-    public static func resolve(_ values: [String: Double]) -> Result<WalkThresholds, SettingsError> {
-        if let problem = ThresholdRow.problem(values, in: .walk) { return .failure(problem) }
+    /// problem in words when they contradict each other (`flags`: the keys flags set, named so).
+    public static func resolve(_ values: [String: Double], flags: Set<String>? = nil) -> Result<WalkThresholds, SettingsError> {
+        if let problem = ThresholdRow.problem(values, in: .walk, flags: flags) { return .failure(problem) }
         var t = WalkThresholds()
         t.fastTransitionWarningMs = values[ThresholdRow.ftGap.key(.warning)] ?? t.fastTransitionWarningMs
         t.fastTransitionCriticalMs = values[ThresholdRow.ftGap.key(.critical)] ?? t.fastTransitionCriticalMs

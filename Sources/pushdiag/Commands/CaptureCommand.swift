@@ -56,11 +56,7 @@ struct CaptureCommand: ParsableCommand {
     /// configuration file here, so a contradiction is the flags', said with their names).
     func roamLimits() throws -> WalkThresholds {
         let values = try ThresholdRow.flagLimits(ftGap.typed + roamGap.typed)
-        for row in [ThresholdRow.ftGap, .roamGap] {
-            let (w, c) = (values[row.key(.warning)] ?? row.warning, values[row.key(.critical)] ?? row.critical ?? .infinity)
-            if let why = row.orderProblem(warning: w, critical: c) { throw ValidationError(why) }
-        }
-        switch WalkThresholds.resolve(values) {
+        switch WalkThresholds.resolve(values, flags: Set(values.keys)) {
         case .success(let t): return t
         case .failure(let e): throw ValidationError(e.description)
         }

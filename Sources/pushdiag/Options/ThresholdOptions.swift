@@ -35,7 +35,7 @@ struct ThresholdOptions: ParsableArguments {
 protocol ScopedLimits {
     static var scope: ThresholdRow.Scope { get }
     static var table: KeyPath<PushdiagConfig, [String: Double]> { get }
-    static func resolve(_ values: [String: Double]) -> Result<Self, SettingsError>
+    static func resolve(_ values: [String: Double], flags: Set<String>?) -> Result<Self, SettingsError>
 }
 
 extension WalkThresholds: ScopedLimits {
@@ -56,9 +56,12 @@ protocol ScopedThresholdOptions: ParsableArguments {
 }
 
 extension ScopedThresholdOptions {
-    /// The limits: flags, then the configuration's table, then the defaults.
+    /// The limits: flags, then the configuration's table, then the defaults. A contradiction
+    /// names a limit by where it was set: its flag, or its key in the file.
     func thresholds() throws -> Limits {
-        switch Limits.resolve(try ThresholdRow.configuredLimits(config: file.config, table: Limits.table, flags: typed)) {
+        let flags = try ThresholdRow.flagLimits(typed)
+        let values = try ThresholdRow.configuredLimits(config: file.config, table: Limits.table).merging(flags) { _, flag in flag }
+        switch Limits.resolve(values, flags: Set(flags.keys)) {
         case .success(let t): return t
         case .failure(let e): throw ValidationError(e.description)
         }
@@ -77,14 +80,8 @@ struct LimitsFile<Limits: ScopedLimits>: ParsableArguments {
 
 extension ThresholdRow {
     /// The limits of one table of the configuration file (`--config`, else the default file when
-    /// it exists: `ConfigLoader.load(explicit:)`), the flags winning over it; for the command's
-    /// thresholds type to resolve against the table's defaults.
-    static func configuredLimits(
-        config: String?, table: KeyPath<PushdiagConfig, [String: Double]>, flags: [(ThresholdRow, ThresholdRow.Level, String?)]
-    ) throws -> [String: Double] {
-        var values: [String: Double]
-        do throws(ConfigError) { values = try ConfigLoader.load(explicit: config).0[keyPath: table] } catch { throw ValidationError(error.description) }
-        values.merge(try flagLimits(flags)) { _, flag in flag }
-        return values
+    /// it exists: `ConfigLoader.load(explicit:)`), for the command's flags to win over.
+    static func configuredLimits(config: String?, table: KeyPath<PushdiagConfig, [String: Double]>) throws -> [String: Double] {
+        do throws(ConfigError) { return try ConfigLoader.load(explicit: config).0[keyPath: table] } catch { throw ValidationError(error.description) }
     }
 }
