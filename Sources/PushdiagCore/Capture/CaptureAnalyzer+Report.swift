@@ -93,7 +93,7 @@ extension CaptureAnalyzer {
             )
         }
         func label(_ b: BSSReport) -> String { b.ssid.map { "\(b.bssid) (\($0))" } ?? b.bssid.description }
-        retryFinding("overall", retries: retryFrames, frames: dot11Frames - invalidFrames)
+        retryFinding("overall", retries: retryFrames, frames: dot11Frames - invalidFrames)  // the report's retryBase
         for b in bssReports { retryFinding(label(b), retries: b.retryFrames, frames: b.frames) }
         for b in bssReports {
             guard let load = b.bssLoad, let g = t.grade(load.channelUtilizationMeanPercent, .utilization) else { continue }

@@ -128,6 +128,7 @@ public struct CaptureReport: Codable, Sendable, Equatable {
     public var invalidFrames: Int
     /// 802.11 frames with the Retry bit (bad-FCS frames included, as tshark's `wlan.fc.retry == 1`).
     public var retryFrames: Int
+    /// Of `retryBase`.
     @Nullable public var retryPercent: Double?
     public var beacons: Int
     public var management: ManagementCounts
@@ -158,6 +159,12 @@ public struct CaptureReport: Codable, Sendable, Equatable {
     @Added public var stations: [CaptureStationReport] = []
     /// Frames from stations beyond the table's bound, not followed.
     @Added public var untrackedStations = 0
+}
+
+extension CaptureReport {
+    /// The frames a retry share is over, here and in a survey's check: the 802.11 frames less
+    /// the invalid ones (whose Retry bit means nothing).
+    public var retryBase: Int { dot11Frames - invalidFrames }
 }
 
 public struct MultiCaptureReport: Codable, Sendable, Equatable {

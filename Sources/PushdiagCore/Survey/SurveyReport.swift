@@ -196,19 +196,25 @@ public struct SurveyReport: Codable, Sendable, Equatable {
 public enum SurveyVerdicts {
     static func pct(_ v: Double) -> String { NumberText.format(v) + "%" }
 
-    /// The limit a low-is-bad range (`-67:`) sets ("-67 dBm"), whatever the user set.
-    static func floor(_ r: ThresholdRange, _ unit: String) -> String {
-        r.start != nil && r.end == nil && !r.inside ? "\(NumberText.format(r.start!)) \(unit)" : "the range \(r)"
+    /// The limit a low-is-bad range (`-67:`) sets ("-67 dBm"), whatever the user set; the range
+    /// itself where no one number says it.
+    static func floor(_ row: ThresholdRow, _ t: SurveyThresholds) -> String {
+        let r = t[row].warning
+        return row.limit(of: r).map { "\(NumberText.format($0)) \(row.unit.rawValue)" } ?? "the range \(r)"
     }
 
-    /// The limit a hint names: Apple's guidance while the critical range is Apple's, otherwise
-    /// the limit the user set ("your limit of 10%").
-    static func limit(_ critical: ThresholdRange, apple: Double) -> (within: String, note: String) {
-        if critical == ThresholdRange(upTo: apple) {
-            return ("within Apple's guidance (\(NumberText.format(apple))% or less)", "Apple: \(NumberText.format(apple))% or less")
+    /// The limit a hint names: Apple's guidance (the row's default critical limit) while the
+    /// critical range sets that number, however it was written (`40`, `40.0`, `~:40`); otherwise
+    /// the limit the user set ("your limit of 10%"), or the range where no one number says it.
+    static func limit(_ row: ThresholdRow, _ t: SurveyThresholds) -> (within: String, note: String) {
+        let critical = t[row].critical
+        let apple = NumberText.format(row.critical!)
+        let mine = row.limit(of: critical)
+        if mine == row.critical {
+            return ("within Apple's guidance (\(apple)% or less)", "Apple: \(apple)% or less")
         }
-        let text = critical.start == 0 && !critical.inside && critical.end != nil ? "\(NumberText.format(critical.end!))%" : "the range \(critical)"
-        return ("within your limit of \(text)", "your limit: \(text); Apple's: \(NumberText.format(apple))% or less")
+        let text = mine.map { "\(NumberText.format($0))%" } ?? "the range \(critical)"
+        return ("within your limit of \(text)", "your limit: \(text); Apple's: \(apple)% or less")
     }
 
     public static func wifi(_ r: WiFiReport, t: SurveyThresholds) -> [SurveyCheck] {
@@ -227,10 +233,10 @@ public enum SurveyVerdicts {
             out.append(
                 t.check(.channelUtilization, .utilization, subject: onChannel, value: u, unit: .percent, source: r.channelUtilizationSource?.rawValue) {
                     ($0 == .ok
-                        ? limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).within
+                        ? limit(.utilization, t).within
                         : "\(channel ?? r.interface) is \(pct(u)) busy: \(ThresholdRow.utilization.hint)"
                             + (band == .twoPointFourGHz ? " or reduce 2.4 GHz coverage" : "")
-                            + " (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))") + from
+                            + " (\(limit(.utilization, t).note))") + from
                 })
         } else {
             out.append(
@@ -243,8 +249,8 @@ public enum SurveyVerdicts {
             let lowerBound = r.retransmissionTrust == .lowerBound
             var hint =
                 s == .ok
-                ? limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).within
-                : "\(pct(x))\(lowerBound ? " at least" : "") of frames are retransmitted: \(ThresholdRow.retransmission.hint) (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
+                ? limit(.retransmission, t).within
+                : "\(pct(x))\(lowerBound ? " at least" : "") of frames are retransmitted: \(ThresholdRow.retransmission.hint) (\(limit(.retransmission, t).note))"
             // A lower bound within the limits proves nothing: the retransmissions are not known.
             if lowerBound && s == .ok {
                 s = .unknown
@@ -271,8 +277,8 @@ public enum SurveyVerdicts {
             out.append(
                 t.check(.signal, .signal, subject: link, value: Double(sig), unit: .dBm, source: SignalSource.station.rawValue) {
                     $0 == .ok
-                        ? "\(sig) dBm: at or above \(Self.floor(t[.signal].warning, "dBm")) (\(IOSRoamingRule.triggerWords))"
-                        : "\(sig) dBm here: \(ThresholdRow.signal.hint), so that devices hear \(Self.floor(t[.signal].warning, "dBm")) or better where they are used"
+                        ? "\(sig) dBm: at or above \(Self.floor(.signal, t)) (\(IOSRoamingRule.triggerWords))"
+                        : "\(sig) dBm here: \(ThresholdRow.signal.hint), so that devices hear \(Self.floor(.signal, t)) or better where they are used"
                 })
         } else if r.bssid != nil {
             out.append(
@@ -286,7 +292,7 @@ public enum SurveyVerdicts {
                 t.check(.snr, .snr, subject: link, value: Double(snr), unit: .dB, source: "station_and_survey") {
                     $0 == .ok
                         ? "\(snr) dB over the noise floor (\(noise) dBm)"
-                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(t[.snr].warning, "dB")): \(ThresholdRow.snr.hint)"
+                        : "\(snr) dB over a noise floor of \(noise) dBm, under \(Self.floor(.snr, t)): \(ThresholdRow.snr.hint)"
                 })
         }
         out.append(roaming(r.bss.map { ($0.bssid, $0.ssid, $0.fastTransition, $0.radioMeasurement, $0.bssTransition) }, source: "scan"))
@@ -306,7 +312,7 @@ public enum SurveyVerdicts {
             check: .channelUtilization, status: s, subject: "\(bssid) (BSS Load)", value: percent, unit: .percent,
             threshold: t.limits(.utilization),
             hint:
-                "the AP advertises its channel \(pct(percent)) busy\(advice) (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))"
+                "the AP advertises its channel \(pct(percent)) busy\(advice) (\(limit(.utilization, t).note))"
         )
     }
 
@@ -330,12 +336,12 @@ public enum SurveyVerdicts {
         var out: [SurveyCheck] = []
         let subject = r.file ?? "capture"
         let fewest = Thresholds().minimumFrames
-        if let x = r.retryPercent, r.dot11Frames >= fewest {
+        if let x = r.retryPercent, r.retryBase >= fewest {
             out.append(
                 t.check(.frameRetries, .retransmission, subject: subject, value: x, unit: .percent, source: nil) {
                     $0 == .ok
-                        ? "retry bit on \(pct(x)) of \(NumberText.count(r.dot11Frames, "frame"))"
-                        : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(t[.retransmission].critical, apple: ThresholdRow.retransmission.critical!).note))"
+                        ? "retry bit on \(pct(x)) of \(NumberText.count(r.retryBase, "frame"))"
+                        : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(.retransmission, t).note))"
                 })
         } else {
             out.append(SurveyCheck(check: .frameRetries, status: .unknown, subject: subject, hint: r.error ?? "fewer than \(fewest) 802.11 frames captured"))
@@ -347,7 +353,7 @@ public enum SurveyVerdicts {
                 t.check(.channelUtilization, .utilization, subject: airtime, value: u, unit: .percent, source: nil) {
                     $0 == .ok
                         ? "airtime of the frames captured; a lower bound"
-                        : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (\(limit(t[.utilization].critical, apple: ThresholdRow.utilization.critical!).note))"
+                        : "frames seen fill \(pct(u)) of the air: move busy SSIDs apart (\(limit(.utilization, t).note))"
                 })
         }
         out += r.bss.filter { $0.beacons > 0 }.compactMap { b in
