@@ -55,9 +55,8 @@ public struct JoinDurationStats: Codable, Sendable, Equatable {
     public init(_ values: [Double]) {
         let s = values.sorted()
         count = s.count
-        func p(_ f: Double) -> Double? { s.isEmpty ? nil : s[min(NumberText.nearestRank(f, count: s.count), s.count) - 1] }
-        p50Ms = p(0.5)
-        p95Ms = p(0.95)
+        p50Ms = NumberText.percentile(0.5, sorted: s)
+        p95Ms = NumberText.percentile(0.95, sorted: s)
         maxMs = s.last
     }
 

@@ -80,17 +80,15 @@ public struct RTTSummary: Codable, Sendable, Equatable {
 
     /// Milliseconds, kept to the microsecond (`Kept.ms`). nil without samples.
     public static func of(_ samples: [Double]) -> RTTSummary? {
-        guard !samples.isEmpty else { return nil }
         let s = samples.sorted()
-        func pct(_ p: Double) -> Double {
-            s[Swift.min(NumberText.nearestRank(p / 100, count: s.count), s.count) - 1]
-        }
+        guard let median = NumberText.median(sorted: s), let p95 = NumberText.percentile(0.95, sorted: s),
+            let p99 = NumberText.percentile(0.99, sorted: s)
+        else { return nil }
         let avg = s.reduce(0, +) / Double(s.count)
         let variance = s.reduce(0) { $0 + ($1 - avg) * ($1 - avg) } / Double(s.count)
-        let median = s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
         let r = { (v: Double) in Kept.ms(v) }
         return RTTSummary(
-            min: r(s[0]), avg: r(avg), median: r(median), p95: r(pct(95)), p99: r(pct(99)), max: r(s[s.count - 1]), stdev: r(variance.squareRoot()))
+            min: r(s[0]), avg: r(avg), median: r(median), p95: r(p95), p99: r(p99), max: r(s[s.count - 1]), stdev: r(variance.squareRoot()))
     }
 
     /// Mean |Δ| between consecutive samples, in arrival order (mtr's jitter).

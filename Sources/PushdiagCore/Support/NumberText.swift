@@ -19,6 +19,18 @@ public enum NumberText {
     /// The 1-based nearest rank of the `fraction` (0–1) percentile among `count` sorted values.
     public static func nearestRank(_ fraction: Double, count: Int) -> Int { max(1, Int((fraction * Double(count)).rounded(.up))) }
 
+    /// The `fraction` (0–1) percentile of values sorted ascending, by nearest rank; nil when
+    /// there are none.
+    public static func percentile(_ fraction: Double, sorted s: [Double]) -> Double? {
+        s.isEmpty ? nil : s[min(nearestRank(fraction, count: s.count), s.count) - 1]
+    }
+
+    /// The median of values sorted ascending (the mean of the middle two for an even count); nil
+    /// when there are none.
+    public static func median(sorted s: [Double]) -> Double? {
+        s.isEmpty ? nil : s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+
     /// `part` as a percentage of `whole`, two decimals; nil when `whole` is 0. The one rule for a
     /// percentage of counts (frames retried, heartbeats lost, devices back, busy time).
     public static func percent(_ part: some BinaryInteger, of whole: some BinaryInteger) -> Double? {

@@ -410,12 +410,7 @@ public enum WalkAnalysis {
         return names.map { name in
             let s = samples.filter { $0.location == name }
             let signals = s.compactMap(\.signalDbm).sorted()
-            let median: Double? =
-                signals.isEmpty
-                ? nil
-                : signals.count % 2 == 1
-                    ? Double(signals[signals.count / 2])
-                    : Double(signals[signals.count / 2 - 1] + signals[signals.count / 2]) / 2
+            let median = NumberText.median(sorted: signals.map(Double.init))
             // Only samples with both counters: a driver whose retries are not believed has none,
             // and its packets alone are no ratio (UNKNOWN, not 0%).
             let counted = s.filter { $0.retries != nil && $0.packets != nil }
