@@ -15,10 +15,8 @@ public enum StallTextRenderer {
     }
 
     public static func periodic(_ p: PeriodicStall) -> String {
-        "\(p.cause.words) every \(NumberText.format(p.periodSeconds)) s (\(NumberText.count(p.occurrences, "time")), \(clock(p.first)) to \(clock(p.last)))"
+        "\(p.cause.words) every \(NumberText.format(p.periodSeconds)) s (\(NumberText.count(p.occurrences, "time")), \(Timestamp.clock(p.first)) to \(Timestamp.clock(p.last)))"
     }
-
-    static func clock(_ t: String) -> String { String(t.dropFirst(11).prefix(12)) }
 
     public static func render(_ stalls: [Stall], _ s: StallSummary, indent: String = "  ") -> String {
         var out = "\n\(indent)stalls: " + headline(s) + "\n"
@@ -27,7 +25,9 @@ public enum StallTextRenderer {
         out += "\(indent)  by cause: \(causes)\n"
         for p in s.periodic { out += "\(indent)  repeating: \(periodic(p))\n" }
         var t = TextTable([("sent", .left), ("round trip", .right), ("cause", .left), ("what overlapped it", .left)])
-        for x in stalls { t.add([clock(x.time), x.rttMs.map { "\(NumberText.format($0)) ms" } ?? "lost", x.cause.rawValue, x.detail ?? x.cause.words]) }
+        for x in stalls {
+            t.add([Timestamp.clock(x.time), x.rttMs.map { "\(NumberText.format($0)) ms" } ?? "lost", x.cause.rawValue, x.detail ?? x.cause.words])
+        }
         return out + t.render(indent: indent + "  ")
     }
 }

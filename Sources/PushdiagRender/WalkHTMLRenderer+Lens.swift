@@ -36,7 +36,6 @@ extension WalkHTMLRenderer {
     }
 
     func lensTables(_ r: WalkReport) -> String {
-        let time = { (t: String) in String(t.dropFirst(11).prefix(12)) }
         let dbm = { (v: Double?) in v.map { "\(NumberText.format($0)) dBm" } ?? "–" }
         let cells = { (c: [String]) in "<tr>" + c.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>" }
         var out =
@@ -46,7 +45,8 @@ extension WalkHTMLRenderer {
             r.predictedRoams, empty: "None: an iPhone would have stayed where it was (see the sticky zones and the notes)."
         ) { p in
             cells([
-                time(p.time), p.place, p.fromBssid.description, p.toBssid.description, "\(dbm(p.fromSignalDbm)) → \(dbm(p.toSignalDbm))", p.rule.words,
+                Timestamp.clock(p.time), p.place, p.fromBssid.description, p.toBssid.description, "\(dbm(p.fromSignalDbm)) → \(dbm(p.toSignalDbm))",
+                p.rule.words,
                 p.scan?.rawValue ?? "?", p.laptopBssid?.description ?? "not connected",
             ])
         }
@@ -55,14 +55,15 @@ extension WalkHTMLRenderer {
             empty: "None."
         ) { z in
             cells([
-                time(z.start), time(z.end), NumberText.format(z.seconds), z.kind.rawValue, z.bssid?.description ?? "–", dbm(z.signalMinDbm),
+                Timestamp.clock(z.start), Timestamp.clock(z.end), NumberText.format(z.seconds), z.kind.rawValue, z.bssid?.description ?? "–",
+                dbm(z.signalMinDbm),
                 dbm(z.bestCandidateDbm), z.place,
             ])
         }
         out += Self.table(
             "Coverage holes", id: "coverage-holes-table", columns: ["From", "To", "Seconds", "Best of the SSID", "Place"], r.coverageHoles, empty: "None seen."
         ) { h in
-            cells([time(h.start), time(h.end), NumberText.format(h.seconds), dbm(h.bestSignalDbm), h.place])
+            cells([Timestamp.clock(h.start), Timestamp.clock(h.end), NumberText.format(h.seconds), dbm(h.bestSignalDbm), h.place])
         }
         out += Self.table(
             "Coverage per place", id: "coverage-table",

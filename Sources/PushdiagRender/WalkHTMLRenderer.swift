@@ -159,7 +159,7 @@ public struct WalkHTMLRenderer {
             guard let t = axis.seconds(m.time) else { continue }
             let x = axis.x(t)
             let what =
-                "\(m.time.dropFirst(11).prefix(12)) \(m.fromBssid?.description ?? "?") → \(m.toBssid?.description ?? "none"): link gap \(m.linkGapText.map { "\($0) ms" } ?? "–"), push gap \(Self.ms(m.pushGapMs)), connection \(m.connection), \(m.grade.rawValue.uppercased())"
+                "\(Timestamp.clock(m.time)) \(m.fromBssid?.description ?? "?") → \(m.toBssid?.description ?? "none"): link gap \(m.linkGapText.map { "\($0) ms" } ?? "–"), push gap \(Self.ms(m.pushGapMs)), connection \(m.connection), \(m.grade.rawValue.uppercased())"
             svg +=
                 "<line class=\"roam \(m.grade.rawValue)\(m.toBssid == nil ? " disconnect" : "")\" x1=\"\(x)\" x2=\"\(x)\" y1=\"\(top)\" y2=\"\(bottom)\" stroke=\"\(Self.gradeColour[m.grade]!)\" stroke-width=\"2.5\"\(m.toBssid == nil ? " stroke-dasharray=\"5 3\"" : "")><title>\(HTML.escape(what))</title></line>"
         }
@@ -191,7 +191,7 @@ public struct WalkHTMLRenderer {
         return Self.table("Roams", id: "roams-table", columns: columns, r.roams, empty: "The link did not move.") { m in
             let ssid = m.fromSsid != m.toSsid ? " (\(m.fromSsid ?? "?") → \(m.toSsid ?? "?"))" : ""
             let cells: [String] = [
-                String(m.time.dropFirst(11).prefix(12)), m.location, m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
+                Timestamp.clock(m.time), m.location, m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
                 "\(m.fromFreqMhz.map(String.init) ?? "?") → \(m.toFreqMhz.map(String.init) ?? "?")", WalkTextRenderer.fastTransition(m),
                 m.linkGapText.map { "\($0) ms" } ?? "–", Self.ms(m.pushGapMs), String(m.heartbeatsLost),
                 m.connection.rawValue + (m.reconnectMs.map { " in \(NumberText.format($0)) ms" } ?? ""),
@@ -226,7 +226,7 @@ public struct WalkHTMLRenderer {
         return Self.table("Stalls", id: "stalls-table", columns: ["Sent", "Round trip", "Cause", "What overlapped it"], r.stalls, empty: "No bad heartbeat.") {
             x in
             let cells = [
-                String(x.time.dropFirst(11).prefix(12)), x.rttMs.map { "\(NumberText.format($0)) ms" } ?? "lost", x.cause.rawValue, x.detail ?? x.cause.words,
+                Timestamp.clock(x.time), x.rttMs.map { "\(NumberText.format($0)) ms" } ?? "lost", x.cause.rawValue, x.detail ?? x.cause.words,
             ]
             return "<tr class=\"\(x.cause.rawValue)\">" + cells.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>"
         } + head
@@ -236,7 +236,7 @@ public struct WalkHTMLRenderer {
         guard let changes = r.interfaceChanges, !changes.isEmpty else { return "" }
         return Self.table("Interface changes", id: "interface-table", columns: ["Time", "Place", "Change"], changes, empty: "") { c in
             let what = c.change.words + (c.address.map { " \($0)" } ?? "")
-            return "<tr><td>\(HTML.escape(String(c.time.dropFirst(11).prefix(12))))</td><td>\(HTML.escape(c.location))</td><td>\(HTML.escape(what))</td></tr>"
+            return "<tr><td>\(HTML.escape(Timestamp.clock(c.time)))</td><td>\(HTML.escape(c.location))</td><td>\(HTML.escape(what))</td></tr>"
         }
     }
 

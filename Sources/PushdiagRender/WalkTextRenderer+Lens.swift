@@ -6,7 +6,6 @@ extension WalkTextRenderer {
     static func lens(_ r: WalkReport) -> String {
         let offset = r.signalOffsetDb == 0 ? "no signal offset" : "signals offset by \(NumberText.format(r.signalOffsetDb)) dB"
         var out = "\n  through an iPhone's eyes (iOS's roaming rules on this walk's samples and scan cache; \(offset)):\n"
-        let time = { (t: String) in String(t.dropFirst(11).prefix(12)) }
         let dbm = { (v: Double?) in v.map { "\(NumberText.format($0)) dBm" } ?? "-" }
         if r.predictedRoams.isEmpty {
             out += "    predicted roams: none\n"
@@ -17,7 +16,7 @@ extension WalkTextRenderer {
             ])
             for p in r.predictedRoams {
                 t.add([
-                    time(p.time), p.fromBssid.description, p.toBssid.description, "\(dbm(p.fromSignalDbm)) → \(dbm(p.toSignalDbm))", p.rule.words,
+                    Timestamp.clock(p.time), p.fromBssid.description, p.toBssid.description, "\(dbm(p.fromSignalDbm)) → \(dbm(p.toSignalDbm))", p.rule.words,
                     p.scan.map { $0 == .full ? "every channel" : "802.11k neighbours" } ?? "?", p.laptopBssid?.description ?? "not connected", p.place,
                 ])
             }
@@ -36,7 +35,8 @@ extension WalkTextRenderer {
                 case .noFreshScan: who = "iPhone: UNKNOWN (no fresh scan entry)"
                 }
                 t.add([
-                    time(z.start), time(z.end), NumberText.format(z.seconds), who, z.bssid?.description ?? "-", dbm(z.signalMinDbm), dbm(z.bestCandidateDbm),
+                    Timestamp.clock(z.start), Timestamp.clock(z.end), NumberText.format(z.seconds), who, z.bssid?.description ?? "-", dbm(z.signalMinDbm),
+                    dbm(z.bestCandidateDbm),
                     z.place,
                 ])
             }
@@ -44,7 +44,7 @@ extension WalkTextRenderer {
         }
         if !r.coverageHoles.isEmpty {
             var t = TextTable([("from", .left), ("to", .left), ("seconds", .right), ("best of the SSID", .right), ("place", .left)])
-            for h in r.coverageHoles { t.add([time(h.start), time(h.end), NumberText.format(h.seconds), dbm(h.bestSignalDbm), h.place]) }
+            for h in r.coverageHoles { t.add([Timestamp.clock(h.start), Timestamp.clock(h.end), NumberText.format(h.seconds), dbm(h.bestSignalDbm), h.place]) }
             out += "    coverage holes (no BSS of the SSID at \(NumberText.format(IOSRoamingRule.trigger.value)) dBm or above):\n" + t.render(indent: "      ")
         }
         if !r.coverage.isEmpty {

@@ -23,7 +23,7 @@ public enum WalkTextRenderer {
             for m in r.roams {
                 let ssid = m.fromSsid != m.toSsid ? " (\(m.fromSsid ?? "?") → \(m.toSsid ?? "?"))" : ""
                 t.add([
-                    String(m.time.dropFirst(11).prefix(12)), m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
+                    Timestamp.clock(m.time), m.fromBssid?.description ?? "?", (m.toBssid?.description ?? "none") + ssid,
                     "\(m.fromFreqMhz.map(String.init) ?? "?")→\(m.toFreqMhz.map(String.init) ?? "?")",
                     Self.fastTransition(m), m.linkGapText.map { "\($0) ms" } ?? "-",
                     m.pushGapMs.map { "\(NumberText.format($0)) ms" } ?? "-", String(m.heartbeatsLost),
@@ -50,7 +50,7 @@ public enum WalkTextRenderer {
             var t = TextTable([("time", .left), ("interface", .left), ("place", .left)])
             for c in changes {
                 t.add([
-                    String(c.time.dropFirst(11).prefix(12)), c.change.words + (c.address.map { " \($0)" } ?? ""), c.location,
+                    Timestamp.clock(c.time), c.change.words + (c.address.map { " \($0)" } ?? ""), c.location,
                 ])
             }
             out += "\n  interface changes:\n" + t.render(indent: "    ")

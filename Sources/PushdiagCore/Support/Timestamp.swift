@@ -1,5 +1,11 @@
 /// RFC 3339 timestamps in UTC without Foundation: the core stays free of I/O and locale.
 public enum Timestamp {
+    /// The time of day of an RFC 3339 stamp this type wrote, as the tables print it:
+    /// `14:03:07.125` (to the millisecond), or `14:03:07` with `milliseconds: false`.
+    public static func clock(_ rfc3339: String, milliseconds: Bool = true) -> String {
+        String(rfc3339.dropFirst(11).prefix(milliseconds ? 12 : 8))
+    }
+
     /// `nanoseconds` since the Unix epoch → "2024-05-01T12:00:00.123456Z" (microseconds shown).
     public static func rfc3339(nanoseconds: Int64) -> String {
         let secs = nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000

@@ -23,11 +23,11 @@ final class LiveView: @unchecked Sendable {
 
     func line(_ text: String) {
         guard terminal else { return }
-        write(String(Timestamp.rfc3339(nanoseconds: WallClock.nanoseconds()).dropFirst(11).prefix(8)) + "  " + text)
+        write(Timestamp.clock(Timestamp.rfc3339(nanoseconds: WallClock.nanoseconds()), milliseconds: false) + "  " + text)
     }
 
     func event(_ text: String) {
-        let stamp = String(Timestamp.rfc3339(nanoseconds: WallClock.nanoseconds()).dropFirst(11).prefix(8))
+        let stamp = Timestamp.clock(Timestamp.rfc3339(nanoseconds: WallClock.nanoseconds()), milliseconds: false)
         write(terminal ? "\u{1B}[1m\(stamp)  \(text)\u{1B}[0m" : "pushdiag: walk: \(stamp) \(text)")
     }
 
