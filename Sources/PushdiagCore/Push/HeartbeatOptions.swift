@@ -10,16 +10,20 @@ public struct HeartbeatOptions: Sendable, Equatable {
     public var timeoutMs: Double = Self.defaultTimeoutMs
     public static let defaultTimeoutMs: Double = 2000
     /// For the TCP connect and the TLS and protocol handshakes (a lost SYN costs a second).
-    public var connectTimeoutMs: Double = 5000
+    public var connectTimeoutMs: Double = Self.defaultConnectTimeoutMs
+    public static let defaultConnectTimeoutMs: Double = 5000
     public var byteOrder: SimplePush.ByteOrder = .little
     public var frameCap = 65_536
     /// line: what to send, and a regular expression the reply must match.
     public var send = "PING"
     public var expect = "PONG"
     /// Seconds to wait before each reconnect attempt after a loss.
-    public var schedule: [Double] = [0.5, 1, 2, 4, 4, 4, 4]
+    public var schedule: [Double] = Self.defaultSchedule
+    /// A client SDK's schedule (0.5, 1, 2 s, then every 4 s).
+    public static let defaultSchedule: [Double] = [0.5, 1, 2, 4, 4, 4, 4]
     /// Consecutive unanswered heartbeats after which the connection is taken for dead.
-    public var missesBeforeReconnect = 3
+    public var missesBeforeReconnect = Self.defaultMisses
+    public static let defaultMisses = 3
     public var thresholds = HeartbeatThresholds()
     /// TLS over the TCP connection, when set.
     public var tls: TLSOptions?

@@ -8,16 +8,19 @@ struct PushConnectionOptions: ParsableArguments {
     var proto: HeartbeatProtocol = .simplepush
 
     @Option(parsing: .unconditional, help: ArgumentHelp("How long to wait for the answer to a heartbeat.", valueName: "D"))
-    var timeout: String = "2s"
+    var timeout: String = DurationText.format(HeartbeatOptions.defaultTimeoutMs / 1000)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("How long to wait for a connection and its TLS or protocol handshake.", valueName: "D"))
-    var connectTimeout: String = "5s"
+    var connectTimeout: String = DurationText.format(HeartbeatOptions.defaultConnectTimeoutMs / 1000)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait before each reconnect attempt after a loss.", valueName: "LIST"))
-    var reconnectSchedule: String = "0.5,1,2,4,4,4,4"
+    var reconnectSchedule: String = Self.scheduleText
+
+    /// The core's default schedule as the flag takes it.
+    static let scheduleText = HeartbeatOptions.defaultSchedule.map(NumberText.format).joined(separator: ",")
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Consecutive unanswered heartbeats after which the connection counts as dead.", valueName: "N"))
-    var misses: Int = 3
+    var misses: Int = HeartbeatOptions.defaultMisses
 
     @Option(help: "simplepush: byte order of the length prefix (little as Apple hardware writes it, or big).")
     var byteOrder: SimplePush.ByteOrder = .little
@@ -56,7 +59,7 @@ struct PushConnectionOptions: ParsableArguments {
         o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000)
         o.connectTimeoutMs = max(1, try parseDuration(connectTimeout, option: "--connect-timeout") * 1000)
         guard let schedule = HeartbeatAnalysis.schedule(reconnectSchedule) else {
-            throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: 0.5,1,2,4,4,4,4)")
+            throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: \(Self.scheduleText))")
         }
         o.schedule = schedule
         o.missesBeforeReconnect = misses
