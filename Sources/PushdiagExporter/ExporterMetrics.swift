@@ -123,7 +123,7 @@ public struct MetricFamily: Sendable {
     static let probesRefused = MetricFamily(
         name: "pushdiag_exporter_probes_refused_total",
         help:
-            "/probe requests refused, by reason (max_probes: that many were running; rate_limited: the client asked more often than 5 a second after a burst of 20; not_allowed: neither a configured server nor in probe_allow; resolved_outside: a name resolving outside probe_allow; unresolved: such a name that did not resolve).",
+            "/probe requests refused, by reason (max_probes: that many were running; rate_limited: the client asked more often than \(NumberText.format(ClientRateLimit.perSecond)) a second after a burst of \(NumberText.format(ClientRateLimit.burst)); not_allowed: neither a configured server nor in probe_allow; resolved_outside: a name resolving outside probe_allow; unresolved: such a name that did not resolve).",
         kind: .counter)
     static let buildInfo = MetricFamily(name: "pushdiag_exporter_build_info", help: "pushdiag's version, as a label.", kind: .gauge)
 

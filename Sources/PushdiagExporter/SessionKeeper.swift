@@ -140,7 +140,8 @@ public final class SessionKeeper: Sendable {
             metrics.histogram(MetricFamily.reestablish).record((Clock.ms() - t0) / 1000)
             return true
         case .exhausted:
-            log.change(subject, "failed: \(reason); the reconnect schedule ran out, starting over every \(DurationText.format(options.intervalMs / 1000))")
+            log.change(
+                subject, "failed: \(reason); \(ReconnectAttempt.scheduleRanOut()), starting over every \(DurationText.format(options.intervalMs / 1000))")
             _ = workers.pause(ms: options.intervalMs)
             return false
         case .stopped:

@@ -101,12 +101,13 @@ struct ReportCommand: ParsableCommand {
                 diagnose(error.description)
                 throw ExitCode(3)
             }
-            let fmt = ISO8601DateFormatter()
-            fmt.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             var points: [HistoryHTMLRenderer.Point] = []
             for row in rows {
-                guard let d = fmt.date(from: row.started), let r = try? decoder.decode(SurveyReport.self, from: Data(row.report.utf8)) else { continue }
-                points.append(HistoryHTMLRenderer.Point(time: d, report: r))
+                // The stamps are Timestamp's own (with or without a fraction), read by it.
+                guard let ns = Timestamp.nanoseconds(rfc3339: row.started), let r = try? decoder.decode(SurveyReport.self, from: Data(row.report.utf8)) else {
+                    continue
+                }
+                points.append(HistoryHTMLRenderer.Point(time: Date(timeIntervalSince1970: Double(ns) / 1e9), report: r))
             }
             let html = HistoryHTMLRenderer().render(points, from: from, to: to, title: "pushdiag: the last \(self.since)")
             do {
