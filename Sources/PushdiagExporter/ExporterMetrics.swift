@@ -1,24 +1,16 @@
 import PushdiagCore
 import Synchronization
 
-/// A metric family: its name (Prometheus conventions: base units, `_total` for counters,
-/// `_ratio` for 0–1), help, type and, for histograms, buckets. Every family is declared once
-/// here, so a name always comes with the same help and type.
-public struct MetricFamily: Sendable {
-    public enum Kind: Sendable { case counter, gauge, histogram([Double]) }
-    public let name: String
-    public let help: String
-    public let kind: Kind
-
+/// The exporter's own metric families (`MetricFamily`, in the core with the families the
+/// textfiles share): every family is declared once, so a name always comes with the same help
+/// and type.
+extension MetricFamily {
     // The held sessions: labels target, protocol.
     static let sent = MetricFamily(name: "pushdiag_heartbeats_sent_total", help: "Heartbeats sent on the held session.", kind: .counter)
     static let answered = MetricFamily(
         name: "pushdiag_heartbeats_answered_total", help: "Heartbeats answered within the timeout.", kind: .counter)
     static let lost = MetricFamily(
         name: "pushdiag_heartbeats_lost_total", help: "Heartbeats not answered within the timeout, or lost with the connection.", kind: .counter)
-    static let rtt = MetricFamily(
-        name: "pushdiag_heartbeat_rtt_seconds", help: "Heartbeat round trips on the held session.",
-        kind: .histogram(RTTHistogram.bucketsSeconds))
     static let up = MetricFamily(
         name: "pushdiag_session_up", help: "1 while the held session is connected (ready), else 0.", kind: .gauge)
     static let losses = MetricFamily(
@@ -43,25 +35,10 @@ public struct MetricFamily: Sendable {
         name: "pushdiag_path_idle_timeout_seconds",
         help: "The idle time after which the path forgets a connection, as configured (idle_timeout: what heartbeat --find-idle-timeout found).",
         kind: .gauge)
-    static let certExpiry = MetricFamily(
-        name: "pushdiag_tls_cert_expiry_timestamp_seconds", help: "When the push server's certificate expires (notAfter, Unix time).", kind: .gauge)
 
     // Wi-Fi: label interface (and what says where a value came from).
     static let wifiUp = MetricFamily(
         name: "pushdiag_wifi_up", help: "1 when the last nl80211 sample of the interface worked, else 0.", kind: .gauge)
-    static let utilization = MetricFamily(
-        name: "pushdiag_channel_utilization_ratio",
-        help:
-            "Busy time over active time of the channel in use; source: survey (the channel's), radio_survey (the radio's), bss_load (the AP's own figure); trust: measured, measured_period, measured_radio_wide, advertised.",
-        kind: .gauge)
-    static let retransmission = MetricFamily(
-        name: "pushdiag_retransmission_ratio",
-        help: "Retries over frames sent to the access point; source: station_retries, or tx_failed (frames given up); trust: measured, or lower_bound.",
-        kind: .gauge)
-    static let signal = MetricFamily(
-        name: "pushdiag_signal_dbm", help: "The associated AP's signal as the station entry gives it (its average where the driver keeps one).",
-        kind: .gauge)
-    static let snr = MetricFamily(name: "pushdiag_snr_db", help: "The AP's signal over the in-use channel's noise floor (survey).", kind: .gauge)
     static let unknown = MetricFamily(
         name: "pushdiag_wifi_value_unknown",
         help:

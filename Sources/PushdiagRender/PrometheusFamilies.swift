@@ -18,6 +18,12 @@ struct PrometheusFamilies {
     /// A sample of the family `name` (a histogram's or a summary's `_bucket`, `_sum` and `_count`
     /// samples belong to its family). A series twice makes node_exporter refuse the whole
     /// textfile: the first stands.
+    /// A sample of a family the exporter publishes too (its name with `suffix`: `_bucket`, …),
+    /// with the family's one help and type.
+    mutating func add(_ f: MetricFamily, suffix: String = "", _ labels: [(String, String)], _ value: Double) {
+        add(f.name + suffix, f.help, type: f.typeName, labels, value)
+    }
+
     mutating func add(_ name: String, _ help: String, type: String = "gauge", _ labels: [(String, String)], _ value: Double) {
         let family: String
         switch type {

@@ -99,9 +99,8 @@ public struct SurveyPrometheusRenderer {
         }
         if let w = r.wifi {
             if let u = w.channelUtilizationPercent {
-                add(
-                    "pushdiag_channel_utilization_ratio",
-                    "Busy time over active time of the channel in use; source: survey (the channel's), radio_survey (the radio's), bss_load (the AP's own figure); trust: measured, measured_period, measured_radio_wide, advertised.",
+                families.add(
+                    MetricFamily.utilization,
                     [
                         ("interface", w.interface), ("frequency_mhz", w.frequencyMhz.map(String.init) ?? ""),
                         ("source", w.channelUtilizationSource?.rawValue ?? ""),
@@ -110,18 +109,15 @@ public struct SurveyPrometheusRenderer {
                     u / 100)
             }
             if let x = w.retransmissionPercent {
-                add(
-                    "pushdiag_retransmission_ratio",
-                    "Retries over frames sent to the access point; source: station_retries, or tx_failed (frames given up); trust: measured, or lower_bound.",
+                families.add(
+                    MetricFamily.retransmission,
                     [("interface", w.interface), ("source", w.retransmissionSource?.rawValue ?? ""), ("trust", w.retransmissionTrust?.rawValue ?? "")], x / 100)
             }
             if let sig = w.signalDbm {
-                add(
-                    "pushdiag_signal_dbm", "The associated AP's signal as the station entry gives it (its average where the driver keeps one).",
-                    [("interface", w.interface), ("bssid", w.bssid?.description ?? "")], Double(sig))
+                families.add(MetricFamily.signal, [("interface", w.interface), ("bssid", w.bssid?.description ?? "")], Double(sig))
             }
             if let snr = w.snrDb {
-                add("pushdiag_snr_db", "The AP's signal over the in-use channel's noise floor (survey).", [("interface", w.interface)], Double(snr))
+                families.add(MetricFamily.snr, [("interface", w.interface)], Double(snr))
             }
             for b in w.bss {
                 if let l = b.bssLoad {
@@ -142,14 +138,13 @@ public struct SurveyPrometheusRenderer {
             // A histogram, as the exporter's: from the round trips measured in this run (a report
             // read back from JSON has only their summary, and writes none).
             if h.rttMs != nil, !h.rttsMsMeasured.isEmpty {
-                let help = "Heartbeat round trips to the push server (this survey's heartbeats)."
                 for (le, n) in RTTHistogram.cumulative(h.rttsMsMeasured) {
                     let bound = le.map { "\($0)" } ?? "+Inf"  // as MetricRegistry writes the exporter's
-                    add("pushdiag_heartbeat_rtt_seconds_bucket", help, type: "histogram", [("target", h.target), ("le", bound)], Double(n))
+                    families.add(MetricFamily.rtt, suffix: "_bucket", [("target", h.target), ("le", bound)], Double(n))
                 }
                 let sum = h.rttsMsMeasured.reduce(0, +)
-                add("pushdiag_heartbeat_rtt_seconds_sum", help, type: "histogram", [("target", h.target)], (sum * 1000).rounded() / 1e6)
-                add("pushdiag_heartbeat_rtt_seconds_count", help, type: "histogram", [("target", h.target)], Double(h.rttsMsMeasured.count))
+                families.add(MetricFamily.rtt, suffix: "_sum", [("target", h.target)], (sum * 1000).rounded() / 1e6)
+                families.add(MetricFamily.rtt, suffix: "_count", [("target", h.target)], Double(h.rttsMsMeasured.count))
             }
             // Nothing sent is not 0% lost: without a heartbeat sent there is no ratio (the
             // success series above says the server is down).
@@ -157,9 +152,7 @@ public struct SurveyPrometheusRenderer {
                 add("pushdiag_heartbeat_loss_ratio", "Share of heartbeats not answered within the timeout.", [("target", h.target)], h.lossPercent / 100)
             }
             if let tls = h.tls {
-                add(
-                    "pushdiag_tls_cert_expiry_timestamp_seconds", "When the push server's certificate expires (notAfter, Unix time).", [("target", h.target)],
-                    Double(tls.notAfterSeconds))
+                families.add(MetricFamily.certExpiry, [("target", h.target)], Double(tls.notAfterSeconds))
             }
         }
         return families.render(timestampMs: timestampMs)
