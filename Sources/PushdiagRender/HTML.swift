@@ -48,6 +48,7 @@ enum HTML {
         .limit{stroke:#d62728;stroke-dasharray:6 4;stroke-width:1.5}.limit-label{font-size:11px;fill:#d62728}
         figcaption{font-size:12px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;font-size:13px;text-align:left}
         tr.critical td.grade{color:#b00020;font-weight:600}tr.warning td.grade{color:#a15c00}
+        .status{font-weight:600}.status.critical{color:#b00020}.status.warning{color:#a15c00}.status.ok{color:#2a7d2a}.status.unknown{color:#555}
         """
 
     /// A whole page.

@@ -37,7 +37,6 @@ public struct JoinHTMLRenderer {
         for c in r.cycles { body += cycle(c, scale: scale) }
         body += summary(r) + (r.apIdle.map(apIdle) ?? "") + findings(r)
         let css = """
-            .status{font-weight:600}.status.critical{color:#b00020}.status.warning{color:#a15c00}.status.ok{color:#2a7d2a}.status.unknown{color:#555}
             .legend{font-size:12px;color:#555}h2{font-size:17px;margin-top:28px}.step-name{font-size:12px;fill:#222}
             .step-status{font-size:12px;fill:#777;font-style:italic}.step-status.failed,.step-status.not_reached{fill:#b00020}
             .push-ready{stroke:#111;stroke-width:1.5;stroke-dasharray:4 3}.push-ready-label{font-size:11px;fill:#111}

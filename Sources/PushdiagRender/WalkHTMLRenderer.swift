@@ -105,7 +105,6 @@ public struct WalkHTMLRenderer {
             "<p class=\"legend\"><span style=\"color:\(Self.gradeColour[.ok]!)\">▌roam OK</span> <span style=\"color:\(Self.gradeColour[.warning]!)\">▌warning</span> <span style=\"color:\(Self.gradeColour[.critical]!)\">▌critical</span> ┆ dashed: a disconnect with no return, or the push connection waiting or failed</p>"
         body += roamsTable(r) + lensTables(r) + stallsTable(r) + placesTable(r) + interfaceTable(r) + findings(r)
         let css = """
-            .status{font-weight:600}.status.critical{color:#b00020}.status.warning{color:#a15c00}.status.ok{color:#2a7d2a}
             .place-label{font-size:11px;fill:#555}.legend{font-size:12px;color:#555}.error{color:#b00020}
             .series{fill:none;stroke:#1f77b4;stroke-width:2}h2{font-size:17px;margin-top:28px}
             #roams-table td{font-size:12px}tr.why td{color:#555;border-top:none}
