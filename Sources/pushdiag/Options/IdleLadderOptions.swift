@@ -28,14 +28,14 @@ struct IdleLadderOptions<Mode: IdleLadderMode>: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "With --\(Mode.words.flag): the longest \(Mode.words.rung) to try (default \(Self.text(Mode.words.defaults.max() ?? 0)), or the longest of --ladder).",
+            "With --\(Mode.words.flag): the longest \(Mode.words.rung) to try (default \(DurationText.format(Mode.words.defaults.max() ?? 0)), or the longest of --ladder).",
             valueName: "D"))
     var max: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "With --\(Mode.words.flag): the \(Mode.words.rungs) to try, comma-separated (default \(Mode.words.defaults.map(Self.text).joined(separator: ","))).",
+            "With --\(Mode.words.flag): the \(Mode.words.rungs) to try, comma-separated (default \(Mode.words.defaults.map(DurationText.format).joined(separator: ","))).",
             valueName: "D,D,..."))
     var ladder: String?
 
@@ -54,11 +54,6 @@ struct IdleLadderOptions<Mode: IdleLadderMode>: ParsableArguments {
         // A ladder of one's own ends where it ends, unless --max says otherwise.
         let most = try max.map { try parseDuration($0, option: "--max", atLeast: 0.1) } ?? rungs.max() ?? 0
         return IdleTimeout.rungs(upTo: most, from: rungs)
-    }
-
-    /// A default rung as the help writes it: whole minutes in minutes ("60m"), else seconds.
-    static func text(_ seconds: Double) -> String {
-        seconds >= 60 && seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(NumberText.format(seconds / 60))m" : "\(NumberText.format(seconds))s"
     }
 }
 
