@@ -53,6 +53,7 @@ enum Rejoiners {
     static func find(_ settings: JoinSettings, ifindex: UInt32) throws -> Rejoiner? {
         let interface = settings.interface
         let controlDirectory = settings.controlDirectory
+        // Not Int32.max: libdbus takes that as DBUS_TIMEOUT_INFINITE.
         let connectTimeoutMs = Int32(min(settings.cycleTimeoutSeconds * 1000, 2e9))
         switch settings.kick {
         case .passive: return nil

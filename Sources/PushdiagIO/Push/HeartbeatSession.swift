@@ -130,7 +130,7 @@ public final class HeartbeatSession {
 
     public var isConnected: Bool { connection != nil }
     var peer: String { options.endpoint.description }
-    var sendTimeout: Int32 { Int32(min(options.timeoutMs, Double(Int32.max))) }
+    var sendTimeout: Int32 { Clock.pollTimeout(ms: options.timeoutMs) }
 
     /// Adds a state to the timeline.
     public func state(_ s: ConnectionPhase, _ reason: String? = nil) {
@@ -148,7 +148,7 @@ public final class HeartbeatSession {
     /// registration). The phases' times are kept; a TLS result the options refuse throws `.tls`.
     public func open() throws(ConnectionFailure) {
         connection = nil
-        let timeout = Int32(min(options.connectTimeoutMs, Double(Int32.max)))
+        let timeout = Clock.pollTimeout(ms: options.connectTimeoutMs)
         let t0 = Clock.ms()
         let tcpStartNs = WallClock.nanoseconds()
         phaseEndsNs = nil
@@ -212,7 +212,7 @@ public final class HeartbeatSession {
         while true {
             let left = deadline - Clock.ms()
             if left <= 0 { return false }
-            guard let bytes = try c.receive(max: 65_536, timeoutMs: Int32(min(left.rounded(.up), Double(Int32.max)))) else { continue }
+            guard let bytes = try c.receive(max: 65_536, timeoutMs: Clock.pollTimeout(ms: left)) else { continue }
             if bytes.isEmpty { throw .closedByPeer("the server closed the connection") }
             var came = false
             for e in try client.receive(bytes[...]) {
@@ -247,7 +247,7 @@ public final class HeartbeatSession {
             let t0 = Clock.ms()
             do throws(ConnectionFailure) {
                 _ = try TCPConnection.connect(
-                    address, port: options.endpoint.port, name: peer, timeoutMs: Int32(min(options.connectTimeoutMs, Double(Int32.max))))
+                    address, port: options.endpoint.port, name: peer, timeoutMs: Clock.pollTimeout(ms: options.connectTimeoutMs))
                 return .answered(ms: Clock.ms() - t0)
             } catch {
                 return .unanswered

@@ -38,9 +38,11 @@ public enum Clock {
     public static func ms() -> Double { Double(WallClock.monotonicNanoseconds()) / 1e6 }
 
     /// Milliseconds left until `deadline`, clamped for `poll(2)`.
-    public static func pollTimeout(until deadline: Double) -> Int32 {
-        Int32(max(0, min(Double(Int32.max), (deadline - ms()).rounded(.up))))
-    }
+    public static func pollTimeout(until deadline: Double) -> Int32 { pollTimeout(ms: deadline - ms()) }
+
+    /// `ms` as poll(2), epoll_wait(2) and a socket's timeouts take it: whole milliseconds rounded
+    /// up (a wait is never cut short), 0 for a time already past, at most Int32.max.
+    public static func pollTimeout(ms: Double) -> Int32 { Int32(max(0, min(Double(Int32.max), ms.rounded(.up)))) }
 
     /// Sleeps `ms`, returning early when `stop` says so; true when the whole time passed. A paced
     /// interval that must notice a stop: the process's stop request (SIGINT, SIGTERM) wakes it at

@@ -42,7 +42,7 @@ public final class Wakeup: Sendable {
     /// Waits for the first of `wakeups` to ring: its index, or nil on timeout or a signal.
     public static func wait(any wakeups: [Wakeup], ms: Double?) -> Int? {
         var fds = wakeups.map { pollfd(fd: $0.descriptor.rawValue, events: Int16(POLLIN), revents: 0) }
-        var timeout = ms.map { Int32(max(0, min(Double(Int32.max), $0.rounded(.up)))) } ?? -1
+        var timeout = ms.map(Clock.pollTimeout(ms:)) ?? -1
         // Without an eventfd (no descriptors left) poll(2) skips it: a second at most, then the caller's flags.
         if fds.contains(where: { $0.fd < 0 }) { timeout = timeout < 0 ? 1000 : min(timeout, 1000) }
         guard case .success(let n) = Syscall.poll(&fds, timeoutMs: timeout), n > 0 else { return nil }
