@@ -40,8 +40,10 @@ public struct ProbeRequest: Sendable, Equatable {
         }
         let tls = try flag("tls")
         guard let target = params["target"], !target.isEmpty else { throw .usage("target is missing (target=HOST:PORT)") }
-        guard let endpoint = Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) else {
-            throw .usage("target: '\(target)' is not HOST:PORT" + (proto.defaultPort(tls: tls) == nil ? " (\(proto.rawValue) has no default port)" : ""))
+        let endpoint: Endpoint
+        switch proto.endpoint(target, tls: tls) {
+        case .success(let e): endpoint = e
+        case .failure(let why): throw .usage("target: \(why)")
         }
         var o = HeartbeatOptions(endpoint: endpoint, proto: proto)
         o.count = 3

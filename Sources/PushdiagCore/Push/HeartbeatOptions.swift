@@ -119,6 +119,17 @@ public struct TLSOptions: Sendable, Equatable {
 }
 
 /// host:port, [v6]:port or host (with a default port).
+/// Why a text is not a push server's address: "'x' is not HOST:PORT (the line protocol has no
+/// default port)".
+public struct EndpointProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    public var text: String
+    /// The protocol, when it has no default port (so the port could not be left out).
+    public var protocolWithoutPort: String?
+    public var description: String {
+        "'\(text)' is not HOST:PORT" + (protocolWithoutPort.map { " (the \($0) protocol has no default port)" } ?? "")
+    }
+}
+
 public struct Endpoint: Equatable, Sendable, CustomStringConvertible {
     public var host: String
     public var port: UInt16

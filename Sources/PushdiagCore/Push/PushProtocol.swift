@@ -135,6 +135,13 @@ public struct HeartbeatProtocol: Hashable, Sendable, CaseIterable, RawValueDescr
     public var modes: PushModes { definition.modes }
     public func defaultPort(tls: Bool) -> UInt16? { definition.defaultPort(tls: tls) }
 
+    /// A push server's `HOST[:PORT]` as this protocol reads it (its default port when none is
+    /// given), or why it is none, in the same words from a flag, the configuration and /probe.
+    public func endpoint(_ text: String, tls: Bool) -> Result<Endpoint, EndpointProblem> {
+        if let e = Endpoint(text, defaultPort: defaultPort(tls: tls)) { return .success(e) }
+        return .failure(EndpointProblem(text: text, protocolWithoutPort: defaultPort(tls: tls) == nil ? rawValue : nil))
+    }
+
     public static func == (a: Self, b: Self) -> Bool { a.rawValue == b.rawValue }
     public func hash(into h: inout Hasher) { h.combine(rawValue) }
 

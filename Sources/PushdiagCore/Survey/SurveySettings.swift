@@ -89,10 +89,7 @@ public struct SurveySettings: Sendable, Equatable {
         if !flags.tls, flags.insecure || flags.pin != nil || flags.caFile != nil { throw .usage("--insecure, --pin and --ca-file go with --tls") }
         if let pin = flags.pin, let why = TLSOptions.pinProblem(pin) { throw .usage("--pin: \(why)") }
         let p = flags.proto ?? .simplepush
-        for s in flags.servers where Endpoint(s, defaultPort: p.defaultPort(tls: flags.tls)) == nil {
-            throw .usage(
-                "--server: '\(s)' is not HOST:PORT" + (p.defaultPort(tls: flags.tls) == nil ? " (the \(p.rawValue) protocol has no default port)" : ""))
-        }
+        for s in flags.servers { if case .failure(let why) = p.endpoint(s, tls: flags.tls) { throw .usage("--server: \(why)") } }
     }
 
     /// The configuration's push servers, each with its port, protocol and TLS options; a server

@@ -50,9 +50,10 @@ struct PushConnectionOptions: ParsableArguments {
         configure: (inout HeartbeatOptions) throws -> Void = { _ in }
     ) throws -> HeartbeatOptions {
         let tls = tlsFlags.tls
-        guard let endpoint = Endpoint(target, defaultPort: proto.defaultPort(tls: tls)) else {
-            throw ValidationError(
-                "'\(target)' is not HOST:PORT" + (proto.defaultPort(tls: tls) == nil ? " (the \(proto.rawValue) protocol has no default port)" : ""))
+        let endpoint: Endpoint
+        switch proto.endpoint(target, tls: tls) {
+        case .success(let e): endpoint = e
+        case .failure(let why): throw ValidationError(why.description)
         }
         var o = HeartbeatOptions(endpoint: endpoint, proto: proto)
         o.intervalMs = try parseDuration(interval, option: "--interval", atLeast: shortestInterval) * 1000
