@@ -131,7 +131,7 @@ public enum ConfigParser {
                     case "history": c.history = try string(t, k, "report")
                     case "textfile":
                         c.textfile = try string(t, k, "report")
-                        if let f = c.textfile, !f.hasSuffix(".prom") { throw fail(t, k, "report", "node_exporter reads only files ending in .prom") }
+                        if let why = c.textfile.flatMap(PrometheusText.textfileProblem) { throw fail(t, k, "report", why) }
                     default: throw fail(t, k, "report", "unknown key (history, textfile)")
                     }
                 }

@@ -38,7 +38,7 @@ struct ReportCommand: ParsableCommand {
         var textfile: String?
 
         func validate() throws {
-            if let textfile, !textfile.hasSuffix(".prom") { throw ValidationError("--textfile: node_exporter reads only files ending in .prom") }
+            if let why = textfile.flatMap(PrometheusText.textfileProblem) { throw ValidationError("--textfile: \(why)") }
         }
 
         func run() throws {

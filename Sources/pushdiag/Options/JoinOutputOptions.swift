@@ -26,7 +26,7 @@ struct JoinOutputOptions: ParsableArguments {
     func validate() throws {
         if let html, html.isEmpty { throw ValidationError("--html needs a file name") }
         if let history, history.isEmpty { throw ValidationError("--history needs a file name") }
-        if let textfile, !textfile.hasSuffix(".prom") { throw ValidationError("--textfile: node_exporter reads only files ending in .prom") }
+        if let why = textfile.flatMap(PrometheusText.textfileProblem) { throw ValidationError("--textfile: \(why)") }
     }
 
     /// Writes every output asked for (each file replaced atomically, the history in one
