@@ -169,7 +169,7 @@ public final class InterfaceFollower: Sendable {
             do {
                 let transport = try NetlinkSource.open(protocol: Netlink.protocolGeneric, record: nil, replay: replay).0
                 let client = try NL80211Client(transport: transport)
-                let watcher = try RoamWatcher(client: client, transport: transport, interface: name, roamWindowSeconds: 10)
+                let watcher = try RoamWatcher(client: client, transport: transport, interface: name, roamWindowSeconds: RoamTracker.defaultWindowSeconds)
                 if let ifindex = watcher.only { watcher.onEvent = { [stalls] t, e in stalls.add(e, at: t, ifindex: ifindex) } }
                 log.change(subject, "following")
                 _ = try watcher.run(limitSeconds: nil, stop: { self.isStopped }, emit: { [self] e in event(e) })

@@ -164,7 +164,10 @@ public struct RoamTracker {
     public private(set) var first: Int64?
     public private(set) var last: Int64?
 
-    public init(windowSeconds: Double = 10, settleSeconds: Double = 2) {
+    /// How long after a disconnect a connect elsewhere is a roam (`--roam-window`, the exporter).
+    public static let defaultWindowSeconds: Double = 10
+
+    public init(windowSeconds: Double = defaultWindowSeconds, settleSeconds: Double = 2) {
         windowNs = Int64(windowSeconds * 1e9)
         settleNs = min(windowNs, Int64(settleSeconds * 1e9))
     }

@@ -7,15 +7,17 @@ public struct JoinSettings: Sendable {
     public var heartbeat: HeartbeatOptions
     public var kick: JoinKick = .auto
     public var count = 1
-    public var intervalSeconds: Double = 2
+    public var intervalSeconds: Double = Self.defaults.interval
     /// A cycle that has not reached push-ready by then ends.
-    public var cycleTimeoutSeconds: Double = 30
-    public var controlDirectory = "/var/run/wpa_supplicant"
+    public var cycleTimeoutSeconds: Double = Self.defaults.cycleTimeout
+    public var controlDirectory = Self.defaults.controlDirectory
     /// How long after the link is up a DHCP client may take to begin (a DHCP client message or
     /// the address removed): one that begins after the push had started makes the push again
     /// once the address is settled. 0: no wait for a client that has not begun (an exchange
     /// already under way is still waited for).
-    public var dhcpWaitSeconds: Double = 2
+    public var dhcpWaitSeconds: Double = Self.defaults.dhcpWait
+    /// The defaults `join`'s flags show.
+    public static let defaults = (interval: 2.0, cycleTimeout: 30.0, dhcpWait: 2.0, controlDirectory: "/var/run/wpa_supplicant")
     /// `--find-ap-idle`: the silences to try, seconds, in order (nil: no ladder), and the path's
     /// idle timeout to weigh them with (`--idle-timeout`).
     public var apIdleRungs: [Double]?

@@ -7,9 +7,10 @@ public struct WalkSettings: Sendable {
     public var interface: String
     /// The push connection, as `heartbeat` holds it (interval 250 ms by default here).
     public var heartbeat: HeartbeatOptions
-    public var sampleMs: Double = 500
+    public var sampleMs: Double = Self.defaultSampleMs
+    public static let defaultSampleMs: Double = 500
     public var durationSeconds: Double?
-    public var roamWindowSeconds: Double = 10
+    public var roamWindowSeconds: Double = RoamTracker.defaultWindowSeconds
     /// The place at the start.
     public var location: String?
     /// Write DIR/nl80211.pcap and DIR/push.jsonl.

@@ -58,20 +58,20 @@ struct JoinCommand: ParsableCommand {
     var count: Int = 1
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Time between cycles.", valueName: "D"))
-    var interval: String = "2s"
+    var interval: String = DurationText.format(JoinSettings.defaults.interval)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("A cycle not push-ready by then ends.", valueName: "D"))
-    var cycleTimeout: String = "30s"
+    var cycleTimeout: String = DurationText.format(JoinSettings.defaults.cycleTimeout)
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "How long after the link is up a DHCP client may take to begin; a push made before it began is made again once the address is settled (0: no wait for a client that has not begun; an exchange already under way is still waited for).",
             valueName: "D"))
-    var dhcpWait: String = "2s"
+    var dhcpWait: String = DurationText.format(JoinSettings.defaults.dhcpWait)
 
     @Option(help: ArgumentHelp("wpa_supplicant's control interface directory.", valueName: "DIR"), completion: .directory)
-    var controlDirectory: String = "/var/run/wpa_supplicant"
+    var controlDirectory: String = JoinSettings.defaults.controlDirectory
 
     @OptionGroup var connection: PushConnectionOptions
 

@@ -43,7 +43,7 @@ struct WalkCommand: ParsableCommand {
     var interval: String = "250ms"
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Time between samples of the link.", valueName: "D"))
-    var sample: String = "500ms"
+    var sample: String = DurationText.format(WalkSettings.defaultSampleMs / 1000)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this long (default: until interrupted).", valueName: "D"))
     var duration: String?
@@ -54,7 +54,7 @@ struct WalkCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("A disconnect followed by a connect to another BSS of the same SSID within this long is a roam.", valueName: "D"))
-    var roamWindow: String = "10s"
+    var roamWindow: String = DurationText.format(RoamTracker.defaultWindowSeconds)
 
     @OptionGroup var connection: PushConnectionOptions
     @OptionGroup var limits: WalkThresholdOptions

@@ -28,7 +28,7 @@ struct WatchCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("A disconnect followed by a connect to another BSS of the same SSID within this long is a roam.", valueName: "D"))
-    var roamWindow: String = "10s"
+    var roamWindow: String = DurationText.format(RoamTracker.defaultWindowSeconds)
 
     @Option(help: "Output format: text or jsonl.")
     var format: WatchFormat = .text

@@ -12,11 +12,16 @@ struct StormFlags: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("With --storm: each reconnect delay times a factor drawn from 1 ± RATIO (0 to 1; default 0.5).", valueName: "RATIO"))
+        help: ArgumentHelp(
+            "With --storm: each reconnect delay times a factor drawn from 1 ± RATIO (0 to 1; default \(NumberText.format(DeviceEngine.Settings(clients: 1).jitter))).",
+            valueName: "RATIO"))
     var jitter: Double?
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("With --storm: how long the devices hold their connections before the drop (default 1s).", valueName: "D"))
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --storm: how long the devices hold their connections before the drop (default \(DurationText.format(DeviceEngine.Settings(clients: 1).settleSeconds))).",
+            valueName: "D"))
     var settle: String?
 
     func validate() throws {
