@@ -72,7 +72,7 @@ public enum ConfigParser {
                         case "ca_file": s.caFile = try string(t, k, "server")
                         case "path": s.path = try string(t, k, "server")
                         case "register": s.register = try string(t, k, "server")
-                        case "idle_timeout": s.idleTimeoutS = try duration(t, k, "server", atLeast: 0.1)?.seconds
+                        case "idle_timeout": s.idleTimeoutS = try duration(t, k, "server", atLeast: IdleTimeout.shortest)?.seconds
                         default: throw fail(t, k, "server", "unknown key (host, port, protocol, tls, pin, ca_file, path, register, idle_timeout)")
                         }
                     }

@@ -4,6 +4,10 @@
 /// --find-idle-timeout` opens one connection per rung of a ladder at once, leaves each idle for
 /// its rung's time, then sends a heartbeat on each.
 public enum IdleTimeout {
+    /// The shortest idle time pushdiag takes, seconds: a rung, a ladder's end, a path's idle
+    /// timeout (`--idle-timeout`, `idle_timeout =`).
+    public static let shortest = 0.1
+
     /// The ladder's default rungs, seconds: 30 s to an hour.
     public static let defaultRungs: [Double] = [30, 60, 120, 300, 600, 900, 1800, 3600]
 

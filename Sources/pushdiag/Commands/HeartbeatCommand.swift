@@ -87,7 +87,7 @@ struct HeartbeatCommand: ParsableCommand {
             o.count = count
             o.register = register
             o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
-            o.pathIdleTimeoutS = try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: 0.1) }
+            o.pathIdleTimeoutS = try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: IdleTimeout.shortest) }
             o.thresholds = HeartbeatThresholds(try ThresholdRow.flagLimits(loss.typed + rtt.typed + certificate.typed + safeInterval.typed))
         }
     }

@@ -47,12 +47,12 @@ struct IdleLadderOptions<Mode: IdleLadderMode>: ParsableArguments {
         var rungs = Mode.words.defaults
         if let ladder {
             rungs = try ladder.split(separator: ",", omittingEmptySubsequences: false).map { part in
-                try parseDuration(part.trimmingCharacters(in: .whitespaces), option: "--ladder", atLeast: 0.1)
+                try parseDuration(part.trimmingCharacters(in: .whitespaces), option: "--ladder", atLeast: IdleTimeout.shortest)
             }
             guard rungs.count <= 64 else { throw ValidationError("--ladder: at most 64 idle times") }
         }
         // A ladder of one's own ends where it ends, unless --max says otherwise.
-        let most = try max.map { try parseDuration($0, option: "--max", atLeast: 0.1) } ?? rungs.max() ?? 0
+        let most = try max.map { try parseDuration($0, option: "--max", atLeast: IdleTimeout.shortest) } ?? rungs.max() ?? 0
         return IdleTimeout.rungs(upTo: most, from: rungs)
     }
 }

@@ -19,6 +19,6 @@ struct JoinIdleOptions: ParsableArguments {
             if ladder.stray || idleTimeout != nil { throw ValidationError("--ladder, --max and --idle-timeout go with --find-ap-idle") }
             return (nil, nil)
         }
-        return (try ladder.rungs(), try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: 0.1) })
+        return (try ladder.rungs(), try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: IdleTimeout.shortest) })
     }
 }
