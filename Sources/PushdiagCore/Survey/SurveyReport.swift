@@ -394,7 +394,7 @@ public enum SurveyVerdicts {
             check: .heartbeat, status: s, subject: r.target, value: loss, unit: .percent, threshold: t.limits(.loss),
             hint: s == .ok
                 ? "\(NumberText.format(loss))% lost: \(r.received)/\(r.sent) answered, \(rtt)"
-                : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; check the push server's load and the path to it")
+                : "\(r.received)/\(r.sent) answered, \(rtt): devices will miss pushes and reconnect; \(ThresholdRow.loss.hint)")
     }
 
     /// The server's heartbeat spacing against the path's idle timeout, where the configuration
