@@ -26,7 +26,6 @@ public enum StallAnalysis {
         marginMs: Double = ThresholdRow.stallMargin.warning
     ) -> StallReport {
         let p95 = RTTSummary.of(heartbeats.compactMap(\.rttMs))?.p95
-        let limit = p95.map { $0 + marginMs }
         var stalls: [Stall] = []
         // Each stall's time and the activity (or run of heartbeats) it belongs to, for repeats.
         var occurrences: [StallCause: [(key: Int, timeNs: Int64)]] = [:]
@@ -34,10 +33,10 @@ public enum StallAnalysis {
         var previousBad = false
         var run = 0
         for (n, h) in heartbeats.enumerated() {
-            let bad = h.rttMs.map { r in limit.map { r > $0 } ?? false } ?? true
+            let bad = stalled(rttMs: h.rttMs, p95: p95, marginMs: marginMs)
             defer { previousBad = bad }
             guard bad else { continue }
-            let end = h.sentNs + Int64((h.rttMs ?? timeoutMs) * 1e6)
+            let end = endNs(sentNs: h.sentNs, rttMs: h.rttMs, timeoutMs: timeoutMs)
             let best = winner(from: h.sentNs, to: end, in: activities)
             let cause = best.map { activities[$0].cause } ?? .noneSeen
             if let best, activities[best].requestedHere { fromRequested += 1 }
@@ -58,10 +57,20 @@ public enum StallAnalysis {
             stalls: stalls,
             summary: StallSummary(
                 heartbeats: heartbeats.count, bad: stalls.count, lost: stalls.filter(\.lost).count, p95Ms: p95, marginMs: marginMs,
-                slowerThanMs: limit.map(Kept.ms), byCause: counts, periodic: periodic,
+                slowerThanMs: p95.map { Kept.ms($0 + marginMs) }, byCause: counts, periodic: periodic,
                 ownShare: stalls.isEmpty ? nil : Kept.ratio(Double(own) / Double(stalls.count)), scansSeen: scansSeen,
                 scansRequested: scansRequested, fromRequestedScans: fromRequested))
     }
+
+    /// The rule, live (`StallCounter`, over its window) and after the fact (over the whole run):
+    /// a heartbeat stalled when it was lost, or answered slower than the round trips' p95 by
+    /// more than the margin (none while there is no p95).
+    public static func stalled(rttMs: Double?, p95: Double?, marginMs: Double) -> Bool {
+        rttMs.map { r in p95.map { r > $0 + marginMs } ?? false } ?? true
+    }
+
+    /// When a heartbeat sent at `sentNs` ended: its answer, else its timeout.
+    public static func endNs(sentNs: Int64, rttMs: Double?, timeoutMs: Double) -> Int64 { sentNs + Int64((rttMs ?? timeoutMs) * 1e6) }
 
     /// The activity that explains a heartbeat in flight over [`from`, `to`): of those that
     /// overlapped it, the first cause of `StallCause.allCases` (the earliest such); nil when none.

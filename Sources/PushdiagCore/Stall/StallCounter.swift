@@ -30,11 +30,11 @@ public struct StallCounter: Sendable {
         if let r = rttMs {
             if rtts.count < Self.window { rtts.append(r) } else { rtts[next] = r }
             next = (next + 1) % Self.window
-            guard let p95 = RTTSummary.of(rtts)?.p95, r > p95 + marginMs else { return nil }
+            guard StallAnalysis.stalled(rttMs: r, p95: RTTSummary.of(rtts)?.p95, marginMs: marginMs) else { return nil }
         }
         for k in Array(logs.keys) { logs[k]?.forget(endedBefore: nowNs - Self.keepNs) }
         let activities = logs.keys.sorted().flatMap { logs[$0]!.finished(at: nowNs) }
-        let end = sentNs + Int64((rttMs ?? timeoutMs) * 1e6)
+        let end = StallAnalysis.endNs(sentNs: sentNs, rttMs: rttMs, timeoutMs: timeoutMs)
         return StallAnalysis.winner(from: sentNs, to: end, in: activities).map { activities[$0].cause } ?? .noneSeen
     }
 }
