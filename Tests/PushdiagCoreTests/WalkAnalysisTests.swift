@@ -209,6 +209,15 @@ struct WalkAnalysisTests {
         #expect(
             f.value == 30 && f.threshold == ThresholdRow.retransmission.critical && f.severity == .critical && f.unit == ValueUnit.percent.rawValue
                 && f.source == RetransmissionSource.stationRetries.rawValue, "\(f)")
+        // Frames sent while the driver gave no retries are in neither the share nor the count
+        // the finding says, nor in the frames it needs before judging.
+        t.samples += (20..<40).map { i in WalkSample(timeNs: Int64(i) * s, bssid: ap1, ssid: "a", freqMhz: 2412, signalDbm: -55, packets: 1000, location: "") }
+        let counted = try #require(WalkReport.assemble(t).findings.first { $0.check == .retries })
+        #expect(counted.value == 30 && counted.message.contains("of 2000 frames"), "\(counted.message)")
+        t.samples = (0..<40).map { i in
+            WalkSample(timeNs: Int64(i) * s, bssid: ap1, ssid: "a", signalDbm: -55, retries: i == 0 ? 30 : nil, packets: i == 0 ? 40 : 100, location: "")
+        }
+        #expect(!WalkReport.assemble(t).findings.contains { $0.check == .retries }, "40 counted frames are fewer than the 50 a share is judged over")
     }
 
     @Test func bandAndSSIDChangesAreAtLeastWarningsAndALostConnectionIsCritical() {

@@ -411,11 +411,7 @@ public enum WalkAnalysis {
             let s = samples.filter { $0.location == name }
             let signals = s.compactMap(\.signalDbm).sorted()
             let median = NumberText.median(sorted: signals.map(Double.init))
-            // Only samples with both counters: a driver whose retries are not believed has none,
-            // and its packets alone are no ratio (UNKNOWN, not 0%).
-            let counted = s.filter { $0.retries != nil && $0.packets != nil }
-            let retries = counted.compactMap(\.retries).reduce(0, +)
-            let packets = counted.compactMap(\.packets).reduce(0, +)
+            let (retries, packets) = retryCounts(s)
             let hb = heartbeats.filter { place(at: $0.sentNs, marks) == name }
             return WalkPlaceReport(
                 name: name, samples: s.count, signalMedianDbm: median, signalMinDbm: signals.first,
@@ -423,6 +419,14 @@ public enum WalkAnalysis {
                 rttP95Ms: RTTSummary.of(hb.compactMap(\.rttMs))?.p95, heartbeatsLost: hb.filter { $0.rttMs == nil }.count,
                 roams: roams.filter { $0.location == name }.count)
         }
+    }
+
+    /// Retries and frames sent over the samples that have both counters: a driver whose retries
+    /// are not believed has none, and its packets alone are no ratio (UNKNOWN, not 0%). What a
+    /// place's retry share is over, and what its finding counts.
+    static func retryCounts(_ samples: [WalkSample]) -> (retries: UInt64, packets: UInt64) {
+        let counted = samples.filter { $0.retries != nil && $0.packets != nil }
+        return (counted.compactMap(\.retries).reduce(0, +), counted.compactMap(\.packets).reduce(0, +))
     }
 
     /// The iPhone's view of the signal: samples below the warning and critical levels, and a

@@ -133,7 +133,7 @@ extension WalkReport {
         for p in places {
             // Graded as every retransmission finding is (`RangeGraded`); plain limits always name one.
             guard let pct = p.retriesPct, let (severity, passed) = retry.grade(pct, .retransmission), let limit = passed else { continue }
-            let frames = samples.filter { $0.location == p.name }.compactMap(\.packets).reduce(0, +)
+            let frames = WalkAnalysis.retryCounts(samples.filter { $0.location == p.name }).packets
             guard frames >= UInt64(retry.minimumFrames) else { continue }
             findings.append(
                 Finding(
