@@ -160,8 +160,8 @@ public struct WalkThresholds: Sendable, Equatable {
     /// much stronger (iOS's margin while passing traffic: a phone there would have moved).
     public var stickySeconds: Double = 5
     public var stickyMarginDb = Int(IOSRoamingRule.marginWithTraffic.value)
-    /// An answer later than this is late (a device would feel it).
-    public var lateMs: Double = 1000
+    /// An answer later than this is late (a device would feel it): the rtt row's critical limit.
+    public var lateMs: Double = ThresholdRow.rtt.critical!
     public init() {}
 
     /// The signal's critical limit is iOS's roam trigger (as by default): only then is it said
