@@ -19,8 +19,7 @@ public struct WalkSample: Codable, Sendable, Equatable {
     @Nullable public var retries: UInt64?
     @Nullable public var txFailed: UInt64?
     @Nullable public var packets: UInt64?
-    /// The strongest other BSS of the same SSID in the scan cache at that time, among entries as
-    /// fresh as the iPhone lens's candidates (`WalkScan.strongest`), whole dBm rounded down.
+    /// The strongest other BSS of the same SSID in the scan cache at that time (dBm).
     @Nullable public var bestOtherSignalDbm: Int?
     public var location: String
 

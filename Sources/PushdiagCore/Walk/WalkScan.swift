@@ -56,13 +56,6 @@ public struct WalkScan: Sendable, Equatable {
         }
     }
 
-    /// The strongest entry of `ssid` at `t` other than the current BSS and `bssid`, in dBm: what
-    /// the sticky-client rule weighs the AP's signal against, fresh as the iPhone lens's
-    /// candidates are (`IOSRoamingRule.staleAfter`); nil when there is none.
-    public func strongest(of ssid: String, besides bssid: MACAddress?, at t: Int64, staleAfterMs: Double = IOSRoamingRule.staleAfter.value) -> Double? {
-        fresh(at: t, staleAfterMs: staleAfterMs).filter { !$0.entry.current && $0.ssid == ssid && $0.bssid != bssid }.compactMap(\.signalDbm).max()
-    }
-
     /// The last read at or before `t` (reads in time order).
     public static func last(at t: Int64, in scans: [WalkScan]) -> WalkScan? {
         scans.last { $0.timeNs <= t }

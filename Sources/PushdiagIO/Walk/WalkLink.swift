@@ -23,6 +23,7 @@ public final class WalkLink {
     /// each half second. (A replay asks what the recording asked: changing it breaks replays.)
     let scanEvery = 20
     var sampleCount = 0
+    var bestOther: Int?
     /// SSIDs of the scan cache's BSSes (the interface does not always say its SSID).
     var ssids: [MACAddress: String] = [:]
     /// Counters at the previous sample, per AP (deltas restart on another AP).
@@ -186,6 +187,9 @@ public final class WalkLink {
                 if let f = b.frequency { channelsBySSID[s, default: []].insert(f) }
             }
             if pendingDisconnect == nil, let a = scan.first(where: \.associated) { apBssid = a.bssid }
+            let ssid = iface.ssid.map(SSIDText.render) ?? scan.first(where: \.associated).flatMap { b in b.ssid.map(SSIDText.render) }
+            bestOther =
+                scan.filter { b in !b.associated && ssid != nil && b.ssid.map(SSIDText.render) == ssid }.compactMap(\.signalMBm).max().map { Int($0 / 100) }
         }
         sampleCount += 1
         let ssid = iface.ssid.map(SSIDText.render) ?? station.flatMap { ssids[$0.mac] }
@@ -218,10 +222,7 @@ public final class WalkLink {
         } else if iface.ssid != nil {
             notes.insert("the driver lists no station entry for its AP: signal and retries are UNKNOWN")
         }
-        // The strongest other BSS of the SSID in the last read of the cache, fresh now (a
-        // signal half a dB short of a whole one is not rounded up to it).
-        s.bestOtherSignalDbm = ssid.flatMap { ssid in WalkScan.last(at: time, in: scans)?.strongest(of: ssid, besides: s.bssid, at: time) }
-            .map { Int($0.rounded(.down)) }
+        s.bestOtherSignalDbm = bestOther
         samples.append(s)
         try triggerScanIfDue(at: time, ssid: ssid)
         live = Live(
