@@ -15,14 +15,15 @@ struct PrometheusFamilies {
 
     private(set) var families: [Family] = []
 
-    /// A sample of the family `name` (a histogram's or a summary's `_bucket`, `_sum` and `_count`
-    /// samples belong to its family). A series twice makes node_exporter refuse the whole
-    /// textfile: the first stands.
     /// A sample of a family the exporter publishes too (its name with `suffix`: `_bucket`, …),
     /// with the family's one help and type.
     mutating func add(_ f: MetricFamily, suffix: String = "", _ labels: [(String, String)], _ value: Double) {
         add(f.name + suffix, f.help, type: f.typeName, labels, value)
     }
+
+    /// A sample of the family `name` (a histogram's or a summary's `_bucket`, `_sum` and `_count`
+    /// samples belong to its family). A series twice makes node_exporter refuse the whole
+    /// textfile: the first stands.
 
     mutating func add(_ name: String, _ help: String, type: String = "gauge", _ labels: [(String, String)], _ value: Double) {
         let family: String

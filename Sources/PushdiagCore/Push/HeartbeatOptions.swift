@@ -118,7 +118,6 @@ public struct TLSOptions: Sendable, Equatable {
     }
 }
 
-/// host:port, [v6]:port or host (with a default port).
 /// Why a text is not a push server's address: "'x' is not HOST:PORT (the line protocol has no
 /// default port)".
 public struct EndpointProblem: Error, Equatable, Sendable, CustomStringConvertible {
@@ -130,6 +129,7 @@ public struct EndpointProblem: Error, Equatable, Sendable, CustomStringConvertib
     }
 }
 
+/// host:port, [v6]:port or host (with a default port).
 public struct Endpoint: Equatable, Sendable, CustomStringConvertible {
     public var host: String
     public var port: UInt16

@@ -344,7 +344,8 @@ public enum SurveyVerdicts {
                         : "\(pct(x)) of the frames on the air are retries: find the interference or the weak cell (\(limit(.retransmission, t).note))"
                 })
         } else {
-            out.append(SurveyCheck(check: .frameRetries, status: .unknown, subject: subject, hint: r.error ?? "fewer than \(fewest) 802.11 frames captured"))
+            out.append(
+                SurveyCheck(check: .frameRetries, status: .unknown, subject: subject, hint: r.error ?? "fewer than \(fewest) valid 802.11 frames captured"))
         }
         for c in r.channels {
             guard let u = c.utilizationPercent else { continue }
