@@ -130,7 +130,7 @@ public struct SurveySettings: Sendable, Equatable {
         if !flags.servers.isEmpty {
             let p = flags.proto ?? .simplepush
             servers = flags.servers.map { s in
-                let e = Endpoint(s, defaultPort: p.defaultPort(tls: flags.tls))!  // validated above
+                let e = try! p.endpoint(s, tls: flags.tls).get()  // validated above, by the same reading
                 guard flags.tls else { return SurveyServer(endpoint: e, proto: p) }
                 var tls = TLSOptions(serverName: e.host)
                 tls.verify = !flags.insecure
