@@ -84,8 +84,9 @@ struct WalkLensCommandTests {
 /// The lab walk heard as a strong AP (02:…:00:00 at -60 dBm) and a weak one (02:…:01:00 at
 /// -75 dBm), every station and scan entry rewritten (make fixtures: walk-strong-weak-ap). The
 /// laptop held the weak AP from its roam at 07:24:50.9 until it lost it at 07:24:54.6; the
-/// scan read at 07:24:52.7 heard the strong one 15 dB stronger, so the first sample with heartbeats
-/// after it that has the entry fresh is a predicted iPhone roam, and a laptop_stays zone.
+/// scan read that ended at 07:24:52.727 heard the strong one 15 dB stronger, so the sample that
+/// made the read (the read is that sample's, `WalkScan`) is a predicted iPhone roam, and a
+/// laptop_stays zone.
 struct WalkLensStrongWeakTests {
     @Test func theIPhoneLeavesTheWeakAPWhereTheLaptopStayed() throws {
         let r = try pushdiag("walk", "--replay", TestPaths.fixtures.appendingPathComponent("walk-strong-weak-ap").path, "--format", "json")
@@ -97,9 +98,10 @@ struct WalkLensStrongWeakTests {
         #expect(p["from_bssid"] as? String == "02:00:00:00:01:00" && p["to_bssid"] as? String == "02:00:00:00:00:00")
         #expect(p["rule"] as? String == "margin_traffic" && p["traffic"] as? Bool == true && p["place"] as? String == "corridor")
         #expect(p["from_signal_dbm"] as? Double == -75 && p["to_signal_dbm"] as? Double == -60 && p["laptop_bssid"] as? String == "02:00:00:00:01:00")
-        // After the read at 07:24:52.727 and before the laptop lost the AP.
+        // At the sample that made the read, taken a few milliseconds before the read ended at
+        // 07:24:52.727 (the sample after it is half a second later).
         let time = try #require(p["time"] as? String)
-        #expect(time > "2026-11-23T07:24:52.727" && time < "2026-11-23T07:24:54.65", "\(time)")
+        #expect(time > "2026-11-23T07:24:52.7" && time < "2026-11-23T07:24:52.727", "\(time)")
         let zones = j["sticky_zones"] as? [[String: Any]] ?? []
         #expect(
             zones.contains { $0["kind"] as? String == "laptop_stays" && $0["start"] as? String == time && $0["best_candidate_dbm"] as? Double == -60 },

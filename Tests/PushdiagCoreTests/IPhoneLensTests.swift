@@ -151,6 +151,23 @@ struct IPhoneLensTests {
         #expect(r.sticky.allSatisfy { $0.kind == .laptopStays })
     }
 
+    /// The laptop's zone across samples whose scan cache holds nothing fresh: they cannot say
+    /// whether an iPhone would leave, so the zone neither grows nor ends there; a fresh read that
+    /// offers nothing the rules take ends it.
+    @Test func theLaptopsZoneOutlastsSamplesThatCannotSay() {
+        let samples = (0..<30).map { sample(Int64($0) * s, ap1, -80) }
+        func zones(_ reads: [(Int64, Double)]) -> [StickyZone] {
+            let scans = reads.map { WalkScan(timeNs: $0.0 * s, entries: [entry(ap2, $0.1, age: 0)]) }
+            return IPhoneLens().apply(samples: samples, scans: scans, heartbeats: heartbeats(30), marks: []).sticky.filter { $0.kind == .laptopStays }
+        }
+        // ap2 at -60 fresh 0–10 s and 20–29 s, nothing fresh 11–19 s: one zone of 29 s.
+        let one = zones([(0, -60), (20, -60)])
+        #expect(one.count == 1 && one.first?.seconds == 29 && one.first?.samples == 21, "\(one)")
+        // A fresh read at 12 s with ap2 at -75 (5 dB: not taken) ends it: 0–10 s, then 22–29 s.
+        let two = zones([(0, -60), (12, -75), (22, -60)])
+        #expect(two.map(\.seconds) == [10, 7], "\(two)")
+    }
+
     @Test func coverageCountsBSSesCoChannelAndBands() {
         let samples = [sample(1 * s, ap1, -60), sample(2 * s, ap1, -60), sample(3 * s, ap2, -55, freq: 5180), sample(4 * s, nil, nil)]
         let read = WalkScan(

@@ -83,7 +83,7 @@ import Testing
             let got: Severity
             if row == .signal {
                 let samples = [WalkSample(timeNs: 0, signalDbm: Int(value))]
-                got = WalkAnalysis.signalFindings(samples, t: t).first?.severity ?? .ok
+                got = WalkAnalysis.signalFindings(samples, scans: [], t: t).first?.severity ?? .ok
             } else {
                 let move = WalkLinkChange(timeNs: 0, fromBssid: nil, toBssid: nil, fromSsid: "s", toSsid: "s", fastTransition: row == .ftGap, linkGapMs: value)
                 got = WalkAnalysis.grade(move, connection: .kept, t: t).0

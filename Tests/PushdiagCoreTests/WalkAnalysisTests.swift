@@ -253,32 +253,84 @@ struct WalkAnalysisTests {
         #expect(p[1].signalMinDbm == -72 && p[1].heartbeatsLost == 5 && p[1].rttP95Ms == 5)
     }
 
+    /// A read of the scan cache at `t` holding the SSID's other AP (`ap2` unless said) at `dbm`,
+    /// heard just then.
+    func read(at t: Int64, _ dbm: Double?, bssid: MACAddress? = nil, ageMs: Double = 0) -> WalkScan {
+        WalkScan(timeNs: t, entries: [WalkBSS(bssid: bssid ?? ap2, ssid: "ward-3", freqMhz: 2437, signalDbm: dbm, ageMs: ageMs)])
+    }
+
+    /// Samples on `ap1` every half second from `from` to `to` (seconds, `to` left out).
+    func weak(_ from: Int64, _ to: Int64, dbm: Int = -75) -> [WalkSample] {
+        stride(from: from * 2, to: to * 2, by: 1).map { i in WalkSample(timeNs: i * s / 2, bssid: ap1, ssid: "ward-3", signalDbm: dbm, location: "") }
+    }
+
+    func sticky(_ samples: [WalkSample], _ scans: [WalkScan]) -> Finding? {
+        WalkAnalysis.signalFindings(samples, scans: scans).first { $0.check == .stickyClient }
+    }
+
     @Test func weakSignalAndAStickyClient() {
-        // 8 s at -75 dBm with the other AP at -60: sticky; and every one of those is below -70.
+        // 8 s at -75 dBm with the other AP at -60 in a fresh read: sticky; and every one of those
+        // is below -70.
         let samples = (0..<20).map { i in
-            WalkSample(timeNs: Int64(i) * s / 2, bssid: ap1, ssid: "ward-3", signalDbm: i < 4 ? -60 : -75, bestOtherSignalDbm: -60, location: "corridor")
+            WalkSample(timeNs: Int64(i) * s / 2, bssid: ap1, ssid: "ward-3", signalDbm: i < 4 ? -60 : -75, location: "corridor")
         }
-        let f = WalkAnalysis.signalFindings(samples)
+        let f = WalkAnalysis.signalFindings(samples, scans: [read(at: 0, -60)])
         let signal = f.first { $0.check == .signal }
         #expect(signal?.severity == .critical && signal?.value == -75 && signal?.threshold == -70 && signal?.subject == "corridor")
         let sticky = f.first { $0.check == .stickyClient }
         #expect(sticky?.severity == .warning && sticky?.value == 7.5 && sticky?.source == "station_and_scan", "\(String(describing: sticky))")
         // The other AP only 5 dB stronger: not sticky, the card has nowhere better to go.
-        let nowhere = samples.map {
-            var x = $0
-            x.bestOtherSignalDbm = -70
-            return x
-        }
-        #expect(!WalkAnalysis.signalFindings(nowhere).contains { $0.check == .stickyClient })
+        #expect(self.sticky(samples, [read(at: 0, -70)]) == nil)
+        // A read the driver's signal is not believed in (nil) offers nothing either.
+        #expect(self.sticky(samples, [read(at: 0, nil)]) == nil)
         // A run of 5.004 s is above the 5 s limit and says so ("5.004 s", not "5 s"); 5 s is not.
         for (end, said) in [(5_004_000_000 as Int64, "5.004 s below"), (5_010_000_000, "5.01 s below"), (5_000_000_000, nil)] {
-            let run = [0, end].map { WalkSample(timeNs: $0, bssid: ap1, ssid: "ward-3", signalDbm: -75, bestOtherSignalDbm: -60, location: "") }
-            let f = WalkAnalysis.signalFindings(run).first { $0.check == .stickyClient }
+            let run = [0, end].map { WalkSample(timeNs: $0, bssid: ap1, ssid: "ward-3", signalDbm: -75, location: "") }
+            let f = self.sticky(run, [read(at: 0, -60)])
             #expect(f?.message.components(separatedBy: " -").first == said, "\(end): \(String(describing: f))")
         }
         // Between -67 and -70: a warning only.
         let edge = [WalkSample(timeNs: 0, signalDbm: -68, location: "")]
-        #expect(WalkAnalysis.signalFindings(edge).first?.severity == .warning)
+        #expect(WalkAnalysis.signalFindings(edge, scans: []).first?.severity == .warning)
+    }
+
+    /// The stronger BSS must be in a fresh entry: one heard 10 s or more before a sample (the
+    /// iPhone lens's staleness) offers nothing to it, and a read stamped at a sample's own time
+    /// is that sample's.
+    @Test func aStickyClientIsJudgedOnFreshScanEntries() {
+        // Heard 5 s before the read at 0: fresh up to 5 s; the run 0–5 s is not above 5 s.
+        #expect(sticky(weak(0, 12), [read(at: 0, -60, ageMs: 5000)]) == nil)
+        #expect(sticky(weak(0, 12), [read(at: 0, -60, ageMs: 4500)])?.value == 5.5)
+        // Heard at the read: fresh up to 10 s, the run 0–10 s.
+        #expect(sticky(weak(0, 12), [read(at: 0, -60)])?.value == 10)
+        // A read at 5 s, the time of the sample that made it: that sample starts the run (5–10.5 s,
+        // above 5 s); seen only from the next sample it would be 5.5–10.5 s, not above.
+        #expect(sticky(weak(0, 11), [read(at: 5 * s, -60)])?.value == 5.5)
+    }
+
+    /// A sample whose scan cache holds nothing fresh cannot say whether a stronger BSS was on
+    /// offer: it neither extends a sticky run nor ends it. A fresh read that offers nothing strong
+    /// enough, a roam, a disconnect or a signal back above the level end it.
+    @Test func aSampleWithNoFreshEntryNeitherExtendsNorEndsAStickyRun() {
+        // Fresh up to 10 s, nothing fresh 10.5–19.5 s, fresh again from 20 s: one run of 29.5 s.
+        let walk = weak(0, 30)
+        #expect(sticky(walk, [read(at: 0, -60), read(at: 20 * s, -60)])?.value == 29.5)
+        // Nothing but unknown samples after its last clinging one: the run is 0–10 s.
+        #expect(sticky(walk, [read(at: 0, -60)])?.value == 10)
+        // A fresh read at 12 s offers ap2 at -70 only (5 dB): the run ends; 0–10 and 22–29.5 s.
+        #expect(sticky(walk, [read(at: 0, -60), read(at: 12 * s, -70), read(at: 22 * s, -60)])?.value == 10)
+        // The signal back above -70 dBm at 15 s, in the stretch with nothing fresh: that ends it
+        // (0–10 and 20–29.5 s), as a disconnect there (no AP) does; a sample without a signal
+        // does not.
+        var back = walk
+        back[30].signalDbm = -65
+        #expect(sticky(back, [read(at: 0, -60), read(at: 20 * s, -60)])?.value == 10)
+        var gone = walk
+        gone[30].bssid = nil
+        #expect(sticky(gone, [read(at: 0, -60), read(at: 20 * s, -60)])?.value == 10)
+        var quiet = walk
+        quiet[30].signalDbm = nil
+        #expect(sticky(quiet, [read(at: 0, -60), read(at: 20 * s, -60)])?.value == 29.5)
     }
 
     /// A loss found a few heartbeats late belongs to the move that caused it, not to the next.
@@ -312,9 +364,14 @@ struct WalkAnalysisTests {
     /// A sticky run is on one AP: weak samples on two APs, either side of a roam, are not added up.
     @Test func aRoamEndsAStickyRun() {
         let samples = (0..<16).map { i in
-            WalkSample(timeNs: Int64(i) * s / 2, bssid: i < 8 ? ap1 : ap2, signalDbm: -75, bestOtherSignalDbm: -60, location: "")
+            WalkSample(timeNs: Int64(i) * s / 2, bssid: i < 8 ? ap1 : ap2, ssid: "ward-3", signalDbm: -75, location: "")
         }
-        #expect(!WalkAnalysis.signalFindings(samples).contains { $0.check == .stickyClient }, "3.5 s on each AP, not 7.5 s on one")
+        // Each AP sees the other at -60 dBm: every sample clings.
+        let both = WalkScan(timeNs: 0, entries: [read(at: 0, -60).entries[0], read(at: 0, -60, bssid: ap1).entries[0]])
+        #expect(sticky(samples, [both]) == nil, "3.5 s on each AP, not 7.5 s on one")
+        // Longer on ap2 (4–10 s, the read fresh up to 10 s): one run of 6 s.
+        #expect(
+            sticky(samples + weak(8, 12).map { WalkSample(timeNs: $0.timeNs, bssid: ap2, ssid: "ward-3", signalDbm: -75, location: "") }, [both])?.value == 6)
     }
 
     /// The push log's start line keeps what a replay needs to read the scan cache when the walk

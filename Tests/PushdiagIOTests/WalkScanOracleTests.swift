@@ -6,7 +6,8 @@ import Testing
 
 /// The scan cache a walk keeps (`WalkScan`, for the iPhone lens) against tshark's decoding of the
 /// lab walk's recording: every entry's BSSID, frequency, signal and age as tshark reads them, and
-/// the replayed walk's reads of the cache are dumps of the recording, entry for entry.
+/// the replayed walk's reads of the cache are dumps of the recording, entry for entry, each
+/// stamped with the time of the sample that made it.
 struct WalkScanOracleTests {
     let recording = TestPaths.fixtures.appendingPathComponent("lab-walk/nl80211.pcap").path
 
@@ -42,5 +43,9 @@ struct WalkScanOracleTests {
             #expect(dumps.values.contains { $0.sorted() == s.entries.map(line).sorted() }, "\(s.entries.map(line))")
         }
         #expect(t.scans.map(\.timeNs) == t.scans.map(\.timeNs).sorted() && t.scans.allSatisfy { $0.timeNs >= t.startNs && $0.timeNs <= t.endNs })
+        // A read belongs to the sample that made it, and is stamped with that sample's time (the
+        // dump's answer came a few milliseconds later): the sample sees its own read.
+        let sampled = Set(t.samples.map(\.timeNs))
+        #expect(t.scans.allSatisfy { sampled.contains($0.timeNs) }, "\(t.scans.map(\.timeNs))")
     }
 }

@@ -121,12 +121,15 @@ public struct IPhoneLens: Sendable {
                 holes.close()
             }
             // The laptop clung where an iPhone would leave: the laptop's BSS below the trigger and a
-            // candidate that the rules take.
-            if let b = s.bssid, let mine = v.signal(b, offset: off),
+            // candidate that the rules take. A sample that cannot say (the laptop's signal not
+            // known, or below the trigger with no fresh entry) neither extends nor ends the zone,
+            // as for the walk's sticky-client rule (`WalkAnalysis.clinging`).
+            let mine = s.bssid.flatMap { v.signal($0, offset: off) }
+            if let b = s.bssid, let mine,
                 let pick = Self.choose(current: mine, candidates: v.candidates(besides: b, ssid: v.ssid, offset: off), traffic: v.traffic)
             {
                 laptop.add(.laptopStays, bssid: b, time: s.timeNs, place: place, signal: mine, candidate: pick.1)
-            } else {
+            } else if s.bssid == nil || mine.map({ $0 >= IOSRoamingRule.trigger.value || !v.fresh.isEmpty }) == true {
                 laptop.close()
             }
             guard let p = phone, let current = v.signal(p, offset: off), current < IOSRoamingRule.trigger.value else {

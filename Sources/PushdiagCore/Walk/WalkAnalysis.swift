@@ -19,8 +19,6 @@ public struct WalkSample: Codable, Sendable, Equatable {
     @Nullable public var retries: UInt64?
     @Nullable public var txFailed: UInt64?
     @Nullable public var packets: UInt64?
-    /// The strongest other BSS of the same SSID in the scan cache at that time (dBm).
-    @Nullable public var bestOtherSignalDbm: Int?
     public var location: String
 
     /// Retries per frame sent since the previous sample, percent; nil when either is not
@@ -29,7 +27,7 @@ public struct WalkSample: Codable, Sendable, Equatable {
 
     public init(
         timeNs: Int64, bssid: MACAddress? = nil, ssid: String? = nil, freqMhz: Int? = nil, signalDbm: Int? = nil, txBitrateMbps: Double? = nil,
-        retries: UInt64? = nil, packets: UInt64? = nil, bestOtherSignalDbm: Int? = nil, location: String = "", signalAverageDbm: Int? = nil,
+        retries: UInt64? = nil, packets: UInt64? = nil, location: String = "", signalAverageDbm: Int? = nil,
         txFailed: UInt64? = nil
     ) {
         self.signalAverageDbm = signalAverageDbm
@@ -42,7 +40,6 @@ public struct WalkSample: Codable, Sendable, Equatable {
         self.txBitrateMbps = txBitrateMbps
         self.retries = retries
         self.packets = packets
-        self.bestOtherSignalDbm = bestOtherSignalDbm
         self.location = location
     }
 }
@@ -429,9 +426,12 @@ public enum WalkAnalysis {
     }
 
     /// The iPhone's view of the signal: samples below the warning and critical levels, and a
-    /// sticky client (longer than `stickySeconds` below the critical level while the scan cache
-    /// holds a BSS of the same SSID at least `stickyMarginDb` stronger).
-    public static func signalFindings(_ samples: [WalkSample], t: WalkThresholds = WalkThresholds()) -> [Finding] {
+    /// sticky client (longer than `stickySeconds` below the critical level while the scan cache's
+    /// fresh entries, those younger than `staleAfterMs`, hold a BSS of the same SSID at least
+    /// `stickyMarginDb` stronger: `clinging`).
+    public static func signalFindings(
+        _ samples: [WalkSample], scans: [WalkScan], t: WalkThresholds = WalkThresholds(), staleAfterMs: Double = IOSRoamingRule.staleAfter.value
+    ) -> [Finding] {
         var out: [Finding] = []
         let weak = samples.filter { ($0.signalDbm ?? 0) < t.signalWarningDbm }
         if let worst = weak.min(by: { $0.signalDbm! < $1.signalDbm! }) {
@@ -446,18 +446,18 @@ public enum WalkAnalysis {
                         "\(weak.count) of \(NumberText.count(samples.count, "sample")) below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm\(t.signalCriticalIsIOSTrigger ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
                         + (worst.location.isEmpty ? "" : " at \(worst.location)")))
         }
-        // Sticky: a run of samples below the critical level with a stronger BSS on offer.
+        // Sticky: a run of clinging samples on one AP (a roam starts another); a sample that
+        // cannot say neither extends nor ends it.
         var runStart: WalkSample?
         var longest: (WalkSample, WalkSample)?
-        for s in samples {
-            let sticky =
-                (s.signalDbm.map { $0 < t.signalCriticalDbm } ?? false) && (s.bestOtherSignalDbm.map { b in b >= s.signalDbm! + t.stickyMarginDb } ?? false)
-            if sticky {
-                // A run is on one AP: a roam starts another.
+        for v in IPhoneLens(staleAfterMs: staleAfterMs).views(samples, scans: scans, heartbeats: []) {
+            let s = v.sample
+            switch clinging(v, t) {
+            case true?:
                 if runStart == nil || runStart?.bssid != s.bssid { runStart = s }
                 if let a = runStart, longest.map({ s.timeNs - a.timeNs > $0.1.timeNs - $0.0.timeNs }) ?? true { longest = (a, s) }
-            } else {
-                runStart = nil
+            case false?: runStart = nil
+            case nil: continue
             }
         }
         if let (a, b) = longest, case let seconds = Kept.seconds(ns: b.timeNs - a.timeNs), seconds > t.stickySeconds {
@@ -470,5 +470,20 @@ public enum WalkAnalysis {
                 ))
         }
         return out
+    }
+
+    /// Whether the card clings at this sample: on an AP below the critical level while a fresh
+    /// scan entry of the SSID (another BSS, its signal believed) is `stickyMarginDb` or more
+    /// stronger. False when it is disconnected, at or above the level, or the fresh entries offer
+    /// nothing that strong; nil when the sample cannot say: the station's signal is not known, or
+    /// no entry of the scan cache is fresh (the card has not scanned lately; the iPhone lens's
+    /// `no_fresh_scan`).
+    static func clinging(_ v: IPhoneLens.View, _ t: WalkThresholds) -> Bool? {
+        guard let bssid = v.sample.bssid else { return false }
+        guard let signal = v.sample.signalDbm else { return nil }
+        guard signal < t.signalCriticalDbm else { return false }
+        guard !v.fresh.isEmpty else { return nil }
+        let best = v.candidates(besides: bssid, ssid: v.ssid, offset: 0).map(\.dbm).max()
+        return best.map { $0 >= Double(signal + t.stickyMarginDb) } ?? false
     }
 }

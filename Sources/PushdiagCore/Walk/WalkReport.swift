@@ -129,7 +129,7 @@ extension WalkReport {
                     value: r.linkGapMs, threshold: passed, unit: .ms, source: "nl80211",
                     message: "\(r.time)\(r.location.isEmpty ? "" : " at \(r.location)"): \(r.reason)"))
         }
-        findings += WalkAnalysis.signalFindings(samples, t: w)
+        findings += WalkAnalysis.signalFindings(samples, scans: t.scans, t: w, staleAfterMs: lens.staleAfterMs)
         for p in places {
             // Graded as every retransmission finding is (`RangeGraded`); plain limits always name one.
             guard let pct = p.retriesPct, let (severity, passed) = retry.grade(pct, .retransmission), let limit = passed else { continue }

@@ -32,8 +32,11 @@ public struct WalkBSS: Sendable, Equatable {
 }
 
 /// One read of the scan cache during a walk: when (on the walk's clock) and every entry. The
-/// link reads the cache now and then (`WalkLink.scanEvery`); a sample sees the last read before
-/// it, each entry aged by the time since (`fresh(at:staleAfterMs:)`).
+/// link reads the cache now and then (`WalkLink.scanEvery`), as part of a sample, and stamps the
+/// read with that sample's time: the sample sees its own read, and every later one the last read
+/// at or before it, each entry aged by the time since (`fresh(at:staleAfterMs:)`). The entries'
+/// ages are the kernel's at the read, a few milliseconds after the sample's station dump: a
+/// little older than they were at the sample, never younger.
 public struct WalkScan: Sendable, Equatable {
     public var timeNs: Int64
     public var entries: [WalkBSS]

@@ -23,7 +23,6 @@ public final class WalkLink {
     /// each half second. (A replay asks what the recording asked: changing it breaks replays.)
     let scanEvery = 20
     var sampleCount = 0
-    var bestOther: Int?
     /// SSIDs of the scan cache's BSSes (the interface does not always say its SSID).
     var ssids: [MACAddress: String] = [:]
     /// Counters at the previous sample, per AP (deltas restart on another AP).
@@ -179,7 +178,8 @@ public final class WalkLink {
             let scan: [NL80211.ScanBSS]
             do { scan = try client.scan(ifindex: ifindex) } catch { throw WiFiError.netlink(error) }
             let believed = profile?.signal != .unreliable
-            scans.append(WalkScan(timeNs: transport.lastReceived, entries: scan.map { WalkBSS($0, signalBelieved: believed) }))
+            // The read belongs to the sample that made it (`WalkScan`): stamped with its time.
+            scans.append(WalkScan(timeNs: time, entries: scan.map { WalkBSS($0, signalBelieved: believed) }))
             // The freshest entry of a BSSID last (a stale one of another SSID may stand beside it).
             for b in scan.sorted(by: { ($0.seenMsAgo ?? .max) > ($1.seenMsAgo ?? .max) }) {
                 guard let s = b.ssid.map(SSIDText.render) else { continue }
@@ -187,9 +187,6 @@ public final class WalkLink {
                 if let f = b.frequency { channelsBySSID[s, default: []].insert(f) }
             }
             if pendingDisconnect == nil, let a = scan.first(where: \.associated) { apBssid = a.bssid }
-            let ssid = iface.ssid.map(SSIDText.render) ?? scan.first(where: \.associated).flatMap { b in b.ssid.map(SSIDText.render) }
-            bestOther =
-                scan.filter { b in !b.associated && ssid != nil && b.ssid.map(SSIDText.render) == ssid }.compactMap(\.signalMBm).max().map { Int($0 / 100) }
         }
         sampleCount += 1
         let ssid = iface.ssid.map(SSIDText.render) ?? station.flatMap { ssids[$0.mac] }
@@ -222,7 +219,6 @@ public final class WalkLink {
         } else if iface.ssid != nil {
             notes.insert("the driver lists no station entry for its AP: signal and retries are UNKNOWN")
         }
-        s.bestOtherSignalDbm = bestOther
         samples.append(s)
         try triggerScanIfDue(at: time, ssid: ssid)
         live = Live(
