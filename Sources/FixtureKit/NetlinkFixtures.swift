@@ -22,6 +22,12 @@ public enum NetlinkFixtures {
     public static let labFrequency: UInt32 = 2412
     public static let utilizationActive: [UInt64] = [10_000, 11_000, 12_000]
     public static let utilizationBusy: [UInt64] = [1_000, 1_570, 2_140]
+    /// Station counters of a link in steady use, for the fixtures about something else (the lab
+    /// recording sent one frame in its window, fewer than a retry share is judged over):
+    /// 30 retries for 1000 frames = 3%.
+    public static let steadyPackets: [UInt32] = [1_000, 1_500, 2_000]
+    public static let steadyRetries: [UInt32] = [0, 15, 30]
+    static func steady(_ records: [Record]) -> [Record] { stationCounters(records, packets: steadyPackets, retries: steadyRetries) }
     /// Station counters: 200 retries for 1000 frames = 20%, 5 failed.
     public static let retriesPackets: [UInt32] = [1_000, 1_500, 2_000]
     public static let retriesRetries: [UInt32] = [0, 100, 200]
@@ -282,7 +288,7 @@ public enum NetlinkFixtures {
 
     /// name → (source, transformation)
     public static let all: [(name: String, source: String, transform: @Sendable ([Record]) -> [Record])] = [
-        ("wifi-utilization-57pct.pcap", source, { utilization($0) }),
+        ("wifi-utilization-57pct.pcap", source, { steady(utilization($0)) }),
         ("wifi-retries-20pct.pcap", source, { stationCounters($0, packets: retriesPackets, retries: retriesRetries, failed: retriesFailed) }),
         ("wifi-counter-wrap.pcap", source, { stationCounters($0, packets: wrapPackets, retries: wrapRetries) }),
         ("wifi-reassociation.pcap", source, { stationCounters($0, packets: reassocPackets, retries: reassocRetries, connected: reassocConnected) }),
@@ -292,10 +298,10 @@ public enum NetlinkFixtures {
         ("walk-ft-failed-keys/nl80211.pcap", sourceWalk, walkFailedFastTransition),
         // Issue 29's lens: a strong and a weak AP.
         ("walk-strong-weak-ap/nl80211.pcap", sourceWalk, walkStrongAndWeakAP),
-        ("wifi-weak-signal.pcap", source, { stationSignal($0, dbm: weakSignal) }),
+        ("wifi-weak-signal.pcap", source, { steady(stationSignal($0, dbm: weakSignal)) }),
         // iwlwifi: a radio-wide entry with on-air time but no busy time; the AP advertises 55%.
-        ("driver-iwlwifi.pcap", source, { bssLoad(survey($0, entry: iwlwifiSurvey), utilization: bssLoadAdvertised) }),
-        ("driver-iwlwifi-no-bss-load.pcap", source, { bssLoad(survey($0, entry: iwlwifiSurvey), utilization: nil) }),
+        ("driver-iwlwifi.pcap", source, { steady(bssLoad(survey($0, entry: iwlwifiSurvey), utilization: bssLoadAdvertised)) }),
+        ("driver-iwlwifi-no-bss-load.pcap", source, { steady(bssLoad(survey($0, entry: iwlwifiSurvey), utilization: nil)) }),
         // rtw88: no survey; TX_RETRIES present and 0 while frames go out, TX_FAILED too.
         (
             "driver-rtw88.pcap", source,
@@ -323,9 +329,10 @@ public enum NetlinkFixtures {
         (
             "driver-radio-wide.pcap", source,
             {
-                survey($0) { k in
-                    k < radioActive.count ? [.u64(NL80211.Survey.time, radioActive[k]), .u64(NL80211.Survey.timeBusy, radioBusy[k])] : nil
-                }
+                steady(
+                    survey($0) { k in
+                        k < radioActive.count ? [.u64(NL80211.Survey.time, radioActive[k]), .u64(NL80211.Survey.timeBusy, radioBusy[k])] : nil
+                    })
             }
         ),
     ]

@@ -59,7 +59,10 @@ struct DriverFixtureTests {
         // limits decides nothing.
         #expect(o.json["retransmission_source"] as? String == "station_retries" && o.json["retransmission_trust"] as? String == "lower_bound")
         #expect(o.row("retransmissions")?["status"] as? String == "unknown")
-        #expect(o.text.stdout.contains("retransmissions at least 0% (station counters)"), "\(o.text.stdout)")
+        let share =
+            Double(NetlinkFixtures.steadyRetries.last! - NetlinkFixtures.steadyRetries[0]) * 100
+            / Double(NetlinkFixtures.steadyPackets.last! - NetlinkFixtures.steadyPackets[0])
+        #expect(o.text.stdout.contains("retransmissions at least \(NumberText.format(share))% (station counters)"), "\(o.text.stdout)")
         let row = try #require(o.row("channel_utilization"))
         #expect(row["status"] as? String == "critical" && row["source"] as? String == "bss_load" && row["value"] as? Double == expected)
         #expect((row["hint"] as? String)?.contains("from the AP's BSS Load") == true)

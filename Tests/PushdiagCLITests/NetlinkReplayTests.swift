@@ -12,12 +12,18 @@ struct NetlinkReplayTests {
     func text(_ name: String) throws -> String { try String(contentsOfFile: fixture(name), encoding: .utf8) }
 
     /// The lab's live outputs were written by the same run that recorded these files (the driver
-    /// read from sysfs there, given here).
+    /// read from sysfs there, given here); lab-wifi.json since by its replay, once wifi judged a
+    /// retry share only over --min-frames frames.
     @Test func replaysReproduceTheLiveRunsExactly() throws {
-        let wifi = try pushdiag(
-            "wifi", "--replay", fixture("lab-wifi.pcap"), "--interface", "wlan2", "--count", "3", "--format", "json", "--driver", "mac80211_hwsim")
-        #expect(wifi.status == 0, "\(wifi.stderr)")
+        let args = ["wifi", "--replay", fixture("lab-wifi.pcap"), "--interface", "wlan2", "--count", "3", "--format", "json", "--driver", "mac80211_hwsim"]
+        let wifi = try pushdiag(args)
+        // One frame went to the AP in that window: its retry share is shown, not judged (UNKNOWN,
+        // exit 3); judged over one frame (--min-frames 1), the window is OK.
+        #expect(wifi.status == 3, "\(wifi.stderr)")
         #expect(wifi.stdout == (try text("lab-wifi.json")))
+        let report = try json(wifi.stdout)
+        #expect(report["retransmission_frames"] as? Int == 1 && report["retransmission_percent"] as? Double == 0, "\(report)")
+        #expect(try pushdiag(args + ["--min-frames", "1"]).status == 0)
         // tcpdump on nlmon0: every process's netlink traffic, several messages per record.
         let nlmon = try pushdiag(
             "wifi", "--replay", fixture("lab-nlmon-wifi.pcap"), "--interface", "wlan2", "--count", "2", "--format", "json", "--driver", "mac80211_hwsim")
@@ -37,7 +43,7 @@ struct NetlinkReplayTests {
     /// The text table fits a terminal: the channel in use, marked even where the driver flags
     /// none (hwsim), and the busiest few others.
     @Test func theTextTableShowsTheChannelInUse() throws {
-        let r = try pushdiag("wifi", "--replay", fixture("lab-wifi.pcap"), "--interface", "wlan2", "--count", "2")
+        let r = try pushdiag("wifi", "--replay", fixture("lab-wifi.pcap"), "--interface", "wlan2", "--count", "2", "--min-frames", "1")
         let rows = r.stdout.split(separator: "\n").filter { $0.range(of: #"^  \d{4}  "#, options: .regularExpression) != nil }
         #expect(r.status == 0 && rows.first?.contains("2412  yes (interface)") == true, "\(r.stdout)")
         #expect(rows.count == 5 && r.stdout.contains("quieter channels (--format json lists every one)"), "\(r.stdout)")
@@ -267,7 +273,7 @@ struct NetlinkReplayTests {
     /// wifi's JSON (`j`) against iw's printed outputs in `dir`: the station's counters and the
     /// survey equal iw's second round (station-2.txt, survey-2.txt), the retransmissions iw's
     /// difference from its first; returns the retransmission percentage.
-    static func wifiEqualsIw(_ j: [String: Any], _ dir: URL) throws -> Double {
+    static func wifiEqualsIw(_ j: [String: Any], _ dir: URL) throws -> (percent: Double, frames: Int64) {
         func text(_ name: String) throws -> String { try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) }
         let st1 = LabTests.stations(try text("station-1.txt"))
         let st2 = LabTests.stations(try text("station-2.txt"))
@@ -283,6 +289,7 @@ struct NetlinkReplayTests {
         #expect(packets > 0, "the lab pinged between iw's two station dumps or gets")
         let percent = try #require(j["retransmission_percent"] as? Double)
         #expect(abs(percent - Double(retries) * 100 / Double(packets)) < 0.01, "pushdiag \(percent)%, iw \(retries)/\(packets)")
+        #expect((j["retransmission_frames"] as? Int).map(Int64.init) == packets, "pushdiag \(j["retransmission_frames"] ?? "nil") frames, iw \(packets)")
         // Every entry, as many as iw printed: a kernel with S1G channels (900 MHz, half-MHz apart)
         // has two of some whole MHz, so entries are compared as a sorted list, not keyed by MHz.
         let iw = try text("survey-2.txt").components(separatedBy: "Survey data from").dropFirst().map { block -> [Int64?] in
@@ -295,26 +302,33 @@ struct NetlinkReplayTests {
         func sorted(_ l: [[Int64?]]) -> [[Int64]] { l.map { $0.map { $0 ?? -1 } }.sorted { $0.lexicographicallyPrecedes($1) } }
         #expect(entries.count == iw.count, "pushdiag \(entries.count) survey entries, iw \(iw.count)")
         #expect(sorted(entries) == sorted(iw), "pushdiag's survey entries differ from iw's")
-        return percent
+        return (percent, packets)
     }
+
+    /// Whether a share over `frames` frames is judged by default (`--min-frames`): the status a
+    /// replay should have, from iw's count.
+    static func judged(_ frames: Int64) -> Bool { Thresholds().judgesRetries(over: frames) }
 
     /// A lab recording's `wifi --replay` on wlan2 (`dir`/nlmon.pcap, iw's outputs beside it):
     /// clean, one sample per round of iw's questions, the last equal to iw's second round
-    /// (wifiEqualsIw); returns the report and its retransmission percentage.
-    static func replayedWifiEqualsIw(_ dir: URL) throws -> (json: [String: Any], percent: Double) {
+    /// (wifiEqualsIw); OK, or UNKNOWN (exit 3) when iw counted too few frames for its retry share
+    /// to be judged. Returns the report, its retransmission percentage and whether it was judged.
+    static func replayedWifiEqualsIw(_ dir: URL) throws -> (json: [String: Any], percent: Double, judged: Bool) {
         let wifi = try pushdiag("wifi", "--replay", dir.appendingPathComponent("nlmon.pcap").path, "--interface", "wlan2", "--format", "json")
-        #expect(wifi.status == 0 && wifi.stderr.isEmpty, "\(wifi.stderr)")
         let j = try json(wifi.stdout)
         #expect(j["samples"] as? Int == 2, "one sample per round of iw's questions")
-        return (j, try wifiEqualsIw(j, dir))
+        let (percent, frames) = try wifiEqualsIw(j, dir)
+        #expect(wifi.status == (judged(frames) ? 0 : 3) && wifi.stderr.isEmpty, "\(frames) frames: \(wifi.status) \(wifi.stderr)")
+        return (j, percent, judged(frames))
     }
 
-    /// survey --replay of the same recording grades the same retransmission percentage, ok.
-    static func surveyAgrees(_ pcap: String, percent: Double) throws {
+    /// survey --replay of the same recording takes the same retransmission percentage: ok, or
+    /// unknown where wifi did not judge it.
+    static func surveyAgrees(_ pcap: String, percent: Double, judged: Bool) throws {
         let s = try pushdiag("survey", "--replay", pcap, "--interface", "wlan2", "--format", "json")
         let checks = (try json(s.stdout)["checks"] as? [[String: Any]]) ?? []
         let retx = try #require(checks.first { $0["check"] as? String == "retransmissions" }, "\(s.stdout) \(s.stderr)")
-        #expect(retx["value"] as? Double == percent && retx["status"] as? String == "ok", "\(retx)")
+        #expect(retx["value"] as? Double == percent && retx["status"] as? String == (judged ? "ok" : "unknown"), "\(retx)")
     }
 
     /// nlmon's recording of iw's dumps and wpa_supplicant's roams (with hostapd's traffic beside
@@ -325,7 +339,7 @@ struct NetlinkReplayTests {
         func text(_ name: String) throws -> String { try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) }
         let pcap = dir.appendingPathComponent("nlmon.pcap").path
         // The last sample is iw's second round: the same dumps, decoded by pushdiag.
-        let (j, percent) = try replayedWifiEqualsIw(dir)
+        let (j, percent, judged) = try replayedWifiEqualsIw(dir)
         // hwsim's survey does not advance between scans: the AP's BSS Load, as iw's scan shows it.
         let scan = try text("scan.txt").split(separator: "\n")
         let associated = try #require(scan.firstIndex { $0.hasPrefix("BSS ") && $0.contains("associated") })
@@ -335,7 +349,7 @@ struct NetlinkReplayTests {
         #expect(abs((j["channel_utilization_percent"] as? Double ?? -1) - x * 100 / 255) < 0.01)
 
         // survey takes as many samples as the recording answers, and agrees.
-        try surveyAgrees(pcap, percent: percent)
+        try surveyAgrees(pcap, percent: percent, judged: judged)
 
         // watch follows wpa_supplicant's roams there and back, each once (nlmon records a multicast
         // message once per socket that receives it).

@@ -51,7 +51,8 @@ struct NumericOptionSweepTests {
         let history = dir.appendingPathComponent("h.db").path
         let made = try run(
             TestPaths.binary.path, ["report", "run", "--interface", "wlan2", "--replay", fixture("lab-wifi.pcap"), "--duration", "1s", "--history", history])
-        #expect((0...2).contains(made.status), "the history report html reads: \(made.stderr)")
+        // UNKNOWN (3) at most: the recording's window sent one frame, too few to judge retries.
+        #expect((0...3).contains(made.status) && FileManager.default.fileExists(atPath: history), "the history report html reads: \(made.stderr)")
         var jobs: [[String]] = []
         for (command, base) in commands {
             let options = try numericOptions(command)

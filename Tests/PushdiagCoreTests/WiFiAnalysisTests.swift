@@ -125,4 +125,35 @@ struct WiFiAnalysisTests {
             interface: NL80211.Interface(ifindex: 3), samples: [sample(0, active: 1, busy: 0, packets: 5, retries: 1)], scan: [], thresholds: .init())
         #expect(one.retransmissionPercent == nil && one.channelUtilizationPercent == nil && one.stations.first?.txPackets == 5)
     }
+
+    /// `--min-frames`: a retry share over fewer frames is shown with its count but not judged:
+    /// no finding, retransmissions UNKNOWN with the reason, the status UNKNOWN; at the minimum
+    /// it is judged, and a survey says the same.
+    @Test func aShareOverTooFewFramesIsShownNotJudged() {
+        func report(frames: UInt32, retries: UInt32, minimum: Int = 50) -> WiFiReport {
+            var t = Thresholds()
+            t.minimumFrames = minimum
+            return WiFiAnalysis.report(
+                interface: NL80211.Interface(ifindex: 3),
+                samples: [
+                    sample(0, active: 1000, busy: 100, inUse: true, packets: 100, retries: 10),
+                    sample(1, active: 2000, busy: 200, inUse: true, packets: 100 + frames, retries: 10 + retries),
+                ],
+                scan: [], thresholds: t)
+        }
+        let few = report(frames: 49, retries: 20)
+        #expect(few.retransmissionPercent == NumberText.rounded(2000 / 49.0) && few.retransmissionFrames == 49)
+        #expect(!few.findings.contains { $0.check == .retransmissions } && few.status == .unknown, "\(few.findings) \(few.status)")
+        #expect(few.retransmissionsUnknown == "retransmissions: only 49 frames sent to the peer during the window, fewer than the 50 a share is judged over")
+        let survey = SurveyVerdicts.wifi(few, t: SurveyThresholds()).first { $0.check == .retransmissions }
+        #expect(survey?.status == .unknown && survey?.value == few.retransmissionPercent, "\(String(describing: survey))")
+        let enough = report(frames: 50, retries: 20)
+        #expect(enough.findings.first { $0.check == .retransmissions }?.severity == .critical && enough.status == .critical, "\(enough.findings)")
+        #expect(
+            enough.retransmissionsUnknown == nil
+                && SurveyVerdicts.wifi(enough, t: SurveyThresholds()).first { $0.check == .retransmissions }?.status == .critical)
+        // The user's minimum: one frame is enough.
+        let one = report(frames: 1, retries: 0, minimum: 1)
+        #expect(one.retransmissionsUnknown == nil && !one.notes.contains { $0.contains("fewer than") }, "\(one.notes)")
+    }
 }

@@ -12,7 +12,7 @@ lab_nlmon_objects() {
 
   dir=$out/iw-object-nlmon
   mkdir -p "$dir" && lab_nlmon_start "$dir/nlmon.pcap" "$dir/tcpdump.log" || return 1
-  ping -6 -n -I wlan2 -i 0.2 -w 4 ff02::1 > /dev/null 2>&1 &
+  ping -6 -n -I wlan2 -i 0.02 -w 4 ff02::1 > /dev/null 2>&1 &
   ping_pid=$!
   iw dev wlan2 info > "$dir/info.txt"
   for k in 1 2; do

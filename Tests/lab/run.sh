@@ -31,9 +31,11 @@ iw dev wlan2 survey dump > "$out/survey-before.txt"
 iw dev wlan2 station dump > "$out/station-before.txt"
 # Frames to the AP while it samples (echo requests to all nodes, from the link-local address),
 # so the window has retransmissions to count: otherwise the station may send none for seconds.
+# Fifty a second: a share over fewer than 50 frames is not judged (--min-frames), and the
+# window is 2 s.
 # Until wifi is done, not for a fixed time: under a loaded host pushdiag can take seconds
 # to start, and a 5 s ping was once over before wifi's window began (retransmissions UNKNOWN).
-ping -6 -n -I wlan2 -i 0.2 ff02::1 > "$out/wifi-ping.txt" 2>&1 &
+ping -6 -n -I wlan2 -i 0.02 ff02::1 > "$out/wifi-ping.txt" 2>&1 &
 ping_pid=$!
 $PD wifi --interface wlan2 --count 3 --interval 1s --format json --record "$out/wifi.pcap" > "$out/wifi.json" 2> "$out/wifi.err"
 echo $? > "$out/wifi.status"
@@ -106,7 +108,8 @@ lab_nlmon_start "$iwdir/nlmon.pcap" "$iwdir/tcpdump.log" || exit 1
 # missed and wpa_supplicant retried by itself is in no lab file (a fresh-clone run, 2026-11-28).
 iw event -t > "$iwdir/iw-event.txt" 2>&1 &
 iw_pid=$!
-ping -6 -n -I wlan2 -i 0.2 -w 4 ff02::1 > /dev/null 2>&1 &
+# Fifty frames a second, so the 2 s between iw's two rounds hold enough to judge a retry share.
+ping -6 -n -I wlan2 -i 0.02 -w 4 ff02::1 > /dev/null 2>&1 &
 ping_pid=$!
 iw dev > "$iwdir/dev.txt"
 iw dev wlan2 scan dump > "$iwdir/scan.txt"

@@ -85,7 +85,7 @@ extension CaptureAnalyzer {
         // Findings: retry rates, advertised utilisation (BSS Load), estimated utilisation (airtime).
         var findings: [Finding] = []
         func retryFinding(_ subject: String, retries: Int, frames: Int) {
-            guard frames >= t.minimumFrames, let p = NumberText.percent(retries, of: frames), let g = t.grade(p, .retransmission) else { return }
+            guard t.judgesRetries(over: frames), let p = NumberText.percent(retries, of: frames), let g = t.grade(p, .retransmission) else { return }
             findings.append(
                 Finding(
                     check: .frameRetries, severity: g.severity, subject: subject, value: p, threshold: g.limit, unit: .percent, source: "retry_bit",

@@ -7,7 +7,8 @@ public struct Thresholds: Sendable, Equatable, RangeGraded {
     public var retryCritical = ThresholdRow.retransmission.critical!
     public var utilizationWarning = ThresholdRow.utilization.warning
     public var utilizationCritical = ThresholdRow.utilization.critical!
-    /// Retry rates over fewer frames than this are not judged (one retry in three frames is noise).
+    /// Retry rates over fewer frames than this are not judged (one retry in three frames is noise):
+    /// `judgesRetries(over:)`.
     public var minimumFrames: Int = 50
     /// Airtime utilisation over a shorter observation is not judged.
     public var minimumSpanSeconds: Double = 1
@@ -23,6 +24,10 @@ public struct Thresholds: Sendable, Equatable, RangeGraded {
     public var ranges: SurveyThresholds?
 
     public init() {}
+
+    /// Whether a retry share over `frames` frames is judged: `minimumFrames` or more. Under it the
+    /// share is still measured and shown; no finding is made of it (wifi says UNKNOWN).
+    public func judgesRetries(over frames: some BinaryInteger) -> Bool { frames >= minimumFrames }
 
     /// Utilisation, retransmissions, signal and SNR, as plain limits.
     public func plainLimits(_ row: ThresholdRow) -> (warning: Double, critical: Double) {

@@ -244,7 +244,14 @@ public enum SurveyVerdicts {
                     check: .channelUtilization, status: .unknown, subject: onChannel,
                     hint: r.utilizationUnknown ?? "not derivable from this interface"))
         }
-        if let x = r.retransmissionPercent {
+        if let x = r.retransmissionPercent, let n = r.retransmissionFrames, !Thresholds().judgesRetries(over: n) {
+            // As wifi: a share over too few frames is shown, not judged.
+            out.append(
+                SurveyCheck(
+                    check: .retransmissions, status: .unknown, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: .percent,
+                    threshold: t.limits(.retransmission), hint: (r.retransmissionsUnknown ?? "too few frames") + " (\(pct(x)) of them retransmitted)",
+                    source: r.retransmissionSource?.rawValue))
+        } else if let x = r.retransmissionPercent {
             var s = t.grade(x, .retransmission)
             let lowerBound = r.retransmissionTrust == .lowerBound
             var hint =
@@ -336,7 +343,7 @@ public enum SurveyVerdicts {
         var out: [SurveyCheck] = []
         let subject = r.file ?? "capture"
         let fewest = Thresholds().minimumFrames
-        if let x = r.retryPercent, r.retryBase >= fewest {
+        if let x = r.retryPercent, Thresholds().judgesRetries(over: r.retryBase) {
             out.append(
                 t.check(.frameRetries, .retransmission, subject: subject, value: x, unit: .percent, source: nil) {
                     $0 == .ok

@@ -134,7 +134,7 @@ extension WalkReport {
             // Graded as every retransmission finding is (`RangeGraded`); plain limits always name one.
             guard let pct = p.retriesPct, let (severity, passed) = retry.grade(pct, .retransmission), let limit = passed else { continue }
             let frames = WalkAnalysis.retryCounts(samples.filter { $0.location == p.name }).packets
-            guard frames >= UInt64(retry.minimumFrames) else { continue }
+            guard retry.judgesRetries(over: frames) else { continue }
             findings.append(
                 Finding(
                     check: .retries, severity: severity, subject: p.name.isEmpty ? "walk" : p.name, value: pct, threshold: limit, unit: .percent,

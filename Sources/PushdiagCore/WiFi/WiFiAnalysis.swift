@@ -291,7 +291,16 @@ public enum WiFiAnalysis {
                     check: .channelUtilization, severity: g.severity, subject: subject, value: u, threshold: g.limit, unit: .percent, source: source.rawValue,
                     message: "\(subject) is \(NumberText.format(u))% busy (\(how)), \(thresholds.passed(.utilization, g))"))
         }
-        if let r = retrans, let (source, _) = retransSource, let g = thresholds.grade(r, .retransmission) {
+        // A share over too few frames is shown, not judged (`--min-frames`).
+        let frames = retrans != nil ? w.packets : nil
+        let tooFew = frames.map { !thresholds.judgesRetries(over: $0) } ?? false
+        if tooFew, let n = frames {
+            note(
+                &retransWhy,
+                "retransmissions: only \(NumberText.count(n, "frame")) sent to the peer during the window, fewer than the \(thresholds.minimumFrames) a share is judged over"
+            )
+        }
+        if !tooFew, let r = retrans, let (source, _) = retransSource, let g = thresholds.grade(r, .retransmission) {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
             let how =
                 source == .txFailed
@@ -341,14 +350,15 @@ public enum WiFiAnalysis {
         // or a lower bound within the limits, leaves the check undecided: UNKNOWN, which only a
         // critical finding outranks.
         var status = findings.map(\.severity).max() ?? .ok
-        let retransUndecided = retrans == nil || (retransSource?.1 == .lowerBound && !findings.contains { $0.check == .retransmissions })
+        let retransUndecided = retrans == nil || tooFew || (retransSource?.1 == .lowerBound && !findings.contains { $0.check == .retransmissions })
         if utilization == nil || retransUndecided || (bssid != nil && signal == nil) { status = max(status, .unknown) }
         return WiFiReport(
             interface: name, ssid: ssidBytes.map(SSIDText.render), bssid: bssid, frequencyMhz: freq, channel: chan,
             channelWidthMhz: iface.channelWidth.flatMap(NL80211.channelWidthMHz), samples: samples.count,
             windowSeconds: Kept.seconds(window), survey: survey, stations: stations,
             channelUtilizationPercent: utilization, channelUtilizationSource: utilizationSource?.0, channelUtilizationTrust: utilizationSource?.1,
-            retransmissionPercent: retrans, retransmissionSource: retransSource?.0, retransmissionTrust: retransSource?.1, txFailed: failed, bss: bss,
+            retransmissionPercent: retrans, retransmissionSource: retransSource?.0, retransmissionTrust: retransSource?.1, retransmissionFrames: frames,
+            txFailed: failed, bss: bss,
             signalDbm: signal, noiseDbm: noise, snrDb: snr,
             driver: driver, driverFamily: profile?.family,
             findings: findings, status: status, utilizationUnknown: utilization == nil ? utilizationWhy : nil,

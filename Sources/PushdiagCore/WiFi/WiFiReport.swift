@@ -82,6 +82,9 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     @Nullable public var retransmissionSource: RetransmissionSource?
     /// `measured` or `lower_bound` (frames given up, or retries a driver undercounts).
     @Nullable public var retransmissionTrust: RetransmissionTrust?
+    /// Δtx_packets to the associated peer over the window: the frames the share is over. A share
+    /// over fewer than `--min-frames` is shown but not judged (`Thresholds.judgesRetries`).
+    @Nullable public var retransmissionFrames: UInt64?
     /// Δtx_failed over the window (frames given up after all retries).
     @Nullable public var txFailed: UInt64?
     /// The BSSes of the connected SSID in the scan cache.
@@ -100,7 +103,8 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     /// Why `channelUtilizationPercent` is null, for the checks that say so (also in `notes`,
     /// which is what the JSON carries).
     public var utilizationUnknown: String? = nil
-    /// Why `retransmissionPercent` is null.
+    /// Why `retransmissionPercent` is null, or why it was not judged (too few frames, or a lower
+    /// bound within the limits).
     public var retransmissionsUnknown: String? = nil
     /// Why `signalDbm` is null while the interface is on a BSS.
     public var signalUnknown: String? = nil
@@ -110,6 +114,6 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case interface, ssid, bssid, frequencyMhz, channel, channelWidthMhz, samples, windowSeconds, survey, stations
         case channelUtilizationPercent, channelUtilizationSource, channelUtilizationTrust, retransmissionPercent, retransmissionSource
-        case retransmissionTrust, txFailed, signalDbm, noiseDbm, snrDb, bss, driver, driverFamily, findings, status, notes
+        case retransmissionTrust, retransmissionFrames, txFailed, signalDbm, noiseDbm, snrDb, bss, driver, driverFamily, findings, status, notes
     }
 }
