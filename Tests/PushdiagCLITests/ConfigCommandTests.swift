@@ -23,7 +23,7 @@ struct ConfigTests {
             ("[report]\ntextfile = \"/tmp/x.txt\"\n", 2, "report.textfile: node_exporter reads only files ending in .prom"),
             ("duration = \"soon\"\n", 1, "duration: 'soon' is not a duration"),
             // What survey refused but config check let through:
-            ("[[server]]\nhost = \"p\"\nprotocol = \"tcp\"\n", 1, "server.port: server p: the tcp protocol needs a port"),
+            ("[[server]]\nhost = \"p\"\nprotocol = \"tcp\"\n", 1, "server.port: server p: no port, and the tcp protocol has no default port"),
             ("[[server]]\nhost = \"p\"\ntls = true\npin = \"abc\"\n", 4, "server.pin: 'abc' is not a base64 SHA-256"),
             (
                 "[[server]]\nhost = \"p\"\ntls = true\nca_file = \"/nonexistent/ca.pem\"\n", 1,

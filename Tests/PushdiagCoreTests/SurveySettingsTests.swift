@@ -75,7 +75,7 @@ struct SurveySettingsTests {
         let c = try config("interface = \"wlan0\"\n\n[[server]]\nhost = \"10.0.0.9\"\nprotocol = \"line\"\n")
         #expect(
             throws: SettingsError.config(
-                ConfigError(file: "site.toml", line: 3, key: "server.port", message: "server 10.0.0.9: the line protocol needs a port"))
+                ConfigError(file: "site.toml", line: 3, key: "server.port", message: "server 10.0.0.9: no port, and the line protocol has no default port"))
         ) {
             try SurveySettings.resolve(SurveyFlags(), config: c, file: "site.toml")
         }

@@ -125,8 +125,12 @@ public struct EndpointProblem: Error, Equatable, Sendable, CustomStringConvertib
     /// The protocol, when it has no default port (so the port could not be left out).
     public var protocolWithoutPort: String?
     public var description: String {
-        "'\(text)' is not HOST:PORT" + (protocolWithoutPort.map { " (the \($0) protocol has no default port)" } ?? "")
+        "'\(text)' is not HOST:PORT" + (protocolWithoutPort.map { " (\(Self.noDefaultPort($0)))" } ?? "")
     }
+
+    /// Why a port cannot be left out, wherever an address is given (a flag, /probe, the
+    /// configuration's [[server]]): "the line protocol has no default port".
+    public static func noDefaultPort(_ proto: String) -> String { "the \(proto) protocol has no default port" }
 }
 
 /// host:port, [v6]:port or host (with a default port).

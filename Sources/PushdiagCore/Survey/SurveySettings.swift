@@ -99,7 +99,8 @@ public struct SurveySettings: Sendable, Equatable {
         for s in c.servers {
             let p = HeartbeatProtocol(rawValue: s.proto) ?? .simplepush
             guard let port = s.port ?? p.defaultPort(tls: s.tls) else {
-                throw ConfigError(file: file, line: s.line, key: "server.port", message: "server \(s.host): the \(p.rawValue) protocol needs a port")
+                throw ConfigError(
+                    file: file, line: s.line, key: "server.port", message: "server \(s.host): no port, and \(EndpointProblem.noDefaultPort(p.rawValue))")
             }
             var tls: TLSOptions?
             if s.tls {
