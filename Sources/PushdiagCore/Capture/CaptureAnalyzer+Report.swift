@@ -93,7 +93,8 @@ extension CaptureAnalyzer {
             )
         }
         func label(_ b: BSSReport) -> String { b.ssid.map { "\(b.bssid) (\($0))" } ?? b.bssid.description }
-        retryFinding("overall", retries: retryFrames, frames: dot11Frames - invalidFrames)  // the report's retryBase
+        let retryBase = CaptureReport.retryBase(dot11Frames: dot11Frames, invalidFrames: invalidFrames)
+        retryFinding("overall", retries: retryFrames, frames: retryBase)
         for b in bssReports { retryFinding(label(b), retries: b.retryFrames, frames: b.frames) }
         for b in bssReports {
             guard let load = b.bssLoad, let g = t.grade(load.channelUtilizationMeanPercent, .utilization) else { continue }
@@ -125,7 +126,7 @@ extension CaptureAnalyzer {
         var report = CaptureReport(
             file: file, linkType: linkType, linkTypeName: linkTypeName,
             frames: frames, dot11Frames: dot11Frames, undecodable: undecodable, invalidFrames: invalidFrames, retryFrames: retryFrames,
-            retryPercent: NumberText.percent(retryFrames, of: dot11Frames - invalidFrames), beacons: s[8], management: m,
+            retryPercent: NumberText.percent(retryFrames, of: retryBase), beacons: s[8], management: m,
             dataFrames: dataFrames, controlFrames: controlFrames, extensionFrames: extensionFrames,
             fcsFrames: fcsFrames, fcsBadFlagged: fcsBadFlagged, fcsBad: options.checkFCS ? fcsBad : nil,
             malformedElements: malformedElements,

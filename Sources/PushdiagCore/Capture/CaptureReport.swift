@@ -164,7 +164,8 @@ public struct CaptureReport: Codable, Sendable, Equatable {
 extension CaptureReport {
     /// The frames a retry share is over, here and in a survey's check: the 802.11 frames less
     /// the invalid ones (whose Retry bit means nothing).
-    public var retryBase: Int { dot11Frames - invalidFrames }
+    public var retryBase: Int { Self.retryBase(dot11Frames: dot11Frames, invalidFrames: invalidFrames) }
+    static func retryBase(dot11Frames: Int, invalidFrames: Int) -> Int { dot11Frames - invalidFrames }
 }
 
 public struct MultiCaptureReport: Codable, Sendable, Equatable {
