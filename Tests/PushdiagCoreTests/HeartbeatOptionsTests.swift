@@ -50,4 +50,15 @@ struct HeartbeatOptionsTests {
                 $0.tls?.pin = "not-a-pin"
             })?.hasPrefix("--pin: 'not-a-pin' is not a base64 SHA-256") == true)
     }
+
+    /// --tls and its companions as typed: every command's rule, in the flags' names.
+    @Test func tlsCompanionsGoWithTLS() {
+        let pin = String(repeating: "A", count: 43) + "="
+        #expect(TLSOptions.flagsProblem(tls: false, insecure: false, pin: nil, caFile: nil) == nil)
+        for (insecure, p, ca) in [(true, nil, nil), (false, pin, nil), (false, nil, "ca.pem")] as [(Bool, String?, String?)] {
+            #expect(TLSOptions.flagsProblem(tls: false, insecure: insecure, pin: p, caFile: ca) == "--insecure, --pin and --ca-file go with --tls")
+            #expect(TLSOptions.flagsProblem(tls: true, insecure: insecure, pin: p, caFile: ca) == nil)
+        }
+        #expect(TLSOptions.flagsProblem(tls: true, insecure: false, pin: "abc", caFile: nil)?.hasPrefix("--pin: 'abc' is not a base64 SHA-256") == true)
+    }
 }

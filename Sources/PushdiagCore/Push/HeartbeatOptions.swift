@@ -112,6 +112,14 @@ public struct TLSOptions: Sendable, Equatable {
     /// Whether `pin` is a base64 SHA-256 (32 bytes), as `openssl … | base64` prints a key pin.
     public static func isPin(_ pin: String) -> Bool { pin.count == 44 && Data(base64Encoded: pin)?.count == 32 }
 
+    /// What is wrong with --tls and its companions as typed, in the flags' names (heartbeat, walk,
+    /// survey, report, exporter); nil when they pair. /probe's parameters and a [[server]] table
+    /// say the same rule in their own names.
+    public static func flagsProblem(tls: Bool, insecure: Bool, pin: String?, caFile: String?) -> String? {
+        if !tls, insecure || pin != nil || caFile != nil { return "--insecure, --pin and --ca-file go with --tls" }
+        return pin.flatMap(pinProblem).map { "--pin: \($0)" }
+    }
+
     /// What is wrong with a pin, for a message; nil when it is one.
     public static func pinProblem(_ pin: String) -> String? {
         isPin(pin) ? nil : "'\(pin)' is not a base64 SHA-256 (44 characters, the key's SubjectPublicKeyInfo hash)"

@@ -86,8 +86,7 @@ public struct SurveySettings: Sendable, Equatable {
             }
         }
         if let d = flags.duration, case .failure(let e) = DurationText.parse(d, option: "--duration", atLeast: 1) { throw .usage(e.description) }
-        if !flags.tls, flags.insecure || flags.pin != nil || flags.caFile != nil { throw .usage("--insecure, --pin and --ca-file go with --tls") }
-        if let pin = flags.pin, let why = TLSOptions.pinProblem(pin) { throw .usage("--pin: \(why)") }
+        if let why = TLSOptions.flagsProblem(tls: flags.tls, insecure: flags.insecure, pin: flags.pin, caFile: flags.caFile) { throw .usage(why) }
         let p = flags.proto ?? .simplepush
         for s in flags.servers { if case .failure(let why) = p.endpoint(s, tls: flags.tls) { throw .usage("--server: \(why)") } }
     }

@@ -16,7 +16,7 @@ struct TLSFlags: ParsableArguments {
     var caFile: String?
 
     func validate() throws {
-        if !tls && (insecure || pin != nil || caFile != nil) { throw ValidationError("--insecure, --pin and --ca-file go with --tls") }
+        if let why = TLSOptions.flagsProblem(tls: tls, insecure: insecure, pin: pin, caFile: caFile) { throw ValidationError(why) }
     }
 
     /// The flags as typed into survey's (and the exporter's) settings, for the core to resolve
