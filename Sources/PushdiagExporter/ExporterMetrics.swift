@@ -69,22 +69,22 @@ extension MetricFamily {
     static let lensRoam = MetricFamily(
         name: "pushdiag_iphone_would_roam",
         help:
-            "1 when an iPhone on this BSS would roam now by iOS's rules (below \(NumberText.format(IOSRoamingRule.trigger.value)) dBm, to a BSS of the SSID \(NumberText.format(IOSRoamingRule.marginWithTraffic.value)) dB stronger passing traffic, traffic=\"true\", or \(NumberText.format(IOSRoamingRule.marginIdle.value)) dB idle, traffic=\"false\"), else 0; absent when no scan cache entry is younger than \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s (pushdiag_wifi_value_unknown says so).",
+            "1 when an iPhone on this BSS would roam now by iOS's rules (below \(NumberText.format(IOSRoamingRule.trigger.value)) dBm, to a BSS of the SSID \(NumberText.format(IOSRoamingRule.marginWithTraffic.value)) dB stronger passing traffic, traffic=\"true\", or \(NumberText.format(IOSRoamingRule.marginIdle.value)) dB idle, traffic=\"false\"), else 0; absent when no scan cache entry is at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old (pushdiag_wifi_value_unknown says so).",
         kind: .gauge)
     static let lensMargin = MetricFamily(
         name: "pushdiag_iphone_candidate_margin_db",
         help:
-            "The strongest other BSS of the SSID in the scan cache (entries younger than \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s) less the AP's signal, dB; absent when there is none.",
+            "The strongest other BSS of the SSID in the scan cache (entries at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old) less the AP's signal, dB; absent when there is none.",
         kind: .gauge)
     static let coverageBSS = MetricFamily(
         name: "pushdiag_roaming_coverage_bss",
         help:
-            "BSSs of the SSID at \(NumberText.format(IOSRoamingRule.coverage.value)) dBm or better, the AP's own signal and scan cache entries younger than \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s: 1 alone leaves a roam nowhere to go (secondary coverage).",
+            "BSSs of the SSID at \(NumberText.format(IOSRoamingRule.coverage.value)) dBm or better, the AP's own signal and scan cache entries at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old: 1 alone leaves a roam nowhere to go (secondary coverage).",
         kind: .gauge)
     static let cochannelBSS = MetricFamily(
         name: "pushdiag_cochannel_bss",
         help:
-            "Other BSSs of any SSID on the AP's channel at \(NumberText.format(IOSRoamingRule.coChannel.value)) dBm or better (scan cache entries younger than \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s): they share its airtime.",
+            "Other BSSs of any SSID on the AP's channel at \(NumberText.format(IOSRoamingRule.coChannel.value)) dBm or better (scan cache entries at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old): they share its airtime.",
         kind: .gauge)
     static let disconnects = MetricFamily(
         name: "pushdiag_disconnects_total", help: "Disconnects of the interface (a roam made through a disconnect counts here and as a roam).",

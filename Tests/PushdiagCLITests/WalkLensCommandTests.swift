@@ -5,7 +5,7 @@ import Testing
 
 /// `walk` through an iPhone's eyes on the lab's recorded walk: both APs are heard at -30 dBm, so
 /// --signal-offset moves the whole walk across iOS's -70 dBm trigger, and the replay's scan
-/// reads decide where the lens may judge (samples with scan entries younger than 10 s).
+/// reads decide where the lens may judge (samples with scan entries at most 10 s old).
 struct WalkLensCommandTests {
     func fixture(_ name: String) -> String { TestPaths.fixtures.appendingPathComponent(name).path }
 

@@ -166,6 +166,12 @@ struct IPhoneLensTests {
         // A fresh read at 12 s with ap2 at -75 (5 dB: not taken) ends it: 0–10 s, then 22–29 s.
         let two = zones([(0, -60), (12, -75), (22, -60)])
         #expect(two.map(\.seconds) == [10, 7], "\(two)")
+        // A move to ap3 in the stretch that cannot say (15 s, no signal) ends it too.
+        var moved = samples
+        moved[15] = sample(15 * s, ap3, nil)
+        let scans = [0, 20].map { WalkScan(timeNs: Int64($0) * s, entries: [entry(ap2, -60, age: 0)]) }
+        let split = IPhoneLens().apply(samples: moved, scans: scans, heartbeats: heartbeats(30), marks: []).sticky.filter { $0.kind == .laptopStays }
+        #expect(split.map(\.seconds) == [10, 9], "\(split)")
     }
 
     @Test func coverageCountsBSSesCoChannelAndBands() {

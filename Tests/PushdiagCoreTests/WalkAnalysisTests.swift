@@ -294,7 +294,7 @@ struct WalkAnalysisTests {
         #expect(WalkAnalysis.signalFindings(edge, scans: []).first?.severity == .warning)
     }
 
-    /// The stronger BSS must be in a fresh entry: one heard 10 s or more before a sample (the
+    /// The stronger BSS must be in a fresh entry: one heard more than 10 s before a sample (the
     /// iPhone lens's staleness) offers nothing to it, and a read stamped at a sample's own time
     /// is that sample's.
     @Test func aStickyClientIsJudgedOnFreshScanEntries() {
@@ -369,6 +369,14 @@ struct WalkAnalysisTests {
         // Each AP sees the other at -60 dBm: every sample clings.
         let both = WalkScan(timeNs: 0, entries: [read(at: 0, -60).entries[0], read(at: 0, -60, bssid: ap1).entries[0]])
         #expect(sticky(samples, [both]) == nil, "3.5 s on each AP, not 7.5 s on one")
+        // A move to a third AP where the samples cannot say (no signal, no scan entry) ends the
+        // run on ap1: back on ap1 it is a new run (0–4 s and 6.5–9.5 s, not 0–9.5 s).
+        let away = (0..<20).map { i in
+            WalkSample(
+                timeNs: Int64(i) * s / 2, bssid: (9...12).contains(i) ? MACAddress(rawValue: 0x0200_0000_0300) : ap1, ssid: "ward-3",
+                signalDbm: (9...12).contains(i) ? nil : -75, location: "")
+        }
+        #expect(sticky(away, [both]) == nil, "4 s and 3 s on ap1, with another AP between")
         // Longer on ap2 (4–10 s, the read fresh up to 10 s): one run of 6 s.
         #expect(
             sticky(samples + weak(8, 12).map { WalkSample(timeNs: $0.timeNs, bssid: ap2, ssid: "ward-3", signalDbm: -75, location: "") }, [both])?.value == 6)

@@ -186,7 +186,7 @@ lab_medium_walks_once() {
   # one or none of ap2's beacons, which the medium hands on 60 to 140 ms apart under emulation
   # (measured at rest in the lab on 2026-11-27, wlan2 on ap1, a scan of 2412 and 5180 every 6 s:
   # ap2 fresh after 24 of 25). In a whole lab run the same day two scans in a row missed ap2 during
-  # the walk, the cache held no ap2 younger than 10 s at the far end, and the lens and coverage
+  # the walk, the cache held no ap2 at most 10 s old at the far end, and the lens and coverage
   # tests failed the same way. So each round asks 5180 a second time once iw event has seen the
   # first end (5 s at most; `iw scan`, which waits by itself, missed the end once and held the
   # round 10 s): both must miss. (ap2 beaconing every 51.2 ms found it 25 of 25 times but took

@@ -33,6 +33,20 @@ public struct IPhoneLens: Sendable {
             return fresh.first { $0.bssid == bssid }?.signalDbm.map { $0 + offset }
         }
 
+        /// Whether the station clings to its BSS at this sample where `rule` would leave it: below
+        /// `level` (offset signals), `rule` picks among the SSID's other fresh candidates. The
+        /// one tri-state of the walk's sticky-client rule and the lens's laptop_stays zone: a
+        /// sample that cannot say neither extends nor ends a run (a move to another BSS does).
+        func clinging<Pick>(below level: Double, offset: Double, rule: (Double, [(bss: WalkBSS, dbm: Double)]) -> Pick?) -> Clinging<Pick> {
+            guard let b = sample.bssid else { return .no }
+            guard let mine = signal(b, offset: offset) else { return .cannotSay }
+            guard mine < level else { return .no }
+            // No entry fresh: the card has not scanned lately. A fresh read that heard no other
+            // BSS of the SSID strong enough offers nothing: no.
+            guard !fresh.isEmpty else { return .cannotSay }
+            return rule(mine, candidates(besides: b, ssid: ssid, offset: offset)).map { .clings(signal: mine, pick: $0) } ?? .no
+        }
+
         /// The SSID's BSSes other than `bssid` with a known signal now, offset.
         func candidates(besides bssid: MACAddress?, ssid: String?, offset: Double) -> [(bss: WalkBSS, dbm: Double)] {
             guard let ssid else { return [] }
@@ -50,6 +64,17 @@ public struct IPhoneLens: Sendable {
             }
             return out
         }
+    }
+
+    /// A station at one sample, asked whether it clings to its BSS where a rule would leave it
+    /// (`View.clinging`).
+    enum Clinging<Pick> {
+        /// Below the level, and the rule picks `pick` among the fresh candidates.
+        case clings(signal: Double, pick: Pick)
+        /// Disconnected, at or above the level, or a fresh read offers nothing the rule takes.
+        case no
+        /// Its signal is not known, or it is below the level and no scan entry at all is fresh.
+        case cannotSay
     }
 
     func views(_ samples: [WalkSample], scans: [WalkScan], heartbeats: [WalkHeartbeat]) -> [View] {
@@ -121,16 +146,11 @@ public struct IPhoneLens: Sendable {
                 holes.close()
             }
             // The laptop clung where an iPhone would leave: the laptop's BSS below the trigger and a
-            // candidate that the rules take. A sample that cannot say (the laptop's signal not
-            // known, or below the trigger with no fresh entry) neither extends nor ends the zone,
-            // as for the walk's sticky-client rule (`WalkAnalysis.clinging`).
-            let mine = s.bssid.flatMap { v.signal($0, offset: off) }
-            if let b = s.bssid, let mine,
-                let pick = Self.choose(current: mine, candidates: v.candidates(besides: b, ssid: v.ssid, offset: off), traffic: v.traffic)
-            {
-                laptop.add(.laptopStays, bssid: b, time: s.timeNs, place: place, signal: mine, candidate: pick.1)
-            } else if s.bssid == nil || mine.map({ $0 >= IOSRoamingRule.trigger.value || !v.fresh.isEmpty }) == true {
-                laptop.close()
+            // candidate that the rules take.
+            switch v.clinging(below: IOSRoamingRule.trigger.value, offset: off, rule: { Self.choose(current: $0, candidates: $1, traffic: v.traffic) }) {
+            case .clings(let mine, let pick): laptop.add(.laptopStays, bssid: s.bssid, time: s.timeNs, place: place, signal: mine, candidate: pick.1)
+            case .no: laptop.close()
+            case .cannotSay: if laptop.zones.last?.bssid != s.bssid { laptop.close() }
             }
             guard let p = phone, let current = v.signal(p, offset: off), current < IOSRoamingRule.trigger.value else {
                 sticky.close()
@@ -155,7 +175,7 @@ public struct IPhoneLens: Sendable {
         var notes: [String] = []
         if !views.isEmpty {
             notes.append(
-                "iPhone lens: \(freshSamples) of \(NumberText.count(views.count, "sample")) had scan entries younger than \(NumberText.format(staleAfterMs / 1000)) s (\(NumberText.count(scans.count, "read")) of the scan cache); elsewhere no candidate, hole or coverage is judged"
+                "iPhone lens: \(freshSamples) of \(NumberText.count(views.count, "sample")) had scan entries at most \(NumberText.format(staleAfterMs / 1000)) s old (\(NumberText.count(scans.count, "read")) of the scan cache); elsewhere no candidate, hole or coverage is judged"
             )
         }
         if followed > 0 {

@@ -427,7 +427,7 @@ public enum WalkAnalysis {
 
     /// The iPhone's view of the signal: samples below the warning and critical levels, and a
     /// sticky client (longer than `stickySeconds` below the critical level while the scan cache's
-    /// fresh entries, those younger than `staleAfterMs`, hold a BSS of the same SSID at least
+    /// fresh entries, those at most `staleAfterMs` old, hold a BSS of the same SSID at least
     /// `stickyMarginDb` stronger: `clinging`).
     public static func signalFindings(
         _ samples: [WalkSample], scans: [WalkScan], t: WalkThresholds = WalkThresholds(), staleAfterMs: Double = IOSRoamingRule.staleAfter.value
@@ -453,11 +453,11 @@ public enum WalkAnalysis {
         for v in IPhoneLens(staleAfterMs: staleAfterMs).views(samples, scans: scans, heartbeats: []) {
             let s = v.sample
             switch clinging(v, t) {
-            case true?:
+            case .clings:
                 if runStart == nil || runStart?.bssid != s.bssid { runStart = s }
                 if let a = runStart, longest.map({ s.timeNs - a.timeNs > $0.1.timeNs - $0.0.timeNs }) ?? true { longest = (a, s) }
-            case false?: runStart = nil
-            case nil: continue
+            case .no: runStart = nil
+            case .cannotSay: if runStart?.bssid != s.bssid { runStart = nil }
             }
         }
         if let (a, b) = longest, case let seconds = Kept.seconds(ns: b.timeNs - a.timeNs), seconds > t.stickySeconds {
@@ -472,18 +472,12 @@ public enum WalkAnalysis {
         return out
     }
 
-    /// Whether the card clings at this sample: on an AP below the critical level while a fresh
-    /// scan entry of the SSID (another BSS, its signal believed) is `stickyMarginDb` or more
-    /// stronger. False when it is disconnected, at or above the level, or the fresh entries offer
-    /// nothing that strong; nil when the sample cannot say: the station's signal is not known, or
-    /// no entry of the scan cache is fresh (the card has not scanned lately; the iPhone lens's
-    /// `no_fresh_scan`).
-    static func clinging(_ v: IPhoneLens.View, _ t: WalkThresholds) -> Bool? {
-        guard let bssid = v.sample.bssid else { return false }
-        guard let signal = v.sample.signalDbm else { return nil }
-        guard signal < t.signalCriticalDbm else { return false }
-        guard !v.fresh.isEmpty else { return nil }
-        let best = v.candidates(besides: bssid, ssid: v.ssid, offset: 0).map(\.dbm).max()
-        return best.map { $0 >= Double(signal + t.stickyMarginDb) } ?? false
+    /// Whether the card clings at this sample (`IPhoneLens.View.clinging`): on an AP below the
+    /// critical level while a fresh scan entry of the SSID (another BSS, its signal believed) is
+    /// `stickyMarginDb` or more stronger; the strongest such entry is the pick.
+    static func clinging(_ v: IPhoneLens.View, _ t: WalkThresholds) -> IPhoneLens.Clinging<Double> {
+        v.clinging(below: Double(t.signalCriticalDbm), offset: 0) { mine, candidates in
+            candidates.map(\.dbm).max().flatMap { $0 >= mine + Double(t.stickyMarginDb) ? $0 : nil }
+        }
     }
 }

@@ -90,7 +90,7 @@ extension IPhoneLens {
 
     /// The lens at one moment, for a resident process that samples the link (the exporter): what
     /// an iPhone on the station's BSS would do now, and the coverage counts there. Judged only on
-    /// scan entries younger than `staleAfterMs` (`fresh` 0: nothing is judged, every value nil).
+    /// scan entries at most `staleAfterMs` old (`fresh` 0: nothing is judged, every value nil).
     public struct Moment: Sendable, Equatable {
         /// The fresh scan entries the moment was judged on.
         public var fresh: Int

@@ -18,7 +18,7 @@ struct WalkCommand: ParsableCommand {
             a change of SSID or of band is at least a warning; a connection not kept is critical. Samples weaker than \(NumberText.format(ThresholdRow.signal.warning)) dBm \
             are a warning, than \(NumberText.format(ThresholdRow.signal.critical!)) dBm critical (\(IOSRoamingRule.triggerWords)); more than \
             \(NumberText.format(WalkThresholds().stickySeconds)) s below the critical level with a BSS of the same SSID \(NumberText.format(Double(WalkThresholds().stickyMarginDb))) dB stronger \
-            in a scan cache entry younger than \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s is a sticky client. Through an iPhone's eyes, iOS's \
+            in a scan cache entry at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old is a sticky client. Through an iPhone's eyes, iOS's \
             roaming rules applied to the samples and the scan cache (--signal-offset): predicted \
             roams, sticky zones, coverage holes and coverage per place. A heartbeat lost or \(NumberText.format(ThresholdRow.stallMargin.warning)) ms \
             over the run's p95 is a stall, named by what the link did then (own scan, channel \
