@@ -133,13 +133,14 @@ public final class InterfaceFollower: Sendable {
         value(
             "retransmission", r.retransmissionsUnknown, MetricFamily.retransmission,
             [("source", r.retransmissionSource?.rawValue ?? ""), ("trust", r.retransmissionTrust?.rawValue ?? "")], r.retransmissionPercent.map { $0 / 100 })
+        metrics.only(MetricFamily.retransmissionFrames, [], r.retransmissionFrames.map { Double($0) })
         value("signal", r.signalUnknown, MetricFamily.signal, [("bssid", r.bssid?.description ?? "")], r.signalDbm.map(Double.init))
         metrics.only(MetricFamily.snr, [], r.snrDb.map(Double.init))
     }
 
     /// Through the iPhone's eyes (`IPhoneLens.moment`), at each sample: whether an iPhone on
     /// this BSS would roam now, its best candidate's margin, and the coverage counts, all from
-    /// scan cache entries younger than the lens's limit (pushdiag asks for no scan here: the
+    /// scan cache entries within the lens's age limit (pushdiag asks for no scan here: the
     /// system's own scans fill the cache). Every entry of the read, of any SSID (the co-channel
     /// count's), with its age, its signal as far as the driver's profile believes it (walk's view).
     func publishLens(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64, driver: String?) {
@@ -150,7 +151,7 @@ public final class InterfaceFollower: Sendable {
             entries: scan.map { WalkBSS($0, signalBelieved: believed) })
         let unknown: String? =
             m.fresh == 0
-            ? "no scan cache entry younger than \(NumberText.format(lens.staleAfterMs / 1000)) s (nothing scanned lately)"
+            ? "every scan cache entry older than \(NumberText.format(lens.staleAfterMs / 1000)) s (nothing scanned lately)"
             : m.roamIdle == nil ? "the AP's signal is not known" : nil
         metrics.only(MetricFamily.unknown, [("value", "iphone_lens"), ("reason", unknown ?? "")], unknown == nil ? nil : 1, scope: [("value", "iphone_lens")])
         for (traffic, v) in [("true", m.roamWithTraffic), ("false", m.roamIdle)] {

@@ -113,6 +113,9 @@ public struct SurveyPrometheusRenderer {
                     MetricFamily.retransmission,
                     [("interface", w.interface), ("source", w.retransmissionSource?.rawValue ?? ""), ("trust", w.retransmissionTrust?.rawValue ?? "")], x / 100)
             }
+            if let n = w.retransmissionFrames {
+                families.add(MetricFamily.retransmissionFrames, [("interface", w.interface)], Double(n))
+            }
             if let sig = w.signalDbm {
                 families.add(MetricFamily.signal, [("interface", w.interface), ("bssid", w.bssid?.description ?? "")], Double(sig))
             }

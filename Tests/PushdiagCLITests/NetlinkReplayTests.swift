@@ -17,13 +17,13 @@ struct NetlinkReplayTests {
     @Test func replaysReproduceTheLiveRunsExactly() throws {
         let args = ["wifi", "--replay", fixture("lab-wifi.pcap"), "--interface", "wlan2", "--count", "3", "--format", "json", "--driver", "mac80211_hwsim"]
         let wifi = try pushdiag(args)
-        // One frame went to the AP in that window: its retry share is shown, not judged (UNKNOWN,
-        // exit 3); judged over one frame (--min-frames 1), the window is OK.
-        #expect(wifi.status == 3, "\(wifi.stderr)")
         #expect(wifi.stdout == (try text("lab-wifi.json")))
-        let report = try json(wifi.stdout)
-        #expect(report["retransmission_frames"] as? Int == 1 && report["retransmission_percent"] as? Double == 0, "\(report)")
-        #expect(try pushdiag(args + ["--min-frames", "1"]).status == 0)
+        // A retry share over fewer than --min-frames frames (the recording of 2026-11-23 sent one
+        // in its window) is shown, not judged: UNKNOWN, exit 3; judged over as many as were sent,
+        // the window is OK.
+        let frames = try #require(try json(wifi.stdout)["retransmission_frames"] as? Int)
+        #expect(wifi.status == (Self.judged(Int64(frames)) ? 0 : 3), "\(frames) frames: \(wifi.stderr)")
+        #expect(try pushdiag(args + ["--min-frames", "\(max(frames, 1))"]).status == 0)
         // tcpdump on nlmon0: every process's netlink traffic, several messages per record.
         let nlmon = try pushdiag(
             "wifi", "--replay", fixture("lab-nlmon-wifi.pcap"), "--interface", "wlan2", "--count", "2", "--format", "json", "--driver", "mac80211_hwsim")
@@ -328,7 +328,12 @@ struct NetlinkReplayTests {
         let s = try pushdiag("survey", "--replay", pcap, "--interface", "wlan2", "--format", "json")
         let checks = (try json(s.stdout)["checks"] as? [[String: Any]]) ?? []
         let retx = try #require(checks.first { $0["check"] as? String == "retransmissions" }, "\(s.stdout) \(s.stderr)")
-        #expect(retx["value"] as? Double == percent && retx["status"] as? String == (judged ? "ok" : "unknown"), "\(retx)")
+        if judged {
+            #expect(retx["value"] as? Double == percent && retx["status"] as? String == "ok", "\(retx)")
+        } else {
+            // Not judged: no value, as a capture's frame_retries over too few frames; why in the hint.
+            #expect(retx["value"] is NSNull && retx["status"] as? String == "unknown" && (retx["hint"] as? String)?.hasSuffix("not judged") == true, "\(retx)")
+        }
     }
 
     /// nlmon's recording of iw's dumps and wpa_supplicant's roams (with hostapd's traffic beside

@@ -1,4 +1,5 @@
 import Foundation
+import PushdiagCore
 import TestSupport
 import Testing
 
@@ -188,6 +189,51 @@ struct ContribTests {
         let r = try run(TestPaths.which("promtool")!, ["check", "rules", TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-alerts.yml").path])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("SUCCESS: 6 rules found"))
+    }
+
+    /// The shipped retransmission alert over the textfile of a replayed window of 1000 frames,
+    /// 20% retried: it fires; the same ratio over 10 frames, which wifi and survey do not judge
+    /// (--min-frames), does not.
+    @Test(.enabled(if: TestPaths.which("promtool") != nil, "promtool is not installed"))
+    func theRetransmissionAlertNeedsEnoughFrames() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let prom = dir.appendingPathComponent("pushdiag.prom")
+        let r = try pushdiag(
+            "report", "--interface", "wlan2", "--replay", TestPaths.fixtures.appendingPathComponent("wifi-retries-20pct.pcap").path, "--duration", "1s",
+            "--textfile", prom.path)
+        #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
+        let text = try String(contentsOf: prom, encoding: .utf8)
+        let ratio = try #require(Exposition.series(text, "pushdiag_retransmission_ratio").first, "\(text)")
+        let frames = try #require(Exposition.value(text, "pushdiag_retransmission_frames", ["interface": "wlan2"]), "\(text)")
+        #expect(ratio.value == 0.2 && frames == 1000, "\(text)")
+        func series(frames: Double) -> [(name: String, values: String)] {
+            [
+                ("pushdiag_retransmission_ratio{instance=\"ward-3\",\(ratio.labels.dropFirst())", "\(NumberText.format(ratio.value))x30"),
+                ("pushdiag_retransmission_frames{instance=\"ward-3\",interface=\"wlan2\"}", "\(NumberText.format(frames))x30"),
+            ]
+        }
+        let rules = TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-alerts.yml")
+        let fires = try promtoolTestRules(
+            rules: rules, series: series(frames: frames),
+            alerts: """
+                - eval_time: 20m
+                  alertname: WiFiRetransmissionsHigh
+                  exp_alerts:
+                    - exp_labels: {severity: critical, instance: ward-3, interface: wlan2, source: station_retries, trust: measured}
+                      exp_annotations:
+                        summary: "ward-3 wlan2: 20% of frames retransmitted"
+                        description: "Apple's guidance: retransmissions no more than 15% of traffic."
+                """)
+        #expect(fires.passed, "\(fires.output)")
+        let few = try promtoolTestRules(
+            rules: rules, series: series(frames: 10),
+            alerts: """
+                - eval_time: 20m
+                  alertname: WiFiRetransmissionsHigh
+                  exp_alerts: []
+                """)
+        #expect(few.passed, "\(few.output)")
     }
 
     /// A dead push server in the textfile pages someone: no "0% lost" for heartbeats never sent,

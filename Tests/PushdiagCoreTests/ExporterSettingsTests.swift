@@ -20,12 +20,15 @@ import Testing
             ("", "target is missing"), ("target=h&protocol=line", "has no default port"), ("target=h:0", "not HOST:PORT"), ("target=h:1&target=g:1", "twice"),
             ("target=h:1&count=21", "count"), ("target=h:1&tls=maybe", "tls: 'maybe'"), ("target=h:1&interval=0", "interval"),
             ("target=%e2%28%a1", "percent-encoded"), ("target=h:1&protocol=tcp&pin=x", "go with tls=1"),
+            ("target=h:1&tls=1&pin=x", "pin: 'x' is not a base64 SHA-256"),
         ] {
             #expect(throws: SettingsError.self, "\(q)") { _ = try ProbeRequest.parse(query: q, scrapeTimeout: nil) }
             do {
                 _ = try ProbeRequest.parse(query: q)
             } catch {
                 #expect(error.description.contains(says), "\(q): \(error)")
+                // A parameter is named as a parameter, never as a flag.
+                #expect(!error.description.contains("--"), "\(q): \(error)")
             }
         }
     }

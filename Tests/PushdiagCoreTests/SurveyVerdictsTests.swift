@@ -87,14 +87,15 @@ struct SurveyVerdictsTests {
     /// A hint names the limit by its number: 40, 40.0 and ~:40 are all Apple's 40% (they read
     /// "your limit: 40%" and "the range ~:40"); another number is the user's; a range with no
     /// one limit is said as the range.
-    @Test func aHintNamesTheLimitByItsNumber() {
+    @Test func aHintNamesTheLimitByItsNumber() throws {
         for (critical, within) in [
             ("40", "within Apple's guidance (40% or less)"), ("40.0", "within Apple's guidance (40% or less)"),
             ("~:40", "within Apple's guidance (40% or less)"), ("45", "within your limit of 45%"), ("@10:20", "within your limit of the range @10:20"),
         ] {
             var t = SurveyThresholds()
-            t["utilization_critical"] = ThresholdRange(critical)
-            #expect(SurveyVerdicts.limit(.utilization, t).within == within, "\(critical)")
+            let range = try #require(ThresholdRange(critical) as ThresholdRange?, "\(critical)")
+            t["utilization_critical"] = range
+            #expect(t["utilization_critical"] == range && SurveyVerdicts.limit(.utilization, t).within == within, "\(critical)")
         }
     }
 }

@@ -39,6 +39,11 @@ public struct MetricFamily: Sendable {
         name: "pushdiag_retransmission_ratio",
         help: "Retries over frames sent to the access point; source: station_retries, or tx_failed (frames given up); trust: measured, or lower_bound.",
         kind: .gauge)
+    public static let retransmissionFrames = MetricFamily(
+        name: "pushdiag_retransmission_frames",
+        help:
+            "Frames sent to the access point in the window pushdiag_retransmission_ratio is over: wifi and survey judge a ratio over \(Thresholds().minimumFrames) or more only (--min-frames), as the shipped alert does.",
+        kind: .gauge)
     public static let signal = MetricFamily(
         name: "pushdiag_signal_dbm", help: "The associated AP's signal as the station entry gives it (its average where the driver keeps one).",
         kind: .gauge)

@@ -67,6 +67,8 @@ public struct ProbeRequest: Sendable, Equatable {
         if tls {
             var t = TLSOptions(serverName: endpoint.host)
             t.verify = try !flag("insecure")
+            // Said here in the parameter's name (the options' own check says --pin).
+            if let pin = params["pin"], let why = TLSOptions.pinProblem(pin) { throw .usage("pin: \(why)") }
             t.pin = params["pin"]
             o.tls = t
         } else if try flag("insecure") || params["pin"] != nil {

@@ -244,14 +244,9 @@ public enum SurveyVerdicts {
                     check: .channelUtilization, status: .unknown, subject: onChannel,
                     hint: r.utilizationUnknown ?? "not derivable from this interface"))
         }
-        if let x = r.retransmissionPercent, let n = r.retransmissionFrames, !Thresholds().judgesRetries(over: n) {
-            // As wifi: a share over too few frames is shown, not judged.
-            out.append(
-                SurveyCheck(
-                    check: .retransmissions, status: .unknown, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: .percent,
-                    threshold: t.limits(.retransmission), hint: (r.retransmissionsUnknown ?? "too few frames") + " (\(pct(x)) of them retransmitted)",
-                    source: r.retransmissionSource?.rawValue))
-        } else if let x = r.retransmissionPercent {
+        // A share wifi did not judge (over too few frames) is UNKNOWN here too, its counts in the
+        // hint, as the capture's frame_retries over too few frames.
+        if let x = r.retransmissionPercent, !r.retransmissionTooFewFrames {
             var s = t.grade(x, .retransmission)
             let lowerBound = r.retransmissionTrust == .lowerBound
             var hint =

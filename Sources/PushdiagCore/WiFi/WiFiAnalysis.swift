@@ -291,22 +291,23 @@ public enum WiFiAnalysis {
                     check: .channelUtilization, severity: g.severity, subject: subject, value: u, threshold: g.limit, unit: .percent, source: source.rawValue,
                     message: "\(subject) is \(NumberText.format(u))% busy (\(how)), \(thresholds.passed(.utilization, g))"))
         }
-        // A share over too few frames is shown, not judged (`--min-frames`).
-        let frames = retrans != nil ? w.packets : nil
-        let tooFew = frames.map { !thresholds.judgesRetries(over: $0) } ?? false
-        if tooFew, let n = frames {
+        // The frames the share is over, where the peer's counters gave any pair of samples; a
+        // share over too few of them is shown, not judged (`--min-frames`).
+        let frames = w.stationPairs > 0 ? w.packets : nil
+        let tooFew = retrans != nil && !thresholds.judgesRetries(over: w.packets)
+        let how =
+            retransSource?.0 == .txFailed
+            ? "at least: \(NumberText.count(w.failed, "frame")) given up of \(w.packets) sent"
+            : "\(NumberText.count(w.retries, "retry", plural: "retries")) for \(NumberText.count(w.packets, "frame")) sent"
+                + (retransSource?.1 == .lowerBound ? "; an undercount" : "")
+        if tooFew {
             note(
                 &retransWhy,
-                "retransmissions: only \(NumberText.count(n, "frame")) sent to the peer during the window, fewer than the \(thresholds.minimumFrames) a share is judged over"
+                "retransmissions: \(how) to the peer during the window, fewer than the \(thresholds.minimumFrames) frames a share is judged over: not judged"
             )
         }
         if !tooFew, let r = retrans, let (source, _) = retransSource, let g = thresholds.grade(r, .retransmission) {
             let subject = bssid.map { "\(name) → \($0)" } ?? name
-            let how =
-                source == .txFailed
-                ? "at least: \(NumberText.count(w.failed, "frame")) given up of \(w.packets) sent"
-                : "\(NumberText.count(w.retries, "retry", plural: "retries")) for \(NumberText.count(w.packets, "frame")) sent"
-                    + (retransSource?.1 == .lowerBound ? "; an undercount" : "")
             findings.append(
                 Finding(
                     check: .retransmissions, severity: g.severity, subject: subject, value: r, threshold: g.limit, unit: .percent,
@@ -362,6 +363,6 @@ public enum WiFiAnalysis {
             signalDbm: signal, noiseDbm: noise, snrDb: snr,
             driver: driver, driverFamily: profile?.family,
             findings: findings, status: status, utilizationUnknown: utilization == nil ? utilizationWhy : nil,
-            retransmissionsUnknown: retransUndecided ? retransWhy : nil, signalUnknown: signalWhy, notes: notes)
+            retransmissionsUnknown: retransUndecided ? retransWhy : nil, signalUnknown: signalWhy, notes: notes, retransmissionTooFewFrames: tooFew)
     }
 }

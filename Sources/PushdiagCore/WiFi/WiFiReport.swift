@@ -110,6 +110,9 @@ public struct WiFiReport: Codable, Sendable, Equatable {
     public var signalUnknown: String? = nil
     /// What could not be derived, and why ("survey: not reported by driver").
     public var notes: [String]
+    /// The share is over fewer frames than it is judged over (`Thresholds.judgesRetries`): shown,
+    /// not judged (the survey's check says UNKNOWN as wifi does). Not in the JSON: the reason is.
+    var retransmissionTooFewFrames = false
 
     enum CodingKeys: String, CodingKey {
         case interface, ssid, bssid, frequencyMhz, channel, channelWidthMhz, samples, windowSeconds, survey, stations
