@@ -25,6 +25,9 @@ import Testing
         // --manager is --kick's other name: the same values, the same refusal.
         try Self.expectOneLine(["join", "--interface", "lo", "--manager", "connman", "127.0.0.1:5223"], saying: "--manager")
         try Self.expectOneLine(["join", "--interface", "lo", "--cycle-timeout", "soon", "127.0.0.1:5223"], saying: "--cycle-timeout")
+        // One connection and one heartbeat a cycle: heartbeat's reconnect flags are not join's.
+        try Self.expectOneLine(["join", "--interface", "lo", "--misses", "5", "127.0.0.1:5223"], saying: "Unknown option '--misses'")
+        try Self.expectOneLine(["join", "--interface", "lo", "--reconnect-schedule", "1,2", "127.0.0.1:5223"], saying: "Unknown option '--reconnect-schedule'")
         try Self.expectOneLine(["join", "--interface", "lo", "--push-ready-warning", "garbage", "127.0.0.1:5223"], saying: "--push-ready-warning")
         try Self.expectOneLine(
             ["join", "--interface", "lo", "--join-name-warning", "9000", "127.0.0.1:5223"],

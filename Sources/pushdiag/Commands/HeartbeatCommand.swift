@@ -30,7 +30,7 @@ struct HeartbeatCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Time between heartbeats.", valueName: "D"))
     var interval: String = "1s"
 
-    @OptionGroup var connection: PushConnectionOptions
+    @OptionGroup var connection: HeldConnectionOptions
     var proto: HeartbeatProtocol { connection.proto }
 
     // The limits, a row's two flags a line (RowFlags); survey takes the same.

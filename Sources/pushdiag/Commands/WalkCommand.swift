@@ -56,7 +56,7 @@ struct WalkCommand: ParsableCommand {
         help: ArgumentHelp("A disconnect followed by a connect to another BSS of the same SSID within this long is a roam.", valueName: "D"))
     var roamWindow: String = DurationText.format(RoamTracker.defaultWindowSeconds)
 
-    @OptionGroup var connection: PushConnectionOptions
+    @OptionGroup var connection: HeldConnectionOptions
     @OptionGroup var limits: WalkThresholdOptions
     @OptionGroup var lens: IPhoneLensOptions
 

@@ -1,8 +1,9 @@
 import ArgumentParser
 import PushdiagCore
 
-/// How a push connection is held: protocol, timeouts, the reconnect schedule, the protocol's
-/// own settings and TLS. Shared by `heartbeat` and `walk`, which hold it with the same session.
+/// How a push connection is made: protocol, timeouts, the protocol's own settings and TLS.
+/// `join` opens one per cycle with these; `heartbeat` and `walk` hold it, with the reconnect
+/// flags besides (`HeldConnectionOptions`).
 struct PushConnectionOptions: ParsableArguments {
     @Option(name: .customLong("protocol"), help: "\(HeartbeatProtocol.names(HeartbeatProtocol.allCases)).")
     var proto: HeartbeatProtocol = .simplepush
@@ -12,15 +13,6 @@ struct PushConnectionOptions: ParsableArguments {
 
     @Option(parsing: .unconditional, help: ArgumentHelp("How long to wait for a connection and its TLS or protocol handshake.", valueName: "D"))
     var connectTimeout: String = DurationText.format(HeartbeatOptions.defaultConnectTimeoutMs / 1000)
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait before each reconnect attempt after a loss.", valueName: "LIST"))
-    var reconnectSchedule: String = Self.scheduleText
-
-    /// The core's default schedule as the flag takes it.
-    static let scheduleText = HeartbeatOptions.defaultSchedule.map(NumberText.format).joined(separator: ",")
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Consecutive unanswered heartbeats after which the connection counts as dead.", valueName: "N"))
-    var misses: Int = HeartbeatOptions.defaultMisses
 
     @Option(help: "simplepush: byte order of the length prefix (little as Apple hardware writes it, or big).")
     var byteOrder: SimplePush.ByteOrder = .little
@@ -59,11 +51,6 @@ struct PushConnectionOptions: ParsableArguments {
         o.intervalMs = try parseDuration(interval, option: "--interval", atLeast: shortestInterval) * 1000
         o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000)
         o.connectTimeoutMs = max(1, try parseDuration(connectTimeout, option: "--connect-timeout") * 1000)
-        guard let schedule = HeartbeatAnalysis.schedule(reconnectSchedule) else {
-            throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: \(Self.scheduleText))")
-        }
-        o.schedule = schedule
-        o.missesBeforeReconnect = misses
         o.byteOrder = byteOrder
         o.send = send
         o.expect = expect
@@ -74,5 +61,37 @@ struct PushConnectionOptions: ParsableArguments {
         try configure(&o)
         do throws(SettingsError) { try o.validate(clients: clients, storm: storm) } catch { throw ValidationError(error.description) }
         return o
+    }
+}
+
+/// A held connection (`heartbeat`, `walk`): how it is made, and when a loss is declared and
+/// how it is tried again. `join` measures one connection per cycle and takes neither.
+struct HeldConnectionOptions: ParsableArguments {
+    @OptionGroup var connection: PushConnectionOptions
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait before each reconnect attempt after a loss.", valueName: "LIST"))
+    var reconnectSchedule: String = Self.scheduleText
+
+    /// The core's default schedule as the flag takes it.
+    static let scheduleText = HeartbeatOptions.defaultSchedule.map(NumberText.format).joined(separator: ",")
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Consecutive unanswered heartbeats after which the connection counts as dead.", valueName: "N"))
+    var misses: Int = HeartbeatOptions.defaultMisses
+
+    var proto: HeartbeatProtocol { connection.proto }
+
+    /// `PushConnectionOptions.options`, with the reconnect schedule and the misses.
+    func options(
+        target: String, interval: String, shortestInterval: Double = 0, clients: Int? = nil, storm: Bool = false,
+        configure: (inout HeartbeatOptions) throws -> Void = { _ in }
+    ) throws -> HeartbeatOptions {
+        guard let schedule = HeartbeatAnalysis.schedule(reconnectSchedule) else {
+            throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: \(Self.scheduleText))")
+        }
+        return try connection.options(target: target, interval: interval, shortestInterval: shortestInterval, clients: clients, storm: storm) { o in
+            o.schedule = schedule
+            o.missesBeforeReconnect = misses
+            try configure(&o)
+        }
     }
 }
