@@ -40,6 +40,19 @@ struct SurveySettingsTests {
         #expect(SurveyReport.routeHosts(flagged.servers + flagged.servers) == ["10.0.0.1", "10.0.0.2"])
     }
 
+    /// The capture part has one source of frames: --capture wins over the configuration's
+    /// monitor (it was dropped whenever a monitor was set), and both flags are refused.
+    @Test func aCaptureFlagWinsOverTheConfiguredMonitor() throws {
+        let c = try config("monitor = \"mon0\"\n")
+        #expect(try SurveySettings.resolve(SurveyFlags(), config: c, file: "site.toml").monitor == "mon0")
+        var f = SurveyFlags()
+        f.capture = "ward-3.pcap"
+        let s = try SurveySettings.resolve(f, config: c, file: "site.toml")
+        #expect(s.monitor == nil && s.capture == "ward-3.pcap")
+        f.monitor = "mon1"
+        #expect(throws: SettingsError.usage("--monitor and --capture: one of them (a live monitor, or a file)")) { try SurveySettings.validate(f) }
+    }
+
     /// The safe_interval limits grade a join's limits and a server's idle timeout: with neither
     /// they would say nothing and are refused; a configured idle_timeout is enough.
     @Test func safeIntervalLimitsNeedSomethingToGrade() throws {

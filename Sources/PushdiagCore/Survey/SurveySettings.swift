@@ -86,6 +86,8 @@ public struct SurveySettings: Sendable, Equatable {
             }
         }
         if let d = flags.duration, case .failure(let e) = DurationText.parse(d, option: "--duration", atLeast: 1) { throw .usage(e.description) }
+        // One source of frames: a survey's capture part is one report.
+        if flags.monitor != nil, flags.capture != nil { throw .usage("--monitor and --capture: one of them (a live monitor, or a file)") }
         if let why = TLSOptions.flagsProblem(tls: flags.tls, insecure: flags.insecure, pin: flags.pin, caFile: flags.caFile) { throw .usage(why) }
         let p = flags.proto ?? .simplepush
         for s in flags.servers { if case .failure(let why) = p.endpoint(s, tls: flags.tls) { throw .usage("--server: \(why)") } }
@@ -148,7 +150,8 @@ public struct SurveySettings: Sendable, Equatable {
             return seen.contains(s.endpoint)
         }
         let settings = SurveySettings(
-            interface: flags.interface ?? c.interface, monitor: flags.monitor ?? c.monitor, capture: flags.capture,
+            // --capture is a flag: it wins over the configuration's monitor, as every flag does.
+            interface: flags.interface ?? c.interface, monitor: flags.monitor ?? (flags.capture == nil ? c.monitor : nil), capture: flags.capture,
             seconds: DurationText.seconds(flags.duration ?? c.duration ?? defaultDuration) ?? 30,
             servers: servers, thresholds: t, history: c.history, textfile: c.textfile, joinLimitsPath: flags.joinLimits ?? c.joinLimits)
         // The safe_interval flags would say nothing without something to grade (the

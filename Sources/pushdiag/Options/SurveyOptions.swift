@@ -27,7 +27,7 @@ struct SurveyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Monitor interface to capture on during the window.", valueName: "MON"), completion: .shellCommand("ls /sys/class/net"))
     var monitor: String?
 
-    @Option(help: ArgumentHelp("A capture file to analyse instead of (or besides) a monitor.", valueName: "FILE"), completion: .file())
+    @Option(help: ArgumentHelp("A capture file to analyse instead of a monitor (the configuration's too).", valueName: "FILE"), completion: .file())
     var capture: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Length of the survey window (default \(SurveySettings.defaultDuration)).", valueName: "D"))
