@@ -86,7 +86,10 @@ public struct ThresholdRow: Sendable, Equatable, CustomStringConvertible {
     /// The help text of a flag, from the row.
     public func help(_ level: Level) -> String {
         let d = level == .warning ? warning : critical
-        return "\(what) \(level.rawValue) limit, \(unit.rawValue): a number alerts \(bad == .above ? "above" : "below") it, or a Monitoring Plugins range "
+        // survey and report grade on ranges; the other commands on one limit (`parseLimit`).
+        let side = bad == .above ? "above" : "below"
+        return "\(what) \(level.rawValue) limit, \(unit.rawValue): a number alerts \(side) it, as a range open on the good side does "
+            + "(\(bad == .above ? "~:N" : "N:"); survey and report take any Monitoring Plugins range) "
             + "(default \(d.map { NumberText.format($0) } ?? "none")\(level == .critical ? "; \(reference)" : ""))."
     }
 
