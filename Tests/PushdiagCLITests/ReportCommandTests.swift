@@ -312,6 +312,13 @@ struct ReportHTMLTests {
         let missing = try pushdiag("report", "html", "--history", none, "--output", page.path)
         #expect(missing.status == 3 && missing.stderr.contains("no history at \(none)"), "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: none) && !FileManager.default.fileExists(atPath: page.path))
+        // A --config that does not load is said so, as every command says it (it ended in "give
+        // --history"); one that loads gives its history.
+        let noConfig = try pushdiag("report", "html", "--config", dir.appendingPathComponent("none.toml").path, "--output", page.path)
+        #expect(noConfig.status == 3 && noConfig.stderr.contains("none.toml: cannot read"), "\(noConfig.stderr)")
+        let toml = dir.appendingPathComponent("site.toml")
+        try "[report]\nhistory = \"\(db)\"\n".write(to: toml, atomically: true, encoding: .utf8)
+        #expect(try pushdiag("report", "html", "--config", toml.path, "--since", "1h", "--output", page.path).status == 0)
         let r = try pushdiag("report", "html", "--history", db, "--since", "1h", "--output", page.path)
         #expect(r.status == 0 && r.stdout.contains("2 surveys"), "\(r.stderr)")
         let html = try String(contentsOf: page, encoding: .utf8)

@@ -82,8 +82,11 @@ struct ReportCommand: ParsableCommand {
         func run() throws {
             var path = history
             if path == nil {
-                let file = config ?? ConfigLoader.defaultPath
-                if let c = try? ConfigLoader.load(path: file) { path = c.history }
+                // As every command reads it: --config must load, the default file when it exists.
+                do throws(ConfigError) { path = try ConfigLoader.load(explicit: config).0.history } catch {
+                    diagnose(error.description)
+                    throw ExitCode(3)
+                }
             }
             guard let path else {
                 diagnose("report html: give --history (or set [report] history in the configuration)")
