@@ -85,16 +85,16 @@ public struct WalkHTMLRenderer {
         if let e = c.error { body += "<p class=\"error\">The push connection could not be opened: \(HTML.escape(e))</p>" }
 
         let signal = r.samples.compactMap { s in s.signalDbm.flatMap { v in axis.seconds(s.time).map { ($0, Double(v)) } } }
-        let low = Double(min(signal.map(\.1).min().map(Int.init) ?? limits.signalCriticalDbm, limits.signalCriticalDbm) - 6)
-        let high = Double(max(signal.map(\.1).max().map(Int.init) ?? limits.signalWarningDbm, limits.signalWarningDbm) + 6)
+        let low = min(signal.map(\.1).min() ?? limits.signalCriticalDbm, limits.signalCriticalDbm) - 6
+        let high = max(signal.map(\.1).max() ?? limits.signalWarningDbm, limits.signalWarningDbm) + 6
         body += chart(
             id: "signal", title: "Signal of the AP (dBm)", axis: axis, bands: bands, report: r, range: (low, high), tickCount: 5,
             series: segments(r.samples, axis) { $0.signalDbm.map(Double.init) },
             limits: [
-                (Double(limits.signalWarningDbm), "\(limits.signalWarningDbm) dBm (cell edge, warning)"),
+                (limits.signalWarningDbm, "\(NumberText.format(limits.signalWarningDbm)) dBm (cell edge, warning)"),
                 (
-                    Double(limits.signalCriticalDbm),
-                    "\(limits.signalCriticalDbm) dBm (\(limits.signalCriticalIsIOSTrigger ? "iOS looks elsewhere" : "critical"))"
+                    limits.signalCriticalDbm,
+                    "\(NumberText.format(limits.signalCriticalDbm)) dBm (\(limits.signalCriticalIsIOSTrigger ? "iOS looks elsewhere" : "critical"))"
                 ),
             ], unit: "")
         let rtts = r.samples.compactMap(\.rttMs)

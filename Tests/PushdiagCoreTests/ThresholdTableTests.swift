@@ -155,7 +155,7 @@ import Testing
         #expect(t.utilizationCritical == ThresholdRow.utilization.critical && t.retryWarning == ThresholdRow.retransmission.warning)
         #expect(t.signalCriticalDbm == ThresholdRow.signal.critical && t.snrWarningDb == ThresholdRow.snr.warning)
         #expect(h.lossCritical == ThresholdRow.loss.critical && h.rttWarningMs == ThresholdRow.rtt.warning)
-        #expect(Double(w.signalWarningDbm) == ThresholdRow.signal.warning && w.roamCriticalMs == ThresholdRow.roamGap.critical)
+        #expect(w.signalWarningDbm == ThresholdRow.signal.warning && w.roamCriticalMs == ThresholdRow.roamGap.critical)
         // A survey's parts grade on its ranges (RangeGraded), the rest as every command.
         var air = SurveyThresholds().air
         #expect(air.ranges == SurveyThresholds())

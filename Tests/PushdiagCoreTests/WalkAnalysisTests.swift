@@ -268,7 +268,7 @@ struct WalkAnalysisTests {
         WalkAnalysis.signalFindings(samples, scans: scans).first { $0.check == .stickyClient }
     }
 
-    @Test func weakSignalAndAStickyClient() {
+    @Test func weakSignalAndAStickyClient() throws {
         // 8 s at -75 dBm with the other AP at -60 in a fresh read: sticky; and every one of those
         // is below -70.
         let samples = (0..<20).map { i in
@@ -292,6 +292,12 @@ struct WalkAnalysisTests {
         // Between -67 and -70: a warning only.
         let edge = [WalkSample(timeNs: 0, signalDbm: -68, location: "")]
         #expect(WalkAnalysis.signalFindings(edge, scans: []).first?.severity == .warning)
+        // A limit between whole dBm stays where it was set: -68 dBm is below -67.5 (it was
+        // rounded to -68 and not below it).
+        let half = try WalkThresholds.resolve([ThresholdRow.signal.key(.warning): -67.5]).get()
+        let below = WalkAnalysis.signalFindings([WalkSample(timeNs: 0, signalDbm: -68, location: "")], scans: [], t: half).first
+        #expect(half.signalWarningDbm == -67.5 && below?.severity == .warning && below?.threshold == -67.5, "\(String(describing: below))")
+        #expect(below?.message.hasPrefix("1 of 1 sample below -67.5 dBm") == true, "\(String(describing: below))")
     }
 
     /// The stronger BSS must be in a fresh entry: one heard more than 10 s before a sample (the

@@ -150,8 +150,9 @@ public struct WalkThresholds: Sendable, Equatable {
     public var fastTransitionCriticalMs = ThresholdRow.ftGap.critical!
     public var roamWarningMs = ThresholdRow.roamGap.warning
     public var roamCriticalMs = ThresholdRow.roamGap.critical!
-    public var signalWarningDbm = Int(ThresholdRow.signal.warning)
-    public var signalCriticalDbm = Int(ThresholdRow.signal.critical!)
+    /// As given (-67.5 stays -67.5: a sample of -68 dBm is below it); samples are whole dBm.
+    public var signalWarningDbm = ThresholdRow.signal.warning
+    public var signalCriticalDbm = ThresholdRow.signal.critical!
     /// Sticky client: this long below the critical signal while a BSS of the same SSID is this
     /// much stronger (iOS's margin while passing traffic: a phone there would have moved).
     public var stickySeconds: Double = 5
@@ -162,7 +163,7 @@ public struct WalkThresholds: Sendable, Equatable {
 
     /// The signal's critical limit is iOS's roam trigger (as by default): only then is it said
     /// to be where iOS looks for another BSS.
-    public var signalCriticalIsIOSTrigger: Bool { Double(signalCriticalDbm) == IOSRoamingRule.trigger.value }
+    public var signalCriticalIsIOSTrigger: Bool { signalCriticalDbm == IOSRoamingRule.trigger.value }
 
     /// The link-gap limits a move is graded by: a fast transition's, or any other move's.
     public func gapLimits(fastTransition: Bool?) -> (warning: Double, critical: Double) {
@@ -185,8 +186,8 @@ public struct WalkThresholds: Sendable, Equatable {
         t.fastTransitionCriticalMs = values[ThresholdRow.ftGap.key(.critical)] ?? t.fastTransitionCriticalMs
         t.roamWarningMs = values[ThresholdRow.roamGap.key(.warning)] ?? t.roamWarningMs
         t.roamCriticalMs = values[ThresholdRow.roamGap.key(.critical)] ?? t.roamCriticalMs
-        t.signalWarningDbm = values[ThresholdRow.signal.key(.warning)].map { Int($0.rounded()) } ?? t.signalWarningDbm
-        t.signalCriticalDbm = values[ThresholdRow.signal.key(.critical)].map { Int($0.rounded()) } ?? t.signalCriticalDbm
+        t.signalWarningDbm = values[ThresholdRow.signal.key(.warning)] ?? t.signalWarningDbm
+        t.signalCriticalDbm = values[ThresholdRow.signal.key(.critical)] ?? t.signalCriticalDbm
         return .success(t)
     }
 }
@@ -433,9 +434,9 @@ public enum WalkAnalysis {
         _ samples: [WalkSample], scans: [WalkScan], t: WalkThresholds = WalkThresholds(), staleAfterMs: Double = IOSRoamingRule.staleAfter.value
     ) -> [Finding] {
         var out: [Finding] = []
-        let weak = samples.filter { ($0.signalDbm ?? 0) < t.signalWarningDbm }
+        let weak = samples.filter { Double($0.signalDbm ?? 0) < t.signalWarningDbm }
         if let worst = weak.min(by: { $0.signalDbm! < $1.signalDbm! }) {
-            let critical = weak.filter { $0.signalDbm! < t.signalCriticalDbm }.count
+            let critical = weak.filter { Double($0.signalDbm!) < t.signalCriticalDbm }.count
             let severity: Severity = critical > 0 ? .critical : .warning
             let limit = critical > 0 ? t.signalCriticalDbm : t.signalWarningDbm
             out.append(
@@ -443,7 +444,7 @@ public enum WalkAnalysis {
                     check: .signal, severity: severity, subject: worst.location.isEmpty ? "walk" : worst.location, value: Double(worst.signalDbm!),
                     threshold: Double(limit), unit: .dBm, source: SignalSource.station.rawValue,
                     message:
-                        "\(weak.count) of \(NumberText.count(samples.count, "sample")) below \(t.signalWarningDbm) dBm (\(critical) below \(t.signalCriticalDbm) dBm\(t.signalCriticalIsIOSTrigger ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
+                        "\(weak.count) of \(NumberText.count(samples.count, "sample")) below \(NumberText.format(t.signalWarningDbm)) dBm (\(critical) below \(NumberText.format(t.signalCriticalDbm)) dBm\(t.signalCriticalIsIOSTrigger ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
                         + (worst.location.isEmpty ? "" : " at \(worst.location)")))
         }
         // Sticky: a run of clinging samples on one AP (a roam starts another); a sample that
@@ -466,7 +467,7 @@ public enum WalkAnalysis {
                     check: .stickyClient, severity: .warning, subject: a.location.isEmpty ? "walk" : a.location, value: seconds,
                     threshold: t.stickySeconds, unit: .seconds, source: "station_and_scan",
                     message:
-                        "\(NumberText.format(seconds, beside: t.stickySeconds)) s below \(t.signalCriticalDbm) dBm on \(a.bssid?.description ?? "the AP") while a BSS of the same SSID was \(t.stickyMarginDb) dB or more stronger: this card holds on to a far AP (an iPhone would have moved)"
+                        "\(NumberText.format(seconds, beside: t.stickySeconds)) s below \(NumberText.format(t.signalCriticalDbm)) dBm on \(a.bssid?.description ?? "the AP") while a BSS of the same SSID was \(t.stickyMarginDb) dB or more stronger: this card holds on to a far AP (an iPhone would have moved)"
                 ))
         }
         return out
@@ -476,7 +477,7 @@ public enum WalkAnalysis {
     /// critical level while a fresh scan entry of the SSID (another BSS, its signal believed) is
     /// `stickyMarginDb` or more stronger; the strongest such entry is the pick.
     static func clinging(_ v: IPhoneLens.View, _ t: WalkThresholds) -> IPhoneLens.Clinging<Double> {
-        v.clinging(below: Double(t.signalCriticalDbm), offset: 0) { mine, candidates in
+        v.clinging(below: t.signalCriticalDbm, offset: 0) { mine, candidates in
             candidates.map(\.dbm).max().flatMap { $0 >= mine + Double(t.stickyMarginDb) ? $0 : nil }
         }
     }
