@@ -541,6 +541,8 @@ struct StormModeTests {
             (["--clients", "5", "--jitter", "0.5"], "--jitter and --settle go with --storm"),
             (["--clients", "5", "--storm", "--protocol", "websocket"], "--clients --storm works with simplepush, mqtt and line"),
             (["--clients", "5", "--tls"], "--clients does TLS only with --storm"),
+            // A mode's options without the mode were accepted and did nothing.
+            (["--ramp", "1s"], "--ramp goes with --clients"), (["--heartbeat-timeout", "5s"], "--heartbeat-timeout goes with --register"),
         ] {
             let r = try pushdiag(["heartbeat", port] + args)
             let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""

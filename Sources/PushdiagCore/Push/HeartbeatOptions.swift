@@ -35,7 +35,9 @@ public struct HeartbeatOptions: Sendable, Equatable {
     public var register: String?
     /// A gap between server heartbeats longer than this makes a device reconnect (iOS checks
     /// its push provider's connection every 60 s).
-    public var serverHeartbeatTimeoutS: Double = 60
+    public var serverHeartbeatTimeoutS: Double = Self.defaultServerHeartbeatTimeoutS
+    /// `--heartbeat-timeout`'s default: a device reconnects after 60 s without the server's heartbeat.
+    public static let defaultServerHeartbeatTimeoutS: Double = 60
     /// With `register`: the idle time after which the path (a firewall, NAT) forgets a
     /// connection, as `--find-idle-timeout` found it; the server's heartbeat spacing is judged
     /// against it.

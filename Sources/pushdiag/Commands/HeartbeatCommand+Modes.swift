@@ -6,6 +6,9 @@ import PushdiagRender
 
 /// heartbeat's other modes: --find-idle-timeout, --clients (load) and --clients --storm.
 extension HeartbeatCommand {
+    /// `--ramp`, at once when not given (it goes with --clients).
+    var rampSeconds: Double { get throws { try ramp.map { try parseDuration($0, option: "--ramp") } ?? 0 } }
+
     /// --find-idle-timeout's rungs, seconds; nil without it.
     func idleRungs() throws -> [Double]? {
         guard idleLadder.enabled else {
@@ -47,14 +50,14 @@ extension HeartbeatCommand {
 
     /// `--clients N`: many devices with heartbeats, from the device engine.
     func runLoad(_ o: HeartbeatOptions, clients: Int) throws {
-        let settings = DeviceEngine.Settings(clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp"))
+        let settings = DeviceEngine.Settings(clients: clients, rampSeconds: try rampSeconds)
         let load = DeviceEngine.load(o, settings) { StopSignal.isRequested }
         try finish(try JSONRenderer.render(load), HeartbeatTextRenderer().render(load), exitCode: load.status.exitCode)
     }
 
     /// `--clients N --storm`: the storm's measurement, the core's report and verdict, rendered.
     func runStorm(_ o: HeartbeatOptions, clients: Int) throws {
-        let settings = try storm.settings(clients: clients, rampSeconds: try parseDuration(ramp, option: "--ramp"))
+        let settings = try storm.settings(clients: clients, rampSeconds: try rampSeconds)
         let measured = DeviceEngine.storm(o, settings) { StopSignal.isRequested }
         let report = StormReport.assemble(measured)
         if let e = report.error { diagnose(e) }

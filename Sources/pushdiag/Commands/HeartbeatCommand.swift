@@ -45,8 +45,10 @@ struct HeartbeatCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("With --register: the longest gap between server heartbeats before a device would reconnect.", valueName: "D"))
-    var heartbeatTimeout: String = "60s"
+        help: ArgumentHelp(
+            "With --register: the longest gap between server heartbeats before a device would reconnect (default \(DurationText.format(HeartbeatOptions.defaultServerHeartbeatTimeoutS))).",
+            valueName: "D"))
+    var heartbeatTimeout: String?
 
     @Option(
         parsing: .unconditional,
@@ -65,8 +67,8 @@ struct HeartbeatCommand: ParsableCommand {
     )
     var clients: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Load mode: open the connections spread over this long.", valueName: "D"))
-    var ramp: String = "0s"
+    @Option(parsing: .unconditional, help: ArgumentHelp("Load mode: open the connections spread over this long (default 0s: at once).", valueName: "D"))
+    var ramp: String?
 
     @OptionGroup var idleLadder: IdleLadderOptions<PathIdleLadder>
     @OptionGroup var storm: StormFlags
@@ -86,7 +88,7 @@ struct HeartbeatCommand: ParsableCommand {
         try connection.options(target: target, interval: interval, clients: clients, storm: storm.storm) { o in
             o.count = count
             o.register = register
-            o.serverHeartbeatTimeoutS = try parseDuration(heartbeatTimeout, option: "--heartbeat-timeout")
+            o.serverHeartbeatTimeoutS = try heartbeatTimeout.map { try parseDuration($0, option: "--heartbeat-timeout") } ?? o.serverHeartbeatTimeoutS
             o.pathIdleTimeoutS = try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: IdleTimeout.shortest) }
             o.thresholds = HeartbeatThresholds(try ThresholdRow.flagLimits(loss.typed + rtt.typed + certificate.typed + safeInterval.typed))
         }
@@ -98,12 +100,16 @@ struct HeartbeatCommand: ParsableCommand {
         // The server's heartbeats are watched on one connection; many simulated devices register none.
         if clients != nil && register != nil { throw ValidationError("--register and --clients cannot be combined (the simulated devices do not register)") }
         if limits.joinLimits != nil && register == nil { throw ValidationError("--join-limits goes with --register (the server's heartbeats are graded)") }
+        if heartbeatTimeout != nil && register == nil {
+            throw ValidationError("--heartbeat-timeout goes with --register (the server's heartbeats are watched)")
+        }
+        if ramp != nil && clients == nil { throw ValidationError("--ramp goes with --clients (it spreads their connections)") }
         if limits.joinLimits == nil, idleTimeout == nil, let given = safeInterval.typed.first(where: { $0.2 != nil }) {
             throw ValidationError(ThresholdRow.safeIntervalAlone(given.0.flag(given.1), takes: "--join-limits or --idle-timeout"))
         }
         try validateInterface()
         if let clients {
-            _ = try parseDuration(ramp, option: "--ramp")
+            _ = try rampSeconds
             let most = DeviceEngine.maximumClients
             guard clients <= most else {
                 throw ValidationError("--clients: at most \(most) on this machine (one open file each, within its open-file limit; raise it with ulimit -n)")
