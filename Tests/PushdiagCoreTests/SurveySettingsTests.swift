@@ -81,6 +81,15 @@ struct SurveySettingsTests {
         f.proto = .line
         f.servers = ["10.0.0.1"]
         #expect(throws: SettingsError.usage("--server: '10.0.0.1' is not HOST:PORT (the line protocol has no default port)")) { try SurveySettings.validate(f) }
+        // --protocol and --tls without --server would shape nothing.
+        let alone = SettingsError.usage("--protocol and --tls go with --server (a configured [[server]] has its own protocol and tls keys)")
+        f.servers = []
+        #expect(throws: alone) { try SurveySettings.validate(f) }
+        f = SurveyFlags()
+        f.tls = true
+        #expect(throws: alone) { try SurveySettings.validate(f) }
+        f.servers = ["10.0.0.1:5223"]
+        #expect(throws: Never.self) { try SurveySettings.validate(f) }
     }
 
     /// A configured server the survey could not use is refused with its line, for config check too.

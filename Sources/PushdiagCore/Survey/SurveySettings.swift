@@ -89,6 +89,11 @@ public struct SurveySettings: Sendable, Equatable {
         // One source of frames: a survey's capture part is one report.
         if flags.monitor != nil, flags.capture != nil { throw .usage("--monitor and --capture: one of them (a live monitor, or a file)") }
         if let why = TLSOptions.flagsProblem(tls: flags.tls, insecure: flags.insecure, pin: flags.pin, caFile: flags.caFile) { throw .usage(why) }
+        // They shape the --server connections only (a [[server]] table has its own keys): given
+        // alone they would do nothing.
+        if flags.servers.isEmpty, flags.proto != nil || flags.tls {
+            throw .usage("--protocol and --tls go with --server (a configured [[server]] has its own protocol and tls keys)")
+        }
         let p = flags.proto ?? .simplepush
         for s in flags.servers { if case .failure(let why) = p.endpoint(s, tls: flags.tls) { throw .usage("--server: \(why)") } }
     }
