@@ -179,6 +179,8 @@ struct CaptureCommandTests {
             (["--silence", "0", fixture("station-doze-30s.pcap")], "--silence must be longer than 0"),
             (["--ft-gap-warning", "200", fixture("roam-ft.pcap")], "--ft-gap-warning (200) must not be above --ft-gap-critical (150)"),
             (["--roam-gap-critical", "nan", fixture("roam-ft.pcap")], "--roam-gap-critical: 'nan' is not a range or a number"),
+            // A live capture's length, for a file (read to its end) it said nothing.
+            (["--duration", "5s", fixture("roam-ft.pcap")], "--duration goes with --interface"),
         ]
         for (arguments, words) in refused {
             let r = try pushdiag(["capture"] + arguments)

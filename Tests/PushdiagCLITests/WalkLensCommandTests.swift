@@ -129,6 +129,11 @@ struct WalkScanEveryTests {
         }
         let replay = try pushdiag("walk", "--replay", TestPaths.fixtures.appendingPathComponent("lab-walk").path, "--scan-every", "30s")
         #expect(replay.status == 3 && replay.stderr.contains("--scan-every cannot be combined with --replay"), "\(replay.stderr)")
+        // A replay is the recording's walk: a place or a length typed now would change nothing.
+        for flag in ["--location", "--duration"] {
+            let r = try pushdiag("walk", "--replay", TestPaths.fixtures.appendingPathComponent("lab-walk").path, flag, "10s")
+            #expect(r.status == 3 && r.stderr.contains("\(flag) and --replay cannot be combined"), "\(r.stderr)")
+        }
     }
 
     @Test func theReplaysStallsAreInItsTextAndPage() throws {

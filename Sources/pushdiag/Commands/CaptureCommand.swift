@@ -25,7 +25,7 @@ struct CaptureCommand: ParsableCommand {
     var interface: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("With --interface: how long to capture (default 30s).", valueName: "D"))
-    var duration: String = "30s"
+    var duration: String?
 
     @Option(help: ArgumentHelp("With --interface: also write the frames to FILE (pcap).", valueName: "FILE"), completion: .file())
     var write: String?
@@ -65,10 +65,11 @@ struct CaptureCommand: ParsableCommand {
     func validate() throws {
         if interface != nil {
             guard files.isEmpty else { throw ValidationError("give capture files or --interface, not both") }
-            _ = try parseDuration(duration, option: "--duration")
+            _ = try parseDuration(duration ?? "30s", option: "--duration")
         } else {
             guard !files.isEmpty else { throw ValidationError("give at least one capture file, or --interface MON for a live capture") }
             guard write == nil else { throw ValidationError("--write goes with --interface") }
+            guard duration == nil else { throw ValidationError("--duration goes with --interface (a file is read to its end)") }
         }
         guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
         guard try parseDuration(silence, option: "--silence") > 0 else { throw ValidationError("--silence must be longer than 0 (a gap of D with no frame)") }
@@ -96,7 +97,7 @@ struct CaptureCommand: ParsableCommand {
         var total = CaptureAnalyzer(options: options)
         if let interface {
             StopSignal.install()
-            let seconds = try parseDuration(duration, option: "--duration")
+            let seconds = try parseDuration(duration ?? "30s", option: "--duration")
             let outcome = CaptureFileAnalysis.analyzeLive(interface: interface, seconds: seconds, writeTo: write, options: options) { StopSignal.isRequested }
             if let e = outcome.error { diagnose(e.description) }
             reports.append(focus(outcome.report(file: interface)))

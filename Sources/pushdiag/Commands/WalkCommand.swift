@@ -85,6 +85,8 @@ struct WalkCommand: ParsableCommand {
         if replay == nil {
             guard target != nil else { throw ValidationError("a walk needs the push server: pushdiag walk --interface IF HOST[:PORT]") }
             guard interface != nil else { throw ValidationError("a walk needs --interface (the Wi-Fi interface to follow)") }
+        } else if let (flag, _) = [("--record", record), ("--location", location), ("--duration", duration)].first(where: { $0.1 != nil }) {
+            throw ValidationError("\(flag) and --replay cannot be combined")  // a replay is the recording's walk
         }
         // A replay takes the server and interface from its recording; heartbeats back to back would flood the server.
         let o = try connection.options(target: target ?? "recorded:1", interval: interval, shortestInterval: 0.01)
@@ -92,8 +94,7 @@ struct WalkCommand: ParsableCommand {
         s.sampleMs = try parseDuration(sample, option: "--sample", atLeast: 0.05) * 1000
         s.durationSeconds = try duration.map { try parseDuration($0, option: "--duration") }
         s.roamWindowSeconds = try parseDuration(roamWindow, option: "--roam-window")
-        s.location = location
-        s.recordDirectory = record
+        (s.location, s.recordDirectory) = (location, record)
         s.scanEverySeconds = try lens.scanEverySeconds(replaying: replay != nil)
         return s
     }
@@ -101,7 +102,6 @@ struct WalkCommand: ParsableCommand {
     func validate() throws {
         _ = try settings()
         _ = (try limits.thresholds(), try lens.lens())
-        if record != nil && replay != nil { throw ValidationError("--record and --replay cannot be combined") }
         for (flag, file) in [("--html", html), ("--history", history)] where file?.isEmpty == true { throw ValidationError("\(flag) needs a file name") }
     }
 
