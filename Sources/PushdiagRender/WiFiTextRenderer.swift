@@ -28,6 +28,9 @@ public struct WiFiTextRenderer {
             "; retransmissions "
             + (r.retransmissionPercent.map {
                 (r.retransmissionTrust == .lowerBound ? "at least " : "") + NumberText.format($0) + "% (\(r.retransmissionSource?.said ?? "?"))"
+                    // Over how many frames, and whether it was judged (too few frames, or a lower
+                    // bound within the limits: the finding below says why).
+                    + (r.retransmissionFrames.map { " over " + NumberText.count($0, "frame") } ?? "") + (r.retransmissionsUnknown != nil ? ", not judged" : "")
             } ?? "UNKNOWN")
         if let f = r.txFailed { out += "; tx failed \(f)" }
         out += "\n"

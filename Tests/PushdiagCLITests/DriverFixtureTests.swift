@@ -62,7 +62,10 @@ struct DriverFixtureTests {
         let share =
             Double(NetlinkFixtures.steadyRetries.last! - NetlinkFixtures.steadyRetries[0]) * 100
             / Double(NetlinkFixtures.steadyPackets.last! - NetlinkFixtures.steadyPackets[0])
-        #expect(o.text.stdout.contains("retransmissions at least \(NumberText.format(share))% (station counters)"), "\(o.text.stdout)")
+        let frames = Int(NetlinkFixtures.steadyPackets.last! - NetlinkFixtures.steadyPackets[0])
+        #expect(
+            o.text.stdout.contains("retransmissions at least \(NumberText.format(share))% (station counters) over \(frames) frames, not judged"),
+            "\(o.text.stdout)")
         let row = try #require(o.row("channel_utilization"))
         #expect(row["status"] as? String == "critical" && row["source"] as? String == "bss_load" && row["value"] as? Double == expected)
         #expect((row["hint"] as? String)?.contains("from the AP's BSS Load") == true)
