@@ -151,7 +151,7 @@ public final class InterfaceFollower: Sendable {
             entries: scan.map { WalkBSS($0, signalBelieved: believed) })
         let unknown: String? =
             m.fresh == 0
-            ? "every scan cache entry older than \(NumberText.format(lens.staleAfterMs / 1000)) s (nothing scanned lately)"
+            ? "no scan cache entry at most \(NumberText.format(lens.staleAfterMs / 1000)) s old (nothing scanned lately)"
             : m.roamIdle == nil ? "the AP's signal is not known" : nil
         metrics.only(MetricFamily.unknown, [("value", "iphone_lens"), ("reason", unknown ?? "")], unknown == nil ? nil : 1, scope: [("value", "iphone_lens")])
         for (traffic, v) in [("true", m.roamWithTraffic), ("false", m.roamIdle)] {

@@ -597,6 +597,40 @@ import Testing
         }
     }
 
+    /// The exporter's retransmission ratio is each --wifi-interval's: its alert counts the frames
+    /// over the alert's span, so a link sending a few frames an interval still alerts (10 a
+    /// minute, 20% retried), and one sending almost none (2 a minute) does not.
+    @Test(.enabled(if: TestPaths.which("promtool") != nil, "promtool is not installed"))
+    func theRetransmissionAlertCountsFramesOverItsSpan() throws {
+        let rules = TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-exporter-alerts.yml")
+        func series(frames: Int) -> [(name: String, values: String)] {
+            [
+                ("pushdiag_retransmission_ratio{instance=\"ward-3\",interface=\"wlan2\",source=\"station_retries\",trust=\"measured\"}", "0.2x30"),
+                ("pushdiag_retransmission_frames{instance=\"ward-3\",interface=\"wlan2\"}", "\(frames)x30"),
+            ]
+        }
+        let fires = try promtoolTestRules(
+            rules: rules, series: series(frames: 10),
+            alerts: """
+                - eval_time: 20m
+                  alertname: WiFiRetransmissionsHigh
+                  exp_alerts:
+                    - exp_labels: {severity: critical, instance: ward-3, interface: wlan2, source: station_retries, trust: measured}
+                      exp_annotations:
+                        summary: "ward-3 wlan2: 20% of frames retransmitted (station_retries)"
+                        description: "Apple's guidance: retransmissions no more than 15% of traffic."
+                """)
+        #expect(fires.passed, "\(fires.output)")
+        let quiet = try promtoolTestRules(
+            rules: rules, series: series(frames: 2),
+            alerts: """
+                - eval_time: 20m
+                  alertname: WiFiRetransmissionsHigh
+                  exp_alerts: []
+                """)
+        #expect(quiet.passed, "\(quiet.output)")
+    }
+
     @Test func theShippedUnitAndRulesAreValid() throws {
         let rules = try run(
             "/usr/bin/promtool", ["check", "rules", TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-exporter-alerts.yml").path])

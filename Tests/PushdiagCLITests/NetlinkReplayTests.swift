@@ -333,6 +333,8 @@ struct NetlinkReplayTests {
         } else {
             // Not judged: no value, as a capture's frame_retries over too few frames; why in the hint.
             #expect(retx["value"] is NSNull && retx["status"] as? String == "unknown" && (retx["hint"] as? String)?.hasSuffix("not judged") == true, "\(retx)")
+            // The link's check still, as when judged (one series in the textfile).
+            #expect((retx["subject"] as? String)?.contains("wlan2 → ") == true, "\(retx)")
         }
     }
 

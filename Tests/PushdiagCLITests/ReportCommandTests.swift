@@ -316,6 +316,8 @@ struct ReportHTMLTests {
         // --history"); one that loads gives its history.
         let noConfig = try pushdiag("report", "html", "--config", dir.appendingPathComponent("none.toml").path, "--output", page.path)
         #expect(noConfig.status == 3 && noConfig.stderr.contains("none.toml: cannot read"), "\(noConfig.stderr)")
+        let withHistory = try pushdiag("report", "html", "--history", db, "--config", dir.appendingPathComponent("none.toml").path, "--output", page.path)
+        #expect(withHistory.status == 3 && withHistory.stderr.contains("none.toml: cannot read"), "given, it is read: \(withHistory.stderr)")
         let toml = dir.appendingPathComponent("site.toml")
         try "[report]\nhistory = \"\(db)\"\n".write(to: toml, atomically: true, encoding: .utf8)
         #expect(try pushdiag("report", "html", "--config", toml.path, "--since", "1h", "--output", page.path).status == 0)

@@ -129,6 +129,11 @@ struct WalkScanEveryTests {
         }
         let replay = try pushdiag("walk", "--replay", TestPaths.fixtures.appendingPathComponent("lab-walk").path, "--scan-every", "30s")
         #expect(replay.status == 3 && replay.stderr.contains("--scan-every cannot be combined with --replay"), "\(replay.stderr)")
+        // Without --replay, --duration is parsed (the refusal above comes first with one).
+        for bad in ["nan", "1e308", "garbage"] {
+            let r = try pushdiag("walk", "--interface", "wlan-none", "127.0.0.1:1", "--duration", bad)
+            #expect(r.status == 3 && r.stderr.contains("--duration: '\(bad)'"), "\(bad): \(r.stderr)")
+        }
         // A replay is the recording's walk: a place or a length typed now would change nothing.
         for flag in ["--location", "--duration"] {
             let r = try pushdiag("walk", "--replay", TestPaths.fixtures.appendingPathComponent("lab-walk").path, flag, "10s")

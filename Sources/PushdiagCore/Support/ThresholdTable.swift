@@ -89,7 +89,7 @@ public struct ThresholdRow: Sendable, Equatable, CustomStringConvertible {
         // survey and report grade on ranges; the other commands on one limit (`parseLimit`).
         let side = bad == .above ? "above" : "below"
         return "\(what) \(level.rawValue) limit, \(unit.rawValue): a number alerts \(side) it, as a range open on the good side does "
-            + "(\(bad == .above ? "~:N" : "N:"); survey and report take any Monitoring Plugins range) "
+            + "(\(bad == .above ? "~:N" : "N:")\(scopes.contains(.survey) ? "; survey and report take any Monitoring Plugins range" : "")) "
             + "(default \(d.map { NumberText.format($0) } ?? "none")\(level == .critical ? "; \(reference)" : ""))."
     }
 

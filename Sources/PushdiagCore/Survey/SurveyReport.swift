@@ -269,9 +269,11 @@ public enum SurveyVerdicts {
                     check: .retransmissions, status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: .percent,
                     threshold: t.limits(.retransmission), hint: hint, source: r.retransmissionSource?.rawValue))
         } else {
+            // Over too few frames the share is the link's, as a judged one is (one series).
             out.append(
                 SurveyCheck(
-                    check: .retransmissions, status: .unknown, subject: r.interface,
+                    check: .retransmissions, status: .unknown,
+                    subject: r.retransmissionTooFewFrames ? r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface : r.interface,
                     hint: r.retransmissionsUnknown ?? "not derivable from this interface"))
         }
         let link = r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface

@@ -81,9 +81,13 @@ struct ReportCommand: ParsableCommand {
 
         func run() throws {
             var path = history
-            if path == nil {
-                // As every command reads it: --config must load, the default file when it exists.
-                do throws(ConfigError) { path = try ConfigLoader.load(explicit: config).0.history } catch {
+            // As every command reads it: a --config given must load; the default file, when it
+            // exists, only where it is needed (for the history's path).
+            if path == nil || config != nil {
+                do throws(ConfigError) {
+                    let loaded = try ConfigLoader.load(explicit: config).0
+                    if path == nil { path = loaded.history }
+                } catch {
                     diagnose(error.description)
                     throw ExitCode(3)
                 }
