@@ -609,25 +609,10 @@ import Testing
                 ("pushdiag_retransmission_frames{instance=\"ward-3\",interface=\"wlan2\"}", "\(frames)x30"),
             ]
         }
-        let fires = try promtoolTestRules(
-            rules: rules, series: series(frames: 10),
-            alerts: """
-                - eval_time: 20m
-                  alertname: WiFiRetransmissionsHigh
-                  exp_alerts:
-                    - exp_labels: {severity: critical, instance: ward-3, interface: wlan2, source: station_retries, trust: measured}
-                      exp_annotations:
-                        summary: "ward-3 wlan2: 20% of frames retransmitted (station_retries)"
-                        description: "Apple's guidance: retransmissions no more than 15% of traffic."
-                """)
+        let fires = try retransmissionAlertTest(
+            rules: rules, series: series(frames: 10), firesWith: "ward-3 wlan2: 20% of frames retransmitted (station_retries)")
         #expect(fires.passed, "\(fires.output)")
-        let quiet = try promtoolTestRules(
-            rules: rules, series: series(frames: 2),
-            alerts: """
-                - eval_time: 20m
-                  alertname: WiFiRetransmissionsHigh
-                  exp_alerts: []
-                """)
+        let quiet = try retransmissionAlertTest(rules: rules, series: series(frames: 2), firesWith: nil)
         #expect(quiet.passed, "\(quiet.output)")
     }
 

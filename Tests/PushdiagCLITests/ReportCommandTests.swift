@@ -214,25 +214,9 @@ struct ContribTests {
             ]
         }
         let rules = TestPaths.root.appendingPathComponent("contrib/prometheus/pushdiag-alerts.yml")
-        let fires = try promtoolTestRules(
-            rules: rules, series: series(frames: frames),
-            alerts: """
-                - eval_time: 20m
-                  alertname: WiFiRetransmissionsHigh
-                  exp_alerts:
-                    - exp_labels: {severity: critical, instance: ward-3, interface: wlan2, source: station_retries, trust: measured}
-                      exp_annotations:
-                        summary: "ward-3 wlan2: 20% of frames retransmitted"
-                        description: "Apple's guidance: retransmissions no more than 15% of traffic."
-                """)
+        let fires = try retransmissionAlertTest(rules: rules, series: series(frames: frames), firesWith: "ward-3 wlan2: 20% of frames retransmitted")
         #expect(fires.passed, "\(fires.output)")
-        let few = try promtoolTestRules(
-            rules: rules, series: series(frames: 10),
-            alerts: """
-                - eval_time: 20m
-                  alertname: WiFiRetransmissionsHigh
-                  exp_alerts: []
-                """)
+        let few = try retransmissionAlertTest(rules: rules, series: series(frames: 10), firesWith: nil)
         #expect(few.passed, "\(few.output)")
     }
 

@@ -178,6 +178,27 @@ public func promtoolTestRules(rules: URL, series: [(name: String, values: String
     return (r.status == 0 && r.stdout.contains("SUCCESS"), r.stdout + r.stderr + "\n" + spec)
 }
 
+/// A shipped rules file's WiFiRetransmissionsHigh alert over `series` (a ratio of station
+/// retries on ward-3's wlan2 and its frames), evaluated at 20 minutes: firing with `summary`,
+/// or silent when `summary` is nil (`promtoolTestRules`).
+public func retransmissionAlertTest(
+    rules: URL, series: [(name: String, values: String)], firesWith summary: String?
+) throws -> (
+    passed: Bool, output: String
+) {
+    let expected =
+        summary.map {
+            """
+              exp_alerts:
+                - exp_labels: {severity: critical, instance: ward-3, interface: wlan2, source: station_retries, trust: measured}
+                  exp_annotations:
+                    summary: "\($0)"
+                    description: "Apple's guidance: retransmissions no more than 15% of traffic."
+            """
+        } ?? "  exp_alerts: []"
+    return try promtoolTestRules(rules: rules, series: series, alerts: "- eval_time: 20m\n  alertname: WiFiRetransmissionsHigh\n" + expected)
+}
+
 /// Two network namespaces joined by a veth pair on 10.`subnet`.0.0/24: the client's end
 /// `clientDevice` (.2) in `client`, the server's `serverDevice` (.1) in `server`, both up with
 /// their loopbacks. `remove()` deletes both namespaces (and the pair with them). Needs root.

@@ -244,6 +244,7 @@ public enum SurveyVerdicts {
                     check: .channelUtilization, status: .unknown, subject: onChannel,
                     hint: r.utilizationUnknown ?? "not derivable from this interface"))
         }
+        let link = r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface
         // A share wifi did not judge (over too few frames) is UNKNOWN here too, its counts in the
         // hint, as the capture's frame_retries over too few frames.
         if let x = r.retransmissionPercent, !r.retransmissionTooFewFrames {
@@ -266,17 +267,16 @@ public enum SurveyVerdicts {
             }
             out.append(
                 SurveyCheck(
-                    check: .retransmissions, status: s, subject: r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface, value: x, unit: .percent,
+                    check: .retransmissions, status: s, subject: link, value: x, unit: .percent,
                     threshold: t.limits(.retransmission), hint: hint, source: r.retransmissionSource?.rawValue))
         } else {
             // Over too few frames the share is the link's, as a judged one is (one series).
             out.append(
                 SurveyCheck(
                     check: .retransmissions, status: .unknown,
-                    subject: r.retransmissionTooFewFrames ? r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface : r.interface,
+                    subject: r.retransmissionTooFewFrames ? link : r.interface,
                     hint: r.retransmissionsUnknown ?? "not derivable from this interface"))
         }
-        let link = r.bssid.map { "\(r.interface) → \($0)" } ?? r.interface
         if let sig = r.signalDbm {
             out.append(
                 t.check(.signal, .signal, subject: link, value: Double(sig), unit: .dBm, source: SignalSource.station.rawValue) {
