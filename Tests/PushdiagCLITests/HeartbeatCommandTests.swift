@@ -49,7 +49,7 @@ struct HeartbeatTests {
             (["--interface", "nosuch0"], ["nosuch0: no such interface"]),
             (["--interface", "lo", "--clients", "2"], ["--interface goes with"]), (["--interface", "lo", "--find-idle-timeout"], ["--interface goes with"]),
         ] {
-            let bad = try pushdiag(["heartbeat", "127.0.0.1:\(port)", "--count", "2"] + extra)
+            let bad = try pushdiag(["heartbeat", "127.0.0.1:\(port)"] + extra)
             #expect(bad.status == 3 && bad.stdout.isEmpty, "\(extra): \(bad.status) \(bad.stdout)")
             let first = bad.stderr.split(separator: "\n").first.map(String.init) ?? ""
             #expect(said.contains { first.contains($0) }, "\(extra): \(bad.stderr)")
@@ -538,7 +538,7 @@ struct StormModeTests {
             (["--clients", "5", "--storm", "--jitter", "2"], "--jitter: '2.0' is not a ratio from 0 to 1"),
             (["--clients", "5", "--storm", "--jitter", "nan"], "--jitter"),
             (["--clients", "5", "--storm", "--settle", "garbage"], "--settle"),
-            (["--clients", "5", "--jitter", "0.5"], "--jitter and --settle go with --storm"),
+            (["--clients", "5", "--jitter", "0.5"], "--jitter goes with --clients --storm, not with --clients"),
             (["--clients", "5", "--storm", "--protocol", "websocket"], "--clients --storm works with simplepush, mqtt and line"),
             (["--clients", "5", "--tls"], "--clients does TLS only with --storm"),
             // A mode's options without the mode were accepted and did nothing.
@@ -547,6 +547,42 @@ struct StormModeTests {
             let r = try pushdiag(["heartbeat", port] + args)
             let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
             #expect(r.status == 3 && first.contains(says), "\(args): \(r.stderr)")
+        }
+    }
+}
+
+/// heartbeat's modes and the options each uses, as the help promises: an option a mode does not
+/// use is refused in one line (it was accepted and did nothing), one it uses is taken. A name that
+/// does not resolve ends each run that gets past its options at once.
+struct HeartbeatModeTests {
+    static let modes: [(name: String, args: [String], words: String)] = [
+        ("single", [], "a single connection"), ("load", ["--clients", "2"], "--clients"), ("storm", ["--clients", "2", "--storm"], "--clients --storm"),
+        ("idle", ["--find-idle-timeout"], "--find-idle-timeout"),
+    ]
+
+    /// What each mode reads, traced in the engines: the load sends --count heartbeats --interval
+    /// apart, waits --timeout for each and grades loss and round trips; the storm waits for one
+    /// answer an attempt within --connect-timeout and reconnects on the schedule; the finder
+    /// sends one heartbeat a rung and waits --timeout for it.
+    static let options: [(args: [String], modes: Set<String>)] = [
+        (["--count", "2"], ["single", "load"]), (["--interval", "1s"], ["single", "load"]), (["--timeout", "1s"], ["single", "load", "idle"]),
+        (["--misses", "2"], ["single"]), (["--reconnect-schedule", "0.1"], ["single", "storm"]), (["--loss-warning", "5"], ["single", "load"]),
+        (["--rtt-critical", "500"], ["single", "load"]), (["--certificate-warning", "10"], ["single"]), (["--register", "x"], ["single"]),
+        (["--interface", "lo"], ["single"]), (["--ramp", "1s"], ["load", "storm"]), (["--jitter", "0.5"], ["storm"]), (["--settle", "10ms"], ["storm"]),
+    ]
+
+    @Test(arguments: Self.options.indices)
+    func anOptionItsModeDoesNotUseIsRefused(_ i: Int) throws {
+        let (args, uses) = Self.options[i]
+        for mode in Self.modes {
+            let r = try pushdiag(["heartbeat", "nowhere.invalid:1"] + mode.args + args)
+            let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
+            if uses.contains(mode.name) {
+                #expect(!r.stderr.contains("goes with") && !r.stderr.contains("cannot be combined"), "\(mode.name) \(args): \(r.stderr)")
+            } else {
+                let refused = first.contains("\(args[0]) goes with ") && (mode.name == "single" || first.hasSuffix("not with \(mode.words)"))
+                #expect(r.status == 3 && refused, "\(mode.name) \(args): \(r.stderr)")
+            }
         }
     }
 }

@@ -138,8 +138,11 @@ import Testing
             (["--find-idle-timeout", "--max", "0"], "--max"), (["--max", "5m"], "go with --find-idle-timeout"),
             (["--find-idle-timeout", "--clients", "2"], "cannot be combined"),
             // Flags that would do nothing: idle connections register none, simulated devices neither.
-            (["--find-idle-timeout", "--register", "x", "--idle-timeout", "1s"], "--find-idle-timeout and --register cannot be combined"),
-            (["--clients", "2", "--register", "x", "--idle-timeout", "1s", "--safe-interval-warning", "40"], "--register and --clients cannot be combined"),
+            (["--find-idle-timeout", "--register", "x", "--idle-timeout", "1s"], "--register goes with a single connection, not with --find-idle-timeout"),
+            (
+                ["--clients", "2", "--register", "x", "--idle-timeout", "1s", "--safe-interval-warning", "40"],
+                "--register goes with a single connection, not with --clients"
+            ),
         ] {
             let r = try pushdiag(["heartbeat", "127.0.0.1:1"] + args)
             #expect(r.status == 3 && r.stderr.contains(says), "\(args): \(r.stderr)")

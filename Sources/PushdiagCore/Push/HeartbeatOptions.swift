@@ -5,8 +5,10 @@ import FoundationEssentials
 public struct HeartbeatOptions: Sendable, Equatable {
     public var endpoint: Endpoint
     public var proto: HeartbeatProtocol
-    public var count = 10
-    public var intervalMs: Double = 1000
+    public var count = Self.defaultCount
+    public static let defaultCount = 10
+    public var intervalMs: Double = Self.defaultIntervalMs
+    public static let defaultIntervalMs: Double = 1000
     public var timeoutMs: Double = Self.defaultTimeoutMs
     public static let defaultTimeoutMs: Double = 2000
     /// For the TCP connect and the TLS and protocol handshakes (a lost SYN costs a second).

@@ -16,8 +16,6 @@ extension HeartbeatCommand {
             return nil
         }
         if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
-        // Its connections stay idle: nothing registers, so nothing would be judged.
-        if register != nil { throw ValidationError("--find-idle-timeout and --register cannot be combined (its connections stay idle)") }
         return try idleLadder.rungs()
     }
 
@@ -64,12 +62,9 @@ extension HeartbeatCommand {
         try finish(try JSONRenderer.render(report), HeartbeatTextRenderer().render(report), exitCode: report.status.exitCode)
     }
 
-    /// `--interface`: a link the heartbeats of one connection go out of.
+    /// `--interface`: a link the heartbeats of a single connection go out of (`HeartbeatModeRow`).
     func validateInterface() throws {
         guard let interface else { return }
-        if clients != nil || idleLadder.enabled {
-            throw ValidationError("--interface goes with the heartbeats of one connection, not with --clients or --find-idle-timeout")
-        }
         guard if_nametoindex(interface) != 0 else { throw ValidationError("--interface \(interface): no such interface") }
     }
 

@@ -17,18 +17,22 @@ struct HeartbeatCommand: ParsableCommand {
             or --misses heartbeats go unanswered) it reconnects on --reconnect-schedule, like a \
             client SDK, and reports each attempt. Exit status: 0 OK, 1 WARNING, 2 CRITICAL (also a \
             server that refuses the connection, does not answer it, fails TLS or breaks its protocol: \
-            devices cannot use it either), 3 could not check (a name that does not resolve here).
+            devices cannot use it either), 3 could not check (a name that does not resolve here). \
+            Options only some modes use are refused by the others (\(modeHelp)).
             """
     )
 
     @Argument(help: ArgumentHelp("The push server, HOST[:PORT] ([v6]:PORT for IPv6).", valueName: "HOST[:PORT]"))
     var target: String
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Number of heartbeats.", valueName: "N"))
-    var count: Int = 10
+    // Optional, the defaults said in the help: a mode that does not use them refuses them.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Number of heartbeats (default \(HeartbeatOptions.defaultCount)).", valueName: "N"))
+    var count: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Time between heartbeats.", valueName: "D"))
-    var interval: String = "1s"
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Time between heartbeats (default \(DurationText.format(HeartbeatOptions.defaultIntervalMs / 1000))).", valueName: "D"))
+    var interval: String?
 
     @OptionGroup var connection: HeldConnectionOptions
     var proto: HeartbeatProtocol { connection.proto }
@@ -86,7 +90,7 @@ struct HeartbeatCommand: ParsableCommand {
     /// (`HeartbeatOptions.validate`), durations are bounded by `parseDuration`.
     func options() throws -> HeartbeatOptions {
         try connection.options(target: target, interval: interval, clients: clients, storm: storm.storm) { o in
-            o.count = count
+            o.count = count ?? o.count
             o.register = register
             o.serverHeartbeatTimeoutS = try heartbeatTimeout.map { try parseDuration($0, option: "--heartbeat-timeout") } ?? o.serverHeartbeatTimeoutS
             o.pathIdleTimeoutS = try idleTimeout.map { try parseDuration($0, option: "--idle-timeout", atLeast: IdleTimeout.shortest) }
@@ -97,13 +101,11 @@ struct HeartbeatCommand: ParsableCommand {
     func validate() throws {
         _ = try options()
         _ = try idleRungs()
-        // The server's heartbeats are watched on one connection; many simulated devices register none.
-        if clients != nil && register != nil { throw ValidationError("--register and --clients cannot be combined (the simulated devices do not register)") }
+        try validateMode()
         if limits.joinLimits != nil && register == nil { throw ValidationError("--join-limits goes with --register (the server's heartbeats are graded)") }
         if heartbeatTimeout != nil && register == nil {
             throw ValidationError("--heartbeat-timeout goes with --register (the server's heartbeats are watched)")
         }
-        if ramp != nil && clients == nil { throw ValidationError("--ramp goes with --clients (it spreads their connections)") }
         if limits.joinLimits == nil, idleTimeout == nil, let given = safeInterval.typed.first(where: { $0.2 != nil }) {
             throw ValidationError(ThresholdRow.safeIntervalAlone(given.0.flag(given.1), takes: "--join-limits or --idle-timeout"))
         }

@@ -8,8 +8,12 @@ struct PushConnectionOptions: ParsableArguments {
     @Option(name: .customLong("protocol"), help: "\(HeartbeatProtocol.names(HeartbeatProtocol.allCases)).")
     var proto: HeartbeatProtocol = .simplepush
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("How long to wait for the answer to a heartbeat.", valueName: "D"))
-    var timeout: String = DurationText.format(HeartbeatOptions.defaultTimeoutMs / 1000)
+    // Optional, the default said in the help: heartbeat refuses it where its mode does not use it.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "How long to wait for the answer to a heartbeat (default \(DurationText.format(HeartbeatOptions.defaultTimeoutMs / 1000))).", valueName: "D"))
+    var timeout: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("How long to wait for a connection and its TLS or protocol handshake.", valueName: "D"))
     var connectTimeout: String = DurationText.format(HeartbeatOptions.defaultConnectTimeoutMs / 1000)
@@ -34,11 +38,12 @@ struct PushConnectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Largest frame or line accepted from the server, in bytes.", valueName: "BYTES"))
     var maxFrame: Int = 65_536
 
-    /// The options as the session takes them for `target`, heartbeats every `interval`;
+    /// The options as the session takes them for `target`, heartbeats every `interval` (the
+    /// core's default when nil);
     /// `configure` adds the command's own before the core validates them all
     /// (`HeartbeatOptions.validate`). Durations are bounded by `parseDuration`.
     func options(
-        target: String, interval: String, shortestInterval: Double = 0, clients: Int? = nil, storm: Bool = false,
+        target: String, interval: String?, shortestInterval: Double = 0, clients: Int? = nil, storm: Bool = false,
         configure: (inout HeartbeatOptions) throws -> Void = { _ in }
     ) throws -> HeartbeatOptions {
         let tls = tlsFlags.tls
@@ -48,8 +53,8 @@ struct PushConnectionOptions: ParsableArguments {
         case .failure(let why): throw ValidationError(why.description)
         }
         var o = HeartbeatOptions(endpoint: endpoint, proto: proto)
-        o.intervalMs = try parseDuration(interval, option: "--interval", atLeast: shortestInterval) * 1000
-        o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000)
+        if let interval { o.intervalMs = try parseDuration(interval, option: "--interval", atLeast: shortestInterval) * 1000 }
+        if let timeout { o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000) }
         o.connectTimeoutMs = max(1, try parseDuration(connectTimeout, option: "--connect-timeout") * 1000)
         o.byteOrder = byteOrder
         o.send = send
@@ -69,28 +74,38 @@ struct PushConnectionOptions: ParsableArguments {
 struct HeldConnectionOptions: ParsableArguments {
     @OptionGroup var connection: PushConnectionOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait before each reconnect attempt after a loss.", valueName: "LIST"))
-    var reconnectSchedule: String = Self.scheduleText
+    // These two are optional, their defaults said in the help: heartbeat refuses them where its
+    // mode does not use them.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds to wait before each reconnect attempt after a loss (default \(Self.scheduleText)).", valueName: "LIST"))
+    var reconnectSchedule: String?
 
     /// The core's default schedule as the flag takes it.
     static let scheduleText = HeartbeatOptions.defaultSchedule.map(NumberText.format).joined(separator: ",")
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Consecutive unanswered heartbeats after which the connection counts as dead.", valueName: "N"))
-    var misses: Int = HeartbeatOptions.defaultMisses
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Consecutive unanswered heartbeats after which the connection counts as dead (default \(HeartbeatOptions.defaultMisses)).", valueName: "N"))
+    var misses: Int?
 
     var proto: HeartbeatProtocol { connection.proto }
 
     /// `PushConnectionOptions.options`, with the reconnect schedule and the misses.
     func options(
-        target: String, interval: String, shortestInterval: Double = 0, clients: Int? = nil, storm: Bool = false,
+        target: String, interval: String?, shortestInterval: Double = 0, clients: Int? = nil, storm: Bool = false,
         configure: (inout HeartbeatOptions) throws -> Void = { _ in }
     ) throws -> HeartbeatOptions {
-        guard let schedule = HeartbeatAnalysis.schedule(reconnectSchedule) else {
-            throw ValidationError("--reconnect-schedule: '\(reconnectSchedule)' is not a list of durations (example: \(Self.scheduleText))")
+        let schedule = try reconnectSchedule.map { text in
+            guard let s = HeartbeatAnalysis.schedule(text) else {
+                throw ValidationError("--reconnect-schedule: '\(text)' is not a list of durations (example: \(Self.scheduleText))")
+            }
+            return s
         }
         return try connection.options(target: target, interval: interval, shortestInterval: shortestInterval, clients: clients, storm: storm) { o in
-            o.schedule = schedule
-            o.missesBeforeReconnect = misses
+            if let schedule { o.schedule = schedule }
+            if let misses { o.missesBeforeReconnect = misses }
             try configure(&o)
         }
     }

@@ -25,7 +25,6 @@ struct StormFlags: ParsableArguments {
     var settle: String?
 
     func validate() throws {
-        if !storm && (jitter != nil || settle != nil) { throw ValidationError("--jitter and --settle go with --storm") }
         if let jitter, !(jitter.isFinite && (0...1).contains(jitter)) { throw ValidationError("--jitter: '\(jitter)' is not a ratio from 0 to 1") }
         if let settle { _ = try parseDuration(settle, option: "--settle") }
     }
