@@ -61,6 +61,44 @@ struct ProtocolListTests {
         }
     }
 
+    /// A protocol's own setting given for another protocol does nothing, so every place refuses
+    /// it: heartbeat's flags (walk's and join's are the same group), the responder's, a
+    /// [[server]] table and /probe. One the protocol reads gets past them.
+    @Test(arguments: HeartbeatProtocol.allCases)
+    func aSettingTheProtocolDoesNotReadIsRefused(proto: HeartbeatProtocol) throws {
+        let name = proto.rawValue
+        let values: [PushSetting: String] = [.byteOrder: "big", .send: "X", .expect: "X", .path: "/x", .keepAlive: "5", .maxFrame: "100", .reply: "X"]
+        for setting in PushSetting.allCases where setting != .reply {
+            let r = try pushdiag("heartbeat", "nowhere.invalid:7", "--protocol", name, setting.flag, values[setting]!, "--count", "1")
+            let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
+            if proto.settings.contains(setting) {
+                #expect(!r.stderr.contains("goes with"), "\(name) \(setting.flag): \(r.stderr)")
+            } else {
+                #expect(
+                    r.status == 3 && first.contains("\(setting.flag) goes with --protocol ") && first.hasSuffix("not with \(name)"),
+                    "\(name) \(setting.flag): \(r.stderr)")
+            }
+        }
+        if proto.modes.contains(.serve) {
+            for (flag, value, reads) in [
+                ("--byte-order", "big", proto.settings.contains(.byteOrder)), ("--reply", "X", proto.settings.contains(.reply)),
+                ("--heartbeat-interval", "1s", proto.modes.contains(.register)),
+            ] where !reads {
+                let r = try pushdiag("responder", "--listen", "127.0.0.1:\(freePort())", "--protocol", name, flag, value)
+                #expect(r.status == 3 && r.stderr.contains("\(flag) goes with --protocol "), "responder \(name) \(flag): \(r.stderr)")
+            }
+        }
+        let table = "[[server]]\nhost = \"h\"\nport = 7\nprotocol = \"\(name)\"\npath = \"/x\"\n"
+        let probe = "target=127.0.0.1:7&protocol=\(name)&path=/x"
+        if proto.settings.contains(.path) {
+            #expect(try ConfigParser.parse(table, file: "p.toml").servers.first?.path == "/x")
+            #expect(try ProbeRequest.parse(query: probe).options.path == "/x")
+        } else {
+            #expect(throws: ConfigError.self) { try ConfigParser.parse(table, file: "p.toml") }
+            #expect(throws: SettingsError.usage("path goes with protocol=websocket, not \(name)")) { try ProbeRequest.parse(query: probe) }
+        }
+    }
+
     /// The client and server machines of each served protocol agree on bytes alone.
     @Test(arguments: HeartbeatProtocol.with(.serve))
     func clientAndServerAgree(proto: HeartbeatProtocol) throws {

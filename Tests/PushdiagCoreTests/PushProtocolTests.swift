@@ -74,3 +74,57 @@ struct PushProtocolTests {
         #expect(HeartbeatAnalysis.schedule("1,x") == nil)
     }
 }
+
+/// `PushProtocol.settings` is what each protocol's machines read: a setting it declares changes
+/// what its client sends or how it takes an answer (or what its server answers), one it does not
+/// declare changes nothing. What the flags, a [[server]] table and /probe refuse comes from the
+/// declaration, so a declaration that lied would refuse a setting that works or let one do
+/// nothing. (`--max-frame`, a decoder's limit, is read by every protocol that decodes frames:
+/// their clients are built with `o.frameCap`, tcp's with nothing.)
+struct ProtocolSettingsTests {
+    /// What a client does that a setting may change: its hello up to a WebSocket key (random, as
+    /// a WebSocket mask is), the start of its first heartbeat (the length prefix, the line), and
+    /// what an answer "PONG" means to it.
+    static func behaviour(_ proto: HeartbeatProtocol, _ change: (inout HeartbeatOptions) -> Void) -> String {
+        var o = HeartbeatOptions(endpoint: Endpoint(host: "h", port: 7), proto: proto)
+        change(&o)
+        var c = proto.definition.client(o, clientID: "c")
+        var hello = c.hello() ?? []
+        let key = Array("Sec-WebSocket-Key".utf8)
+        if let at = hello.indices.first(where: { hello[$0...].starts(with: key) }) { hello = Array(hello[..<at]) }
+        let beat = c.heartbeat(1).prefix(2)
+        let answer: String
+        do { answer = "\(try c.receive(Array("PONG\n".utf8)[...]))" } catch { answer = "\(error)" }
+        return "\(hello) \(Array(beat)) \(answer)"
+    }
+
+    static let changes: [(PushSetting, @Sendable (inout HeartbeatOptions) -> Void)] = [
+        (.byteOrder, { $0.byteOrder = .big }), (.send, { $0.send = "other" }), (.expect, { $0.expect = "^NOPE" }), (.path, { $0.path = "/x" }),
+        (.keepAlive, { $0.keepAlive = 5 }),
+    ]
+
+    @Test(arguments: HeartbeatProtocol.allCases)
+    func aClientReadsTheSettingsItsProtocolDeclares(proto: HeartbeatProtocol) {
+        let plain = Self.behaviour(proto) { _ in }
+        for (setting, change) in Self.changes {
+            #expect((Self.behaviour(proto, change) != plain) == proto.settings.contains(setting), "\(proto) \(setting)")
+        }
+    }
+
+    @Test(arguments: HeartbeatProtocol.with(.serve))
+    func aServerReadsTheSettingsItsProtocolDeclares(proto: HeartbeatProtocol) throws {
+        func answer(_ change: (inout PushServerSettings) -> Void) throws -> String {
+            var s = PushServerSettings()
+            change(&s)
+            var server = try #require(proto.definition.server(s))
+            var c = proto.definition.client(HeartbeatOptions(endpoint: Endpoint(host: "h", port: 7), proto: proto), clientID: "c")
+            do {
+                if let hello = c.hello() { _ = try server.receive(hello[...]) }
+                return "\(try server.receive(c.heartbeat(1)[...]))"
+            } catch { return "\(error)" }
+        }
+        let plain = try answer { _ in }
+        #expect((try answer { $0.byteOrder = .big } != plain) == proto.settings.contains(.byteOrder), "\(proto) byte order")
+        #expect((try answer { $0.reply = "other" } != plain) == proto.settings.contains(.reply), "\(proto) reply")
+    }
+}

@@ -80,6 +80,9 @@ public enum ConfigParser {
                         let with = HeartbeatProtocol.with(.register).map { "protocol = \"\($0)\"" }
                         throw fail(t, "register", "server", "goes with \(with.joined(separator: " or ")) (server \(host))")
                     }
+                    if s.path != nil, let readers = HeartbeatProtocol(rawValue: s.proto)?.readers(ifNotRead: .path) {
+                        throw fail(t, "path", "server", "goes with protocol = \"\(readers)\", not \"\(s.proto)\" (server \(host))")
+                    }
                     if s.idleTimeoutS != nil, s.register == nil {
                         throw fail(t, "idle_timeout", "server", "goes with register (the server's heartbeats are judged against it; server \(host))")
                     }

@@ -74,7 +74,10 @@ public struct ProbeRequest: Sendable, Equatable {
         } else if try flag("insecure") || params["pin"] != nil {
             throw .usage("insecure and pin go with tls=1")
         }
-        if let p = params["path"] { o.path = p }
+        if let p = params["path"] {
+            if let readers = proto.readers(ifNotRead: .path) { throw .usage("path goes with protocol=\(readers), not \(proto)") }
+            o.path = p
+        }
         try o.validate()
         var budget = defaultBudget
         if let s = scrapeTimeout, let v = Double(s), v.isFinite, v > 0 { budget = max(0.5, v - 0.5) }

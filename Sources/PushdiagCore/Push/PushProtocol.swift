@@ -13,6 +13,8 @@ public protocol PushProtocol: Sendable {
     var summary: String { get }
     func defaultPort(tls: Bool) -> UInt16?
     var modes: PushModes { get }
+    /// The settings of its own it reads; the others are refused where they are given.
+    var settings: Set<PushSetting> { get }
     /// A device's side of one connection. `clientID` names the connection where the protocol
     /// asks for a name (MQTT's client identifier).
     func client(_ o: HeartbeatOptions, clientID: String) -> any PushClient
@@ -38,6 +40,24 @@ public struct PushModes: OptionSet, Sendable {
     public static let register = PushModes(rawValue: 8)
     /// `pushdiag responder --protocol`.
     public static let serve = PushModes(rawValue: 16)
+}
+
+/// A setting that only some protocols read, as its flag and its key spell it (`--path`, `path`).
+/// Each protocol says which it reads (`PushProtocol.settings`); one given for a protocol that does
+/// not read it would do nothing, so the flags, a `[[server]]` table and /probe refuse it.
+public enum PushSetting: String, CaseIterable, Sendable {
+    /// simplepush's length prefix.
+    case byteOrder = "byte-order"
+    /// line's line out, the pattern its answer must match, and the responder's answer.
+    case send, expect, reply
+    /// websocket's request path.
+    case path
+    /// mqtt's keep-alive in CONNECT.
+    case keepAlive = "keep-alive"
+    /// The largest frame or line read (tcp reads none).
+    case maxFrame = "max-frame"
+
+    public var flag: String { "--\(rawValue)" }
 }
 
 /// What the bytes from a server meant to a client, in order.
@@ -133,6 +153,19 @@ public struct HeartbeatProtocol: Hashable, Sendable, CaseIterable, RawValueDescr
 
     public var rawValue: String { definition.name }
     public var modes: PushModes { definition.modes }
+    public var settings: Set<PushSetting> { definition.settings }
+
+    /// The protocols that read `setting`, for a sentence ("simplepush", "simplepush, websocket or line").
+    public static func reading(_ setting: PushSetting) -> String { names(allCases.filter { $0.settings.contains(setting) }) }
+
+    /// `reading(setting)` when this protocol does not read it; nil when it does.
+    public func readers(ifNotRead setting: PushSetting) -> String? { settings.contains(setting) ? nil : Self.reading(setting) }
+
+    /// Why `setting` given as a flag would do nothing with this protocol ("--send goes with
+    /// --protocol line, not with mqtt"); nil when it reads it.
+    public func flagProblem(_ setting: PushSetting) -> String? {
+        readers(ifNotRead: setting).map { "\(setting.flag) goes with --protocol \($0), not with \(rawValue)" }
+    }
     public func defaultPort(tls: Bool) -> UInt16? { definition.defaultPort(tls: tls) }
 
     /// A push server's `HOST[:PORT]` as this protocol reads it (its default port when none is

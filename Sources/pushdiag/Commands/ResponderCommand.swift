@@ -46,14 +46,23 @@ struct ResponderCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Close a connection after answering N requests.", valueName: "N"))
     var closeAfter: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("simplepush: interval of the server's heartbeats to registered clients.", valueName: "D"))
-    var heartbeatInterval: String = "30s"
+    // A protocol's own: optional, their defaults said in the help, so that one given for a
+    // protocol that does not read it is refused.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "\(HeartbeatProtocol.names(HeartbeatProtocol.with([.serve, .register]))): interval of the server's heartbeats to registered clients (default \(DurationText.format(Self.defaults.heartbeatIntervalMs / 1000))).",
+            valueName: "D"))
+    var heartbeatInterval: String?
 
-    @Option(help: "simplepush: byte order of the length prefix.")
-    var byteOrder: SimplePush.ByteOrder = .little
+    @Option(help: "\(HeartbeatProtocol.reading(.byteOrder)): byte order of the length prefix (default \(Self.defaults.byteOrder.rawValue)).")
+    var byteOrder: SimplePush.ByteOrder?
 
-    @Option(help: ArgumentHelp("line: the reply to every line.", valueName: "TEXT"))
-    var reply: String = "PONG"
+    @Option(help: ArgumentHelp("\(HeartbeatProtocol.reading(.reply)): the reply to every line (default \(Self.defaults.reply)).", valueName: "TEXT"))
+    var reply: String?
+
+    /// The responder's defaults, for the help.
+    static let defaults = ResponderOptions(endpoint: Endpoint(host: "", port: 0), proto: .simplepush)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Seed of the generator that picks dropped answers.", valueName: "N"))
     var seed: UInt64 = 1
@@ -72,7 +81,17 @@ struct ResponderCommand: ParsableCommand {
         if let closeAfter, closeAfter < 1 { throw ValidationError("--close-after must be at least 1") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         _ = try parseDuration(delay, option: "--delay")
-        _ = try parseDuration(heartbeatInterval, option: "--heartbeat-interval")
+        if let heartbeatInterval {
+            _ = try parseDuration(heartbeatInterval, option: "--heartbeat-interval")
+            if !proto.served.modes.contains(.register) {
+                throw ValidationError(
+                    "--heartbeat-interval goes with --protocol \(HeartbeatProtocol.names(HeartbeatProtocol.with([.serve, .register]))), not with \(proto.served)"
+                )
+            }
+        }
+        for (setting, isGiven) in [(PushSetting.byteOrder, byteOrder != nil), (.reply, reply != nil)] where isGiven {
+            if let why = proto.served.flagProblem(setting) { throw ValidationError(why) }
+        }
     }
 
     func run() throws {
@@ -82,9 +101,9 @@ struct ResponderCommand: ParsableCommand {
         o.delayMs = try parseDuration(delay, option: "--delay") * 1000
         o.dropRatio = drop
         o.closeAfter = closeAfter
-        o.heartbeatIntervalMs = max(10, try parseDuration(heartbeatInterval, option: "--heartbeat-interval") * 1000)
-        o.byteOrder = byteOrder
-        o.reply = reply
+        if let heartbeatInterval { o.heartbeatIntervalMs = max(10, try parseDuration(heartbeatInterval, option: "--heartbeat-interval") * 1000) }
+        if let byteOrder { o.byteOrder = byteOrder }
+        if let reply { o.reply = reply }
         o.seed = seed
         o.tlsCertificate = tlsCert
         o.tlsKey = tlsKey

@@ -18,25 +18,53 @@ struct PushConnectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("How long to wait for a connection and its TLS or protocol handshake.", valueName: "D"))
     var connectTimeout: String = DurationText.format(HeartbeatOptions.defaultConnectTimeoutMs / 1000)
 
-    @Option(help: "simplepush: byte order of the length prefix (little as Apple hardware writes it, or big).")
-    var byteOrder: SimplePush.ByteOrder = .little
+    // The protocol's own settings: optional, their defaults said in the help, so that one given
+    // for a protocol that does not read it is refused (`PushSetting`).
+    @Option(
+        help: ArgumentHelp(
+            "\(HeartbeatProtocol.reading(.byteOrder)): byte order of the length prefix (little as Apple hardware writes it, or big; default \(Self.defaults.byteOrder.rawValue))."
+        ))
+    var byteOrder: SimplePush.ByteOrder?
 
-    @Option(help: ArgumentHelp("line: the line to send.", valueName: "TEXT"))
-    var send: String = "PING"
+    @Option(help: ArgumentHelp("\(HeartbeatProtocol.reading(.send)): the line to send (default \(Self.defaults.send)).", valueName: "TEXT"))
+    var send: String?
 
-    @Option(help: ArgumentHelp("line: a regular expression the reply must match.", valueName: "PATTERN"))
-    var expect: String = "PONG"
+    @Option(
+        help: ArgumentHelp(
+            "\(HeartbeatProtocol.reading(.expect)): a regular expression the reply must match (default \(Self.defaults.expect)).", valueName: "PATTERN"))
+    var expect: String?
 
-    @Option(help: ArgumentHelp("websocket: the request path.", valueName: "PATH"))
-    var path: String = "/"
+    @Option(help: ArgumentHelp("\(HeartbeatProtocol.reading(.path)): the request path (default \(Self.defaults.path)).", valueName: "PATH"))
+    var path: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("mqtt: the keep-alive announced in CONNECT, in seconds.", valueName: "S"))
-    var keepAlive: UInt16 = 60
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "\(HeartbeatProtocol.reading(.keepAlive)): the keep-alive announced in CONNECT, in seconds (default \(Self.defaults.keepAlive)).", valueName: "S"))
+    var keepAlive: UInt16?
 
     @OptionGroup var tlsFlags: TLSFlags
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Largest frame or line accepted from the server, in bytes.", valueName: "BYTES"))
-    var maxFrame: Int = 65_536
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "\(HeartbeatProtocol.reading(.maxFrame)): the largest frame or line accepted from the server, in bytes (default \(Self.defaults.frameCap)).",
+            valueName: "BYTES"))
+    var maxFrame: Int?
+
+    /// The core's defaults, for the help.
+    static let defaults = HeartbeatOptions(endpoint: Endpoint(host: "", port: 0), proto: .simplepush)
+
+    /// Refuses a setting given for a protocol that does not read it (it would do nothing).
+    func checkProtocolSettings() throws {
+        let given: [(PushSetting, Bool)] = [
+            (.byteOrder, byteOrder != nil), (.send, send != nil), (.expect, expect != nil), (.path, path != nil), (.keepAlive, keepAlive != nil),
+            (.maxFrame, maxFrame != nil),
+        ]
+        for (setting, isGiven) in given where isGiven {
+            if let why = proto.flagProblem(setting) { throw ValidationError(why) }
+        }
+    }
 
     /// The options as the session takes them for `target`, heartbeats every `interval` (the
     /// core's default when nil);
@@ -56,12 +84,13 @@ struct PushConnectionOptions: ParsableArguments {
         if let interval { o.intervalMs = try parseDuration(interval, option: "--interval", atLeast: shortestInterval) * 1000 }
         if let timeout { o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000) }
         o.connectTimeoutMs = max(1, try parseDuration(connectTimeout, option: "--connect-timeout") * 1000)
-        o.byteOrder = byteOrder
-        o.send = send
-        o.expect = expect
-        o.frameCap = maxFrame
-        o.path = path
-        o.keepAlive = keepAlive
+        try checkProtocolSettings()
+        if let byteOrder { o.byteOrder = byteOrder }
+        if let send { o.send = send }
+        if let expect { o.expect = expect }
+        if let maxFrame { o.frameCap = maxFrame }
+        if let path { o.path = path }
+        if let keepAlive { o.keepAlive = keepAlive }
         o.tls = tlsFlags.options(serverName: o.endpoint.host)
         try configure(&o)
         do throws(SettingsError) { try o.validate(clients: clients, storm: storm) } catch { throw ValidationError(error.description) }

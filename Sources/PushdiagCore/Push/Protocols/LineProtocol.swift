@@ -6,6 +6,7 @@ public struct LineProtocol: PushProtocol {
     public var summary: String { "line (send a line, expect a reply matching a pattern)" }
     public func defaultPort(tls: Bool) -> UInt16? { nil }
     public var modes: PushModes { [.holdsConnection, .load, .storm, .serve] }
+    public var settings: Set<PushSetting> { [.send, .expect, .reply, .maxFrame] }
     public func client(_ o: HeartbeatOptions, clientID: String) -> any PushClient {
         Client(send: Array((o.send + "\n").utf8), expect: LineReplyMatcher(o.expect), lines: LineDecoder(cap: o.frameCap), peer: o.endpoint.description)
     }

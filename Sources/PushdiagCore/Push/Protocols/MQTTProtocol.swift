@@ -6,6 +6,7 @@ public struct MQTTProtocol: PushProtocol {
     public var summary: String { "mqtt (3.1.1 CONNECT, then PINGREQ/PINGRESP)" }
     public func defaultPort(tls: Bool) -> UInt16? { tls ? 8883 : 1883 }
     public var modes: PushModes { [.holdsConnection, .storm] }
+    public var settings: Set<PushSetting> { [.keepAlive, .maxFrame] }
     public func client(_ o: HeartbeatOptions, clientID: String) -> any PushClient {
         Client(clientID: clientID, keepAlive: o.keepAlive, decoder: MQTT.Decoder(cap: o.frameCap), peer: o.endpoint.description)
     }

@@ -6,6 +6,7 @@ public struct SimplePushProtocol: PushProtocol {
     public var summary: String { "simplepush (Apple's Local Push Connectivity sample: 4-byte length prefix and JSON, port 3000)" }
     public func defaultPort(tls: Bool) -> UInt16? { 3000 }
     public var modes: PushModes { [.holdsConnection, .load, .storm, .register, .serve] }
+    public var settings: Set<PushSetting> { [.byteOrder, .maxFrame] }
     public func client(_ o: HeartbeatOptions, clientID: String) -> any PushClient { Client(order: o.byteOrder, cap: o.frameCap, peer: o.endpoint.description) }
     public func server(_ s: PushServerSettings) -> (any PushServer)? { Server(order: s.byteOrder, cap: s.frameCap) }
 

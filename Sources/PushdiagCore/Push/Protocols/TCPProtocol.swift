@@ -6,6 +6,7 @@ public struct TCPProtocol: PushProtocol {
     public var summary: String { "tcp (connect only: every heartbeat is a new connection)" }
     public func defaultPort(tls: Bool) -> UInt16? { nil }
     public var modes: PushModes { [] }
+    public var settings: Set<PushSetting> { [] }
     public func client(_ o: HeartbeatOptions, clientID: String) -> any PushClient { Client() }
 
     struct Client: PushClient {

@@ -8,6 +8,7 @@ public struct WebSocketProtocol: PushProtocol {
     public var summary: String { "websocket (RFC 6455 ping/pong, ws:// or wss:// with --tls)" }
     public func defaultPort(tls: Bool) -> UInt16? { tls ? 443 : 80 }
     public var modes: PushModes { [.holdsConnection, .serve] }
+    public var settings: Set<PushSetting> { [.path, .maxFrame] }
     public func client(_ o: HeartbeatOptions, clientID: String) -> any PushClient {
         // The Host header names the port only when it is not the scheme's.
         let host = o.endpoint.port == defaultPort(tls: o.tls != nil) ? o.endpoint.host : o.endpoint.description
