@@ -542,7 +542,8 @@ struct StormModeTests {
             (["--clients", "5", "--storm", "--protocol", "websocket"], "--clients --storm works with simplepush, mqtt and line"),
             (["--clients", "5", "--tls"], "--clients does TLS only with --storm"),
             // A mode's options without the mode were accepted and did nothing.
-            (["--ramp", "1s"], "--ramp goes with --clients"), (["--heartbeat-timeout", "5s"], "--heartbeat-timeout goes with --register"),
+            (["--ramp", "1s"], "--ramp goes with --clients"), (["--certificate-warning", "10"], "--certificate-warning goes with --tls"),
+            (["--heartbeat-timeout", "5s"], "--heartbeat-timeout goes with --register"),
         ] {
             let r = try pushdiag(["heartbeat", port] + args)
             let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
@@ -567,7 +568,7 @@ struct HeartbeatModeTests {
     static let options: [(args: [String], modes: Set<String>)] = [
         (["--count", "2"], ["single", "load"]), (["--interval", "1s"], ["single", "load"]), (["--timeout", "1s"], ["single", "load", "idle"]),
         (["--misses", "2"], ["single"]), (["--reconnect-schedule", "0.1"], ["single", "storm"]), (["--loss-warning", "5"], ["single", "load"]),
-        (["--rtt-critical", "500"], ["single", "load"]), (["--certificate-warning", "10"], ["single"]), (["--register", "x"], ["single"]),
+        (["--rtt-critical", "500"], ["single", "load"]), (["--certificate-warning", "10", "--tls"], ["single"]), (["--register", "x"], ["single"]),
         (["--interface", "lo"], ["single"]), (["--ramp", "1s"], ["load", "storm"]), (["--jitter", "0.5"], ["storm"]), (["--settle", "10ms"], ["storm"]),
     ]
 

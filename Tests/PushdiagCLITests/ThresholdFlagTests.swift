@@ -16,7 +16,7 @@ struct ThresholdFlagTests {
             ([wifi, survey, walk], "--signal-warning", "-65:"), ([wifi, survey, capture], "--utilization-critical", "~:45"),
             ([wifi, survey, capture], "--retransmission-critical", "20"), ([heartbeat, survey], "--rtt-critical", "~:800"),
             ([heartbeat, survey], "--loss-warning", "2"), ([wifi, survey], "--snr-warning", "20:"),
-            ([wifi, survey], "--snr-critical", "10:"), ([heartbeat, survey], "--certificate-critical", "10:"),
+            ([wifi, survey], "--snr-critical", "10:"), ([heartbeat + ["--tls"], survey], "--certificate-critical", "10:"),
             ([walk, capture], "--ft-gap-critical", "~:200"), ([walk, capture], "--roam-gap-warning", "150"),
         ]
         for (commands, flag, good) in cases {
