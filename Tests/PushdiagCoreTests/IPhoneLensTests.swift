@@ -132,10 +132,16 @@ struct IPhoneLensTests {
         #expect(hole.holes.count == 1 && hole.holes.first?.bestSignalDbm == -72, "\(hole.holes)")
         #expect(lens(-75, [entry(ap2, -70)]).holes.isEmpty, "-70.0 is not below the trigger")
         #expect(lens(-75, [entry(ap2, -72, age: 20_000)]).holes.isEmpty, "stale: not judged")
-        // A BSS of the SSID last heard at -60 but stale now: whether it is still there is not
-        // known, so no hole, though the fresh one is weak.
-        #expect(lens(-75, [entry(ap2, -72), entry(ap3, -60, age: 20_000)]).holes.isEmpty)
-        #expect(lens(-75, [entry(ap2, -72), entry(ap3, -71, age: 20_000)]).holes.count == 1, "a stale one below the trigger changes nothing")
+        // A BSS of the SSID last heard at -60 but stale now, on a channel no scan reached lately
+        // (no fresh entry on it): whether it is still there is not known, so no hole, though the
+        // fresh one is weak.
+        #expect(lens(-75, [entry(ap2, -72), entry(ap3, -60, freq: 2462, age: 20_000)]).holes.isEmpty)
+        #expect(lens(-75, [entry(ap2, -72), entry(ap3, -71, freq: 2462, age: 20_000)]).holes.count == 1, "a stale one below the trigger changes nothing")
+        // On a channel a scan reached (ap2 was heard there lately) and not heard: gone, a hole.
+        #expect(lens(-75, [entry(ap2, -72), entry(ap3, -60, age: 20_000)]).holes.count == 1)
+        // The laptop's own BSS fresh on a channel says nothing of a scan there (its entry follows
+        // its beacons): ap3 stale on ap1's channel is not known, no hole.
+        #expect(lens(-75, [entry(ap1, -75, freq: 2412), entry(ap2, -72), entry(ap3, -60, freq: 2412, age: 20_000)]).holes.isEmpty)
     }
 
     /// Over a run: the phone roams once at the first sample where the rules allow, then holds

@@ -314,9 +314,11 @@ struct WalkAnalysisTests {
         #expect(sticky(weak(0, 11), [read(at: 5 * s, -60)])?.value == 5.5)
     }
 
-    /// A sample whose scan cache holds nothing fresh cannot say whether a stronger BSS was on
-    /// offer: it neither extends a sticky run nor ends it. A fresh read that offers nothing strong
-    /// enough, a roam, a disconnect or a signal back above the level end it.
+    /// A sample whose scan cache holds nothing fresh, or nothing fresh on the channel of a BSS of
+    /// the SSID last heard strong enough, cannot say whether a stronger BSS was on offer: it
+    /// neither extends a sticky run nor ends it. A fresh read that offers nothing strong enough
+    /// (and reached every such channel), a roam, a disconnect or a signal back above the level
+    /// end it.
     @Test func aSampleWithNoFreshEntryNeitherExtendsNorEndsAStickyRun() {
         // Fresh up to 10 s, nothing fresh 10.5–19.5 s, fresh again from 20 s: one run of 29.5 s.
         let walk = weak(0, 30)
@@ -337,6 +339,20 @@ struct WalkAnalysisTests {
         var quiet = walk
         quiet[30].signalDbm = nil
         #expect(sticky(quiet, [read(at: 0, -60), read(at: 20 * s, -60)])?.value == 29.5)
+        // A read at 12 s that did not hear ap2 (its entry 12 s old, last heard at -60) but heard
+        // another SSID: on another channel than ap2's, the scan did not reach ap2, which may be
+        // there still (the run goes on, 29.5 s); on ap2's channel, it reached it and did not hear
+        // it (the run ends: 0–10 and 22–29.5 s).
+        func unheard(guestOn freq: Int) -> WalkScan {
+            WalkScan(
+                timeNs: 12 * s,
+                entries: [
+                    WalkBSS(bssid: ap2, ssid: "ward-3", freqMhz: 2437, signalDbm: -60, ageMs: 12_000),
+                    WalkBSS(bssid: MACAddress(rawValue: 0x0200_0000_0900), ssid: "guest", freqMhz: freq, signalDbm: -50, ageMs: 0),
+                ])
+        }
+        #expect(sticky(walk, [read(at: 0, -60), unheard(guestOn: 2412), read(at: 22 * s, -60)])?.value == 29.5)
+        #expect(sticky(walk, [read(at: 0, -60), unheard(guestOn: 2437), read(at: 22 * s, -60)])?.value == 10)
     }
 
     /// A loss found a few heartbeats late belongs to the move that caused it, not to the next.

@@ -41,10 +41,29 @@ public struct IPhoneLens: Sendable {
             guard let b = sample.bssid else { return .no }
             guard let mine = signal(b, offset: offset) else { return .cannotSay }
             guard mine < level else { return .no }
-            // No entry fresh: the card has not scanned lately. A fresh read that heard no other
-            // BSS of the SSID strong enough offers nothing: no.
+            // No entry fresh: the card has not scanned lately.
             guard !fresh.isEmpty else { return .cannotSay }
-            return rule(mine, candidates(besides: b, ssid: ssid, offset: offset)).map { .clings(signal: mine, pick: $0) } ?? .no
+            if let pick = rule(mine, candidates(besides: b, ssid: ssid, offset: offset)) { return .clings(signal: mine, pick: pick) }
+            // Nothing fresh qualifies. A BSS of the SSID that no scan reached lately and that the
+            // rule took when it was last heard may take it still: not known. Else no.
+            return rule(mine, unreached(besides: b, offset: offset)) == nil ? .no : .cannotSay
+        }
+
+        /// The SSID's BSSes other than `bssid` and the laptop's that the cache holds but no scan
+        /// reached lately: stale, on a channel with no fresh entry but the laptop's own BSS (its
+        /// entry follows its beacons, not a scan; a channel with another fresh entry was scanned,
+        /// and did not hear them). A scan that heard nothing on a channel leaves no trace in the
+        /// cache, so such a channel counts as not reached. Their signals are as last heard,
+        /// offset; what they are now is not known.
+        func unreached(besides bssid: MACAddress?, offset: Double) -> [(bss: WalkBSS, dbm: Double)] {
+            guard let ssid, let read = lastRead else { return [] }
+            let scanned = Set(fresh.filter { $0.bssid != sample.bssid }.compactMap(\.freqMhz))
+            return read.entries.compactMap { e in
+                guard e.ssid == ssid, e.bssid != bssid, e.bssid != sample.bssid, !fresh.contains(where: { $0.bssid == e.bssid }),
+                    e.freqMhz.map({ !scanned.contains($0) }) ?? true, let dbm = e.signalDbm
+                else { return nil }
+                return (e, dbm + offset)
+            }
         }
 
         /// The SSID's BSSes other than `bssid` with a known signal now, offset.
@@ -132,14 +151,10 @@ public struct IPhoneLens: Sendable {
             }
             if phone == nil { phone = s.bssid }
             let candidates = v.candidates(besides: phone, ssid: v.ssid, offset: off)
-            // A hole: a fresh view in which no BSS of the SSID reaches the trigger, and no stale
-            // entry of the SSID did when last heard (then it is not known).
+            // A hole: a fresh view in which no BSS of the SSID reaches the trigger, and none that no
+            // scan reached lately did when last heard (then it is not known).
             let best = (candidates.map(\.dbm) + [phone.flatMap { v.signal($0, offset: off) }].compactMap { $0 }).max()
-            let staleStrong =
-                v.lastRead?.entries.contains { e in
-                    e.ssid == v.ssid && !v.fresh.contains { $0.bssid == e.bssid }
-                        && (e.signalDbm.map { $0 + off } ?? -.infinity) >= IOSRoamingRule.trigger.value
-                } ?? false
+            let staleStrong = v.unreached(besides: nil, offset: off).contains { $0.dbm >= IOSRoamingRule.trigger.value }
             if !v.fresh.isEmpty, !staleStrong, best.map({ $0 < IOSRoamingRule.trigger.value }) ?? true {
                 holes.add(true, bssid: nil, time: s.timeNs, place: place, signal: best, candidate: nil)
             } else {
