@@ -4,9 +4,10 @@
 /// epoch) → each move joined with what the push connection saw around it, graded; a summary per
 /// place; the iPhone's view of the signal. The IO side collects the timeline; this decides.
 
-/// A sample of the link.
-public struct WalkSample: Codable, Sendable, Equatable {
-    public var timeNs: Int64
+/// What the link said at a sample (nl80211's station and interface): the fields a sample and
+/// its report (`WalkSampleReport`) share, written once. A new reading of the link is a line here
+/// and where `WalkLink` fills it; the report's JSON carries it beside the report's own keys.
+public struct WalkLinkReading: Codable, Sendable, Equatable {
     @Nullable public var bssid: MACAddress?
     @Nullable public var ssid: String?
     @Nullable public var freqMhz: Int?
@@ -14,12 +15,27 @@ public struct WalkSample: Codable, Sendable, Equatable {
     /// The driver's running average of the signal.
     @Nullable public var signalAverageDbm: Int?
     @Nullable public var txBitrateMbps: Double?
-    /// Retries, failed transmissions and frames sent to the AP since the previous sample (nil:
-    /// the driver keeps none, or this is the first sample on this AP).
-    @Nullable public var retries: UInt64?
+    /// Failed transmissions since the previous sample (nil: the driver keeps none, or this is the
+    /// first sample on this AP).
     @Nullable public var txFailed: UInt64?
-    @Nullable public var packets: UInt64?
+}
+
+/// A sample of the link: its reading (`link`, whose fields read as the sample's own:
+/// `sample.signalDbm`) and the counters the report turns into a share.
+@dynamicMemberLookup
+public struct WalkSample: Sendable, Equatable {
+    public var timeNs: Int64
+    public var link: WalkLinkReading
+    /// Retries and frames sent to the AP since the previous sample (nil: the driver keeps none,
+    /// or this is the first sample on this AP).
+    public var retries: UInt64?
+    public var packets: UInt64?
     public var location: String
+
+    public subscript<T>(dynamicMember path: WritableKeyPath<WalkLinkReading, T>) -> T {
+        get { link[keyPath: path] }
+        set { link[keyPath: path] = newValue }
+    }
 
     /// Retries per frame sent since the previous sample, percent; nil when either is not
     /// reported or nothing was sent (the report's column and the live line).
@@ -30,14 +46,10 @@ public struct WalkSample: Codable, Sendable, Equatable {
         retries: UInt64? = nil, packets: UInt64? = nil, location: String = "", signalAverageDbm: Int? = nil,
         txFailed: UInt64? = nil
     ) {
-        self.signalAverageDbm = signalAverageDbm
-        self.txFailed = txFailed
         self.timeNs = timeNs
-        self.bssid = bssid
-        self.ssid = ssid
-        self.freqMhz = freqMhz
-        self.signalDbm = signalDbm
-        self.txBitrateMbps = txBitrateMbps
+        link = WalkLinkReading(
+            bssid: bssid, ssid: ssid, freqMhz: freqMhz, signalDbm: signalDbm, signalAverageDbm: signalAverageDbm, txBitrateMbps: txBitrateMbps,
+            txFailed: txFailed)
         self.retries = retries
         self.packets = packets
         self.location = location

@@ -77,21 +77,43 @@ public struct WalkInterfaceChangeReport: Codable, Sendable, Equatable {
     public var location: String
 }
 
+/// A sample as the report gives it: its link reading (the JSON's keys beside the report's own,
+/// `report.signalDbm` in code) and what the report adds.
+@dynamicMemberLookup
 public struct WalkSampleReport: Codable, Sendable, Equatable {
     public var time: String
-    @Nullable public var bssid: MACAddress?
-    @Nullable public var ssid: String?
-    @Nullable public var freqMhz: Int?
-    @Nullable public var signalDbm: Int?
-    @Nullable public var signalAverageDbm: Int?
-    @Nullable public var txBitrateMbps: Double?
+    public var link: WalkLinkReading
     /// Retries per frame sent since the previous sample, in percent (null: not reported, or
     /// nothing sent).
     @Nullable public var retriesPct: Double?
-    @Nullable public var txFailed: UInt64?
     /// The round trip of the last heartbeat answered since the previous sample.
     @Nullable public var rttMs: Double?
     public var location: String
+
+    public subscript<T>(dynamicMember path: KeyPath<WalkLinkReading, T>) -> T { link[keyPath: path] }
+}
+
+/// The link's keys and the report's in one JSON object, as a sample has always been written.
+extension WalkSampleReport {
+    enum CodingKeys: String, CodingKey { case time, retriesPct, rttMs, location }
+
+    public init(from decoder: any Decoder) throws {
+        link = try WalkLinkReading(from: decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        time = try c.decode(String.self, forKey: .time)
+        _retriesPct = try c.decode(Nullable<Double>.self, forKey: .retriesPct)
+        _rttMs = try c.decode(Nullable<Double>.self, forKey: .rttMs)
+        location = try c.decode(String.self, forKey: .location)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try link.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(time, forKey: .time)
+        try c.encode(_retriesPct, forKey: .retriesPct)
+        try c.encode(_rttMs, forKey: .rttMs)
+        try c.encode(location, forKey: .location)
+    }
 }
 
 extension WalkReport {
@@ -191,9 +213,7 @@ extension WalkReport {
             defer { previous = s.timeNs }
             let rtt = heartbeats.last { h in h.rttMs != nil && h.answeredNs.map { $0 > previous && $0 <= s.timeNs } == true }?.rttMs
             return WalkSampleReport(
-                time: Timestamp.rfc3339(nanoseconds: s.timeNs), bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm,
-                signalAverageDbm: s.signalAverageDbm, txBitrateMbps: s.txBitrateMbps, retriesPct: s.retriesPercent, txFailed: s.txFailed,
-                rttMs: rtt.map(Kept.ms), location: s.location)
+                time: Timestamp.rfc3339(nanoseconds: s.timeNs), link: s.link, retriesPct: s.retriesPercent, rttMs: rtt.map(Kept.ms), location: s.location)
         }
     }
 }
