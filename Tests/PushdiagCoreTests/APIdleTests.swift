@@ -1,5 +1,6 @@
-import PushdiagCore
 import Testing
+
+@testable import PushdiagCore
 
 /// `join --find-ap-idle` from synthetic rungs: each outcome from the events that decide it, the
 /// silence measured from the station's last frame, the limits and the safe interval.

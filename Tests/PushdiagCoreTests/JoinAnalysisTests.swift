@@ -72,6 +72,19 @@ import Testing
         #expect(c.severity == .ok)
     }
 
+    /// The steps a cycle uses come from its connection: a name to resolve, TLS, a hello.
+    @Test func aCyclesSetupIsItsConnections() {
+        func setup(_ host: String, _ proto: HeartbeatProtocol, tls: Bool) -> JoinCycleSetup {
+            var o = HeartbeatOptions(endpoint: Endpoint(host: host, port: 7), proto: proto)
+            o.tls = tls ? TLSOptions(serverName: host) : nil
+            return JoinCycleSetup(o)
+        }
+        #expect(setup("push.example", .simplepush, tls: true) == JoinCycleSetup(resolvesName: true, tls: true, hello: false))
+        #expect(setup("10.0.0.2", .mqtt, tls: false) == JoinCycleSetup(resolvesName: false, tls: false, hello: true))
+        #expect(setup("fd00::2", .websocket, tls: false) == JoinCycleSetup(resolvesName: false, tls: false, hello: true))
+        #expect(setup("push.example", .line, tls: false) == JoinCycleSetup(resolvesName: true, tls: false, hello: false))
+    }
+
     @Test func aKeptLeaseSkipsDHCPAndTheAddress() throws {
         // Passive: the AP went away and came back; the full-MAC driver reports one CONNECT, does
         // the handshake itself, and the manager kept its lease (no DHCP, the address stayed).

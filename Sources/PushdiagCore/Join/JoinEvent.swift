@@ -101,9 +101,13 @@ public struct JoinCycleSetup: Sendable, Equatable {
     /// The protocol sends a hello (MQTT CONNECT, the WebSocket upgrade).
     public var hello: Bool
 
-    public init(resolvesName: Bool, tls: Bool, hello: Bool) {
-        self.resolvesName = resolvesName
-        self.tls = tls
-        self.hello = hello
+}
+
+extension JoinCycleSetup {
+    /// What the connection `o` uses: a name to resolve (the host is not an address), TLS, and a
+    /// hello when its protocol's client opens with one.
+    public init(_ o: HeartbeatOptions) {
+        var client = o.proto.definition.client(o, clientID: "pushdiag-join")
+        self.init(resolvesName: IPAddress(o.endpoint.host) == nil, tls: o.tls != nil, hello: client.hello() != nil)
     }
 }

@@ -163,9 +163,7 @@ public final class JoinRunner: @unchecked Sendable {
             lock.withLock { finished = true }
             threads.wait()
         }
-        var session = settings.heartbeat.proto.definition.client(settings.heartbeat, clientID: "pushdiag-join")
-        let setup = JoinCycleSetup(
-            resolvesName: IPAddress(settings.heartbeat.endpoint.host) == nil, tls: settings.heartbeat.tls != nil, hello: session.hello() != nil)
+        let setup = JoinCycleSetup(settings.heartbeat)
         var windows: [JoinLog.Window] = []
         for n in 1...settings.count where !stop() {
             if n > 1 { Clock.sleep(ms: settings.intervalSeconds * 1000, stop: stop) }
