@@ -224,9 +224,7 @@ public final class InterfaceFollower: Sendable {
         case .disconnect:
             metrics.counter(MetricFamily.disconnects).increment()
         case .roam:
-            let change = WalkLinkChange(
-                timeNs: e.timeNs, fromBssid: e.fromBssid, toBssid: e.bssid, fromSsid: e.previousSsid, toSsid: e.ssid, fastTransition: e.fastTransition,
-                linkGapMs: e.gapMs, fastTransitionAttempt: e.fastTransitionAttempt, fastTransitionFailure: e.fastTransitionFailure)
+            let change = WalkLinkChange(e, fromBssid: e.fromBssid, fromSsid: e.previousSsid, toSsid: e.ssid)
             // The held sessions may not cross this interface: graded on the link alone.
             let (grade, why) = WalkAnalysis.grade(change, connection: .kept, t: limits)
             metrics.counter(MetricFamily.roams, [("grade", grade.rawValue), ("result", RoamResult(change).rawValue)]).increment()

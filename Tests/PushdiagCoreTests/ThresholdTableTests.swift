@@ -1,5 +1,6 @@
-import PushdiagCore
 import Testing
+
+@testable import PushdiagCore
 
 /// Every row of the threshold table, walked from the text a user types (a flag or the
 /// configuration file) to the verdict it decides, with limits other than the defaults so that a

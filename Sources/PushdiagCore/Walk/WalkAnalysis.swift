@@ -86,23 +86,22 @@ public struct WalkLinkChange: Sendable, Equatable {
         guard let from = WiFiBand(frequencyMhz: fromFreqMhz), let to = WiFiBand(frequencyMhz: toFreqMhz), from != to else { return nil }
         return (from, to)
     }
+}
 
-    public init(
-        timeNs: Int64, fromBssid: MACAddress?, toBssid: MACAddress?, fromSsid: String?, toSsid: String?, fromFreqMhz: Int? = nil,
-        toFreqMhz: Int? = nil, fastTransition: Bool? = nil, linkGapMs: Double? = nil, fastTransitionAttempt: Bool? = nil,
-        fastTransitionFailure: FastTransitionFailure? = nil
-    ) {
-        self.fastTransitionAttempt = fastTransitionAttempt
-        self.fastTransitionFailure = fastTransitionFailure
-        self.timeNs = timeNs
-        self.fromBssid = fromBssid
-        self.toBssid = toBssid
-        self.fromSsid = fromSsid
-        self.toSsid = toSsid
-        self.fromFreqMhz = fromFreqMhz
-        self.toFreqMhz = toFreqMhz
-        self.fastTransition = fastTransition
-        self.linkGapMs = linkGapMs
+extension WalkLinkChange {
+    /// A move as an nl80211 event says it (a roam, or the connect that ends an outage): where
+    /// the station went and how, from the event; where it came from as the caller knew it before
+    /// the move (the walk keeps the disconnect and the frequencies; the exporter takes the event's).
+    public init(_ e: WatchEvent, fromBssid: MACAddress?, fromSsid: String?, toSsid: String?, fromFreqMhz: Int? = nil, toFreqMhz: Int? = nil) {
+        self.init(
+            timeNs: e.timeNs, fromBssid: fromBssid, toBssid: e.bssid, fromSsid: fromSsid, toSsid: toSsid, fromFreqMhz: fromFreqMhz, toFreqMhz: toFreqMhz,
+            fastTransition: e.fastTransition, linkGapMs: e.gapMs, fastTransitionAttempt: e.fastTransitionAttempt,
+            fastTransitionFailure: e.fastTransitionFailure)
+    }
+
+    /// A disconnect never followed by a connect: a move to nowhere, from `fromFreqMhz`.
+    public init(disconnect d: WatchEvent, fromFreqMhz: Int?) {
+        self.init(timeNs: d.timeNs, fromBssid: d.bssid, toBssid: nil, fromSsid: d.ssid, toSsid: nil, fromFreqMhz: fromFreqMhz)
     }
 }
 

@@ -117,8 +117,7 @@ public final class WalkLink {
     public func finish() {
         for e in watcher.finish() { try? handle(e) }
         if let d = pendingDisconnect {
-            changes.append(
-                WalkLinkChange(timeNs: d.timeNs, fromBssid: d.bssid, toBssid: nil, fromSsid: d.ssid, toSsid: nil, fromFreqMhz: pendingFreq, toFreqMhz: nil))
+            changes.append(WalkLinkChange(disconnect: d, fromFreqMhz: pendingFreq))
             pendingDisconnect = nil
         }
     }
@@ -151,9 +150,8 @@ public final class WalkLink {
             if e.event == .roam || from != nil {
                 changes.append(
                     WalkLinkChange(
-                        timeNs: e.timeNs, fromBssid: fromBssid, toBssid: e.bssid, fromSsid: fromSsid, toSsid: e.ssid ?? live.ssid, fromFreqMhz: fromFreq,
-                        toFreqMhz: e.bssid.flatMap { frequencies[$0] } ?? live.freqMhz, fastTransition: e.fastTransition, linkGapMs: e.gapMs,
-                        fastTransitionAttempt: e.fastTransitionAttempt, fastTransitionFailure: e.fastTransitionFailure))
+                        e, fromBssid: fromBssid, fromSsid: fromSsid, toSsid: e.ssid ?? live.ssid, fromFreqMhz: fromFreq,
+                        toFreqMhz: e.bssid.flatMap { frequencies[$0] } ?? live.freqMhz))
             }
         }
     }
