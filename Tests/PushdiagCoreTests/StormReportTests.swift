@@ -1,6 +1,7 @@
-import PushdiagCore
 import PushdiagRender
 import Testing
+
+@testable import PushdiagCore
 
 /// The storm's report and verdict, from measured devices.
 struct StormReportTests {

@@ -42,14 +42,15 @@ public struct StormMeasurement: Sendable {
     /// Nothing could be tried (the name does not resolve, no epoll).
     public var failure: ConnectionFailure?
 
-    public init(target: String, protocol proto: String, tls: Bool, schedule: [Double], jitter: Double, settleSeconds: Double, devices: [StormDevice]) {
-        self.target = target
-        self.protocol = proto
-        self.tls = tls
-        self.schedule = schedule
-        self.jitter = jitter
-        self.settleSeconds = settleSeconds
-        self.devices = devices
+}
+
+extension StormMeasurement {
+    /// A storm against the server of `o`, on its reconnect schedule, with the storm's own jitter and
+    /// settle time; its devices are IO's to fill.
+    public init(_ o: HeartbeatOptions, jitter: Double, settleSeconds: Double) {
+        self.init(
+            target: o.endpoint.description, protocol: o.proto.rawValue, tls: o.tls != nil, schedule: o.schedule, jitter: jitter, settleSeconds: settleSeconds,
+            devices: [])
     }
 }
 

@@ -47,9 +47,7 @@ extension DeviceEngine {
     /// it, for `StormReport.assemble`.
     public static func storm(_ o: HeartbeatOptions, _ s: Settings, stop: () -> Bool) -> StormMeasurement {
         raiseFileLimit()
-        var m = StormMeasurement(
-            target: o.endpoint.description, protocol: o.proto.rawValue, tls: o.tls != nil, schedule: o.schedule, jitter: s.jitter,
-            settleSeconds: s.settleSeconds, devices: [])
+        var m = StormMeasurement(o, jitter: s.jitter, settleSeconds: s.settleSeconds)
         let engine: DeviceEngine
         do { engine = try DeviceEngine(o, s, drops: true) } catch {
             m.devices = [StormDevice](repeating: StormDevice(), count: s.clients)
