@@ -173,14 +173,14 @@ struct LoadReportTests {
             LoadClientReport(client: 1, connected: true, sent: 10, received: 10, rtts: [1], droppedOut: false, error: nil, planned: 10),
             LoadClientReport(client: 2, connected: true, sent: 4, received: 4, rtts: [1], droppedOut: true, error: nil, planned: 10),
         ]
-        let whole = LoadReport(target: "t", protocol: "simplepush", perClient: full, rtts: [1], durationSeconds: 10, count: 10, thresholds: t)
+        let whole = LoadReport(target: "t", protocol: "simplepush", perClient: full, rtts: [1], durationSeconds: 10, thresholds: t)
         #expect(whole.planned == 20 && whole.lossPercent == 30, "the drop-out's six heartbeats are lost")
         let stopped = [
             LoadClientReport(client: 1, connected: true, sent: 3, received: 3, rtts: [1], droppedOut: false, error: nil, planned: 3),
             LoadClientReport(client: 2, connected: false, sent: 0, received: 0, rtts: [], droppedOut: false, error: "refused", planned: 10),
         ]
         let interrupted = LoadReport(
-            target: "t", protocol: "simplepush", perClient: stopped, rtts: [1], durationSeconds: 3, count: 10, thresholds: t, interrupted: true)
+            target: "t", protocol: "simplepush", perClient: stopped, rtts: [1], durationSeconds: 3, thresholds: t, interrupted: true)
         #expect(interrupted.planned == 3 && interrupted.lossPercent == 0 && interrupted.interrupted)
         #expect(!interrupted.findings.contains { $0.check == .heartbeatLoss })
     }

@@ -422,7 +422,7 @@ public struct LoadReport: Codable, Sendable, Equatable {
     public var status: Severity
 
     public init(
-        target: String, protocol proto: String, perClient: [LoadClientReport], rtts: [Double], durationSeconds: Double, count: Int,
+        target: String, protocol proto: String, perClient: [LoadClientReport], rtts: [Double], durationSeconds: Double,
         thresholds: HeartbeatThresholds, interrupted: Bool = false
     ) {
         self.target = target

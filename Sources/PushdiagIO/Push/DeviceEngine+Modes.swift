@@ -10,7 +10,11 @@ extension DeviceEngine {
     /// interval; the report says what was answered, lost, dropped and refused.
     public static func load(_ o: HeartbeatOptions, _ s: Settings, stop: () -> Bool) -> LoadReport {
         raiseFileLimit()
-        let target = o.endpoint.description
+        func report(_ perClient: [LoadClientReport], rtts: [Double], seconds: Double, interrupted: Bool = false) -> LoadReport {
+            LoadReport(
+                target: o.endpoint.description, protocol: o.proto.rawValue, perClient: perClient, rtts: rtts, durationSeconds: seconds,
+                thresholds: o.thresholds, interrupted: interrupted)
+        }
         let engine: DeviceEngine
         do { engine = try DeviceEngine(o, s, drops: false) } catch {
             let why: String
@@ -18,7 +22,7 @@ extension DeviceEngine {
             let d = (0..<s.clients).map {
                 LoadClientReport(client: $0 + 1, connected: false, sent: 0, received: 0, rtts: [], droppedOut: false, error: why, planned: 0)
             }
-            return LoadReport(target: target, protocol: o.proto.rawValue, perClient: d, rtts: [], durationSeconds: 0, count: o.count, thresholds: o.thresholds)
+            return report(d, rtts: [], seconds: 0)
         }
         engine.run(stop: stop)
         defer { engine.closeAll() }
@@ -38,9 +42,7 @@ extension DeviceEngine {
                 client: d.index + 1, connected: d.connected, sent: d.sent, received: d.received, rtts: d.rtts, droppedOut: d.droppedOut, hungUp: d.hungUp,
                 error: d.error, planned: planned)
         }
-        return LoadReport(
-            target: target, protocol: o.proto.rawValue, perClient: per, rtts: engine.rtts, durationSeconds: (end - engine.t0) / 1000, count: o.count,
-            thresholds: o.thresholds, interrupted: interrupted)
+        return report(per, rtts: engine.rtts, seconds: (end - engine.t0) / 1000, interrupted: interrupted)
     }
 
     /// `heartbeat --clients N --storm`: what each device went through before the drop and after
