@@ -69,7 +69,7 @@ extension MetricFamily {
     static let lensRoam = MetricFamily(
         name: "pushdiag_iphone_would_roam",
         help:
-            "1 when an iPhone on this BSS would roam now by iOS's rules (below \(NumberText.format(IOSRoamingRule.trigger.value)) dBm, to a BSS of the SSID \(NumberText.format(IOSRoamingRule.marginWithTraffic.value)) dB stronger passing traffic, traffic=\"true\", or \(NumberText.format(IOSRoamingRule.marginIdle.value)) dB idle, traffic=\"false\"), else 0; absent when no scan cache entry is at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old (pushdiag_wifi_value_unknown says so).",
+            "1 when an iPhone on this BSS would roam now by iOS's rules (below \(NumberText.format(IOSRoamingRule.trigger.value)) dBm, to a BSS of the SSID \(NumberText.format(IOSRoamingRule.marginWithTraffic.value)) dB stronger passing traffic, traffic=\"true\", or \(NumberText.format(IOSRoamingRule.marginIdle.value)) dB idle, traffic=\"false\"), else 0; absent when no scan cache entry but the AP's own (its beacons keep it fresh) is at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old (pushdiag_wifi_value_unknown says so).",
         kind: .gauge)
     static let lensMargin = MetricFamily(
         name: "pushdiag_iphone_candidate_margin_db",

@@ -144,6 +144,33 @@ struct IPhoneLensTests {
         #expect(lens(-75, [entry(ap1, -75, freq: 2412), entry(ap2, -72), entry(ap3, -60, freq: 2412, age: 20_000)]).holes.isEmpty)
     }
 
+    /// The laptop's own BSS's entry is fresh from its beacons, scan or none: a view with nothing
+    /// else fresh had no scan, and the lens judges nothing there (no hole, no iphone_stays, not
+    /// counted in the note), also just after a disconnect from that BSS.
+    @Test func theOwnBSSAloneIsNoScan() {
+        let alone = lens(-75, [entry(ap1, -75, freq: 2412), entry(ap2, -60, age: 20_000)])
+        #expect(alone.holes.isEmpty && alone.sticky.map(\.kind) == [.noFreshScan], "\(alone)")
+        #expect(alone.notes.first?.hasPrefix("iPhone lens: 0 of 1 sample had scan entries") == true, "\(alone.notes)")
+        // Disconnected at 5 s from ap1, whose entry is still fresh: ap3, stale on its channel, is
+        // not known to be gone, so no hole.
+        let left = IPhoneLens().apply(
+            samples: [sample(4 * s, ap1, -75), sample(5 * s, nil, nil)],
+            scans: [WalkScan(timeNs: 4 * s, entries: [entry(ap1, -75, freq: 2412, age: 0), entry(ap3, -60, freq: 2412, age: 20_000)])],
+            heartbeats: heartbeats(10), marks: [])
+        #expect(left.holes.isEmpty, "\(left.holes)")
+    }
+
+    /// The iPhone's own zone: where the rules would take a BSS that no scan reached lately (as it
+    /// was last heard), whether the phone stays is not known; where a scan reached its channel
+    /// and did not hear it, the phone stays.
+    @Test func theIPhonesZoneIsNotClaimedOverAnUnreachedCandidate() {
+        func zones(guestOn freq: Int) -> [StickyZone.Kind] {
+            lens(-75, [entry(other, -50, freq: freq, ssid: "guest", age: 0), entry(ap2, -60, freq: 2437, age: 20_000)]).sticky.map(\.kind)
+        }
+        #expect(zones(guestOn: 2412) == [], "ap2's channel not reached: not known")
+        #expect(zones(guestOn: 2437) == [.iphoneStays], "ap2's channel reached, ap2 not heard")
+    }
+
     /// Over a run: the phone roams once at the first sample where the rules allow, then holds
     /// the new BSS; the laptop, which stays on ap1, is a sticky zone of its own for the whole run.
     @Test func aRunGivesOneRoamAndTheLaptopsStickyZone() {
@@ -178,6 +205,15 @@ struct IPhoneLensTests {
         let scans = [0, 20].map { WalkScan(timeNs: Int64($0) * s, entries: [entry(ap2, -60, age: 0)]) }
         let split = IPhoneLens().apply(samples: moved, scans: scans, heartbeats: heartbeats(30), marks: []).sticky.filter { $0.kind == .laptopStays }
         #expect(split.map(\.seconds) == [10, 9], "\(split)")
+        // A read at 12 s that did not hear ap2 (stale, last heard at -60) but heard another SSID:
+        // elsewhere than ap2's channel it cannot say (one zone), on it ap2 is gone (two).
+        func unheard(guestOn freq: Int) -> [StickyZone] {
+            let read = WalkScan(timeNs: 12 * s, entries: [entry(ap2, -60, age: 12_000), entry(other, -50, freq: freq, ssid: "guest", age: 0)])
+            let reads = [WalkScan(timeNs: 0, entries: [entry(ap2, -60, age: 0)]), read, WalkScan(timeNs: 20 * s, entries: [entry(ap2, -60, age: 0)])]
+            return IPhoneLens().apply(samples: samples, scans: reads, heartbeats: heartbeats(30), marks: []).sticky.filter { $0.kind == .laptopStays }
+        }
+        #expect(unheard(guestOn: 2462).map(\.seconds) == [29], "\(unheard(guestOn: 2462))")
+        #expect(unheard(guestOn: 2437).map(\.seconds) == [10, 9], "\(unheard(guestOn: 2437))")
     }
 
     @Test func coverageCountsBSSesCoChannelAndBands() {

@@ -419,3 +419,28 @@ struct WalkAnalysisTests {
         #expect(old.scanReadsAfterResults == nil && old.scanEveryS == 10 && old.event != start)
     }
 }
+
+/// A sample's row in the walk's JSON: the link's reading (`WalkLinkReading`) and the row's own
+/// keys in one object, every key present (null when not known), and read back the same.
+struct WalkSampleReportTests {
+    @Test func aRowIsOneObjectWithEveryKey() throws {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys]
+        let empty = WalkSampleReport(time: "t", link: WalkLinkReading(), retriesPct: nil, rttMs: nil, location: "")
+        let text = String(decoding: try encoder.encode(empty), as: UTF8.self)
+        #expect(
+            text
+                == #"{"bssid":null,"freq_mhz":null,"location":"","retries_pct":null,"rtt_ms":null,"signal_average_dbm":null,"signal_dbm":null,"ssid":null,"time":"t","tx_bitrate_mbps":null,"tx_failed":null}"#
+        )
+        let full = WalkSampleReport(
+            time: "t",
+            link: WalkLinkReading(
+                bssid: MACAddress("02:00:00:00:01:00"), ssid: "ward", freqMhz: 2412, signalDbm: -60, signalAverageDbm: -61, txBitrateMbps: 72.2, txFailed: 1),
+            retriesPct: 3, rttMs: 4.5, location: "corridor")
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(try decoder.decode(WalkSampleReport.self, from: try encoder.encode(full)) == full)
+        #expect(full.signalDbm == -60 && full.ssid == "ward", "the reading's fields read as the row's")
+    }
+}

@@ -19,12 +19,21 @@ public struct IPhoneLens: Sendable {
     struct View {
         var sample: WalkSample
         var fresh: [WalkBSS]
+        /// The laptop's BSS: the sample's, or while disconnected the last one it was on.
+        var own: MACAddress?
         /// A read of the scan cache at or before the sample (its entries' capabilities, fresh or not).
         var lastRead: WalkScan?
         var traffic: Bool
         /// The SSID the laptop said last, at or before the sample (nil while disconnected from the
         /// start).
         var ssid: String?
+
+        /// The fresh entries a scan put there: all but the laptop's own BSS, whose entry its
+        /// beacons keep fresh while associated (and for a while after), scan or none. Empty: no
+        /// scan reached this sample, and the lens judges nothing on it. (A beacon that carries
+        /// other BSSes, 802.11ax's multiple BSSID, refreshes those too: a sibling BSS on the
+        /// laptop's AP counts as scanned.)
+        var scanned: [WalkBSS] { fresh.filter { $0.bssid != own } }
 
         /// The signal of `bssid` at this sample, offset: the station's own for the laptop's BSS,
         /// else the fresh scan entry's; nil when neither is known.
@@ -41,8 +50,8 @@ public struct IPhoneLens: Sendable {
             guard let b = sample.bssid else { return .no }
             guard let mine = signal(b, offset: offset) else { return .cannotSay }
             guard mine < level else { return .no }
-            // No entry fresh: the card has not scanned lately.
-            guard !fresh.isEmpty else { return .cannotSay }
+            // No scan lately.
+            guard !scanned.isEmpty else { return .cannotSay }
             if let pick = rule(mine, candidates(besides: b, ssid: ssid, offset: offset)) { return .clings(signal: mine, pick: pick) }
             // Nothing fresh qualifies. A BSS of the SSID that no scan reached lately and that the
             // rule took when it was last heard may take it still: not known. Else no.
@@ -50,17 +59,16 @@ public struct IPhoneLens: Sendable {
         }
 
         /// The SSID's BSSes other than `bssid` and the laptop's that the cache holds but no scan
-        /// reached lately: stale, on a channel with no fresh entry but the laptop's own BSS (its
-        /// entry follows its beacons, not a scan; a channel with another fresh entry was scanned,
-        /// and did not hear them). A scan that heard nothing on a channel leaves no trace in the
-        /// cache, so such a channel counts as not reached. Their signals are as last heard,
-        /// offset; what they are now is not known.
+        /// reached lately: stale, on a channel with no `scanned` entry (a channel with one was
+        /// scanned, and did not hear them), or of no known channel. A scan that heard nothing on
+        /// a channel leaves no trace in the cache, so such a channel counts as not reached. Their
+        /// signals are as last heard, offset; what they are now is not known.
         func unreached(besides bssid: MACAddress?, offset: Double) -> [(bss: WalkBSS, dbm: Double)] {
             guard let ssid, let read = lastRead else { return [] }
-            let scanned = Set(fresh.filter { $0.bssid != sample.bssid }.compactMap(\.freqMhz))
+            let channels = Set(scanned.compactMap(\.freqMhz))
             return read.entries.compactMap { e in
-                guard e.ssid == ssid, e.bssid != bssid, e.bssid != sample.bssid, !fresh.contains(where: { $0.bssid == e.bssid }),
-                    e.freqMhz.map({ !scanned.contains($0) }) ?? true, let dbm = e.signalDbm
+                guard e.ssid == ssid, e.bssid != bssid, e.bssid != own, !fresh.contains(where: { $0.bssid == e.bssid }),
+                    e.freqMhz.map({ !channels.contains($0) }) ?? true, let dbm = e.signalDbm
                 else { return nil }
                 return (e, dbm + offset)
             }
@@ -90,9 +98,12 @@ public struct IPhoneLens: Sendable {
     enum Clinging<Pick> {
         /// Below the level, and the rule picks `pick` among the fresh candidates.
         case clings(signal: Double, pick: Pick)
-        /// Disconnected, at or above the level, or a fresh read offers nothing the rule takes.
+        /// Disconnected, at or above the level, or a scan lately offers nothing the rule takes
+        /// (and no BSS it did not reach was taken when last heard).
         case no
-        /// Its signal is not known, or it is below the level and no scan entry at all is fresh.
+        /// Its signal is not known, or it is below the level and no scan reached the sample, or
+        /// the rule would take a BSS of the SSID that no scan reached lately as last heard
+        /// (`unreached`).
         case cannotSay
     }
 
@@ -101,12 +112,15 @@ public struct IPhoneLens: Sendable {
         let window = Int64(IOSRoamingRule.trafficWindow.value * 1e6)
         var h = 0
         var ssid: String?
+        var own: MACAddress?
         return samples.sorted { $0.timeNs < $1.timeNs }.map { s in
             while h < sent.count && sent[h] <= s.timeNs { h += 1 }
             let traffic = h > 0 && sent[h - 1] > s.timeNs - window
             let read = WalkScan.last(at: s.timeNs, in: scans)
             ssid = s.ssid ?? ssid
-            return View(sample: s, fresh: read?.fresh(at: s.timeNs, staleAfterMs: staleAfterMs) ?? [], lastRead: read, traffic: traffic, ssid: ssid)
+            own = s.bssid ?? own
+            return View(
+                sample: s, fresh: read?.fresh(at: s.timeNs, staleAfterMs: staleAfterMs) ?? [], own: own, lastRead: read, traffic: traffic, ssid: ssid)
         }
     }
 
@@ -142,7 +156,7 @@ public struct IPhoneLens: Sendable {
         for v in views {
             let s = v.sample
             let place = WalkAnalysis.place(at: s.timeNs, marks)
-            if !v.fresh.isEmpty { freshSamples += 1 }
+            if !v.scanned.isEmpty { freshSamples += 1 }
             // The phone joins where the laptop is; when its own BSS is neither the laptop's nor in
             // a fresh scan entry, the lens cannot follow it and takes the laptop's again.
             if let p = phone, v.signal(p, offset: off) == nil, let b = s.bssid, b != p {
@@ -155,7 +169,7 @@ public struct IPhoneLens: Sendable {
             // scan reached lately did when last heard (then it is not known).
             let best = (candidates.map(\.dbm) + [phone.flatMap { v.signal($0, offset: off) }].compactMap { $0 }).max()
             let staleStrong = v.unreached(besides: nil, offset: off).contains { $0.dbm >= IOSRoamingRule.trigger.value }
-            if !v.fresh.isEmpty, !staleStrong, best.map({ $0 < IOSRoamingRule.trigger.value }) ?? true {
+            if !v.scanned.isEmpty, !staleStrong, best.map({ $0 < IOSRoamingRule.trigger.value }) ?? true {
                 holes.add(true, bssid: nil, time: s.timeNs, place: place, signal: best, candidate: nil)
             } else {
                 holes.close()
@@ -180,8 +194,12 @@ public struct IPhoneLens: Sendable {
                         toSignalDbm: NumberText.rounded(dbm), traffic: v.traffic, laptopBssid: s.bssid))
                 phone = to.bssid
                 sticky.close()
+            } else if !v.scanned.isEmpty, Self.choose(current: current, candidates: v.unreached(besides: p, offset: off), traffic: v.traffic) != nil {
+                // A BSS no scan reached lately was taken when last heard: whether the phone stays
+                // is not known here, so the zone neither grows nor ends (as the laptop's).
+                if sticky.zones.last?.bssid != p { sticky.close() }
             } else {
-                let kind: StickyZone.Kind = v.fresh.isEmpty ? .noFreshScan : .iphoneStays
+                let kind: StickyZone.Kind = v.scanned.isEmpty ? .noFreshScan : .iphoneStays
                 sticky.add(kind, bssid: p, time: s.timeNs, place: place, signal: current, candidate: candidates.map(\.dbm).max())
             }
         }
@@ -190,7 +208,7 @@ public struct IPhoneLens: Sendable {
         var notes: [String] = []
         if !views.isEmpty {
             notes.append(
-                "iPhone lens: \(freshSamples) of \(NumberText.count(views.count, "sample")) had scan entries at most \(NumberText.format(staleAfterMs / 1000)) s old (\(NumberText.count(scans.count, "read")) of the scan cache); elsewhere no candidate, hole or coverage is judged"
+                "iPhone lens: \(freshSamples) of \(NumberText.count(views.count, "sample")) had scan entries at most \(NumberText.format(staleAfterMs / 1000)) s old besides the laptop's own BSS (\(NumberText.count(scans.count, "read")) of the scan cache); elsewhere no candidate, hole or coverage is judged"
             )
         }
         if followed > 0 {

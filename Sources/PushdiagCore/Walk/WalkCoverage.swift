@@ -61,13 +61,14 @@ extension IPhoneLens {
             let here = views.filter { $0.sample.location == name }
             var above: [Int] = []
             var cochannel: [Int] = []
-            for v in here where !v.fresh.isEmpty {
+            for v in here where !v.scanned.isEmpty {
                 let c = counts(v, offset: off)
                 above.append(c.above)
                 if let n = c.cochannel { cochannel.append(n) }
             }
             return WalkPlaceCoverage(
-                place: name, samples: here.count, samplesWithScan: here.filter { !$0.fresh.isEmpty }.count, bssAbove67: above.min(), bssAbove67Max: above.max(),
+                place: name, samples: here.count, samplesWithScan: here.filter { !$0.scanned.isEmpty }.count, bssAbove67: above.min(),
+                bssAbove67Max: above.max(),
                 cochannelAbove82: cochannel.max(), bandShares: BandShares(frequencies: here.compactMap(\.sample.freqMhz)))
         }
     }
@@ -92,7 +93,8 @@ extension IPhoneLens {
     /// an iPhone on the station's BSS would do now, and the coverage counts there. Judged only on
     /// scan entries at most `staleAfterMs` old (`fresh` 0: nothing is judged, every value nil).
     public struct Moment: Sendable, Equatable {
-        /// The fresh scan entries the moment was judged on.
+        /// The fresh scan entries the moment was judged on, besides the station's own BSS (whose
+        /// entry its beacons keep fresh, scan or none).
         public var fresh: Int
         /// The strongest fresh BSS of the SSID less the station's own signal, dB (the offset
         /// cancels); nil without either.
@@ -117,12 +119,12 @@ extension IPhoneLens {
     /// the scan cache read at `readAtNs` (`entries`, each with its age then; aged by the time since).
     public func moment(timeNs: Int64, bssid: MACAddress?, ssid: String?, freqMhz: Int?, signalDbm: Int?, readAtNs: Int64, entries: [WalkBSS]) -> Moment {
         let sample = WalkSample(timeNs: timeNs, bssid: bssid, ssid: ssid, freqMhz: freqMhz, signalDbm: signalDbm)
-        guard let v = views([sample], scans: [WalkScan(timeNs: readAtNs, entries: entries)], heartbeats: []).first, !v.fresh.isEmpty else {
+        guard let v = views([sample], scans: [WalkScan(timeNs: readAtNs, entries: entries)], heartbeats: []).first, !v.scanned.isEmpty else {
             return Moment(fresh: 0)
         }
         let off = signalOffsetDb
         let c = counts(v, offset: off)
-        var m = Moment(fresh: v.fresh.count, bssAbove67: c.above, cochannelAbove82: c.cochannel)
+        var m = Moment(fresh: v.scanned.count, bssAbove67: c.above, cochannelAbove82: c.cochannel)
         guard let b = bssid, let current = v.signal(b, offset: off) else { return m }
         let candidates = v.candidates(besides: b, ssid: v.ssid, offset: off)
         m.bestCandidateMarginDb = candidates.map(\.dbm).max().map { NumberText.rounded($0 - current) }
