@@ -79,6 +79,18 @@ struct ProtocolListTests {
                     "\(name) \(setting.flag): \(r.stderr)")
             }
         }
+        // A protocol that holds no connection (tcp: each heartbeat is a connect) has no answer to
+        // wait for, nothing to lose and nothing to leave idle.
+        for args in [["--timeout", "1s"], ["--misses", "2"], ["--reconnect-schedule", "0.1"], ["--find-idle-timeout"]] {
+            let r = try pushdiag(["heartbeat", "nowhere.invalid:7", "--protocol", name] + args)
+            if proto.modes.contains(.holdsConnection) {
+                #expect(!r.stderr.contains("Error:"), "\(name) \(args[0]): \(r.stderr)")
+            } else {
+                #expect(
+                    r.status == 3 && r.stderr.contains("\(args[0]) goes with --protocol ") && r.stderr.contains("not with \(name)"),
+                    "\(name) \(args[0]): \(r.stderr)")
+            }
+        }
         if proto.modes.contains(.serve) {
             for (flag, value, reads) in [
                 ("--byte-order", "big", proto.settings.contains(.byteOrder)), ("--reply", "X", proto.settings.contains(.reply)),
@@ -94,7 +106,9 @@ struct ProtocolListTests {
             #expect(try ConfigParser.parse(table, file: "p.toml").servers.first?.path == "/x")
             #expect(try ProbeRequest.parse(query: probe).options.path == "/x")
         } else {
-            #expect(throws: ConfigError.self) { try ConfigParser.parse(table, file: "p.toml") }
+            let refused = #expect(throws: ConfigError.self) { try ConfigParser.parse(table, file: "p.toml") }
+            #expect(
+                refused.map { "\($0)" }?.contains("server.path: goes with protocol = \"websocket\", not \"\(name)\"") == true, "\(String(describing: refused))")
             #expect(throws: SettingsError.usage("path goes with protocol=websocket, not \(name)")) { try ProbeRequest.parse(query: probe) }
         }
     }

@@ -1,6 +1,6 @@
 /// `/probe?target=HOST:PORT&protocol=…`: a one-shot check in the blackbox_exporter manner.
 /// Parameters: `target` (required), `protocol` (one of `HeartbeatProtocol.allCases`; default
-/// simplepush), `tls` (1/true), `insecure`, `pin`, `path`, `count` (heartbeats, 1–20,
+/// simplepush), `tls` (1/true), `insecure`, `pin`, `path` (websocket only), `count` (heartbeats, 1–20,
 /// default 3), `interval` and `timeout` (durations). The probe's whole run stays within
 /// `budgetSeconds` (Prometheus's scrape timeout, from its X-Prometheus-Scrape-Timeout-Seconds
 /// header, less half a second).

@@ -11,6 +11,9 @@ public struct HeartbeatOptions: Sendable, Equatable {
     public static let defaultIntervalMs: Double = 1000
     public var timeoutMs: Double = Self.defaultTimeoutMs
     public static let defaultTimeoutMs: Double = 2000
+    /// How long a heartbeat waits for its answer: `timeoutMs`, or for a protocol that holds no
+    /// connection (tcp, whose heartbeat is a connect) `connectTimeoutMs`.
+    public var heartbeatWaitMs: Double { proto.modes.contains(.holdsConnection) ? timeoutMs : connectTimeoutMs }
     /// For the TCP connect and the TLS and protocol handshakes (a lost SYN costs a second).
     public var connectTimeoutMs: Double = Self.defaultConnectTimeoutMs
     public static let defaultConnectTimeoutMs: Double = 5000

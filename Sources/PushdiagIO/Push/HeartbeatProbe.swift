@@ -124,7 +124,8 @@ public final class HeartbeatProbe {
         if let link {
             let end = WallClock.nanoseconds()
             let log = link.finish()
-            let stalls = StallAnalysis.explain(heartbeats: heartbeats, timeoutMs: o.timeoutMs, activities: log.finished(at: end), scansSeen: log.scansStarted)
+            let stalls = StallAnalysis.explain(
+                heartbeats: heartbeats, timeoutMs: o.heartbeatWaitMs, activities: log.finished(at: end), scansSeen: log.scansStarted)
             report.stalls = stalls.stalls
             report.stallSummary = stalls.summary
         }

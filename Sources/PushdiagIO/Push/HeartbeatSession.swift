@@ -247,7 +247,7 @@ public final class HeartbeatSession {
             let t0 = Clock.ms()
             do throws(ConnectionFailure) {
                 _ = try TCPConnection.connect(
-                    address, port: options.endpoint.port, name: peer, timeoutMs: Clock.pollTimeout(ms: options.connectTimeoutMs))
+                    address, port: options.endpoint.port, name: peer, timeoutMs: Clock.pollTimeout(ms: options.heartbeatWaitMs))
                 return .answered(ms: Clock.ms() - t0)
             } catch {
                 return .unanswered

@@ -241,7 +241,7 @@ public final class WalkRunner {
         log.add(
             .start(
                 timeNs: start, interface: settings.interface, server: settings.heartbeat.endpoint.description, proto: settings.heartbeat.proto.rawValue,
-                driver: driver, timeoutMs: settings.heartbeat.timeoutMs, scanEverySeconds: settings.scanEverySeconds,
+                driver: driver, timeoutMs: settings.heartbeat.heartbeatWaitMs, scanEverySeconds: settings.scanEverySeconds,
                 scanReadsAfterResults: settings.scanEverySeconds != nil ? true : nil))
         if let l = settings.location { log.add(.place(WalkPlaceMark(timeNs: start, name: l))) }
         let t0 = Clock.ms()
@@ -344,7 +344,7 @@ public final class WalkRunner {
     func timeline(link: WalkLink, events: [WalkLogEvent]) -> WalkTimeline {
         var t = WalkTimeline(
             interface: settings.interface, server: settings.heartbeat.endpoint.description, proto: settings.heartbeat.proto.rawValue, startNs: 0)
-        t.heartbeatTimeoutMs = settings.heartbeat.timeoutMs
+        t.heartbeatTimeoutMs = settings.heartbeat.heartbeatWaitMs
         for e in events { t.apply(e) }
         t.samples = link.samples
         t.scans = link.scans

@@ -16,6 +16,8 @@ extension HeartbeatCommand {
             return nil
         }
         if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
+        // A rung's second heartbeat would be a new connection: every rung would survive.
+        try PushConnectionOptions.refuseWithoutHeldConnection(proto, "--find-idle-timeout", given: true, why: "it measures a connection left idle")
         return try idleLadder.rungs()
     }
 

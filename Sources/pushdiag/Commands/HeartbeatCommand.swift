@@ -99,18 +99,18 @@ struct HeartbeatCommand: ParsableCommand {
     }
 
     func validate() throws {
-        try validateMode()
-        _ = try options()
         _ = try idleRungs()
+        try validateMode()
+        if !connection.connection.tlsFlags.tls, let given = certificate.typed.first(where: { $0.2 != nil }) {
+            throw ValidationError("\(given.0.flag(given.1)) goes with --tls (the certificate is graded)")
+        }
+        _ = try options()
         if limits.joinLimits != nil && register == nil { throw ValidationError("--join-limits goes with --register (the server's heartbeats are graded)") }
         if heartbeatTimeout != nil && register == nil {
             throw ValidationError("--heartbeat-timeout goes with --register (the server's heartbeats are watched)")
         }
         if limits.joinLimits == nil, idleTimeout == nil, let given = safeInterval.typed.first(where: { $0.2 != nil }) {
             throw ValidationError(ThresholdRow.safeIntervalAlone(given.0.flag(given.1), takes: "--join-limits or --idle-timeout"))
-        }
-        if !connection.connection.tlsFlags.tls, let given = certificate.typed.first(where: { $0.2 != nil }) {
-            throw ValidationError("\(given.0.flag(given.1)) goes with --tls (the certificate is graded)")
         }
         try validateInterface()
         if let clients {

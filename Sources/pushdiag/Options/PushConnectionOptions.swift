@@ -55,6 +55,13 @@ struct PushConnectionOptions: ParsableArguments {
     /// The core's defaults, for the help.
     static let defaults = HeartbeatOptions(endpoint: Endpoint(host: "", port: 0), proto: .simplepush)
 
+    /// Refuses `flag` for a protocol whose heartbeat holds no connection (tcp): it would do nothing.
+    static func refuseWithoutHeldConnection(_ proto: HeartbeatProtocol, _ flag: String, given: Bool, why: String) throws {
+        guard given, !proto.modes.contains(.holdsConnection) else { return }
+        throw ValidationError(
+            "\(flag) goes with --protocol \(HeartbeatProtocol.names(HeartbeatProtocol.with(.holdsConnection))), not with \(proto) (\(why))")
+    }
+
     /// Refuses a setting given for a protocol that does not read it (it would do nothing).
     func checkProtocolSettings() throws {
         let given: [(PushSetting, Bool)] = [
@@ -82,6 +89,7 @@ struct PushConnectionOptions: ParsableArguments {
         }
         var o = HeartbeatOptions(endpoint: endpoint, proto: proto)
         if let interval { o.intervalMs = try parseDuration(interval, option: "--interval", atLeast: shortestInterval) * 1000 }
+        try Self.refuseWithoutHeldConnection(proto, "--timeout", given: timeout != nil, why: "its heartbeat is a connect, within --connect-timeout")
         if let timeout { o.timeoutMs = max(1, try parseDuration(timeout, option: "--timeout") * 1000) }
         o.connectTimeoutMs = max(1, try parseDuration(connectTimeout, option: "--connect-timeout") * 1000)
         try checkProtocolSettings()
@@ -126,6 +134,9 @@ struct HeldConnectionOptions: ParsableArguments {
         target: String, interval: String?, shortestInterval: Double = 0, clients: Int? = nil, storm: Bool = false,
         configure: (inout HeartbeatOptions) throws -> Void = { _ in }
     ) throws -> HeartbeatOptions {
+        let why = "its heartbeat is a connection of its own: nothing held is lost"
+        try PushConnectionOptions.refuseWithoutHeldConnection(proto, "--misses", given: misses != nil, why: why)
+        try PushConnectionOptions.refuseWithoutHeldConnection(proto, "--reconnect-schedule", given: reconnectSchedule != nil, why: why)
         let schedule = try reconnectSchedule.map { text in
             guard let s = HeartbeatAnalysis.schedule(text) else {
                 throw ValidationError("--reconnect-schedule: '\(text)' is not a list of durations (example: \(Self.scheduleText))")
