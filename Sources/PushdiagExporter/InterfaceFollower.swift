@@ -150,9 +150,11 @@ public final class InterfaceFollower: Sendable {
             timeNs: now, bssid: r.bssid, ssid: r.ssid, freqMhz: r.frequencyMhz, signalDbm: r.signalDbm, readAtNs: min(readAt, now),
             entries: scan.map { WalkBSS($0, signalBelieved: believed) })
         let unknown: String? =
-            m.fresh == 0
-            ? "no scan cache entry at most \(NumberText.format(lens.staleAfterMs / 1000)) s old (nothing scanned lately)"
-            : m.roamIdle == nil ? "the AP's signal is not known" : nil
+            r.bssid == nil
+            ? "not connected to an AP"
+            : m.fresh == 0
+                ? "no scan cache entry at most \(NumberText.format(lens.staleAfterMs / 1000)) s old besides the AP's own (nothing scanned lately)"
+                : m.roamIdle == nil ? "the AP's signal is not known" : nil
         metrics.only(MetricFamily.unknown, [("value", "iphone_lens"), ("reason", unknown ?? "")], unknown == nil ? nil : 1, scope: [("value", "iphone_lens")])
         for (traffic, v) in [("true", m.roamWithTraffic), ("false", m.roamIdle)] {
             metrics.only(MetricFamily.lensRoam, [("traffic", traffic)], v.map { $0 ? 1 : 0 }, scope: [("traffic", traffic)])

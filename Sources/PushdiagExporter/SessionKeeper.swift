@@ -100,7 +100,7 @@ public final class SessionKeeper: Sendable {
             let sent = WallClock.nanoseconds()
             do throws(ConnectionFailure) {
                 let outcome = try session.heartbeat(n)
-                if let cause = stalls.judge(sentNs: sent, rttMs: outcome.rttMs, timeoutMs: options.timeoutMs) {
+                if let cause = stalls.judge(sentNs: sent, rttMs: outcome.rttMs, timeoutMs: options.heartbeatWaitMs) {
                     metrics.counter(MetricFamily.stalls, [("cause", cause.rawValue)]).increment()
                 }
                 if let ms = outcome.rttMs {

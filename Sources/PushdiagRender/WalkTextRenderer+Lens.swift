@@ -32,7 +32,7 @@ extension WalkTextRenderer {
                 switch z.kind {
                 case .iphoneStays: who = "iPhone stays (no candidate passes the margin)"
                 case .laptopStays: who = "laptop stays (an iPhone would leave)"
-                case .noFreshScan: who = "iPhone: UNKNOWN (no fresh scan entry)"
+                case .noFreshScan: who = "iPhone: UNKNOWN (no scan lately)"
                 }
                 t.add([
                     Timestamp.clock(z.start), Timestamp.clock(z.end), NumberText.format(z.seconds), who, z.bssid?.description ?? "-", dbm(z.signalMinDbm),

@@ -91,6 +91,17 @@ struct ProtocolListTests {
                     "\(name) \(args[0]): \(r.stderr)")
             }
         }
+        // walk and join take the same options, refused the same way.
+        if !proto.modes.contains(.holdsConnection) {
+            for (command, flag) in [("walk", "--misses"), ("join", "--timeout")] {
+                let r = try pushdiag(command, "nowhere.invalid:7", "--interface", "lo", "--protocol", name, flag, "2")
+                #expect(r.status == 3 && r.stderr.contains("\(flag) goes with --protocol "), "\(command) \(name) \(flag): \(r.stderr)")
+            }
+        }
+        if let setting = PushSetting.allCases.first(where: { $0 != .reply && !proto.settings.contains($0) }) {
+            let r = try pushdiag("walk", "nowhere.invalid:7", "--interface", "lo", "--protocol", name, setting.flag, values[setting]!)
+            #expect(r.status == 3 && r.stderr.contains("\(setting.flag) goes with --protocol "), "walk \(name) \(setting.flag): \(r.stderr)")
+        }
         if proto.modes.contains(.serve) {
             for (flag, value, reads) in [
                 ("--byte-order", "big", proto.settings.contains(.byteOrder)), ("--reply", "X", proto.settings.contains(.reply)),

@@ -148,16 +148,22 @@ struct IPhoneLensTests {
     /// else fresh had no scan, and the lens judges nothing there (no hole, no iphone_stays, not
     /// counted in the note), also just after a disconnect from that BSS.
     @Test func theOwnBSSAloneIsNoScan() {
-        let alone = lens(-75, [entry(ap1, -75, freq: 2412), entry(ap2, -60, age: 20_000)])
+        let alone = lens(-75, [entry(ap1, -75, freq: 2412)])
         #expect(alone.holes.isEmpty && alone.sticky.map(\.kind) == [.noFreshScan], "\(alone)")
         #expect(alone.notes.first?.hasPrefix("iPhone lens: 0 of 1 sample had scan entries") == true, "\(alone.notes)")
-        // Disconnected at 5 s from ap1, whose entry is still fresh: ap3, stale on its channel, is
-        // not known to be gone, so no hole.
-        let left = IPhoneLens().apply(
-            samples: [sample(4 * s, ap1, -75), sample(5 * s, nil, nil)],
-            scans: [WalkScan(timeNs: 4 * s, entries: [entry(ap1, -75, freq: 2412, age: 0), entry(ap3, -60, freq: 2412, age: 20_000)])],
-            heartbeats: heartbeats(10), marks: [])
-        #expect(left.holes.isEmpty, "\(left.holes)")
+        // Disconnected at 5 s from ap1: its entry, fresh from the beacons before, is no scan (no
+        // hole); heard again at 7 s, after the laptop left, it is (a scan heard ap1 alone, weak:
+        // a hole).
+        func after(_ reads: [WalkScan]) -> [CoverageHole] {
+            IPhoneLens().apply(
+                samples: [sample(4 * s, ap1, -75), sample(5 * s, nil, nil), sample(8 * s, nil, nil)], scans: reads, heartbeats: heartbeats(10), marks: []
+            ).holes
+        }
+        #expect(after([WalkScan(timeNs: 4 * s, entries: [entry(ap1, -75, freq: 2412, age: 0)])]).isEmpty)
+        let heard = after([
+            WalkScan(timeNs: 4 * s, entries: [entry(ap1, -75, freq: 2412, age: 0)]), WalkScan(timeNs: 7 * s, entries: [entry(ap1, -75, freq: 2412, age: 0)]),
+        ])
+        #expect(heard.count == 1 && heard.first?.start == Timestamp.rfc3339(nanoseconds: 8 * s), "\(heard)")
     }
 
     /// The iPhone's own zone: where the rules would take a BSS that no scan reached lately (as it
@@ -233,9 +239,14 @@ struct IPhoneLensTests {
         // On 2412: ap3 and the guest at -82 exactly; the one at -82.01 is not heard.
         #expect(p.cochannelAbove82 == 2, "\(p)")
         #expect(p.bandShares.band24 == 0.667 && p.bandShares.band5 == 0.333 && p.bandShares.band6 == 0, "\(p.bandShares)")
-        // No fresh scan: the counts are not known, the bands are.
+        // No fresh scan: the counts are not known, the bands are; nor with only the station's own
+        // BSS fresh (its beacons keep it so).
         let none = IPhoneLens().coverage(samples: samples, scans: [], heartbeats: [], places: [""])[0]
         #expect(none.bssAbove67 == nil && none.cochannelAbove82 == nil && none.samplesWithScan == 0 && none.bandShares.band24 == 0.667)
+        let own = IPhoneLens().coverage(
+            samples: [sample(1 * s, ap1, -60)], scans: [WalkScan(timeNs: 1 * s, entries: [entry(ap1, -60, freq: 2412, age: 0)])], heartbeats: [], places: [""])[
+                0]
+        #expect(own.bssAbove67 == nil && own.samplesWithScan == 0, "\(own)")
     }
 
     /// The lens at one moment (the exporter's samples): the same rules on the same scan entries
@@ -256,6 +267,11 @@ struct IPhoneLensTests {
         // An entry 10.1 s old at the moment (9.9 s at a read 0.2 s before) is stale: nothing judged.
         let stale = at(-80, [entry(ap2, -40, age: 9_900)], readAt: 4_800_000_000)
         #expect(stale == IPhoneLens.Moment(fresh: 0), "\(stale)")
+        // The AP's own entry alone is no scan; and a station on no AP is not judged.
+        #expect(at(-75, [entry(ap1, -75, freq: 2412)]) == IPhoneLens.Moment(fresh: 0))
+        #expect(
+            lens.moment(timeNs: 5 * s, bssid: nil, ssid: nil, freqMhz: nil, signalDbm: nil, readAtNs: 5 * s, entries: [entry(ap2, -60)])
+                == IPhoneLens.Moment(fresh: 0))
         // Without the station's signal only the counts are known.
         let blind = at(nil, [entry(ap2, -60)])
         #expect(blind.roamWithTraffic == nil && blind.bestCandidateMarginDb == nil && blind.bssAbove67 == 1 && blind.fresh == 1, "\(blind)")

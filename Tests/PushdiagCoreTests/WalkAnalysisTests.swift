@@ -352,6 +352,10 @@ struct WalkAnalysisTests {
                 ])
         }
         #expect(sticky(walk, [read(at: 0, -60), unheard(guestOn: 2412), read(at: 22 * s, -60)])?.value == 29.5)
+        // A read at 12 s with only the laptop's own AP fresh (its beacons keep it so): no scan,
+        // it cannot say; the run goes on.
+        let ownOnly = WalkScan(timeNs: 12 * s, entries: [WalkBSS(bssid: ap1, ssid: "ward-3", freqMhz: 2412, signalDbm: -75, ageMs: 0)])
+        #expect(sticky(walk, [read(at: 0, -60), ownOnly, read(at: 22 * s, -60)])?.value == 29.5)
         #expect(sticky(walk, [read(at: 0, -60), unheard(guestOn: 2437), read(at: 22 * s, -60)])?.value == 10)
     }
 

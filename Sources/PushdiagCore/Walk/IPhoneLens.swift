@@ -19,8 +19,8 @@ public struct IPhoneLens: Sendable {
     struct View {
         var sample: WalkSample
         var fresh: [WalkBSS]
-        /// The laptop's BSS: the sample's, or while disconnected the last one it was on.
-        var own: MACAddress?
+        /// When the laptop left each BSS it was on before this sample (the first sample not on it).
+        var left: [MACAddress: Int64] = [:]
         /// A read of the scan cache at or before the sample (its entries' capabilities, fresh or not).
         var lastRead: WalkScan?
         var traffic: Bool
@@ -28,12 +28,19 @@ public struct IPhoneLens: Sendable {
         /// start).
         var ssid: String?
 
-        /// The fresh entries a scan put there: all but the laptop's own BSS, whose entry its
-        /// beacons keep fresh while associated (and for a while after), scan or none. Empty: no
-        /// scan reached this sample, and the lens judges nothing on it. (A beacon that carries
-        /// other BSSes, 802.11ax's multiple BSSID, refreshes those too: a sibling BSS on the
-        /// laptop's AP counts as scanned.)
-        var scanned: [WalkBSS] { fresh.filter { $0.bssid != own } }
+        /// The fresh entries a scan put there: not the laptop's BSS, whose entry its beacons keep
+        /// fresh while associated, scan or none; not a BSS it left as its beacons last kept it
+        /// (heard no later than it left), only as a scan heard it since. Empty: no scan reached
+        /// this sample, and the lens judges nothing on it. (A beacon that carries other BSSes,
+        /// 802.11ax's multiple BSSID, refreshes those too: a sibling BSS on the laptop's AP
+        /// counts as scanned.)
+        var scanned: [WalkBSS] {
+            fresh.filter { e in
+                guard e.bssid != sample.bssid else { return false }
+                guard let at = left[e.bssid], let age = e.ageMs else { return true }
+                return Double(sample.timeNs - at) / 1e6 > age
+            }
+        }
 
         /// The signal of `bssid` at this sample, offset: the station's own for the laptop's BSS,
         /// else the fresh scan entry's; nil when neither is known.
@@ -50,9 +57,10 @@ public struct IPhoneLens: Sendable {
             guard let b = sample.bssid else { return .no }
             guard let mine = signal(b, offset: offset) else { return .cannotSay }
             guard mine < level else { return .no }
-            // No scan lately.
-            guard !scanned.isEmpty else { return .cannotSay }
+            // A fresh candidate the rule takes, heard by a scan or by the laptop while it was on it.
             if let pick = rule(mine, candidates(besides: b, ssid: ssid, offset: offset)) { return .clings(signal: mine, pick: pick) }
+            // Nothing qualifies: without a scan lately, not known.
+            guard !scanned.isEmpty else { return .cannotSay }
             // Nothing fresh qualifies. A BSS of the SSID that no scan reached lately and that the
             // rule took when it was last heard may take it still: not known. Else no.
             return rule(mine, unreached(besides: b, offset: offset)) == nil ? .no : .cannotSay
@@ -67,7 +75,7 @@ public struct IPhoneLens: Sendable {
             guard let ssid, let read = lastRead else { return [] }
             let channels = Set(scanned.compactMap(\.freqMhz))
             return read.entries.compactMap { e in
-                guard e.ssid == ssid, e.bssid != bssid, e.bssid != own, !fresh.contains(where: { $0.bssid == e.bssid }),
+                guard e.ssid == ssid, e.bssid != bssid, e.bssid != sample.bssid, !fresh.contains(where: { $0.bssid == e.bssid }),
                     e.freqMhz.map({ !channels.contains($0) }) ?? true, let dbm = e.signalDbm
                 else { return nil }
                 return (e, dbm + offset)
@@ -112,15 +120,19 @@ public struct IPhoneLens: Sendable {
         let window = Int64(IOSRoamingRule.trafficWindow.value * 1e6)
         var h = 0
         var ssid: String?
-        var own: MACAddress?
+        var on: MACAddress?
+        var left: [MACAddress: Int64] = [:]
         return samples.sorted { $0.timeNs < $1.timeNs }.map { s in
             while h < sent.count && sent[h] <= s.timeNs { h += 1 }
             let traffic = h > 0 && sent[h - 1] > s.timeNs - window
             let read = WalkScan.last(at: s.timeNs, in: scans)
             ssid = s.ssid ?? ssid
-            own = s.bssid ?? own
+            if s.bssid != on {
+                if let b = on { left[b] = s.timeNs }
+                on = s.bssid
+            }
             return View(
-                sample: s, fresh: read?.fresh(at: s.timeNs, staleAfterMs: staleAfterMs) ?? [], own: own, lastRead: read, traffic: traffic, ssid: ssid)
+                sample: s, fresh: read?.fresh(at: s.timeNs, staleAfterMs: staleAfterMs) ?? [], left: left, lastRead: read, traffic: traffic, ssid: ssid)
         }
     }
 
@@ -292,8 +304,8 @@ public struct StickyZone: Codable, Sendable, Equatable {
         case iphoneStays = "iphone_stays"
         /// The laptop stayed where an iPhone would leave (a candidate passes the margin).
         case laptopStays = "laptop_stays"
-        /// The iPhone's BSS is below the trigger and the scan cache holds no fresh entry: whether
-        /// it would stay is UNKNOWN.
+        /// The iPhone's BSS is below the trigger and no scan reached the sample (no fresh entry
+        /// besides the laptop's own BSS): whether it would stay is UNKNOWN.
         case noFreshScan = "no_fresh_scan"
     }
 

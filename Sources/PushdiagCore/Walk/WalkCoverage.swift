@@ -1,11 +1,11 @@
 /// Coverage for roaming at one place (issue 29): how many BSSs of the SSID reach the coverage
 /// level (one alone: a roam there has nowhere to go), how many BSSs of any SSID share the
 /// channel above the co-channel level, and the share of samples on each band. Signals are
-/// offset as the lens's; only samples whose scan cache held fresh entries count for the first
-/// two, which are nil when none did.
+/// offset as the lens's; only samples a scan reached (fresh entries besides the laptop's own BSS,
+/// `IPhoneLens.View.scanned`) count for the first two, which are nil when none did.
 public struct WalkPlaceCoverage: Codable, Sendable, Equatable {
     public var place: String
-    /// Samples at the place, and those with fresh scan entries (the BSS counts come from these).
+    /// Samples at the place, and those a scan reached (the BSS counts come from these).
     public var samples: Int
     public var samplesWithScan: Int
     /// The fewest BSSs of the SSID at or above `IOSRoamingRule.coverage` at any sample (the
@@ -91,7 +91,9 @@ extension IPhoneLens {
 
     /// The lens at one moment, for a resident process that samples the link (the exporter): what
     /// an iPhone on the station's BSS would do now, and the coverage counts there. Judged only on
-    /// scan entries at most `staleAfterMs` old (`fresh` 0: nothing is judged, every value nil).
+    /// scan entries at most `staleAfterMs` old besides the station's own BSS, and only while it is
+    /// on one (`fresh` 0: nothing is judged, every value nil; a moment has no history to tell a BSS
+    /// just left as its beacons kept it from one a scan heard).
     public struct Moment: Sendable, Equatable {
         /// The fresh scan entries the moment was judged on, besides the station's own BSS (whose
         /// entry its beacons keep fresh, scan or none).
@@ -119,7 +121,8 @@ extension IPhoneLens {
     /// the scan cache read at `readAtNs` (`entries`, each with its age then; aged by the time since).
     public func moment(timeNs: Int64, bssid: MACAddress?, ssid: String?, freqMhz: Int?, signalDbm: Int?, readAtNs: Int64, entries: [WalkBSS]) -> Moment {
         let sample = WalkSample(timeNs: timeNs, bssid: bssid, ssid: ssid, freqMhz: freqMhz, signalDbm: signalDbm)
-        guard let v = views([sample], scans: [WalkScan(timeNs: readAtNs, entries: entries)], heartbeats: []).first, !v.scanned.isEmpty else {
+        guard bssid != nil, let v = views([sample], scans: [WalkScan(timeNs: readAtNs, entries: entries)], heartbeats: []).first, !v.scanned.isEmpty
+        else {
             return Moment(fresh: 0)
         }
         let off = signalOffsetDb

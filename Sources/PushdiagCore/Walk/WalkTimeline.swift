@@ -110,7 +110,10 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
     public var interrupted: Bool?
     /// start: the Wi-Fi driver's sysfs name, when known.
     public var driver: String?
-    /// start: the heartbeat timeout and `--scan-every` (a replay asks for the scans the walk asked for).
+    /// start: how long a heartbeat waited for its answer (`HeartbeatOptions.heartbeatWaitMs`:
+    /// --timeout, or tcp's --connect-timeout; before 2026-11-29 --timeout for tcp too, so an
+    /// older tcp recording replays with that window) and `--scan-every` (a replay asks for the
+    /// scans the walk asked for).
     public var timeoutMs: Double?
     public var scanEveryS: Double?
     /// start: the scan cache was read after each scan's results (`--scan-every`).

@@ -412,7 +412,7 @@ public final class JoinRunner: @unchecked Sendable {
         do throws(ConnectionFailure) {
             switch try session.heartbeat(1) {
             case .answered: add(WallClock.nanoseconds(), .push(.heartbeatAnswered))
-            case .unanswered: add(WallClock.nanoseconds(), .stepFailed(.firstHeartbeat, "no answer within \(DurationText.format(o.timeoutMs / 1000))"))
+            case .unanswered: add(WallClock.nanoseconds(), .stepFailed(.firstHeartbeat, "no answer within \(DurationText.format(o.heartbeatWaitMs / 1000))"))
             case .connectionLost(let f): add(WallClock.nanoseconds(), .stepFailed(.firstHeartbeat, f.description))
             }
         } catch {

@@ -9,17 +9,19 @@ extension HeartbeatCommand {
     /// `--ramp`, at once when not given (it goes with --clients).
     var rampSeconds: Double { get throws { try ramp.map { try parseDuration($0, option: "--ramp") } ?? 0 } }
 
-    /// --find-idle-timeout's rungs, seconds; nil without it.
-    func idleRungs() throws -> [Double]? {
+    /// --find-idle-timeout's refusals: --max and --ladder without it, and what it cannot go with.
+    func validateIdleMode() throws {
         guard idleLadder.enabled else {
             if idleLadder.stray { throw ValidationError("--max and --ladder go with --find-idle-timeout") }
-            return nil
+            return
         }
         if clients != nil { throw ValidationError("--find-idle-timeout and --clients cannot be combined") }
         // A rung's second heartbeat would be a new connection: every rung would survive.
         try PushConnectionOptions.refuseWithoutHeldConnection(proto, "--find-idle-timeout", given: true, why: "it measures a connection left idle")
-        return try idleLadder.rungs()
     }
+
+    /// --find-idle-timeout's rungs, seconds; nil without it.
+    func idleRungs() throws -> [Double]? { idleLadder.enabled ? try idleLadder.rungs() : nil }
 
     /// `--find-idle-timeout`: one connection per rung, left idle, then a heartbeat.
     func runIdleTimeout(_ o: HeartbeatOptions, rungs: [Double]) throws {

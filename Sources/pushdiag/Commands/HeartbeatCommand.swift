@@ -99,12 +99,13 @@ struct HeartbeatCommand: ParsableCommand {
     }
 
     func validate() throws {
-        _ = try idleRungs()
+        try validateIdleMode()
         try validateMode()
         if !connection.connection.tlsFlags.tls, let given = certificate.typed.first(where: { $0.2 != nil }) {
             throw ValidationError("\(given.0.flag(given.1)) goes with --tls (the certificate is graded)")
         }
         _ = try options()
+        _ = try idleRungs()
         if limits.joinLimits != nil && register == nil { throw ValidationError("--join-limits goes with --register (the server's heartbeats are graded)") }
         if heartbeatTimeout != nil && register == nil {
             throw ValidationError("--heartbeat-timeout goes with --register (the server's heartbeats are watched)")
