@@ -150,7 +150,7 @@ struct IPhoneLensTests {
     @Test func theOwnBSSAloneIsNoScan() {
         let alone = lens(-75, [entry(ap1, -75, freq: 2412)])
         #expect(alone.holes.isEmpty && alone.sticky.map(\.kind) == [.noFreshScan], "\(alone)")
-        #expect(alone.notes.first?.hasPrefix("iPhone lens: 0 of 1 sample had scan entries") == true, "\(alone.notes)")
+        #expect(alone.notes.first?.hasPrefix("iPhone lens: 0 of 1 sample had a scan") == true, "\(alone.notes)")
         // Disconnected at 5 s from ap1: its entry, fresh from the beacons before, is no scan (no
         // hole); heard again at 7 s, after the laptop left, it is (a scan heard ap1 alone, weak:
         // a hole).
@@ -164,6 +164,28 @@ struct IPhoneLensTests {
             WalkScan(timeNs: 4 * s, entries: [entry(ap1, -75, freq: 2412, age: 0)]), WalkScan(timeNs: 7 * s, entries: [entry(ap1, -75, freq: 2412, age: 0)]),
         ])
         #expect(heard.count == 1 && heard.first?.start == Timestamp.rfc3339(nanoseconds: 8 * s), "\(heard)")
+    }
+
+    /// A scan whose results came is a scan whatever it heard: on ap2's channel and not hearing it,
+    /// ap2 (stale, last heard at -60) is gone and the weak ap1 is a hole; on another channel it is
+    /// not known. Without the scan's results only the laptop's own entry is fresh: nothing judged.
+    @Test func aCompletedScanReachesTheChannelsItCovered() {
+        func seen(_ completed: [CompletedScan]) -> (roams: [PredictedRoam], sticky: [StickyZone], holes: [CoverageHole], notes: [String]) {
+            IPhoneLens().apply(
+                samples: [sample(5 * s, ap1, -75)],
+                scans: [WalkScan(timeNs: 4_900_000_000, entries: [entry(ap1, -75, freq: 2412), entry(ap2, -60, age: 20_000)])],
+                heartbeats: heartbeats(10), marks: [], completed: completed)
+        }
+        let there = seen([CompletedScan(timeNs: 4_950_000_000, frequenciesMhz: [2412, 2437])])
+        #expect(there.holes.count == 1 && there.sticky.map(\.kind) == [.iphoneStays], "\(there)")
+        #expect(there.notes.first?.hasPrefix("iPhone lens: 1 of 1 sample had a scan at most 10 s before them (1 scan with results seen") == true)
+        let elsewhere = seen([CompletedScan(timeNs: 4_950_000_000, frequenciesMhz: [2412])])
+        #expect(elsewhere.holes.isEmpty && elsewhere.sticky.isEmpty, "\(elsewhere)")
+        // Older than the lens's 10 s, or after the sample: no scan for it.
+        for late in [CompletedScan(timeNs: 5_100_000_000, frequenciesMhz: [2437]), CompletedScan(timeNs: -5_100_000_000, frequenciesMhz: [2437])] {
+            #expect(seen([late]).sticky.map(\.kind) == [.noFreshScan])
+        }
+        #expect(seen([]).holes.isEmpty && seen([]).sticky.map(\.kind) == [.noFreshScan])
     }
 
     /// The iPhone's own zone: where the rules would take a BSS that no scan reached lately (as it

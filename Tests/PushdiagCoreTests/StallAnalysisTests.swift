@@ -175,6 +175,22 @@ struct StallAnalysisTests {
         #expect(decode(.triggerScan, [(NL80211.Attr.ifindex, 4)]) == .other(command: 33, ifindex: 4))
     }
 
+    /// NEW_SCAN_RESULTS names the channels the scan covered (the kernel adds the request's
+    /// NL80211_ATTR_SCAN_FREQUENCIES), and the activity log keeps each completed scan with them.
+    @Test func scanResultsNameTheChannelsTheScanCovered() {
+        var bytes = NL80211.triggerScan(family: 0x22, sequence: 1, ifindex: 4, frequencies: [2412, 5180])
+        bytes[16] = NL80211.Command.newScanResults.rawValue
+        var events: [NL80211.Event] = []
+        bytes.withUnsafeBytes { raw in try? Netlink.forEachMessage(raw) { m in if let e = NL80211.decode(m) { events.append(e) } } }
+        #expect(events == [.newScanResults(ifindex: 4, frequencies: [2412, 5180])], "\(events)")
+        var log = LinkActivityLog(ifindex: 4)
+        for e in events { log.add(e, at: 7) }
+        log.add(.newScanResults(ifindex: 5, frequencies: [2437]), at: 8)
+        #expect(log.completedScans == [CompletedScan(timeNs: 7, frequenciesMhz: [2412, 5180])])
+        log.forget(endedBefore: 8)
+        #expect(log.completedScans.isEmpty)
+    }
+
     @Test func aTriggerRequestNamesItsChannels() {
         let bytes = NL80211.triggerScan(family: 0x22, sequence: 1, ifindex: 4, frequencies: [2412, 5180])
         var freqs: [UInt32] = []

@@ -40,6 +40,40 @@ struct StallReplayTests {
         #expect(first.stallSummary.byCause.map(\.count).reduce(0, +) == first.stalls.count)
     }
 
+    /// The channels each completed scan covered (NEW_SCAN_RESULTS' NL80211_ATTR_SCAN_FREQUENCIES,
+    /// the iPhone lens's evidence of where a scan looked) are the ones tshark decodes from the
+    /// same notifications, in order.
+    @Test(.enabled(if: TestPaths.which("tshark") != nil, "tshark is not installed"), arguments: walks)
+    func aWalksCompletedScansCoverTsharksChannels(name: String) throws {
+        let dir = TestPaths.fixtures.appendingPathComponent(name).path
+        let r = try run(
+            TestPaths.which("tshark")!, ["-n", "-r", dir + "/nl80211.pcap", "-Y", "nl80211.cmd == 34 && netlink.hdr_flags.request == 0", "-T", "pdml"])
+        #expect(r.status == 0, "\(r.stderr)")
+        // Each notification's attribute, header and nested u32s as hex: 8 bytes a channel.
+        var theirs: [[Int]] = []
+        // A dump of the scan cache answers with the same command, a BSS a message: not a scan.
+        for packet in r.stdout.components(separatedBy: "<packet>").dropFirst() where !packet.contains("show=\"Attribute: NL80211_ATTR_BSS\"") {
+            guard let line = packet.split(separator: "\n").first(where: { $0.contains("show=\"Attribute: NL80211_ATTR_SCAN_FREQUENCIES\"") }),
+                let hex = line.components(separatedBy: "value=\"").last?.prefix(while: { $0 != "\"" })
+            else {
+                theirs.append([])
+                continue
+            }
+            let bytes = stride(from: 0, to: hex.count - 1, by: 2).compactMap { i -> UInt8? in
+                let a = hex.index(hex.startIndex, offsetBy: i)
+                return UInt8(hex[a..<hex.index(a, offsetBy: 2)], radix: 16)
+            }
+            theirs.append(
+                stride(from: 4, to: bytes.count - 7, by: 8).map { o in
+                    Int(bytes[o + 4]) | Int(bytes[o + 5]) << 8 | Int(bytes[o + 6]) << 16 | Int(bytes[o + 7]) << 24
+                })
+        }
+        let o = HeartbeatOptions(endpoint: Endpoint(host: "10.40.0.1", port: 3000), proto: .simplepush)
+        let t = try WalkRunner.replay(directory: dir, settings: WalkSettings(interface: "", heartbeat: o))
+        let ours = t.activity?.completedScans.map(\.frequenciesMhz) ?? []
+        #expect(!theirs.isEmpty && theirs.allSatisfy { !$0.isEmpty } && ours == theirs, "tshark \(theirs), pushdiag \(ours)")
+    }
+
     /// wpa_supplicant's scan in an nlmon capture (its request, then nlmon's three copies of the
     /// notification): one scan, as tshark has one notification, spanning to its results.
     @Test(.enabled(if: TestPaths.which("tshark") != nil, "tshark is not installed"))

@@ -11,7 +11,7 @@ extension JoinEvent.Kind {
             case .portAuthorized?: return .portAuthorized
             default: return nil
             }
-        case .newScanResults(let i) where i == ifindex: return .scanFinished(aborted: false)
+        case .newScanResults(let i, _) where i == ifindex: return .scanFinished(aborted: false)
         case .authenticate(let i, let bssid, _, let status) where i == ifindex: return .authenticated(bssid: bssid, status: status)
         case .associate(let i, let bssid, let status, let idle) where i == ifindex: return .associated(bssid: bssid, status: status, maxIdle: idle)
         case .connect(let i, let bssid, let status, let timedOut, _) where i == ifindex: return .connected(bssid: bssid, status: status, timedOut: timedOut)

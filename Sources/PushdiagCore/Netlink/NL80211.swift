@@ -307,7 +307,9 @@ public enum NL80211 {
         /// it. mac80211 hands the frame as the supplicant gave it, an Ethernet header first. With
         /// the control port, EAPOL frames reach no packet socket: this event is what shows them.
         case controlPortTxStatus(ifindex: UInt32?, frame: [UInt8], acked: Bool)
-        case newScanResults(ifindex: UInt32?)
+        /// A scan's results are in; `frequencies` are the channels it covered
+        /// (`NL80211_ATTR_SCAN_FREQUENCIES`, empty when the event does not say).
+        case newScanResults(ifindex: UInt32?, frequencies: [UInt32] = [])
         /// The BSS moves to another channel (`NL80211_CMD_CH_SWITCH_STARTED_NOTIFY`: announced,
         /// `beacons` before it; `NL80211_CMD_CH_SWITCH_NOTIFY`: done): the new channel's frequency.
         case channelSwitch(ifindex: UInt32?, frequency: UInt32?, started: Bool, beacons: UInt32?)
@@ -378,7 +380,11 @@ public enum NL80211 {
             var bss: ScanBSS?
             forEach(Attr.bss, in: attrs, ifindex: &ifindex) { bss = scanBSS($0) }
             if let bss { return .scanBSS(ifindex: ifindex, bss) }
-            return .newScanResults(ifindex: ifindex)
+            var frequencies: [UInt32] = []
+            forEach(Attr.scanFrequencies, in: attrs, ifindex: &ifindex) { nested in
+                Netlink.forEachAttribute(nested) { _, v in if let f = v.nlU32 { frequencies.append(f) } }
+            }
+            return .newScanResults(ifindex: ifindex, frequencies: frequencies)
         case .connect, .roam:
             let a = attributes(attrs, ifindex: &ifindex)
             let bssid = a[Attr.mac]?.nlMAC

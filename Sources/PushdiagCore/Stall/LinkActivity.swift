@@ -25,6 +25,18 @@ public struct LinkActivity: Sendable, Equatable {
     }
 }
 
+/// A scan that completed on the interface: when its results came and the channels it covered
+/// (empty when the event did not say).
+public struct CompletedScan: Sendable, Equatable {
+    public var timeNs: Int64
+    public var frequenciesMhz: [Int]
+
+    public init(timeNs: Int64, frequenciesMhz: [Int]) {
+        self.timeNs = timeNs
+        self.frequenciesMhz = frequenciesMhz
+    }
+}
+
 /// Builds the link's activities from the events of one interface as they come, live or replayed
 /// alike: nl80211's events (the one mapping from `NL80211.Event`, here) and rtnetlink's carrier
 /// and address changes. Spans are paired: TRIGGER_SCAN with NEW_SCAN_RESULTS or SCAN_ABORTED,
@@ -41,6 +53,9 @@ public struct LinkActivityLog: Sendable {
     var switchStart: (timeNs: Int64, beacons: UInt32?)?
     var disconnected: (timeNs: Int64, detail: String)?
     var carrierDown: Int64?
+    /// Every scan whose results came (NEW_SCAN_RESULTS), with the channels it covered: where a
+    /// scan looked, whether it heard anything there or not (the iPhone lens's evidence).
+    public private(set) var completedScans: [CompletedScan] = []
     /// The times at which pushdiag itself asked for a scan (`walk --scan-every`).
     var ownRequests: [Int64] = []
 
@@ -70,7 +85,9 @@ public struct LinkActivityLog: Sendable {
             case .scanAborted?: endScan(at: timeNs, how: "aborted")
             default: break
             }
-        case .newScanResults(let i) where i == ifindex: endScan(at: timeNs, how: nil)
+        case .newScanResults(let i, let frequencies) where i == ifindex:
+            endScan(at: timeNs, how: nil)
+            completedScans.append(CompletedScan(timeNs: timeNs, frequenciesMhz: frequencies.map(Int.init)))
         case .channelSwitch(let i, let freq, let started, let beacons) where i == ifindex:
             let to = freq.map { "to \($0) MHz" } ?? "to an unnamed channel"
             if started {
@@ -118,7 +135,10 @@ public struct LinkActivityLog: Sendable {
     }
 
     /// Forgets the activities that ended before `timeNs` (a resident process keeps a window).
-    public mutating func forget(endedBefore timeNs: Int64) { activities.removeAll { $0.endNs < timeNs } }
+    public mutating func forget(endedBefore timeNs: Int64) {
+        activities.removeAll { $0.endNs < timeNs }
+        completedScans.removeAll { $0.timeNs < timeNs }
+    }
 
     /// The spans still open at `endNs` (the run's end) closed there, and every activity in time order.
     public func finished(at endNs: Int64) -> [LinkActivity] {

@@ -21,6 +21,10 @@ public struct IPhoneLens: Sendable {
         var fresh: [WalkBSS]
         /// When the laptop left each BSS it was on before this sample (the first sample not on it).
         var left: [MACAddress: Int64] = [:]
+        /// Scans whose results came within the lens's age limit before the sample
+        /// (NEW_SCAN_RESULTS), whatever they heard, and the channels they said they covered.
+        var scansCompleted = 0
+        var scanChannels: Set<Int> = []
         /// A read of the scan cache at or before the sample (its entries' capabilities, fresh or not).
         var lastRead: WalkScan?
         var traffic: Bool
@@ -42,6 +46,10 @@ public struct IPhoneLens: Sendable {
             }
         }
 
+        /// A scan reached this sample lately: its results came (`scansCompleted`), or an entry
+        /// a scan put there is fresh (`scanned`). Else the lens judges nothing on it.
+        var reached: Bool { scansCompleted > 0 || !scanned.isEmpty }
+
         /// The signal of `bssid` at this sample, offset: the station's own for the laptop's BSS,
         /// else the fresh scan entry's; nil when neither is known.
         func signal(_ bssid: MACAddress, offset: Double) -> Double? {
@@ -60,20 +68,19 @@ public struct IPhoneLens: Sendable {
             // A fresh candidate the rule takes, heard by a scan or by the laptop while it was on it.
             if let pick = rule(mine, candidates(besides: b, ssid: ssid, offset: offset)) { return .clings(signal: mine, pick: pick) }
             // Nothing qualifies: without a scan lately, not known.
-            guard !scanned.isEmpty else { return .cannotSay }
+            guard reached else { return .cannotSay }
             // Nothing fresh qualifies. A BSS of the SSID that no scan reached lately and that the
             // rule took when it was last heard may take it still: not known. Else no.
             return rule(mine, unreached(besides: b, offset: offset)) == nil ? .no : .cannotSay
         }
 
         /// The SSID's BSSes other than `bssid` and the laptop's that the cache holds but no scan
-        /// reached lately: stale, on a channel with no `scanned` entry (a channel with one was
-        /// scanned, and did not hear them), or of no known channel. A scan that heard nothing on
-        /// a channel leaves no trace in the cache, so such a channel counts as not reached. Their
-        /// signals are as last heard, offset; what they are now is not known.
+        /// reached lately: stale, on a channel that no completed scan said it covered and with no
+        /// `scanned` entry (a channel with either was scanned, and did not hear them), or of no
+        /// known channel. Their signals are as last heard, offset; what they are now is not known.
         func unreached(besides bssid: MACAddress?, offset: Double) -> [(bss: WalkBSS, dbm: Double)] {
             guard let ssid, let read = lastRead else { return [] }
-            let channels = Set(scanned.compactMap(\.freqMhz))
+            let channels = Set(scanned.compactMap(\.freqMhz)).union(scanChannels)
             return read.entries.compactMap { e in
                 guard e.ssid == ssid, e.bssid != bssid, e.bssid != sample.bssid, !fresh.contains(where: { $0.bssid == e.bssid }),
                     e.freqMhz.map({ !channels.contains($0) }) ?? true, let dbm = e.signalDbm
@@ -115,7 +122,9 @@ public struct IPhoneLens: Sendable {
         case cannotSay
     }
 
-    func views(_ samples: [WalkSample], scans: [WalkScan], heartbeats: [WalkHeartbeat]) -> [View] {
+    /// The lens's view of each sample; `completed`: the scans whose results came (the walk's
+    /// nl80211 events), in time order.
+    func views(_ samples: [WalkSample], scans: [WalkScan], heartbeats: [WalkHeartbeat], completed: [CompletedScan] = []) -> [View] {
         let sent = heartbeats.map(\.sentNs).sorted()
         let window = Int64(IOSRoamingRule.trafficWindow.value * 1e6)
         var h = 0
@@ -131,8 +140,10 @@ public struct IPhoneLens: Sendable {
                 if let b = on { left[b] = s.timeNs }
                 on = s.bssid
             }
+            let recent = completed.filter { $0.timeNs <= s.timeNs && Double(s.timeNs - $0.timeNs) / 1e6 <= staleAfterMs }
             return View(
-                sample: s, fresh: read?.fresh(at: s.timeNs, staleAfterMs: staleAfterMs) ?? [], left: left, lastRead: read, traffic: traffic, ssid: ssid)
+                sample: s, fresh: read?.fresh(at: s.timeNs, staleAfterMs: staleAfterMs) ?? [], left: left, scansCompleted: recent.count,
+                scanChannels: Set(recent.flatMap(\.frequenciesMhz)), lastRead: read, traffic: traffic, ssid: ssid)
         }
     }
 
@@ -154,7 +165,7 @@ public struct IPhoneLens: Sendable {
     /// The lens over a walk: predicted roams, sticky zones and coverage holes, and notes on what
     /// it could not see.
     public func apply(
-        samples: [WalkSample], scans: [WalkScan], heartbeats: [WalkHeartbeat], marks: [WalkPlaceMark]
+        samples: [WalkSample], scans: [WalkScan], heartbeats: [WalkHeartbeat], marks: [WalkPlaceMark], completed: [CompletedScan] = []
     ) -> (roams: [PredictedRoam], sticky: [StickyZone], holes: [CoverageHole], notes: [String]) {
         let off = signalOffsetDb
         var roams: [PredictedRoam] = []
@@ -164,11 +175,11 @@ public struct IPhoneLens: Sendable {
         var phone: MACAddress?
         var followed = 0
         var freshSamples = 0
-        let views = views(samples, scans: scans, heartbeats: heartbeats)
+        let views = views(samples, scans: scans, heartbeats: heartbeats, completed: completed)
         for v in views {
             let s = v.sample
             let place = WalkAnalysis.place(at: s.timeNs, marks)
-            if !v.scanned.isEmpty { freshSamples += 1 }
+            if v.reached { freshSamples += 1 }
             // The phone joins where the laptop is; when its own BSS is neither the laptop's nor in
             // a fresh scan entry, the lens cannot follow it and takes the laptop's again.
             if let p = phone, v.signal(p, offset: off) == nil, let b = s.bssid, b != p {
@@ -181,7 +192,7 @@ public struct IPhoneLens: Sendable {
             // scan reached lately did when last heard (then it is not known).
             let best = (candidates.map(\.dbm) + [phone.flatMap { v.signal($0, offset: off) }].compactMap { $0 }).max()
             let staleStrong = v.unreached(besides: nil, offset: off).contains { $0.dbm >= IOSRoamingRule.trigger.value }
-            if !v.scanned.isEmpty, !staleStrong, best.map({ $0 < IOSRoamingRule.trigger.value }) ?? true {
+            if v.reached, !staleStrong, best.map({ $0 < IOSRoamingRule.trigger.value }) ?? true {
                 holes.add(true, bssid: nil, time: s.timeNs, place: place, signal: best, candidate: nil)
             } else {
                 holes.close()
@@ -206,12 +217,12 @@ public struct IPhoneLens: Sendable {
                         toSignalDbm: NumberText.rounded(dbm), traffic: v.traffic, laptopBssid: s.bssid))
                 phone = to.bssid
                 sticky.close()
-            } else if !v.scanned.isEmpty, Self.choose(current: current, candidates: v.unreached(besides: p, offset: off), traffic: v.traffic) != nil {
+            } else if v.reached, Self.choose(current: current, candidates: v.unreached(besides: p, offset: off), traffic: v.traffic) != nil {
                 // A BSS no scan reached lately was taken when last heard: whether the phone stays
                 // is not known here, so the zone neither grows nor ends (as the laptop's).
                 if sticky.zones.last?.bssid != p { sticky.close() }
             } else {
-                let kind: StickyZone.Kind = v.scanned.isEmpty ? .noFreshScan : .iphoneStays
+                let kind: StickyZone.Kind = v.reached ? .iphoneStays : .noFreshScan
                 sticky.add(kind, bssid: p, time: s.timeNs, place: place, signal: current, candidate: candidates.map(\.dbm).max())
             }
         }
@@ -220,7 +231,7 @@ public struct IPhoneLens: Sendable {
         var notes: [String] = []
         if !views.isEmpty {
             notes.append(
-                "iPhone lens: \(freshSamples) of \(NumberText.count(views.count, "sample")) had scan entries at most \(NumberText.format(staleAfterMs / 1000)) s old besides the laptop's own BSS (\(NumberText.count(scans.count, "read")) of the scan cache); elsewhere no candidate, hole or coverage is judged"
+                "iPhone lens: \(freshSamples) of \(NumberText.count(views.count, "sample")) had a scan at most \(NumberText.format(staleAfterMs / 1000)) s before them (\(NumberText.count(completed.count, "scan")) with results seen, \(NumberText.count(scans.count, "read")) of the scan cache); elsewhere no candidate, hole or coverage is judged"
             )
         }
         if followed > 0 {

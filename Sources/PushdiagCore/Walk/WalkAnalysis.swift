@@ -440,9 +440,10 @@ public enum WalkAnalysis {
     /// The iPhone's view of the signal: samples below the warning and critical levels, and a
     /// sticky client (longer than `stickySeconds` below the critical level while the scan cache's
     /// fresh entries, those at most `staleAfterMs` old, hold a BSS of the same SSID at least
-    /// `stickyMarginDb` stronger: `clinging`).
+    /// `stickyMarginDb` stronger: `clinging`); `completed`: the scans whose results came.
     public static func signalFindings(
-        _ samples: [WalkSample], scans: [WalkScan], t: WalkThresholds = WalkThresholds(), staleAfterMs: Double = IOSRoamingRule.staleAfter.value
+        _ samples: [WalkSample], scans: [WalkScan], t: WalkThresholds = WalkThresholds(), staleAfterMs: Double = IOSRoamingRule.staleAfter.value,
+        completed: [CompletedScan] = []
     ) -> [Finding] {
         var out: [Finding] = []
         let weak = samples.filter { Double($0.signalDbm ?? 0) < t.signalWarningDbm }
@@ -462,7 +463,7 @@ public enum WalkAnalysis {
         // cannot say neither extends nor ends it.
         var runStart: WalkSample?
         var longest: (WalkSample, WalkSample)?
-        for v in IPhoneLens(staleAfterMs: staleAfterMs).views(samples, scans: scans, heartbeats: []) {
+        for v in IPhoneLens(staleAfterMs: staleAfterMs).views(samples, scans: scans, heartbeats: [], completed: completed) {
             let s = v.sample
             switch clinging(v, t) {
             case .clings:

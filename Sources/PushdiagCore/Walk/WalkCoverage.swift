@@ -54,20 +54,22 @@ public struct BandShares: Codable, Sendable, Equatable {
 
 extension IPhoneLens {
     /// One row per place, in the order of `places` (the report's places).
-    public func coverage(samples: [WalkSample], scans: [WalkScan], heartbeats: [WalkHeartbeat], places: [String]) -> [WalkPlaceCoverage] {
+    public func coverage(
+        samples: [WalkSample], scans: [WalkScan], heartbeats: [WalkHeartbeat], places: [String], completed: [CompletedScan] = []
+    ) -> [WalkPlaceCoverage] {
         let off = signalOffsetDb
-        let views = views(samples, scans: scans, heartbeats: heartbeats)
+        let views = views(samples, scans: scans, heartbeats: heartbeats, completed: completed)
         return places.map { name in
             let here = views.filter { $0.sample.location == name }
             var above: [Int] = []
             var cochannel: [Int] = []
-            for v in here where !v.scanned.isEmpty {
+            for v in here where v.reached {
                 let c = counts(v, offset: off)
                 above.append(c.above)
                 if let n = c.cochannel { cochannel.append(n) }
             }
             return WalkPlaceCoverage(
-                place: name, samples: here.count, samplesWithScan: here.filter { !$0.scanned.isEmpty }.count, bssAbove67: above.min(),
+                place: name, samples: here.count, samplesWithScan: here.filter(\.reached).count, bssAbove67: above.min(),
                 bssAbove67Max: above.max(),
                 cochannelAbove82: cochannel.max(), bandShares: BandShares(frequencies: here.compactMap(\.sample.freqMhz)))
         }

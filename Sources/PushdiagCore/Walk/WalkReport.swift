@@ -151,7 +151,8 @@ extension WalkReport {
                     value: r.linkGapMs, threshold: passed, unit: .ms, source: "nl80211",
                     message: "\(r.time)\(r.location.isEmpty ? "" : " at \(r.location)"): \(r.reason)"))
         }
-        findings += WalkAnalysis.signalFindings(samples, scans: t.scans, t: w, staleAfterMs: lens.staleAfterMs)
+        let completed = t.activity?.completedScans ?? []
+        findings += WalkAnalysis.signalFindings(samples, scans: t.scans, t: w, staleAfterMs: lens.staleAfterMs, completed: completed)
         for p in places {
             // Graded as every retransmission finding is (`RangeGraded`); plain limits always name one.
             guard let pct = p.retriesPct, let (severity, passed) = retry.grade(pct, .retransmission), let limit = passed else { continue }
@@ -172,7 +173,7 @@ extension WalkReport {
                     check: .link, severity: .unknown, subject: t.interface, value: nil, threshold: nil, unit: "", source: "nl80211",
                     message: "the link could not be followed to the end: \(why)"))
         }
-        let seen = lens.apply(samples: samples, scans: t.scans, heartbeats: t.heartbeats, marks: t.marks)
+        let seen = lens.apply(samples: samples, scans: t.scans, heartbeats: t.heartbeats, marks: t.marks, completed: t.activity?.completedScans ?? [])
         let stalls = Self.stalls(t)
         let worst = findings.map(\.severity).max() ?? .ok
         let answered = t.heartbeats.filter { $0.rttMs != nil }
@@ -194,7 +195,9 @@ extension WalkReport {
             notes: t.notes
                 + (t.interfaceChanges == nil ? ["carrier and address changes were not followed (a recording without its rtnetlink part)"] : []) + seen.notes,
             signalOffsetDb: lens.signalOffsetDb, predictedRoams: seen.roams, stickyZones: seen.sticky, coverageHoles: seen.holes,
-            coverage: lens.coverage(samples: samples, scans: t.scans, heartbeats: t.heartbeats, places: places.map(\.name)), stalls: stalls.stalls,
+            coverage: lens.coverage(
+                samples: samples, scans: t.scans, heartbeats: t.heartbeats, places: places.map(\.name), completed: t.activity?.completedScans ?? []),
+            stalls: stalls.stalls,
             stallSummary: stalls.summary)
     }
 

@@ -82,7 +82,7 @@ public final class WalkLink {
         activity = LinkActivityLog(ifindex: i)
         watcher.onEvent = { [unowned self] time, e in
             activity.add(e, at: time)
-            if readAfterResults, scanEveryNs != nil, case .newScanResults(let i) = e, i == ifindex { resultsPending = true }
+            if readAfterResults, scanEveryNs != nil, case .newScanResults(let i, _) = e, i == ifindex { resultsPending = true }
         }
     }
 
