@@ -5,7 +5,7 @@ import Testing
 
 /// `walk` through an iPhone's eyes on the lab's recorded walk: both APs are heard at -30 dBm, so
 /// --signal-offset moves the whole walk across iOS's -70 dBm trigger, and the replay's scan
-/// reads decide where the lens may judge (samples with scan entries at most 10 s old).
+/// reads and completed scans decide where the lens may judge (samples a scan reached lately).
 struct WalkLensCommandTests {
     func fixture(_ name: String) -> String { TestPaths.fixtures.appendingPathComponent(name).path }
 

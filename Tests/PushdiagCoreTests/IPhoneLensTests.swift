@@ -176,13 +176,17 @@ struct IPhoneLensTests {
                 scans: [WalkScan(timeNs: 4_900_000_000, entries: [entry(ap1, -75, freq: 2412), entry(ap2, -60, age: 20_000)])],
                 heartbeats: heartbeats(10), marks: [], completed: completed)
         }
-        let there = seen([CompletedScan(timeNs: 4_950_000_000, frequenciesMhz: [2412, 2437])])
+        let there = seen([CompletedScan(timeNs: 4_850_000_000, frequenciesMhz: [2412, 2437])])
         #expect(there.holes.count == 1 && there.sticky.map(\.kind) == [.iphoneStays], "\(there)")
         #expect(there.notes.first?.hasPrefix("iPhone lens: 1 of 1 sample had a scan at most 10 s before them (1 scan with results seen") == true)
-        let elsewhere = seen([CompletedScan(timeNs: 4_950_000_000, frequenciesMhz: [2412])])
+        let elsewhere = seen([CompletedScan(timeNs: 4_850_000_000, frequenciesMhz: [2412])])
         #expect(elsewhere.holes.isEmpty && elsewhere.sticky.isEmpty, "\(elsewhere)")
-        // Older than the lens's 10 s, or after the sample: no scan for it.
-        for late in [CompletedScan(timeNs: 5_100_000_000, frequenciesMhz: [2437]), CompletedScan(timeNs: -5_100_000_000, frequenciesMhz: [2437])] {
+        // Older than the lens's 10 s, after the sample, or after the cache read the sample sees
+        // (what it heard is not in that read): no scan for it.
+        for late in [
+            CompletedScan(timeNs: 5_100_000_000, frequenciesMhz: [2437]), CompletedScan(timeNs: -5_100_000_000, frequenciesMhz: [2437]),
+            CompletedScan(timeNs: 4_950_000_000, frequenciesMhz: [2437]),
+        ] {
             #expect(seen([late]).sticky.map(\.kind) == [.noFreshScan])
         }
         #expect(seen([]).holes.isEmpty && seen([]).sticky.map(\.kind) == [.noFreshScan])

@@ -189,6 +189,16 @@ struct StallAnalysisTests {
         #expect(log.completedScans == [CompletedScan(timeNs: 7, frequenciesMhz: [2412, 5180])])
         log.forget(endedBefore: 8)
         #expect(log.completedScans.isEmpty)
+        // A dump reply of the cache (the same command, a BSS attribute) is no completed scan, even
+        // one whose BSS does not parse.
+        var dump = NL80211.triggerScan(family: 0x22, sequence: 1, ifindex: 4, frequencies: [2412])
+        dump[16] = NL80211.Command.newScanResults.rawValue
+        dump += [8, 0, UInt8(NL80211.Attr.bss & 0xFF), UInt8(NL80211.Attr.bss >> 8), 0, 0, 0, 0]
+        dump[0] = UInt8(dump.count & 0xFF)
+        dump[1] = UInt8(dump.count >> 8)
+        var parsed: [NL80211.Event] = []
+        dump.withUnsafeBytes { raw in try? Netlink.forEachMessage(raw) { m in if let e = NL80211.decode(m) { parsed.append(e) } } }
+        #expect(parsed == [.other(command: NL80211.Command.newScanResults.rawValue, ifindex: 4)], "\(parsed)")
     }
 
     @Test func aTriggerRequestNamesItsChannels() {

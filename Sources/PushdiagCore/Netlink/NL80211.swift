@@ -378,8 +378,14 @@ public enum NL80211 {
             return .station(s)
         case .newScanResults:
             var bss: ScanBSS?
-            forEach(Attr.bss, in: attrs, ifindex: &ifindex) { bss = scanBSS($0) }
+            var hasBSS = false
+            forEach(Attr.bss, in: attrs, ifindex: &ifindex) {
+                hasBSS = true
+                bss = scanBSS($0)
+            }
             if let bss { return .scanBSS(ifindex: ifindex, bss) }
+            // A cache entry that did not parse is not a scan that completed.
+            if hasBSS { return .other(command: cmd, ifindex: ifindex) }
             var frequencies: [UInt32] = []
             forEach(Attr.scanFrequencies, in: attrs, ifindex: &ifindex) { nested in
                 Netlink.forEachAttribute(nested) { _, v in if let f = v.nlU32 { frequencies.append(f) } }

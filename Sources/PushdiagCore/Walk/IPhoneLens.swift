@@ -21,8 +21,9 @@ public struct IPhoneLens: Sendable {
         var fresh: [WalkBSS]
         /// When the laptop left each BSS it was on before this sample (the first sample not on it).
         var left: [MACAddress: Int64] = [:]
-        /// Scans whose results came within the lens's age limit before the sample
-        /// (NEW_SCAN_RESULTS), whatever they heard, and the channels they said they covered.
+        /// Scans whose results came within the lens's age limit before the sample and before the
+        /// cache read it sees (NEW_SCAN_RESULTS), whatever they heard, and the channels they said
+        /// they covered.
         var scansCompleted = 0
         var scanChannels: Set<Int> = []
         /// A read of the scan cache at or before the sample (its entries' capabilities, fresh or not).
@@ -35,7 +36,7 @@ public struct IPhoneLens: Sendable {
         /// The fresh entries a scan put there: not the laptop's BSS, whose entry its beacons keep
         /// fresh while associated, scan or none; not a BSS it left as its beacons last kept it
         /// (heard no later than it left), only as a scan heard it since. Empty: no scan reached
-        /// this sample, and the lens judges nothing on it. (A beacon that carries other BSSes,
+        /// this sample (unless a scan's results came, `reached`). (A beacon that carries other BSSes,
         /// 802.11ax's multiple BSSID, refreshes those too: a sibling BSS on the laptop's AP
         /// counts as scanned.)
         var scanned: [WalkBSS] {
@@ -140,7 +141,11 @@ public struct IPhoneLens: Sendable {
                 if let b = on { left[b] = s.timeNs }
                 on = s.bssid
             }
-            let recent = completed.filter { $0.timeNs <= s.timeNs && Double(s.timeNs - $0.timeNs) / 1e6 <= staleAfterMs }
+            // A scan counts once the lens has read the cache after it: before, the read's entries
+            // do not hold what the scan heard.
+            let recent = completed.filter { c in
+                c.timeNs <= (read?.timeNs ?? .min) && Double(s.timeNs - c.timeNs) / 1e6 <= staleAfterMs
+            }
             return View(
                 sample: s, fresh: read?.fresh(at: s.timeNs, staleAfterMs: staleAfterMs) ?? [], left: left, scansCompleted: recent.count,
                 scanChannels: Set(recent.flatMap(\.frequenciesMhz)), lastRead: read, traffic: traffic, ssid: ssid)

@@ -1,8 +1,9 @@
 /// Coverage for roaming at one place (issue 29): how many BSSs of the SSID reach the coverage
 /// level (one alone: a roam there has nowhere to go), how many BSSs of any SSID share the
 /// channel above the co-channel level, and the share of samples on each band. Signals are
-/// offset as the lens's; only samples a scan reached (fresh entries besides the laptop's own BSS,
-/// `IPhoneLens.View.scanned`) count for the first two, which are nil when none did.
+/// offset as the lens's; only samples a scan reached (`IPhoneLens.View.reached`: a scan's results
+/// read lately, or a fresh entry besides the laptop's own BSS) count for the first two, which are
+/// nil when none did.
 public struct WalkPlaceCoverage: Codable, Sendable, Equatable {
     public var place: String
     /// Samples at the place, and those a scan reached (the BSS counts come from these).
