@@ -82,8 +82,10 @@ public struct IPhoneLens: Sendable {
         func unreached(besides bssid: MACAddress?, offset: Double) -> [(bss: WalkBSS, dbm: Double)] {
             guard let ssid, let read = lastRead else { return [] }
             let channels = Set(scanned.compactMap(\.freqMhz)).union(scanChannels)
+            // A set: a site's cache holds hundreds of entries, walked at every sample.
+            let heard = Set(fresh.map(\.bssid))
             return read.entries.compactMap { e in
-                guard e.ssid == ssid, e.bssid != bssid, e.bssid != sample.bssid, !fresh.contains(where: { $0.bssid == e.bssid }),
+                guard e.ssid == ssid, e.bssid != bssid, e.bssid != sample.bssid, !heard.contains(e.bssid),
                     e.freqMhz.map({ !channels.contains($0) }) ?? true, let dbm = e.signalDbm
                 else { return nil }
                 return (e, dbm + offset)
