@@ -190,6 +190,9 @@ public final class MetricSet: Sendable {
         if let value { gauge(f, labels).set(value) }
     }
 
+    /// Runs `body`, whose changes a scrape sees all at once or not at all (`MetricRegistry.together`).
+    public func together(_ body: () -> Void) { registry.together(body) }
+
     /// Removes every series this set made.
     public func removeAll() {
         let all = made.withLock { m -> [MetricRegistry.Series] in

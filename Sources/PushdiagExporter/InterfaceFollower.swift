@@ -94,8 +94,7 @@ public final class InterfaceFollower: Sendable {
                 metrics.gauge(MetricFamily.wifiUp).set(1.0)
                 if let previous {
                     let report = WiFiAnalysis.report(interface: iface!, samples: [previous, sample], scan: scan, thresholds: Thresholds(), driver: driver)
-                    publish(report)
-                    publishLens(report, scan: scan, readAt: scanAt, now: sample.time, driver: driver)
+                    publish(report, scan: scan, readAt: scanAt, now: sample.time, driver: driver)
                     log.change(subject, "sampling")
                 }
                 // Live, each value covers the last interval; from a recording, the whole
@@ -118,8 +117,17 @@ public final class InterfaceFollower: Sendable {
         }
     }
 
+    /// A sample's report and lens, which a scrape sees whole (`MetricSet.together`): a value and
+    /// the word that it is unknown never both, nor neither.
+    func publish(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64, driver: String?) {
+        metrics.together {
+            publishValues(r)
+            publishLens(r, scan: scan, readAt: readAt, now: now, driver: driver)
+        }
+    }
+
     /// The report's values, each with its source; a value it cannot give is said unknown.
-    func publish(_ r: WiFiReport) {
+    func publishValues(_ r: WiFiReport) {
         func value(_ what: String, _ unknown: String?, _ f: MetricFamily, _ labels: [(String, String)], _ v: Double?) {
             metrics.only(f, labels, v)
             metrics.only(MetricFamily.unknown, [("value", what), ("reason", unknown ?? "no value")], v == nil ? 1 : nil, scope: [("value", what)])

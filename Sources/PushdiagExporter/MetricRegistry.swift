@@ -77,8 +77,17 @@ public final class MetricRegistry: Sendable {
         var series: [(labels: String, series: Series)] = []
     }
     let families = Mutex<[String: Family]>([:])
+    /// Held by `exposition` for its whole text and by `together` around a set of changes, so that
+    /// a scrape sees all of them or none: a value and its `pushdiag_wifi_value_unknown` are never
+    /// both there, nor both gone. (Taken outside `families` and any `MetricSet`'s lock, never inside.)
+    let changes = Mutex<Void>(())
 
     public init() {}
+
+    /// Runs `body`, whose changes a scrape sees all at once or not at all.
+    public func together(_ body: () -> Void) {
+        changes.withLock { _ in body() }
+    }
 
     /// The series of `f` under `labels`, made on first use by `make`.
     func series(_ f: MetricFamily, _ labels: [(String, String)], make: () -> Series) -> Series {
@@ -124,6 +133,10 @@ public final class MetricRegistry: Sendable {
 
     /// Every family with a series: `# HELP`, `# TYPE`, then the samples.
     public func exposition() -> [UInt8] {
+        changes.withLock { _ in text() }
+    }
+
+    func text() -> [UInt8] {
         let all = families.withLock { $0 }
         var out = ""
         for name in all.keys.sorted() {

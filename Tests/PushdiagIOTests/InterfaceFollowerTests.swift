@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -30,5 +31,44 @@ import Testing
         t = text()
         #expect(Exposition.series(t, "pushdiag_roams_total").map(\.value).reduce(0, +) == 2, "\(t)")
         #expect(Exposition.value(t, "pushdiag_roam_gap_seconds_count") == 1 && Exposition.value(t, "pushdiag_roam_gap_seconds_sum") == 0.045, "\(t)")
+    }
+
+    /// A scrape while a sample is published sees the sample whole: the retransmission ratio or
+    /// its `pushdiag_wifi_value_unknown`, never both and never neither (seen in the lab: the
+    /// ratio of the new sample beside the reason of the one before). Samples that alternate
+    /// between a ratio and none, published on one thread while another scrapes (before the
+    /// fix, about one scrape in seven of 9,300 was torn).
+    @Test func aScrapeSeesASampleWhole() {
+        let registry = MetricRegistry()
+        let metrics = MetricSet(registry: registry, labels: [("interface", "wlan0")])
+        let follower = InterfaceFollower(
+            name: "wlan0", intervalSeconds: 1, limits: WalkThresholds(), replay: nil, metrics: metrics, log: ExporterLog(write: { _ in }))
+        func report(_ percent: Double?) -> WiFiReport {
+            WiFiReport(
+                interface: "wlan0", samples: 2, windowSeconds: 1, survey: [], stations: [], retransmissionPercent: percent,
+                retransmissionSource: percent == nil ? nil : .stationRetries, retransmissionTrust: percent == nil ? nil : .measured, bss: [],
+                findings: [], status: .ok, retransmissionsUnknown: percent == nil ? "retransmissions: no frames sent to the peer during the window" : nil,
+                notes: [])
+        }
+        let known = report(2)
+        let unknown = report(nil)
+        follower.publish(unknown, scan: [], readAt: 0, now: 1, driver: nil)
+        let rounds = 20_000
+        let done = Atomic<Bool>(false)
+        let publisher = Thread {
+            for i in 0..<rounds { follower.publish(i % 2 == 0 ? known : unknown, scan: [], readAt: 0, now: 1, driver: nil) }
+            done.store(true, ordering: .releasing)
+        }
+        publisher.start()
+        var scrapes = 0
+        var torn: [String] = []
+        while !done.load(ordering: .acquiring) || scrapes == 0 {
+            let t = String(decoding: registry.exposition(), as: UTF8.self)
+            scrapes += 1
+            let ratio = Exposition.series(t, "pushdiag_retransmission_ratio").count
+            let why = Exposition.series(t, "pushdiag_wifi_value_unknown").filter { $0.labels.contains("value=\"retransmission\"") }.count
+            if ratio + why != 1 { torn.append("ratio \(ratio), unknown \(why)") }
+        }
+        #expect(torn.count == 0, "\(torn.count) of \(scrapes) scrapes saw a sample torn: \(torn.prefix(3))")
     }
 }
