@@ -201,6 +201,22 @@ struct StallAnalysisTests {
         #expect(parsed == [.other(command: NL80211.Command.newScanResults.rawValue, ifindex: 4)], "\(parsed)")
     }
 
+    /// A scan asked with NL80211_SCAN_FLAG_FREQ_KHZ reports its channels in kHz
+    /// (NL80211_ATTR_SCAN_FREQ_KHZ, 292 in the kernel's uapi header): the same channels, in MHz.
+    @Test func scanResultsInKHzNameTheSameChannels() {
+        var b = NetlinkMessageBuilder(type: 0x22, flags: 0, sequence: 1)
+        b.genl(command: NL80211.Command.newScanResults.rawValue, version: 0)
+        b.attribute(NL80211.Attr.ifindex, u32: 4)
+        var nested: [UInt8] = []
+        for (i, f) in [UInt32(2_412_000), 5_180_000, 5_955_000].enumerated() {
+            nested += [8, 0, UInt8(i + 1), 0] + withUnsafeBytes(of: f.littleEndian, Array.init)
+        }
+        b.attribute(NL80211.Attr.scanFreqKHz, nested)
+        var events: [NL80211.Event] = []
+        b.finish().withUnsafeBytes { raw in try? Netlink.forEachMessage(raw) { m in if let e = NL80211.decode(m) { events.append(e) } } }
+        #expect(events == [.newScanResults(ifindex: 4, frequencies: [2412, 5180, 5955])], "\(events)")
+    }
+
     @Test func aTriggerRequestNamesItsChannels() {
         let bytes = NL80211.triggerScan(family: 0x22, sequence: 1, ifindex: 4, frequencies: [2412, 5180])
         var freqs: [UInt32] = []
@@ -247,6 +263,27 @@ struct StallCounterTests {
         // Activities that ended longer ago than the window are forgotten.
         var late = counter()
         #expect(late.judge(sentNs: 49 * s, rttMs: nil, timeoutMs: 2000, nowNs: 50 * s + 150 * ms + StallCounter.keepNs + 1) == .noneSeen)
+    }
+
+    /// An exporter that follows an interface and holds no session never judges: what it is
+    /// handed still goes once it ended `keepNs` before the last event (a scan a minute for a
+    /// day and a half kept every one before).
+    @Test func whatIsHandedInIsForgottenWithoutAJudge() {
+        var c = StallCounter()
+        let minute = 60 * s
+        for i in 0..<Int64(2000) {
+            c.add(.other(command: NL80211.Command.triggerScan.rawValue, ifindex: 4), at: i * minute, ifindex: 4)
+            c.add(.newScanResults(ifindex: 4, frequencies: [2412]), at: i * minute + 100 * ms, ifindex: 4)
+            c.add(WalkInterfaceChange(timeNs: i * minute + 200 * ms, change: .addressAdded, address: "10.0.0.2/24"), ifindex: 4)
+        }
+        // What ended at or after the last event less keepNs: the scans' results and spans (each
+        // ends 100 ms into its minute), and the address changes (200 ms in).
+        let since = 1999 * minute + 200 * ms - StallCounter.keepNs
+        let scans = (0..<Int64(2000)).filter { $0 * minute + 100 * ms >= since }.count
+        let changes = (0..<Int64(2000)).filter { $0 * minute + 200 * ms >= since }.count
+        #expect(scans == 10 && changes == 11)
+        #expect(c.completedScans(ifindex: 4).count == scans, "\(c.completedScans(ifindex: 4).count)")
+        #expect(c.logs[4]?.activities.count == scans + changes, "\(c.logs[4]?.activities.count ?? 0)")
     }
 
     /// rtnetlink's changes (the exporter's third follower): the carrier down to up is one span,

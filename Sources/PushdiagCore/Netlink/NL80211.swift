@@ -43,6 +43,9 @@ public enum NL80211 {
         /// `NL80211_ATTR_RADAR_EVENT` (`NL80211_RADAR_*`), `NL80211_ATTR_CH_SWITCH_COUNT` (beacons
         /// until a channel switch).
         public static let scanFrequencies: UInt16 = 44, radarEvent: UInt16 = 168, channelSwitchCount: UInt16 = 183
+        /// `NL80211_ATTR_SCAN_FREQ_KHZ`: the channels in kHz, in place of `scanFrequencies`, for a
+        /// scan asked with `NL80211_SCAN_FLAG_FREQ_KHZ` (Linux 5.10 and later).
+        public static let scanFreqKHz: UInt16 = 292
         public static let statusCode: UInt16 = 72, reqIE: UInt16 = 77, respIE: UInt16 = 78, surveyInfo: UInt16 = 84
         public static let wdev: UInt16 = 153, channelWidth: UInt16 = 159, centerFreq1: UInt16 = 160, pad: UInt16 = 229
         /// A flag on GET_SURVEY: include the radio-wide entry (no frequency) a driver may keep
@@ -307,8 +310,9 @@ public enum NL80211 {
         /// it. mac80211 hands the frame as the supplicant gave it, an Ethernet header first. With
         /// the control port, EAPOL frames reach no packet socket: this event is what shows them.
         case controlPortTxStatus(ifindex: UInt32?, frame: [UInt8], acked: Bool)
-        /// A scan's results are in; `frequencies` are the channels it covered
-        /// (`NL80211_ATTR_SCAN_FREQUENCIES`, empty when the event does not say).
+        /// A scan's results are in; `frequencies` are the channels it covered, MHz
+        /// (`NL80211_ATTR_SCAN_FREQUENCIES`, or `NL80211_ATTR_SCAN_FREQ_KHZ`; empty when the
+        /// event says neither).
         case newScanResults(ifindex: UInt32?, frequencies: [UInt32] = [])
         /// The BSS moves to another channel (`NL80211_CMD_CH_SWITCH_STARTED_NOTIFY`: announced,
         /// `beacons` before it; `NL80211_CMD_CH_SWITCH_NOTIFY`: done): the new channel's frequency.
@@ -389,6 +393,11 @@ public enum NL80211 {
             var frequencies: [UInt32] = []
             forEach(Attr.scanFrequencies, in: attrs, ifindex: &ifindex) { nested in
                 Netlink.forEachAttribute(nested) { _, v in if let f = v.nlU32 { frequencies.append(f) } }
+            }
+            // The kernel sends one list or the other; kHz to whole MHz (every 2.4, 5 and 6 GHz
+            // channel's centre is one; an 802.11ah channel's half MHz is dropped).
+            forEach(Attr.scanFreqKHz, in: attrs, ifindex: &ifindex) { nested in
+                Netlink.forEachAttribute(nested) { _, v in if let f = v.nlU32 { frequencies.append(f / 1000) } }
             }
             return .newScanResults(ifindex: ifindex, frequencies: frequencies)
         case .connect, .roam:

@@ -14,15 +14,22 @@ public struct StallCounter: Sendable {
 
     public init(marginMs: Double = ThresholdRow.stallMargin.warning) { self.marginMs = marginMs }
 
-    /// One nl80211 event of the interface `ifindex` (a watcher follows one each).
+    /// One nl80211 event of the interface `ifindex` (a watcher follows one each). What ended
+    /// `keepNs` before it is forgotten here too: an exporter that follows an interface and holds
+    /// no session judges nothing, and kept every scan it saw.
     public mutating func add(_ e: NL80211.Event, at timeNs: Int64, ifindex: UInt32) {
         logs[ifindex, default: LinkActivityLog(ifindex: ifindex)].add(e, at: timeNs)
+        logs[ifindex]?.forget(endedBefore: timeNs - Self.keepNs)
     }
 
     /// One rtnetlink change (carrier, address) of the interface `ifindex`.
     public mutating func add(_ c: WalkInterfaceChange, ifindex: UInt32) {
         logs[ifindex, default: LinkActivityLog(ifindex: ifindex)].add(c)
+        logs[ifindex]?.forget(endedBefore: c.timeNs - Self.keepNs)
     }
+
+    /// The scans of `ifindex` whose results came, at most `keepNs` old by the last event.
+    public func completedScans(ifindex: UInt32) -> [CompletedScan] { logs[ifindex]?.completedScans ?? [] }
 
     /// The cause of a heartbeat sent at `sentNs` that has just ended (answered after `rttMs`, or
     /// lost after `timeoutMs`) when it is a stall; nil when it is not.
