@@ -64,12 +64,12 @@ extension MetricFamily {
         help:
             "Heartbeats lost or slower than the last \(StallCounter.window)'s p95 by \(NumberText.format(ThresholdRow.stallMargin.warning)) ms (stall_margin), by what this machine's followed interfaces did meanwhile: own_scan, channel_switch, radar, roam, disconnect, link_change, or none_seen (the network or the server).",
         kind: .counter)
-    // Through the iPhone's eyes (IPhoneLens) at each sample, from the scan cache's fresh entries;
-    // the numbers are the lens's rows (IOSRoamingRule).
+    // Through the iPhone's eyes (IPhoneLens) at each sample, from the scan cache's fresh entries
+    // and the scans whose results came; the numbers are the lens's rows (IOSRoamingRule).
     static let lensRoam = MetricFamily(
         name: "pushdiag_iphone_would_roam",
         help:
-            "1 when an iPhone on this BSS would roam now by iOS's rules (below \(NumberText.format(IOSRoamingRule.trigger.value)) dBm, to a BSS of the SSID \(NumberText.format(IOSRoamingRule.marginWithTraffic.value)) dB stronger passing traffic, traffic=\"true\", or \(NumberText.format(IOSRoamingRule.marginIdle.value)) dB idle, traffic=\"false\"), else 0; absent when no scan cache entry but the AP's own (its beacons keep it fresh) is at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old (pushdiag_wifi_value_unknown says so).",
+            "1 when an iPhone on this BSS would roam now by iOS's rules (below \(NumberText.format(IOSRoamingRule.trigger.value)) dBm, to a BSS of the SSID \(NumberText.format(IOSRoamingRule.marginWithTraffic.value)) dB stronger passing traffic, traffic=\"true\", or \(NumberText.format(IOSRoamingRule.marginIdle.value)) dB idle, traffic=\"false\"), else 0; absent when no scan's results came and no scan cache entry but the AP's own (its beacons keep it fresh) is at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old, or a BSS of the SSID no scan reached lately may be taken as last heard (pushdiag_wifi_value_unknown says so).",
         kind: .gauge)
     static let lensMargin = MetricFamily(
         name: "pushdiag_iphone_candidate_margin_db",

@@ -94,7 +94,8 @@ public final class InterfaceFollower: Sendable {
                 metrics.gauge(MetricFamily.wifiUp).set(1.0)
                 if let previous {
                     let report = WiFiAnalysis.report(interface: iface!, samples: [previous, sample], scan: scan, thresholds: Thresholds(), driver: driver)
-                    publish(report, scan: scan, readAt: scanAt, now: sample.time, driver: driver)
+                    publish(
+                        report, scan: scan, readAt: scanAt, now: sample.time, driver: driver, completed: stalls.completedScans(ifindex: iface!.ifindex))
                     log.change(subject, "sampling")
                 }
                 // Live, each value covers the last interval; from a recording, the whole
@@ -119,10 +120,10 @@ public final class InterfaceFollower: Sendable {
 
     /// A sample's report and lens, which a scrape sees whole (`MetricSet.together`): a value and
     /// the word that it is unknown never both, nor neither.
-    func publish(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64, driver: String?) {
+    func publish(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64, driver: String?, completed: [CompletedScan] = []) {
         metrics.together {
             publishValues(r)
-            publishLens(r, scan: scan, readAt: readAt, now: now, driver: driver)
+            publishLens(r, scan: scan, readAt: readAt, now: now, driver: driver, completed: completed)
         }
     }
 
@@ -147,22 +148,18 @@ public final class InterfaceFollower: Sendable {
     }
 
     /// Through the iPhone's eyes (`IPhoneLens.moment`), at each sample: whether an iPhone on
-    /// this BSS would roam now, its best candidate's margin, and the coverage counts, all from
-    /// scan cache entries within the lens's age limit (pushdiag asks for no scan here: the
-    /// system's own scans fill the cache). Every entry of the read, of any SSID (the co-channel
-    /// count's), with its age, its signal as far as the driver's profile believes it (walk's view).
-    func publishLens(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64, driver: String?) {
+    /// this BSS would roam now, its best candidate's margin, and the coverage counts, from scan
+    /// cache entries within the lens's age limit and the scans whose results the event follower
+    /// saw (`completed`; pushdiag asks for no scan here: the system's own scans fill the cache).
+    /// Every entry of the read, of any SSID (the co-channel count's), with its age, its signal as
+    /// far as the driver's profile believes it (walk's view).
+    func publishLens(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64, driver: String?, completed: [CompletedScan]) {
         let lens = IPhoneLens()
         let believed = driver.flatMap(DriverProfiles.profile)?.signal != .unreliable
         let m = lens.moment(
             timeNs: now, bssid: r.bssid, ssid: r.ssid, freqMhz: r.frequencyMhz, signalDbm: r.signalDbm, readAtNs: min(readAt, now),
-            entries: scan.map { WalkBSS($0, signalBelieved: believed) })
-        let unknown: String? =
-            r.bssid == nil
-            ? "not connected to an AP"
-            : m.fresh == 0
-                ? "no scan cache entry at most \(NumberText.format(lens.staleAfterMs / 1000)) s old besides the AP's own (nothing scanned lately)"
-                : m.roamIdle == nil ? "the AP's signal is not known" : nil
+            entries: scan.map { WalkBSS($0, signalBelieved: believed) }, completed: completed)
+        let unknown = m.unknown?.reason
         metrics.only(MetricFamily.unknown, [("value", "iphone_lens"), ("reason", unknown ?? "")], unknown == nil ? nil : 1, scope: [("value", "iphone_lens")])
         for (traffic, v) in [("true", m.roamWithTraffic), ("false", m.roamIdle)] {
             metrics.only(MetricFamily.lensRoam, [("traffic", traffic)], v.map { $0 ? 1 : 0 }, scope: [("traffic", traffic)])

@@ -12,6 +12,8 @@ final class StallWatch: Sendable {
 
     func add(_ e: NL80211.Event, at timeNs: Int64, ifindex: UInt32) { counter.withLock { $0.add(e, at: timeNs, ifindex: ifindex) } }
     func add(_ c: WalkInterfaceChange, ifindex: UInt32) { counter.withLock { $0.add(c, ifindex: ifindex) } }
+    /// The scans of `ifindex` whose results the event follower saw lately (the iPhone lens's evidence).
+    func completedScans(ifindex: UInt32) -> [CompletedScan] { counter.withLock { $0.completedScans(ifindex: ifindex) } }
 
     /// The heartbeat sent at `sentNs` has just ended: its cause when it is a stall.
     func judge(sentNs: Int64, rttMs: Double?, timeoutMs: Double) -> StallCause? {

@@ -192,6 +192,31 @@ struct IPhoneLensTests {
         #expect(seen([]).holes.isEmpty && seen([]).sticky.map(\.kind) == [.noFreshScan])
     }
 
+    /// A scan's results after the cache read a sample sees, and before the sample, supersede that
+    /// read: what the scan heard (ap2 stronger than the read's -78 dBm, say) is not in it, so the
+    /// sample is not judged (no hole, no zone of the iPhone's) and the note counts it. A scan
+    /// before the read is in it: the hole stands.
+    @Test func aScanAfterTheReadSupersedesIt() {
+        func seen(_ completed: [CompletedScan]) -> (roams: [PredictedRoam], sticky: [StickyZone], holes: [CoverageHole], notes: [String]) {
+            IPhoneLens().apply(
+                samples: [sample(5 * s, ap1, -75)],
+                scans: [WalkScan(timeNs: 4_900_000_000, entries: [entry(ap1, -75, freq: 2412), entry(ap2, -78, freq: 2437, age: 0)])],
+                heartbeats: heartbeats(10), marks: [], completed: completed)
+        }
+        let before = CompletedScan(timeNs: 4_850_000_000, frequenciesMhz: [2412, 2437])
+        let judged = seen([before])
+        #expect(judged.holes.count == 1 && judged.sticky.map(\.kind) == [.iphoneStays], "\(judged)")
+        #expect(judged.notes.first?.contains("came after") == false)
+        let after = seen([before, CompletedScan(timeNs: 4_950_000_000, frequenciesMhz: [2437])])
+        #expect(after.holes.isEmpty && after.sticky.map(\.kind) == [.noFreshScan], "\(after)")
+        #expect(after.notes.first?.hasPrefix("iPhone lens: 0 of 1 sample had") == true, "\(after.notes)")
+        #expect(
+            after.notes.first?.hasSuffix("(of those, 1 came after a scan's results that the last read of the cache did not hold)") == true, "\(after.notes)")
+        // Its results at the sample's own time supersede too; after the sample they do not.
+        #expect(seen([before, CompletedScan(timeNs: 5 * s, frequenciesMhz: [2437])]).holes.isEmpty)
+        #expect(seen([before, CompletedScan(timeNs: 5 * s + 1, frequenciesMhz: [2437])]).holes.count == 1)
+    }
+
     /// The iPhone's own zone: where the rules would take a BSS that no scan reached lately (as it
     /// was last heard), whether the phone stays is not known; where a scan reached its channel
     /// and did not hear it, the phone stays.
@@ -275,6 +300,22 @@ struct IPhoneLensTests {
         #expect(own.bssAbove67 == nil && own.samplesWithScan == 0, "\(own)")
     }
 
+    /// A sample a scan reached counts for the SSID's coverage only when no BSS of the SSID that
+    /// no scan reached lately was at the level when last heard: ap2 on 5180, -50 dBm 20 s ago,
+    /// and a scan of 2412 alone.
+    @Test func coverageLeavesOutWhatNoScanReached() {
+        let samples = [sample(5 * s, ap1, -60)]
+        let read = WalkScan(timeNs: 4_900_000_000, entries: [entry(ap1, -60, freq: 2412, age: 0), entry(ap2, -50, freq: 5180, age: 20_000)])
+        func at(_ channels: [Int]) -> WalkPlaceCoverage {
+            IPhoneLens().coverage(
+                samples: samples, scans: [read], heartbeats: [], places: [""], completed: [CompletedScan(timeNs: 4_800_000_000, frequenciesMhz: channels)])[0]
+        }
+        let part = at([2412])
+        #expect(part.samplesWithScan == 1 && part.bssAbove67 == nil && part.bssAbove67Max == nil && part.cochannelAbove82 == 0, "\(part)")
+        let whole = at([2412, 5180])
+        #expect(whole.samplesWithScan == 1 && whole.bssAbove67 == 1 && whole.bssAbove67Max == 1, "\(whole)")
+    }
+
     /// The lens at one moment (the exporter's samples): the same rules on the same scan entries
     /// as a walk's sample, each at its boundary, aged from the read to the moment.
     @Test func aMomentIsTheRulesAtOneSample() {
@@ -292,15 +333,53 @@ struct IPhoneLensTests {
         #expect(at(-71, [entry(ap2, -59)]).roamIdle == true && at(-71, [entry(ap2, -59.01)]).roamIdle == false)
         // An entry 10.1 s old at the moment (9.9 s at a read 0.2 s before) is stale: nothing judged.
         let stale = at(-80, [entry(ap2, -40, age: 9_900)], readAt: 4_800_000_000)
-        #expect(stale == IPhoneLens.Moment(fresh: 0), "\(stale)")
+        let noScan = IPhoneLens.Moment(fresh: 0, unknown: .noScan(staleAfterMs: 10_000))
+        #expect(stale == noScan, "\(stale)")
         // The AP's own entry alone is no scan; and a station on no AP is not judged.
-        #expect(at(-75, [entry(ap1, -75, freq: 2412)]) == IPhoneLens.Moment(fresh: 0))
+        #expect(at(-75, [entry(ap1, -75, freq: 2412)]) == noScan)
         #expect(
             lens.moment(timeNs: 5 * s, bssid: nil, ssid: nil, freqMhz: nil, signalDbm: nil, readAtNs: 5 * s, entries: [entry(ap2, -60)])
-                == IPhoneLens.Moment(fresh: 0))
+                == IPhoneLens.Moment(fresh: 0, unknown: .notConnected))
         // Without the station's signal only the counts are known.
         let blind = at(nil, [entry(ap2, -60)])
         #expect(blind.roamWithTraffic == nil && blind.bestCandidateMarginDb == nil && blind.bssAbove67 == 1 && blind.fresh == 1, "\(blind)")
+        #expect(blind.unknown == .noSignal)
+    }
+
+    /// The exporter's moments see the scans whose results came, as a walk's samples do: a scan
+    /// that heard nothing but the AP is a judgement (no roam, one BSS), counted once the cache
+    /// was read after it and while at most 10 s old; a BSS of the SSID on a channel it did not
+    /// cover, strong when last heard, leaves the roam and the count unknown.
+    @Test func aMomentSeesTheScansWhoseResultsCame() {
+        let lens = IPhoneLens()
+        let own = entry(ap1, -75, freq: 2412, age: 0)
+        func at(_ scans: [CompletedScan], _ entries: [WalkBSS] = [], readAt: Int64 = 5 * s) -> IPhoneLens.Moment {
+            lens.moment(
+                timeNs: 5 * s, bssid: ap1, ssid: "ward", freqMhz: 2412, signalDbm: -75, readAtNs: readAt, entries: [own] + entries, completed: scans)
+        }
+        let heardNothing = at([CompletedScan(timeNs: 2 * s, frequenciesMhz: [2412, 2437])])
+        #expect(
+            heardNothing == IPhoneLens.Moment(fresh: 0, scansCompleted: 1, roamWithTraffic: false, roamIdle: false, bssAbove67: 0, cochannelAbove82: 0),
+            "\(heardNothing)")
+        // Its results after the read, or more than 10 s before the moment: no scan.
+        let noScan = IPhoneLens.Moment(fresh: 0, unknown: .noScan(staleAfterMs: 10_000))
+        #expect(at([CompletedScan(timeNs: 4 * s, frequenciesMhz: [2412])], readAt: 3 * s) == noScan)
+        #expect(at([CompletedScan(timeNs: -5_000_000_001, frequenciesMhz: [2412])]) == noScan)
+        #expect(at([CompletedScan(timeNs: -5_000_000_000, frequenciesMhz: [2412])]).scansCompleted == 1)
+        // ap2 on 5180, heard at -50 dBm 20 s ago: a scan of 2412 alone did not reach it.
+        let away = entry(ap2, -50, freq: 5180, age: 20_000)
+        let unreached = at([CompletedScan(timeNs: 2 * s, frequenciesMhz: [2412])], [away])
+        #expect(
+            unreached
+                == IPhoneLens.Moment(
+                    fresh: 0, scansCompleted: 1, roamWithTraffic: nil, roamIdle: nil, bssAbove67: nil, cochannelAbove82: 0, unknown: .unreached),
+            "\(unreached)")
+        // A scan of 5180 too did not hear it: it is gone.
+        let gone = at([CompletedScan(timeNs: 2 * s, frequenciesMhz: [2412, 5180])], [away])
+        #expect(gone.roamWithTraffic == false && gone.roamIdle == false && gone.bssAbove67 == 0 && gone.unknown == nil, "\(gone)")
+        // A fresh candidate the rule takes is a roam whatever the scans did not reach.
+        let ahead = at([CompletedScan(timeNs: 2 * s, frequenciesMhz: [2412])], [away, entry(ap3, -60, freq: 2412)])
+        #expect(ahead.roamWithTraffic == true && ahead.roamIdle == true && ahead.bssAbove67 == nil && ahead.unknown == .unreached, "\(ahead)")
     }
 
     /// Every rule of the table has a source, and the numbers are the ones the issue names.

@@ -71,4 +71,35 @@ import Testing
         }
         #expect(torn.count == 0, "\(torn.count) of \(scrapes) scrapes saw a sample torn: \(torn.prefix(3))")
     }
+
+    /// The lens's values at a sample take the scans whose results the event follower saw: a scan
+    /// that heard only the AP is a judgement (no roam, one BSS at -67 dBm or better), where
+    /// without it the values are absent and said unknown.
+    @Test func theLensTakesTheScansWhoseResultsCame() {
+        let registry = MetricRegistry()
+        let metrics = MetricSet(registry: registry, labels: [("interface", "wlan0")])
+        let follower = InterfaceFollower(
+            name: "wlan0", intervalSeconds: 1, limits: WalkThresholds(), replay: nil, metrics: metrics, log: ExporterLog(write: { _ in }))
+        let s: Int64 = 1_000_000_000
+        let report = WiFiReport(
+            interface: "wlan0", ssid: "ward", bssid: a, frequencyMhz: 2412, samples: 2, windowSeconds: 1, survey: [], stations: [], bss: [],
+            signalDbm: -60, findings: [], status: .ok, notes: [])
+        var own = NL80211.ScanBSS(bssid: a, frequency: 2412, seenMsAgo: 0, ssid: Array("ward".utf8))
+        own.signalMBm = -6000
+        func lens(_ completed: [CompletedScan]) -> String {
+            follower.publish(report, scan: [own], readAt: 10 * s, now: 10 * s, driver: nil, completed: completed)
+            return String(decoding: registry.exposition(), as: UTF8.self)
+        }
+        let none = lens([])
+        #expect(Exposition.series(none, "pushdiag_iphone_would_roam").isEmpty, "\(none)")
+        #expect(
+            Exposition.series(none, "pushdiag_wifi_value_unknown").contains {
+                $0.labels.contains("value=\"iphone_lens\"") && $0.labels.contains("no scan at most 10 s old")
+            },
+            "\(none)")
+        let scanned = lens([CompletedScan(timeNs: 8 * s, frequenciesMhz: [2412, 5180])])
+        #expect(Exposition.series(scanned, "pushdiag_iphone_would_roam").map(\.value) == [0, 0], "\(scanned)")
+        #expect(Exposition.value(scanned, "pushdiag_roaming_coverage_bss") == 1, "\(scanned)")
+        #expect(!Exposition.series(scanned, "pushdiag_wifi_value_unknown").contains { $0.labels.contains("value=\"iphone_lens\"") }, "\(scanned)")
+    }
 }

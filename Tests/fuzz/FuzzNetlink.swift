@@ -1,7 +1,8 @@
 // libFuzzer target: netlink buffers as recv() or a recording returns them, through every decoder
 // (generic netlink family, nl80211 replies and events, rtnetlink routes, links, neighbours), the
 // recording's cooked header, the meaning a replay matches requests by, and the Wi-Fi analysis, roam tracker and stall
-// analysis (the link's activities paired from the events, joined with heartbeats) fed with what decoded.
+// analysis (the link's activities paired from the events, joined with heartbeats) and the iPhone
+// lens (the cache's entries and the completed scans) fed with what decoded.
 #if !FUZZ_WITH_CORE_SOURCES
     import PushdiagCore
 #endif
@@ -59,6 +60,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         WiFiSample(time: 1_000_000_000, interface: iface, survey: survey.reversed(), stations: stations.reversed()),
     ]
     _ = WiFiAnalysis.report(interface: iface, samples: samples, scan: scan, thresholds: Thresholds())
+    // The iPhone lens on what decoded: the cache's entries and the scans whose results came, at
+    // a moment (the exporter's) and over three samples of a walk on the first BSS.
+    let entries = scan.map { WalkBSS($0, signalBelieved: true) }
+    let lens = IPhoneLens()
+    let on = scan.first?.bssid
+    let signal = stations.first?.signal.map(Int.init)
+    let freq = scan.first?.frequency.map(Int.init)
+    let m = lens.moment(
+        timeNs: n, bssid: on, ssid: "ward", freqMhz: freq, signalDbm: signal, readAtNs: n, entries: entries, completed: activity.completedScans)
+    precondition((m.unknown == nil) == (m.roamIdle != nil && m.roamWithTraffic != nil && m.bssAbove67 != nil) || m.unknown == .noSignal)
+    let walked = (0..<Int64(3)).map { i in WalkSample(timeNs: i * n / 2, bssid: on, ssid: "ward", freqMhz: freq, signalDbm: signal) }
+    let seen = lens.apply(samples: walked, scans: [WalkScan(timeNs: n / 2, entries: entries)], heartbeats: [], marks: [], completed: activity.completedScans)
+    precondition(seen.holes.map(\.samples).reduce(0, +) <= walked.count)
     let heartbeats = (0..<min(size, 64)).map { i in
         StallAnalysis.Heartbeat(sentNs: Int64(i) * 50_000_000, rttMs: data[i] == 0 ? nil : Double(data[i]))
     }

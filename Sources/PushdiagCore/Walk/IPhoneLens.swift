@@ -26,6 +26,10 @@ public struct IPhoneLens: Sendable {
         /// they covered.
         var scansCompleted = 0
         var scanChannels: Set<Int> = []
+        /// A scan's results came after the cache read the sample sees, and at or before the
+        /// sample: what it heard is not in the read (a BSS it heard stronger, or not at all), so
+        /// the read is not what the laptop's cache held then.
+        var superseded = false
         /// A read of the scan cache at or before the sample (its entries' capabilities, fresh or not).
         var lastRead: WalkScan?
         var traffic: Bool
@@ -48,8 +52,9 @@ public struct IPhoneLens: Sendable {
         }
 
         /// A scan reached this sample lately: its results came (`scansCompleted`), or an entry
-        /// a scan put there is fresh (`scanned`). Else the lens judges nothing on it.
-        var reached: Bool { scansCompleted > 0 || !scanned.isEmpty }
+        /// a scan put there is fresh (`scanned`); and the read it sees holds the last scan's
+        /// results (not `superseded`). Else the lens judges nothing on it.
+        var reached: Bool { !superseded && (scansCompleted > 0 || !scanned.isEmpty) }
 
         /// The signal of `bssid` at this sample, offset: the station's own for the laptop's BSS,
         /// else the fresh scan entry's; nil when neither is known.
@@ -148,9 +153,10 @@ public struct IPhoneLens: Sendable {
             let recent = completed.filter { c in
                 c.timeNs <= (read?.timeNs ?? .min) && Double(s.timeNs - c.timeNs) / 1e6 <= staleAfterMs
             }
+            let superseded = completed.contains { c in c.timeNs > (read?.timeNs ?? .min) && c.timeNs <= s.timeNs }
             return View(
                 sample: s, fresh: read?.fresh(at: s.timeNs, staleAfterMs: staleAfterMs) ?? [], left: left, scansCompleted: recent.count,
-                scanChannels: Set(recent.flatMap(\.frequenciesMhz)), lastRead: read, traffic: traffic, ssid: ssid)
+                scanChannels: Set(recent.flatMap(\.frequenciesMhz)), superseded: superseded, lastRead: read, traffic: traffic, ssid: ssid)
         }
     }
 
@@ -182,11 +188,13 @@ public struct IPhoneLens: Sendable {
         var phone: MACAddress?
         var followed = 0
         var freshSamples = 0
+        var superseded = 0
         let views = views(samples, scans: scans, heartbeats: heartbeats, completed: completed)
         for v in views {
             let s = v.sample
             let place = WalkAnalysis.place(at: s.timeNs, marks)
             if v.reached { freshSamples += 1 }
+            if v.superseded { superseded += 1 }
             // The phone joins where the laptop is; when its own BSS is neither the laptop's nor in
             // a fresh scan entry, the lens cannot follow it and takes the laptop's again.
             if let p = phone, v.signal(p, offset: off) == nil, let b = s.bssid, b != p {
@@ -239,7 +247,7 @@ public struct IPhoneLens: Sendable {
         if !views.isEmpty {
             notes.append(
                 "iPhone lens: \(freshSamples) of \(NumberText.count(views.count, "sample")) had a scan at most \(NumberText.format(staleAfterMs / 1000)) s before them (\(NumberText.count(completed.count, "scan")) with results seen, \(NumberText.count(scans.count, "read")) of the scan cache); elsewhere no candidate, hole or coverage is judged"
-            )
+                    + (superseded > 0 ? " (of those, \(superseded) came after a scan's results that the last read of the cache did not hold)" : ""))
         }
         if followed > 0 {
             notes.append(

@@ -3,7 +3,8 @@
 /// channel above the co-channel level, and the share of samples on each band. Signals are
 /// offset as the lens's; only samples a scan reached (`IPhoneLens.View.reached`: a scan's results
 /// read lately, or a fresh entry besides the laptop's own BSS) count for the first two, which are
-/// nil when none did.
+/// nil when none did; for the SSID's count, not one where a BSS of the SSID that no scan reached
+/// (`IPhoneLens.View.unreached`) was at the level when last heard.
 public struct WalkPlaceCoverage: Codable, Sendable, Equatable {
     public var place: String
     /// Samples at the place, and those a scan reached (the BSS counts come from these).
@@ -66,7 +67,7 @@ extension IPhoneLens {
             var cochannel: [Int] = []
             for v in here where v.reached {
                 let c = counts(v, offset: off)
-                above.append(c.above)
+                if let n = c.above { above.append(n) }
                 if let n = c.cochannel { cochannel.append(n) }
             }
             return WalkPlaceCoverage(
@@ -81,7 +82,9 @@ extension IPhoneLens {
     /// A view's coverage counts: BSSs of the SSID at or above `IOSRoamingRule.coverage` (the
     /// station's own counted with its station signal), and BSSs of any SSID on the station's
     /// channel (another BSSID) at or above `IOSRoamingRule.coChannel` (nil: the channel is not known).
-    func counts(_ v: View, offset off: Double) -> (above: Int, cochannel: Int?) {
+    /// The first is nil where a BSS of the SSID that no scan reached lately (`View.unreached`) was
+    /// at or above the level when last heard: whether it still is, is not known.
+    func counts(_ v: View, offset off: Double) -> (above: Int?, cochannel: Int?) {
         let s = v.sample
         var ssidSignals = v.candidates(besides: s.bssid, ssid: v.ssid, offset: off).map(\.dbm)
         if let b = s.bssid, let own = v.signal(b, offset: off) { ssidSignals.append(own) }
@@ -89,53 +92,95 @@ extension IPhoneLens {
             v.fresh.filter { $0.freqMhz == f && $0.bssid != s.bssid && ($0.signalDbm.map { $0 + off } ?? -.infinity) >= IOSRoamingRule.coChannel.value }
                 .count
         }
-        return (ssidSignals.filter { $0 >= IOSRoamingRule.coverage.value }.count, cochannel)
+        let unreached = v.unreached(besides: nil, offset: off).contains { $0.dbm >= IOSRoamingRule.coverage.value }
+        return (unreached ? nil : ssidSignals.filter { $0 >= IOSRoamingRule.coverage.value }.count, cochannel)
     }
 
     /// The lens at one moment, for a resident process that samples the link (the exporter): what
-    /// an iPhone on the station's BSS would do now, and the coverage counts there. Judged only on
-    /// scan entries at most `staleAfterMs` old besides the station's own BSS, and only while it is
-    /// on one (`fresh` 0: nothing is judged, every value nil; a moment has no history to tell a BSS
-    /// just left as its beacons kept it from one a scan heard).
+    /// an iPhone on the station's BSS would do now, and the coverage counts there. Judged only
+    /// where a scan reached the moment (`View.reached`: a scan's results at most `staleAfterMs`
+    /// old and read since, or a fresh entry besides the station's own BSS) and while it is on one;
+    /// a moment has no history to tell a BSS just left as its beacons kept it from one a scan heard.
     public struct Moment: Sendable, Equatable {
+        /// Why a value is not judged.
+        public enum Unknown: Sendable, Equatable {
+            case notConnected
+            /// No scan's results and no fresh entry besides the station's own BSS.
+            case noScan(staleAfterMs: Double)
+            case noSignal
+            /// A BSS of the SSID that no scan reached lately (`View.unreached`) would be taken, or
+            /// counted, as it was last heard.
+            case unreached
+
+            public var reason: String {
+                switch self {
+                case .notConnected: "not connected to an AP"
+                case .noScan(let ms):
+                    "no scan at most \(NumberText.format(ms / 1000)) s old: no scan's results seen, no scan cache entry besides the AP's own (nothing scanned lately)"
+                case .noSignal: "the AP's signal is not known"
+                case .unreached: "a BSS of the SSID on a channel no scan covered lately may be taken as last heard"
+                }
+            }
+        }
         /// The fresh scan entries the moment was judged on, besides the station's own BSS (whose
-        /// entry its beacons keep fresh, scan or none).
+        /// entry its beacons keep fresh, scan or none), and the scans whose results came lately.
         public var fresh: Int
+        public var scansCompleted: Int
         /// The strongest fresh BSS of the SSID less the station's own signal, dB (the offset
         /// cancels); nil without either.
         public var bestCandidateMarginDb: Double?
-        /// An iPhone on this BSS would roam now, passing traffic and idle (`choose`); nil when the
-        /// station's signal is not known.
+        /// An iPhone on this BSS would roam now, passing traffic and idle (`choose`); nil when
+        /// that is not known (`unknown`).
         public var roamWithTraffic: Bool?
         public var roamIdle: Bool?
         public var bssAbove67: Int?
         public var cochannelAbove82: Int?
+        /// Why the roam or the coverage count is nil; nil when both are judged.
+        public var unknown: Unknown?
 
         public init(
-            fresh: Int, bestCandidateMarginDb: Double? = nil, roamWithTraffic: Bool? = nil, roamIdle: Bool? = nil, bssAbove67: Int? = nil,
-            cochannelAbove82: Int? = nil
+            fresh: Int, scansCompleted: Int = 0, bestCandidateMarginDb: Double? = nil, roamWithTraffic: Bool? = nil, roamIdle: Bool? = nil,
+            bssAbove67: Int? = nil, cochannelAbove82: Int? = nil, unknown: Unknown? = nil
         ) {
-            (self.fresh, self.bestCandidateMarginDb, self.roamWithTraffic, self.roamIdle, self.bssAbove67, self.cochannelAbove82) =
-                (fresh, bestCandidateMarginDb, roamWithTraffic, roamIdle, bssAbove67, cochannelAbove82)
+            (self.fresh, self.scansCompleted, self.bestCandidateMarginDb, self.roamWithTraffic, self.roamIdle) =
+                (fresh, scansCompleted, bestCandidateMarginDb, roamWithTraffic, roamIdle)
+            (self.bssAbove67, self.cochannelAbove82, self.unknown) = (bssAbove67, cochannelAbove82, unknown)
         }
     }
 
     /// The moment `timeNs` of a station on `bssid` (its signal as the station entry gives it), with
-    /// the scan cache read at `readAtNs` (`entries`, each with its age then; aged by the time since).
-    public func moment(timeNs: Int64, bssid: MACAddress?, ssid: String?, freqMhz: Int?, signalDbm: Int?, readAtNs: Int64, entries: [WalkBSS]) -> Moment {
+    /// the scan cache read at `readAtNs` (`entries`, each with its age then; aged by the time since)
+    /// and the scans whose results came (`completed`, the interface's nl80211 events).
+    public func moment(
+        timeNs: Int64, bssid: MACAddress?, ssid: String?, freqMhz: Int?, signalDbm: Int?, readAtNs: Int64, entries: [WalkBSS],
+        completed: [CompletedScan] = []
+    ) -> Moment {
         let sample = WalkSample(timeNs: timeNs, bssid: bssid, ssid: ssid, freqMhz: freqMhz, signalDbm: signalDbm)
-        guard bssid != nil, let v = views([sample], scans: [WalkScan(timeNs: readAtNs, entries: entries)], heartbeats: []).first, !v.scanned.isEmpty
+        guard let b = bssid else { return Moment(fresh: 0, unknown: .notConnected) }
+        guard let v = views([sample], scans: [WalkScan(timeNs: readAtNs, entries: entries)], heartbeats: [], completed: completed).first, v.reached
         else {
-            return Moment(fresh: 0)
+            return Moment(fresh: 0, unknown: .noScan(staleAfterMs: staleAfterMs))
         }
         let off = signalOffsetDb
         let c = counts(v, offset: off)
-        var m = Moment(fresh: v.scanned.count, bssAbove67: c.above, cochannelAbove82: c.cochannel)
-        guard let b = bssid, let current = v.signal(b, offset: off) else { return m }
+        var m = Moment(
+            fresh: v.scanned.count, scansCompleted: v.scansCompleted, bssAbove67: c.above, cochannelAbove82: c.cochannel,
+            unknown: c.above == nil ? .unreached : nil)
+        guard let current = v.signal(b, offset: off) else {
+            m.unknown = .noSignal
+            return m
+        }
         let candidates = v.candidates(besides: b, ssid: v.ssid, offset: off)
         m.bestCandidateMarginDb = candidates.map(\.dbm).max().map { NumberText.rounded($0 - current) }
-        m.roamWithTraffic = Self.choose(current: current, candidates: candidates, traffic: true) != nil
-        m.roamIdle = Self.choose(current: current, candidates: candidates, traffic: false) != nil
+        // As the walk's clinging: a fresh candidate the rule takes, else not unless a BSS no scan
+        // reached lately would be taken as last heard (then not known).
+        let unreached = v.unreached(besides: b, offset: off)
+        func roams(_ traffic: Bool) -> Bool? {
+            if Self.choose(current: current, candidates: candidates, traffic: traffic) != nil { return true }
+            return Self.choose(current: current, candidates: unreached, traffic: traffic) == nil ? false : nil
+        }
+        (m.roamWithTraffic, m.roamIdle) = (roams(true), roams(false))
+        if m.roamWithTraffic == nil || m.roamIdle == nil { m.unknown = .unreached }
         return m
     }
 }

@@ -116,7 +116,8 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
     /// scans the walk asked for).
     public var timeoutMs: Double?
     public var scanEveryS: Double?
-    /// start: the scan cache was read after each scan's results (`--scan-every`).
+    /// start: the scan cache was read after each scan's results (`WalkLink`: every walk since
+    /// 2026-11-29, before then `--scan-every` walks only).
     public var scanReadsAfterResults: Bool?
 
     public init(kind: Kind, timeNs: Int64) {

@@ -46,12 +46,15 @@ public final class WalkLink {
     /// `--scan-every`, in ns of the walk's clock (nil: never ask for a scan).
     let scanEveryNs: Int64?
     var lastTriggerNs: Int64?
-    /// `--scan-every`: a scan's results came (NEW_SCAN_RESULTS on the interface), so the next
-    /// sample reads the cache. Read only every `scanEvery` samples, at the sample that asked for
-    /// the scan, the entries a walk paid a stall for were 10 s old at the next read, too old for
-    /// the lens (the lab's walk of 2026-11-26: 0 of 51 samples fresh). Walks without the option
-    /// read as before, so their recordings replay as they were made; so do `--scan-every` walks
-    /// recorded before these reads (their log's start says which: `readAfterResults` false).
+    /// A scan's results came (NEW_SCAN_RESULTS on the interface), so the next sample reads the
+    /// cache. Read only every `scanEvery` samples, the entries a walk paid a stall for were 10 s
+    /// old at the next read, too old for the lens (the lab's walk of 2026-11-26: 0 of 51 samples
+    /// fresh); and a read before a scan's results is not what the cache held after them (the
+    /// lens calls such a sample superseded, and judges nothing there: a fresh-clone CI run of
+    /// 2026-11-29 claimed a hole from a read 8 s old while a scan since had heard the next AP
+    /// at -57 dBm). `--scan-every` walks read so since 2026-11-26, every walk since 2026-11-29;
+    /// walks recorded before replay as they were made (their log's start says which:
+    /// `readAfterResults` false).
     var resultsPending = false
     /// Why the scans asked for stopped (no CAP_NET_ADMIN), once.
     var triggerRefused = false
@@ -82,7 +85,7 @@ public final class WalkLink {
         activity = LinkActivityLog(ifindex: i)
         watcher.onEvent = { [unowned self] time, e in
             activity.add(e, at: time)
-            if readAfterResults, scanEveryNs != nil, case .newScanResults(let i, _) = e, i == ifindex { resultsPending = true }
+            if readAfterResults, case .newScanResults(let i, _) = e, i == ifindex { resultsPending = true }
         }
     }
 

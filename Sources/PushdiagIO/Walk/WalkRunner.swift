@@ -242,7 +242,7 @@ public final class WalkRunner {
             .start(
                 timeNs: start, interface: settings.interface, server: settings.heartbeat.endpoint.description, proto: settings.heartbeat.proto.rawValue,
                 driver: driver, timeoutMs: settings.heartbeat.heartbeatWaitMs, scanEverySeconds: settings.scanEverySeconds,
-                scanReadsAfterResults: settings.scanEverySeconds != nil ? true : nil))
+                scanReadsAfterResults: true))
         if let l = settings.location { log.add(.place(WalkPlaceMark(timeNs: start, name: l))) }
         let t0 = Clock.ms()
         let limit = settings.durationSeconds.map { $0 * 1000 }
