@@ -65,8 +65,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let entries = scan.map { WalkBSS($0, signalBelieved: true) }
     let lens = IPhoneLens()
     let on = scan.first?.bssid
-    let signal = stations.first?.signal.map(Int.init)
-    let freq = scan.first?.frequency.map(Int.init)
+    let signal = stations.first?.signal.map { Int($0) }
+    let freq = scan.first?.frequency.map { Int($0) }
     let m = lens.moment(
         timeNs: n, bssid: on, ssid: "ward", freqMhz: freq, signalDbm: signal, readAtNs: n, entries: entries, completed: activity.completedScans)
     precondition((m.unknown == nil) == (m.roamIdle != nil && m.roamWithTraffic != nil && m.bssAbove67 != nil) || m.unknown == .noSignal)
