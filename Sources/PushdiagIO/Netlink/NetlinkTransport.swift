@@ -18,6 +18,13 @@ public protocol NetlinkTransport: AnyObject {
     var exhausted: Bool { get }
     var isReplay: Bool { get }
     var netlinkProtocol: UInt16 { get }
+    /// Events received while a request's replies were awaited, not yet taken by `nextEvent`.
+    var hasPendingEvents: Bool { get }
+}
+
+extension NetlinkTransport {
+    /// A replay keeps its events in the recording's order: none wait aside.
+    public var hasPendingEvents: Bool { false }
 }
 
 /// The kernel, through a libnl socket; every buffer sent or received is given to `recorder`.
@@ -30,6 +37,7 @@ public final class LiveNetlink: NetlinkTransport {
     public let isReplay = false
     public var exhausted: Bool { false }
     public var netlinkProtocol: UInt16 { socket.netlinkProtocol }
+    public var hasPendingEvents: Bool { !pendingEvents.isEmpty }
     /// How long to wait for the kernel's reply before giving up.
     public var replyTimeoutMs: Int32 = 5000
 

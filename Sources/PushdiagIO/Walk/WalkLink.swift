@@ -108,6 +108,10 @@ public final class WalkLink {
             let wait = Clock.pollTimeout(until: due)
             try events(timeoutMs: min(wait, 250))
             if Clock.ms() >= due {
+                // The events that came while the last requests were answered first: the
+                // recording holds them before this sample's requests, and a replay takes them so
+                // (a scan's results handled after the sample read the cache a sample later live).
+                while transport.hasPendingEvents { try events(timeoutMs: 0) }
                 try sample()
                 due += sampleMs
                 // After a long stall (a suspended laptop) the next sample is due from now.
