@@ -79,7 +79,7 @@ extension MetricFamily {
     static let coverageBSS = MetricFamily(
         name: "pushdiag_roaming_coverage_bss",
         help:
-            "BSSs of the SSID at \(NumberText.format(IOSRoamingRule.coverage.value)) dBm or better, the AP's own signal and scan cache entries at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old: 1 alone leaves a roam nowhere to go (secondary coverage).",
+            "BSSs of the SSID at \(NumberText.format(IOSRoamingRule.coverage.value)) dBm or better, the AP's own signal and scan cache entries at most \(NumberText.format(IOSRoamingRule.staleAfter.value / 1000)) s old: 1 alone leaves a roam nowhere to go (secondary coverage); absent when no scan reached the sample or a BSS of the SSID no scan reached lately was at the level when last heard (pushdiag_wifi_value_unknown says so).",
         kind: .gauge)
     static let cochannelBSS = MetricFamily(
         name: "pushdiag_cochannel_bss",

@@ -94,8 +94,11 @@ public final class InterfaceFollower: Sendable {
                 metrics.gauge(MetricFamily.wifiUp).set(1.0)
                 if let previous {
                     let report = WiFiAnalysis.report(interface: iface!, samples: [previous, sample], scan: scan, thresholds: Thresholds(), driver: driver)
-                    publish(
-                        report, scan: scan, readAt: scanAt, now: sample.time, driver: driver, completed: stalls.completedScans(ifindex: iface!.ifindex))
+                    // A replay reads the cache once, at its start: the scans whose results came
+                    // after it (the event follower's, as far as its thread has read) would make
+                    // the moment depend on the threads' timing. It judges the entries alone.
+                    let completed = replay == nil ? stalls.completedScans(ifindex: iface!.ifindex) : []
+                    publish(report, scan: scan, readAt: scanAt, now: sample.time, driver: driver, completed: completed)
                     log.change(subject, "sampling")
                 }
                 // Live, each value covers the last interval; from a recording, the whole
@@ -121,9 +124,11 @@ public final class InterfaceFollower: Sendable {
     /// A sample's report and lens, which a scrape sees whole (`MetricSet.together`): a value and
     /// the word that it is unknown never both, nor neither.
     func publish(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64, driver: String?, completed: [CompletedScan] = []) {
+        // Judged before the lock: a scrape waits only for the series to change.
+        let m = lensMoment(r, scan: scan, readAt: readAt, now: now, driver: driver, completed: completed)
         metrics.together {
             publishValues(r)
-            publishLens(r, scan: scan, readAt: readAt, now: now, driver: driver, completed: completed)
+            publishLens(m)
         }
     }
 
@@ -153,12 +158,15 @@ public final class InterfaceFollower: Sendable {
     /// saw (`completed`; pushdiag asks for no scan here: the system's own scans fill the cache).
     /// Every entry of the read, of any SSID (the co-channel count's), with its age, its signal as
     /// far as the driver's profile believes it (walk's view).
-    func publishLens(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64, driver: String?, completed: [CompletedScan]) {
-        let lens = IPhoneLens()
+    func lensMoment(_ r: WiFiReport, scan: [NL80211.ScanBSS], readAt: Int64, now: Int64, driver: String?, completed: [CompletedScan]) -> IPhoneLens.Moment {
         let believed = driver.flatMap(DriverProfiles.profile)?.signal != .unreliable
-        let m = lens.moment(
+        return IPhoneLens().moment(
             timeNs: now, bssid: r.bssid, ssid: r.ssid, freqMhz: r.frequencyMhz, signalDbm: r.signalDbm, readAtNs: min(readAt, now),
             entries: scan.map { WalkBSS($0, signalBelieved: believed) }, completed: completed)
+    }
+
+    /// The moment's values, or the word that they are unknown and why.
+    func publishLens(_ m: IPhoneLens.Moment) {
         let unknown = m.unknown?.reason
         metrics.only(MetricFamily.unknown, [("value", "iphone_lens"), ("reason", unknown ?? "")], unknown == nil ? nil : 1, scope: [("value", "iphone_lens")])
         for (traffic, v) in [("true", m.roamWithTraffic), ("false", m.roamIdle)] {

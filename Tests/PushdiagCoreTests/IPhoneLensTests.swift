@@ -361,9 +361,10 @@ struct IPhoneLensTests {
         #expect(
             heardNothing == IPhoneLens.Moment(fresh: 0, scansCompleted: 1, roamWithTraffic: false, roamIdle: false, bssAbove67: 0, cochannelAbove82: 0),
             "\(heardNothing)")
-        // Its results after the read, or more than 10 s before the moment: no scan.
+        // Its results after the read: the read is not what the cache held (superseded); more
+        // than 10 s before the moment: no scan.
         let noScan = IPhoneLens.Moment(fresh: 0, unknown: .noScan(staleAfterMs: 10_000))
-        #expect(at([CompletedScan(timeNs: 4 * s, frequenciesMhz: [2412])], readAt: 3 * s) == noScan)
+        #expect(at([CompletedScan(timeNs: 4 * s, frequenciesMhz: [2412])], readAt: 3 * s) == IPhoneLens.Moment(fresh: 0, unknown: .superseded))
         #expect(at([CompletedScan(timeNs: -5_000_000_001, frequenciesMhz: [2412])]) == noScan)
         #expect(at([CompletedScan(timeNs: -5_000_000_000, frequenciesMhz: [2412])]).scansCompleted == 1)
         // ap2 on 5180, heard at -50 dBm 20 s ago: a scan of 2412 alone did not reach it.

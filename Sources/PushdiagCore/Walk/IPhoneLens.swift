@@ -330,8 +330,9 @@ public struct StickyZone: Codable, Sendable, Equatable {
         case iphoneStays = "iphone_stays"
         /// The laptop stayed where an iPhone would leave (a candidate passes the margin).
         case laptopStays = "laptop_stays"
-        /// The iPhone's BSS is below the trigger and no scan reached the sample (no fresh entry
-        /// besides the laptop's own BSS): whether it would stay is UNKNOWN.
+        /// The iPhone's BSS is below the trigger and no scan reached the sample (`View.reached`:
+        /// no scan's results and no fresh entry besides the laptop's own BSS lately, or a scan's
+        /// results after the last read of the cache): whether it would stay is UNKNOWN.
         case noFreshScan = "no_fresh_scan"
     }
 

@@ -107,6 +107,8 @@ extension IPhoneLens {
             case notConnected
             /// No scan's results and no fresh entry besides the station's own BSS.
             case noScan(staleAfterMs: Double)
+            /// A scan's results came after the cache was read (`View.superseded`).
+            case superseded
             case noSignal
             /// A BSS of the SSID that no scan reached lately (`View.unreached`) would be taken, or
             /// counted, as it was last heard.
@@ -117,6 +119,7 @@ extension IPhoneLens {
                 case .notConnected: "not connected to an AP"
                 case .noScan(let ms):
                     "no scan at most \(NumberText.format(ms / 1000)) s old: no scan's results seen, no scan cache entry besides the AP's own (nothing scanned lately)"
+                case .superseded: "a scan's results came after the last read of the scan cache"
                 case .noSignal: "the AP's signal is not known"
                 case .unreached: "a BSS of the SSID on a channel no scan covered lately may be taken as last heard"
                 }
@@ -157,10 +160,8 @@ extension IPhoneLens {
     ) -> Moment {
         let sample = WalkSample(timeNs: timeNs, bssid: bssid, ssid: ssid, freqMhz: freqMhz, signalDbm: signalDbm)
         guard let b = bssid else { return Moment(fresh: 0, unknown: .notConnected) }
-        guard let v = views([sample], scans: [WalkScan(timeNs: readAtNs, entries: entries)], heartbeats: [], completed: completed).first, v.reached
-        else {
-            return Moment(fresh: 0, unknown: .noScan(staleAfterMs: staleAfterMs))
-        }
+        let v = views([sample], scans: [WalkScan(timeNs: readAtNs, entries: entries)], heartbeats: [], completed: completed)[0]
+        guard v.reached else { return Moment(fresh: 0, unknown: v.superseded ? .superseded : .noScan(staleAfterMs: staleAfterMs)) }
         let off = signalOffsetDb
         let c = counts(v, offset: off)
         var m = Moment(
