@@ -213,7 +213,9 @@ extension LabTests {
             }
             // A scan ends at NEW_SCAN_RESULTS (34), or at SCAN_ABORTED (35): NetworkManager's
             // second ActivateConnection aborted the scan it had begun and used what it knew.
-            let (scanStarted, scanFinished, authenticated, associated) = (kernelEvent(33), kernelEvent(34) + kernelEvent(35), kernelSuccess(37), kernelSuccess(38))
+            let (scanStarted, scanFinished, authenticated, associated) = (
+                kernelEvent(33), kernelEvent(34) + kernelEvent(35), kernelSuccess(37), kernelSuccess(38)
+            )
             let iwAuthOK = iwTimes { $0.contains(": auth ") && $0.contains("status: 0") }
             let iwAssocOK = iwTimes { $0.contains(": assoc ") && $0.contains("status: 0") }
             // rtnetlink likewise: RTM_NEWADDR of the lab's address, RTM_NEWNEIGH to REACHABLE (ip

@@ -32,16 +32,16 @@ extension LabTests {
     }
 
     /// `iw scan dump` readings stamped as `iwSignals`'s → for each BSSID, when the cache says it
-    /// was last heard (the stamp before the reading less iw's "last seen: N ms ago") and at what
-    /// signal: one entry per reading that held it.
-    func iwHeard(_ name: String) throws -> [String: [(heard: Double, dbm: Double)]] {
-        var out: [String: [(Double, Double)]] = [:]
+    /// was last heard (the stamp before the reading less iw's "last seen: N ms ago": early by
+    /// iw's start), at what signal, and the reading's stamp: one entry per reading that held it.
+    func iwHeard(_ name: String) throws -> [String: [(heard: Double, dbm: Double, read: Double)]] {
+        var out: [String: [(Double, Double, Double)]] = [:]
         var start: Double?
         var bssid: String?
         var dbm: Double?
         func keep(_ ago: Double?) {
             guard let s = start, let b = bssid, let v = dbm, let ago else { return }
-            out[b, default: []].append((s - ago / 1000, v))
+            out[b, default: []].append((s - ago / 1000, v, s))
         }
         for line in try text(name).split(separator: "\n") {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "(" })
@@ -205,15 +205,21 @@ extension LabTests {
         // (as iw's dumps after the lab's scans say, half a second inside the window for the
         // stamps), iw's signal and the medium's at that moment below -68 dBm. A hole after
         // scans that all missed ap2 (under emulation its beacon can come outside a scan's
-        // dwell) has no hearing here: the cache had none, as the walk said.
+        // dwell) has no hearing here: the cache had none, as the walk said. Nor does a hearing
+        // whose round of scans ended (iw event's last "scan finished" before the dump) less than
+        // a sample (0.5 s) before the hole's end: the walk reads the cache at the sample after a
+        // scan's results, and judges nothing between (superseded), so a hole may end there.
         let heard = try iwHeard("medium/sticky-scan-dump.txt")["02:00:00:00:01:00"] ?? []
         #expect(!heard.isEmpty, "iw's dumps never held ap2")
+        let finished = try text("medium/sticky-iw-event.txt").split(separator: "\n")
+            .filter { $0.contains("wlan2 (phy") && ($0.contains("scan finished") || $0.contains("scan aborted")) }
+            .compactMap { Double($0.prefix { $0 != ":" }) }
         for hole in report["coverage_holes"] as? [[String: Any]] ?? [] {
             let a = try #require((hole["start"] as? String).flatMap(Self.unixTime))
             let b = try #require((hole["end"] as? String).flatMap(Self.unixTime))
             let live = try #require(Self.range(medium, "ap1-sta", a, b))
             #expect(live.upperBound < -68, "ap1 over the hole \(hole): \(live)")
-            for h in heard where h.heard >= a - 9.5 && h.heard <= b {
+            for h in heard where h.heard >= a - 9.5 && (finished.last { $0 <= h.read } ?? .infinity) + 0.5 <= b {
                 let air = try #require(Self.range(medium, "ap2-sta", h.heard, h.heard))
                 #expect(h.dbm < -68 && air.lowerBound < -68, "ap2 heard \(b - h.heard) s before the hole's end \(hole): iw \(h.dbm) dBm, the medium \(air)")
             }
