@@ -214,6 +214,7 @@ extension LabTests {
         let finished = try text("medium/sticky-iw-event.txt").split(separator: "\n")
             .filter { $0.contains("wlan2 (phy") && ($0.contains("scan finished") || $0.contains("scan aborted")) }
             .compactMap { Double($0.prefix { $0 != ":" }) }
+        #expect(heard.contains { h in finished.contains { $0 <= h.read } }, "no round of scans ended before a dump: \(finished)")
         for hole in report["coverage_holes"] as? [[String: Any]] ?? [] {
             let a = try #require((hole["start"] as? String).flatMap(Self.unixTime))
             let b = try #require((hole["end"] as? String).flatMap(Self.unixTime))
