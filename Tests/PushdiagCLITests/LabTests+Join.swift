@@ -29,10 +29,11 @@ extension LabTests {
     /// The share of a run's netlink boundaries allowed between the two.
     static let netlinkOutlierShare = 0.1
 
-    /// Whether a heartbeat in flight from `t` for `flight` seconds overlapped one of `spans` (iw's
-    /// receive times of an activity's start and end): true or false when it did or did not by
-    /// more than `netlinkLagMs` at every edge, nil within that of an edge, where pushdiag's own
-    /// receive of the same events, as late as that under emulation, may fairly say either.
+    /// Whether a heartbeat in flight from `t` for `flight` seconds overlapped one of `spans` (an
+    /// activity's start and end as the kernel sent them, nlmon's stamps): true or false when it did
+    /// or did not by more than `netlinkLagMs` at every edge, nil within that of an edge, where
+    /// pushdiag's own receive of the same events, as late as that under emulation, may fairly say
+    /// either.
     static func overlap(_ t: Double, _ flight: Double, _ spans: [(Double, Double)]) -> Bool? {
         let lag = netlinkLagMs / 1000
         if spans.contains(where: { $0.0 < t + flight - lag && $0.1 > t + lag }) { return true }
@@ -104,14 +105,7 @@ extension LabTests {
     /// tshark's fields of the station's packets (or of `capture`, nlmon's): (time, fields…), one
     /// array per packet.
     func joinPackets(_ run: String, _ capture: String = "wlan2", filter: String, fields: [String]) throws -> [(time: Double, fields: [String])] {
-        let path = dir.appendingPathComponent("join/\(run)-\(capture).pcap").path
-        let r = try TestSupport.run(
-            TestPaths.which("tshark")!,
-            ["-r", path, "-Y", filter, "-T", "fields", "-E", "separator=|", "-e", "frame.time_epoch"] + fields.flatMap { ["-e", $0] })
-        return r.stdout.split(separator: "\n").compactMap { line in
-            let parts = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-            return Double(parts[0]).map { ($0, Array(parts.dropFirst())) }
-        }
+        try packets("join/\(run)-\(capture).pcap", filter: filter, fields: fields)
     }
 
     /// One tshark over a capture of a run: each packet's time and what it printed of `fields`.
@@ -401,8 +395,8 @@ extension LabTests {
 
 /// heartbeat --interface (#29 item 4): 200 heartbeats on the station while iw asks for three
 /// passive scans of two other channels (join.sh's lab_join_heartbeat_scans). The scans heartbeat saw are
-/// iw's, and a bad heartbeat is own_scan exactly when one of iw's scans (started to finished)
-/// overlapped its time in flight.
+/// iw's, and a bad heartbeat is own_scan exactly when one of the kernel's scans (started to
+/// finished, nlmon's stamps) overlapped its time in flight.
 extension LabTests {
     @Test func heartbeatNamesTheScansThatStalledIt() throws {
         let status = try text("join/join-heartbeat.status").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -412,10 +406,9 @@ extension LabTests {
         let summary = try #require(report["stall_summary"] as? [String: Any], "\(report.keys)")
         let stalls = try #require(report["stalls"] as? [[String: Any]])
         let events = try text("join/join-heartbeat-iw-event.txt").split(separator: "\n").filter { $0.contains("wlan2 (phy") }
-        func times(_ what: String) -> [Double] { events.filter { $0.contains(what) }.compactMap { Double($0.prefix { $0 != ":" }) } }
-        let started = times("scan started")
-        let spans = started.map { s in (s, (times("scan finished") + times("scan aborted")).filter { $0 >= s }.min() ?? s + 10) }
+        let started = events.filter { $0.contains("scan started") }.compactMap { Double($0.prefix { $0 != ":" }) }
         #expect(started.count >= 3 && summary["scans_seen"] as? Int == started.count, "heartbeat \(summary["scans_seen"] ?? "nil") scans, iw \(started.count)")
+        let spans = try kernelScans("join/join-heartbeat-nlmon.pcap", each: started)
         #expect(summary["heartbeats"] as? Int == 200 && summary["bad"] as? Int == stalls.count, "\(summary)")
         let slower = try #require(summary["slower_than_ms"] as? Double)
         var own = 0
@@ -425,7 +418,7 @@ extension LabTests {
             let flight = lost ? HeartbeatOptions.defaultTimeoutMs / 1000 : try #require(st["rtt_ms"] as? Double, "\(st)") / 1000
             #expect(lost || flight * 1000 > slower, "\(st) is not slower than \(slower) ms")
             guard let overlaps = Self.overlap(t, flight, spans) else { continue }
-            #expect((st["cause"] as? String == "own_scan") == overlaps, "\(st): iw's scans \(spans)")
+            #expect((st["cause"] as? String == "own_scan") == overlaps, "\(st): the kernel's scans \(spans)")
             if overlaps { own += 1 }
         }
         #expect(own >= 1, "no heartbeat was slowed by iw's scans \(spans): \(stalls)")
@@ -434,7 +427,8 @@ extension LabTests {
 
 /// heartbeat --interface across an address change (#29 item 4, rtnetlink; join.sh's
 /// lab_join_address_flap): the station's address removed and added back 1 s later, with no
-/// nl80211 event. Every stall clearly over one of the two changes ip monitor saw is link_change,
+/// nl80211 event. Every stall clearly over one of the two changes the kernel announced (nlmon's
+/// stamps; ip monitor saw as many) is link_change,
 /// every stall clearly over neither is not, and at least one is.
 extension LabTests {
     @Test func heartbeatNamesTheAddressChangeThatStalledIt() throws {
@@ -442,8 +436,19 @@ extension LabTests {
         #expect(["0", "1", "2"].contains(status), "\(peek("join/join-flap.err"))")
         let report = try object("join/join-flap.json")
         let stalls = try #require(report["stalls"] as? [[String: Any]], "\(report.keys)")
-        let changes = try ipMonitor("join-flap").filter { $0.text.contains("wlan2") && $0.text.contains("inet 10.40.0.") }.map(\.time)
-        #expect(changes.count >= 2, "ip monitor: \(peek("join/join-flap-ip-monitor.txt"))")
+        let said = try ipMonitor("join-flap").filter { $0.text.contains("wlan2") && $0.text.contains("inet 10.40.0.") }
+        // The kernel's RTM_NEWADDR and RTM_DELADDR of the station's IPv4 address, as nlmon stamped
+        // them: its notifications, not ip's requests nor a dump's answers.
+        try expectComplete("join/join-flap-nlmon.log")
+        let changes = Self.once(
+            try packets(
+                "join/join-flap-nlmon.pcap",
+                filter: "netlink-route.nltype in {20, 21} && netlink-route.ifa_family == 2"
+                    + " && !(netlink.hdr_flags.request == 1) && !(netlink.hdr_flags.multi == 1)",
+                fields: ["netlink-route.ifa_address.ipv4"]
+            ).filter { $0.fields.first?.hasPrefix("10.40.0.") == true }.map(\.time))
+        #expect(
+            changes.count >= 2 && changes.count == said.count, "nlmon \(changes), ip monitor: \(peek("join/join-flap-ip-monitor.txt"))")
         let spans = changes.map { ($0, $0) }
         var named = 0
         for st in stalls {
@@ -453,9 +458,9 @@ extension LabTests {
             let cause = st["cause"] as? String
             if cause == "link_change" { named += 1 }
             guard let overlaps = Self.overlap(t, flight, spans) else { continue }
-            #expect((cause == "link_change") == overlaps, "\(st): ip monitor's changes at \(changes)")
+            #expect((cause == "link_change") == overlaps, "\(st): the kernel's changes at \(changes)")
         }
-        #expect(named >= 1, "no stall named the address change ip monitor saw at \(changes): \(stalls)")
+        #expect(named >= 1, "no stall named the address change the kernel made at \(changes): \(stalls)")
     }
 }
 
@@ -582,8 +587,9 @@ extension LabTests {
 /// A channel switch named as the cause of the stalls it made (#29; join.sh's
 /// lab_join_chan_switch): the AP announces a switch with blocktx during a walk, the heartbeats
 /// sent while the station holds its frames are late, and walk's stalls say "channel_switch" for
-/// those that overlapped the switch iw saw on the station (channel switch started to channel
-/// switch), and only for those.
+/// those that overlapped the switch the kernel announced on the station (nlmon's stamps of
+/// CH_SWITCH_STARTED_NOTIFY to CH_SWITCH_NOTIFY, which iw saw as channel switch started and
+/// channel switch), and only for those.
 extension LabTests {
     @Test func aChannelSwitchIsNamedAsTheStallsCause() throws {
         let status = try text("join/join-chan-switch-walk.status").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -597,21 +603,26 @@ extension LabTests {
         #expect(!events.contains { $0.text.contains("disconnected") }, "the station stayed: \(events.map(\.text))")
         let report = try object("join/join-chan-switch-walk.json")
         let stalls = try #require(report["stalls"] as? [[String: Any]], "\(report.keys)")
-        // iw stamps an event when it reads it, up to tens of ms after the kernel sent it; pushdiag
-        // stamps it the same way.
+        // The switch as the kernel announced it (nlmon's stamps): pushdiag stamps an event when its
+        // thread reads it, up to `netlinkLagMs` later under emulation.
+        let kernel = try kernelEvents("join/join-chan-switch-nlmon.pcap", [.channelSwitchStartedNotify, .channelSwitchNotify])
+        let began = try #require(
+            kernel.last { $0.command == .channelSwitchStartedNotify && $0.time <= started.time }, "nlmon \(kernel), iw \(started.time)")
+        let ended = try #require(kernel.first { $0.command == .channelSwitchNotify && $0.time >= began.time }, "nlmon \(kernel)")
+        #expect(switched.time - ended.time < 1, "nlmon's switch at \(ended.time), iw's at \(switched.time)")
         let slack = Self.netlinkLagMs / 1000
         var named = 0
         for st in stalls {
             let t = try #require((st["time"] as? String).flatMap(Self.unixTime), "\(st)")
             // A lost heartbeat was in flight until walk's timeout (--timeout, 2 s by default).
             let flight = (st["rtt_ms"] as? Double).map { $0 / 1000 } ?? 2
-            let overlaps = t < switched.time + slack && t + flight > started.time - slack
+            let overlaps = t < ended.time + slack && t + flight > began.time - slack
             if st["cause"] as? String == "channel_switch" {
                 named += 1
-                #expect(overlaps, "\(st): iw's switch from \(started.time) to \(switched.time)")
+                #expect(overlaps, "\(st): the kernel's switch from \(began.time) to \(ended.time)")
             }
         }
-        #expect(named >= 1, "no stall named the switch iw saw from \(started.time) to \(switched.time): \(stalls)")
+        #expect(named >= 1, "no stall named the switch the kernel made from \(began.time) to \(ended.time): \(stalls)")
         let counts = (report["stall_summary"] as? [String: Any])?["by_cause"] as? [[String: Any]] ?? []
         #expect(counts.contains { $0["cause"] as? String == "channel_switch" && $0["count"] as? Int == named }, "\(counts)")
     }

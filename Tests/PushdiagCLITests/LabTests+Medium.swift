@@ -229,18 +229,18 @@ extension LabTests {
 
     /// Stalls explained (#29 item 4) on the sticky walk, where the lab's own `iw scan` runs every
     /// 6 s and nothing else happens to the link: the scans the walk saw are iw event's (those that
-    /// began while it walked), and a bad heartbeat is own_scan exactly when one of iw's scans
-    /// (started to finished) overlaps its time in flight (its round trip, or the timeout when lost).
+    /// began while it walked), and a bad heartbeat is own_scan exactly when one of the kernel's
+    /// scans (started to finished, nlmon's stamps) overlaps its time in flight (its round trip, or
+    /// the timeout when lost).
     @Test func stallsOnTheWalkAreTheScansIwSaw() throws {
         let report = try object("medium/sticky-walk.json")
         let summary = try #require(report["stall_summary"] as? [String: Any], "\(report.keys)")
         let stalls = try #require(report["stalls"] as? [[String: Any]])
         let events = try text("medium/sticky-iw-event.txt").split(separator: "\n").filter { $0.contains("wlan2 (phy") }
         #expect(!events.contains { $0.contains("connected") || $0.contains("disconnect") || $0.contains("ch_switch") }, "\(events)")
-        func times(_ what: String) -> [Double] { events.filter { $0.contains(what) }.compactMap { Double($0.prefix { $0 != ":" }) } }
-        let started = times("scan started")
-        let finished = times("scan finished") + times("scan aborted")
-        let spans = started.map { s in (s, finished.filter { $0 >= s }.min() ?? s + 10) }
+        let started = events.filter { $0.contains("scan started") }.compactMap { Double($0.prefix { $0 != ":" }) }
+        // The kernel's scans (nlmon's stamps), each of iw's among them.
+        let spans = try kernelScans("medium/sticky-nlmon.pcap", each: started)
         // The walk's recording opens with its start and its heartbeats' timeout.
         let head = try json(String(try #require(try text("medium/sticky-rec/push.jsonl").split(separator: "\n").first)))
         let start = try #require((head["time_ns"] as? Int).map { Double($0) / 1e9 }, "\(head)")
@@ -260,7 +260,7 @@ extension LabTests {
             // Within the netlink lag of an edge either is fair (a scan iw saw start 18 ms before a
             // 1.4 s heartbeat's answer, which pushdiag's own receive put after it, CI of 2026-11-26).
             guard let overlaps = Self.overlap(t, flight, spans) else { continue }
-            #expect((st["cause"] as? String == "own_scan") == overlaps, "\(st): iw's scans \(spans)")
+            #expect((st["cause"] as? String == "own_scan") == overlaps, "\(st): the kernel's scans \(spans)")
         }
     }
 

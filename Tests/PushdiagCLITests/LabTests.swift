@@ -472,6 +472,57 @@ struct LabTests {
         #expect(j["died"] as? String == "black_hole", "\(j)")
     }
 
+    // MARK: captures read by tshark
+
+    /// tshark's fields of the packets of a capture in the results (`name`) that `filter` keeps:
+    /// (time, fields…), one array per packet.
+    func packets(_ name: String, filter: String, fields: [String]) throws -> [(time: Double, fields: [String])] {
+        let r = try TestSupport.run(
+            TestPaths.which("tshark")!,
+            ["-r", dir.appendingPathComponent(name).path, "-Y", filter, "-T", "fields", "-E", "separator=|", "-e", "frame.time_epoch"]
+                + fields.flatMap { ["-e", $0] })
+        return r.stdout.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            return Double(parts[0]).map { ($0, Array(parts.dropFirst())) }
+        }
+    }
+
+    /// Times in order, each once: the kernel hands a notification to every socket that listens,
+    /// and nlmon records each handing, the first at the kernel's time. Handings of one event came
+    /// up to 1.4 ms apart under emulation (2026-11-29); the lab's events of one kind come at
+    /// least a second apart, so those within 20 ms of a kept one are its copies.
+    static func once(_ times: [Double]) -> [Double] {
+        times.sorted().reduce(into: []) { kept, t in if kept.last.map({ t - $0 > 0.02 }) ?? true { kept.append(t) } }
+    }
+
+    /// nl80211's events of `commands` in an nlmon capture (`name`), as the kernel sent them: the
+    /// kernel's own (port 0, not a request), each once, in time order. iw event and pushdiag stamp
+    /// the same events when their threads read them, which under the lab's load lagged by up to
+    /// 173 ms (iw, 2026-11-28). The recording lost nothing, by tcpdump's count (its log beside it).
+    func kernelEvents(_ name: String, _ commands: [NL80211.Command]) throws -> [(time: Double, command: NL80211.Command)] {
+        try expectComplete(name.replacingOccurrences(of: ".pcap", with: ".log"))
+        return try commands.flatMap { c in
+            Self.once(
+                try packets(
+                    name, filter: "nl80211.cmd == \(c.rawValue) && netlink.hdr_pid == 0 && !(netlink.hdr_flags.request == 1)", fields: []
+                ).map(\.time)
+            ).map { (time: $0, command: c) }
+        }.sorted { $0.time < $1.time }
+    }
+
+    /// The kernel's scans in an nlmon capture (`name`), started to finished or aborted (10 s when
+    /// the capture holds no end), as `overlap` takes them; each of `iwStarted` (iw event's
+    /// stamps) has the kernel's start within the second before it, so none was missed.
+    func kernelScans(_ name: String, each iwStarted: [Double], sourceLocation: SourceLocation = #_sourceLocation) throws -> [(Double, Double)] {
+        let events = try kernelEvents(name, [.triggerScan, .newScanResults, .scanAborted])
+        let starts = events.filter { $0.command == .triggerScan }.map(\.time)
+        let ends = events.filter { $0.command != .triggerScan }.map(\.time)
+        for s in iwStarted {
+            #expect(starts.contains { $0 <= s && s - $0 < 1 }, "iw's scan at \(s) is not the kernel's \(starts)", sourceLocation: sourceLocation)
+        }
+        return starts.map { s in (s, ends.filter { $0 >= s }.min() ?? s + 10) }
+    }
+
     // MARK: walk (Tests/lab/walk.sh)
 
     /// iw event's moves in the station's namespace: (time in s, "disconnect" / "connect" /

@@ -97,6 +97,25 @@ lab_join_run() {
   echo "lab: join $name done (exit $(cat "$out/$name.status"))"
 }
 
+# lab_join_nlmon_start NAME: tcpdump on the station namespace's nlmon0 beside a section that
+# checks timing against the kernel's events: nlmon stamps a message when the kernel hands it to
+# a socket, where iw event and ip monitor stamp it when their thread reads it (iw's lagged the
+# kernel by 173 ms once, 2026-11-28). Written to the VM's tmpfs ($conf/NAME-nlmon.pcap); its pid
+# in join_nlmon.
+lab_join_nlmon_start() {
+  ip netns exec "$LAB_JOIN_NS" tcpdump -i nlmon0 -s 65535 -B 65536 -U --immediate-mode -w "$conf/$1-nlmon.pcap" > "$conf/$1-nlmon.log" 2>&1 &
+  join_nlmon=$!
+  lab_wait_text "$conf/$1-nlmon.log" "listening on" 30
+}
+
+# lab_join_nlmon_stop NAME RESULTS_DIR: the recording ended (half a second after the section's
+# last event) and copied to RESULTS_DIR.
+lab_join_nlmon_stop() {
+  sleep 0.5
+  kill "$join_nlmon"; wait "$join_nlmon" 2> /dev/null
+  cp "$conf/$1-nlmon.pcap" "$conf/$1-nlmon.log" "$2/"
+}
+
 lab_join() {
   local out=$1 responder
   lab_down
@@ -216,14 +235,16 @@ lab_join_ap_idle() {
 # channel 1 ten beacons ahead (about 1 s) with blocktx, which holds the station's frames until the
 # switch, so the heartbeats sent meanwhile are late; the walk goes on 12 s more (about 65
 # heartbeats in all, one at a time, so the one or two late ones stay above its p95; 20 s until
-# 2026-11-27, when the last fresh-clone run's walk had one late heartbeat) and is interrupted. iw event -t on
-# the station is the oracle (channel switch started, channel switch).
+# 2026-11-27, when the last fresh-clone run's walk had one late heartbeat) and is interrupted. The
+# oracle is the kernel's CH_SWITCH_STARTED_NOTIFY and CH_SWITCH_NOTIFY as nlmon stamped them; iw
+# event -t on the station says they were a switch and no disconnect.
 lab_join_chan_switch() {
   local out=$1 iw walk
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
   for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 0.2; done
   ip netns exec "$LAB_JOIN_NS" iw event -t > "$conf/join-chan-switch-iw-event.txt" 2>&1 &
   iw=$!
+  lab_join_nlmon_start join-chan-switch
   ip netns exec "$LAB_JOIN_NS" $PD walk 10.40.0.1:3000 --interface wlan2 --format json < /dev/null \
     > "$out/join-chan-switch-walk.json" 2> "$out/join-chan-switch-walk.err" &
   walk=$!
@@ -233,6 +254,7 @@ lab_join_chan_switch() {
   sleep 12
   kill -TERM $walk; wait $walk
   echo $? > "$out/join-chan-switch-walk.status"
+  lab_join_nlmon_stop join-chan-switch "$out"
   kill $iw; wait $iw 2> /dev/null
   cp "$conf/join-chan-switch-iw-event.txt" "$out/"
   echo "lab: the channel switch done (walk exit $(cat "$out/join-chan-switch-walk.status"), hostapd_cli: $(cat "$out/join-chan-switch-hostapd-cli.txt"))"
@@ -244,13 +266,15 @@ lab_join_chan_switch() {
 # the push connection is established (ss says so), the last 5 s before the heartbeats end. A
 # passive scan leaves the operating channel for mac80211's 111 ms per channel, so a heartbeat
 # sent off-channel waits longer than the stall margin; active scans' 60 ms did too rarely (one scan of three here, none of three on CI,
-# 2026-11-26). iw event -t on the station is the oracle (scan started, scan finished); nothing
-# else happens to the link meanwhile.
+# 2026-11-26). The oracle is the kernel's TRIGGER_SCAN, NEW_SCAN_RESULTS and SCAN_ABORTED as nlmon
+# stamped them, and iw event -t on the station counts the scans; nothing else happens to the link
+# meanwhile.
 lab_join_heartbeat_scans() {
   local out=$1 iw hb
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
   ip netns exec "$LAB_JOIN_NS" iw event -t > "$conf/join-heartbeat-iw-event.txt" 2>&1 &
   iw=$!
+  lab_join_nlmon_start join-heartbeat
   ip netns exec "$LAB_JOIN_NS" $PD heartbeat 10.40.0.1:3000 --interface wlan2 --count 200 --interval 100ms --format json < /dev/null \
     > "$out/join-heartbeat.json" 2> "$out/join-heartbeat.err" &
   hb=$!
@@ -261,6 +285,7 @@ lab_join_heartbeat_scans() {
   done
   wait $hb
   echo $? > "$out/join-heartbeat.status"
+  lab_join_nlmon_stop join-heartbeat "$out"
   kill $iw; wait $iw 2> /dev/null
   cp "$conf/join-heartbeat-iw-event.txt" "$out/"
   echo "lab: heartbeat's scans done (exit $(cat "$out/join-heartbeat.status"))"
@@ -295,7 +320,8 @@ lab_join_scan_every() {
 # rtnetlink, with no nl80211 event: 60 heartbeats 250 ms apart; 4 s after the push connection is
 # established the station's address is removed (its subnet's route with it) and, 1 s later,
 # added back. The heartbeats in flight meanwhile wait for TCP's retransmission, and are
-# link_change. ip -ts monitor in the station's namespace is the oracle (written to tmpfs).
+# link_change. The oracle is the kernel's RTM_DELADDR and RTM_NEWADDR as nlmon stamped them, and
+# ip -ts monitor in the station's namespace (written to tmpfs) says they were the address.
 # Removing the last IPv4 address takes wlan2's routes with it, the default one too: the steps
 # after this one reach only the on-link 10.40.0.1, and the managers' section flushes the address
 # and starts again anyway.
@@ -307,6 +333,7 @@ lab_join_address_flap() {
   [ -n "$addr" ] || { echo "lab: the station has no address for the address change"; return 1; }
   ip -n "$LAB_JOIN_NS" -ts monitor address > "$conf/join-flap-ip-monitor.txt" 2>&1 &
   mon=$!
+  lab_join_nlmon_start join-flap
   ip netns exec "$LAB_JOIN_NS" $PD heartbeat 10.40.0.1:3000 --interface wlan2 --count 60 --interval 250ms --format json < /dev/null \
     > "$out/join-flap.json" 2> "$out/join-flap.err" &
   hb=$!
@@ -317,6 +344,7 @@ lab_join_address_flap() {
   ip -n "$LAB_JOIN_NS" addr add "$addr" dev wlan2
   wait $hb
   echo $? > "$out/join-flap.status"
+  lab_join_nlmon_stop join-flap "$out"
   kill $mon; wait $mon 2> /dev/null
   cp "$conf/join-flap-ip-monitor.txt" "$out/"
   echo "lab: heartbeat's address change done (exit $(cat "$out/join-flap.status"))"

@@ -10,7 +10,7 @@
 #           roam): a band change.
 # One set-up and one walk for both (until 2026-11-26 they walked in turn, each with its own
 # hwsim, APs and medium: 213 s; issue #27 allows the medium 2 minutes).
-# Oracles: iw station dump every second, iw event, the medium's own log of every link, and its
+# Oracles: iw station dump every second, iw event, nlmon (wlan2's namespace), the medium's own log of every link, and its
 # capture of every attempt at every frame (air.pcap; hwsim0 sees each frame once, before
 # the medium, so its Retry bits are never set), read by tshark.
 # The stations run without HT: see Tests/lab/medium/README.md (retries and aggregation).
@@ -150,7 +150,7 @@ lab_medium_kept() {
 }
 
 lab_medium_walks_once() {
-  local out=$1 ping exporter responder scanner t0 t1 name wifi survey
+  local out=$1 ping exporter responder scanner nlmon t0 t1 name wifi survey
   t0=$(date +%s)
   lab_down
   # The air's capture and the medium's log go to the VM's tmpfs (a write to the 9p share costs
@@ -164,6 +164,12 @@ lab_medium_walks_once() {
   t1=$(date +%s)
   $PD responder --listen 10.40.0.1:3000 > "$out/responder.log" 2>&1 &
   responder=$!
+  # The kernel's nl80211 events in wlan2's namespace as it sent them (nlmon's stamps; iw event's
+  # are its thread's reads, which lag under load), for the stalls' oracle.
+  modprobe nlmon; ip -n sta link add nlmon0 type nlmon && ip -n sta link set nlmon0 up
+  ip netns exec sta tcpdump -i nlmon0 -s 65535 -B 65536 -U --immediate-mode -w "$conf/sticky-nlmon.pcap" > "$conf/sticky-nlmon.log" 2>&1 &
+  nlmon=$!
+  for _ in $(seq 1 150); do grep -q listening "$conf/sticky-nlmon.log" && break; sleep 0.2; done
   lab_medium_walk_start "$out" sticky sta wlan2
   exec 7> /run/sticky-places
   lab_medium_walk_start "$out" bgscan sta2 wlan3
@@ -236,7 +242,8 @@ lab_medium_walks_once() {
   lab_medium_clock_past 37
   kill -TERM "$(cat "$conf/sticky-walk.pid")" "$(cat "$conf/bgscan-walk.pid")"
   lab_medium_walk_end "$out" sticky wlan2
-  kill $scanner; wait $scanner 2> /dev/null
+  kill $scanner $nlmon; wait $scanner $nlmon 2> /dev/null
+  cp "$conf/sticky-nlmon.pcap" "$conf/sticky-nlmon.log" "$out/" 2> /dev/null
   cp "$conf/sticky-scan-dump.txt" "$out/" 2> /dev/null
   lab_medium_walk_end "$out" bgscan wlan3
   kill $responder; wait $responder 2> /dev/null
