@@ -3,7 +3,7 @@
 # push connection to a responder on the APs' bridge while a fast transition is refused for
 # certain (lab_ft_refuse, ft-refused.sh), then wpa_supplicant roams with 802.11r, then without,
 # then loses its AP, then moves to another SSID on another subnet (its address changed as DHCP
-# would); iw event, ip monitor and the responder's count are the oracles
+# would); iw event, ip monitor, nlmon and the responder's count are the oracles
 # (LabTests.walk*). Then the walk's bad moments: an unknown interface, a server down at the
 # start, SIGINT while connecting, the interface deleted mid-walk.
 #   lab_walk RESULTS_DIR
@@ -22,6 +22,13 @@ lab_walk() {
   # oracles moved to tmpfs for the same reason).
   ip netns exec sta iw event -t > "$conf/walk-iw-event.txt" 2>&1 &
   local iw=$!
+  # The kernel's own messages in the station's namespace (nlmon's stamps, when the kernel handed
+  # them over; iw's and ip's are their threads' reads): the timing oracle of the walk's moves and
+  # carrier changes. Made before ip monitor starts, which then never sees nlmon0.
+  ip -n sta link add nlmon0 type nlmon && ip -n sta link set nlmon0 up
+  ip netns exec sta tcpdump -i nlmon0 -s 65535 -B 65536 -U --immediate-mode -w "$conf/walk-nlmon.pcap" > "$conf/walk-nlmon.log" 2>&1 &
+  local nlmon=$!
+  for _ in $(seq 1 150); do grep -q listening "$conf/walk-nlmon.log" && break; sleep 0.2; done
   ip netns exec sta ip -ts monitor link address dev wlan2 > "$conf/walk-ip-monitor.txt" 2>&1 &
   local ipmon=$!
   # ip monitor is listening once it prints a change made for it (an alias: nothing else moves).
@@ -91,8 +98,8 @@ lab_walk() {
   echo $? > "$out/walk.status"
   exec 7>&-
   kill -TERM $responder; wait $responder 2>/dev/null
-  kill $iw $ipmon; wait $iw $ipmon 2>/dev/null
-  cp "$conf/walk-iw-event.txt" "$conf/walk-ip-monitor.txt" "$out/"
+  kill $iw $ipmon $nlmon; wait $iw $ipmon $nlmon 2>/dev/null
+  cp "$conf/walk-iw-event.txt" "$conf/walk-ip-monitor.txt" "$conf/walk-nlmon.pcap" "$conf/walk-nlmon.log" "$out/"
   rm -rf "$out/walk-rec" && cp -r "$conf/walk-rec" "$out/"
   echo "$first $second $first $second $third" > "$out/walk-bssids.txt"
   ip netns exec sta $PD walk 10.40.0.1:3000 --interface wlan2 --format json --replay "$out/walk-rec" > "$out/walk-replay.json" 2> "$out/walk-replay.err"
