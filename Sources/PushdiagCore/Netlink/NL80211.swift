@@ -550,30 +550,24 @@ public enum NL80211 {
     }
 
     static func scanBSS(_ b: UnsafeRawBufferPointer) -> ScanBSS? {
-        var bss: ScanBSS?
+        // Filled as the attributes come; an entry with no BSSID is none.
+        var r = ScanBSS(bssid: MACAddress(rawValue: 0))
+        var hasBSSID = false
         var ies: UnsafeRawBufferPointer?
         var beaconIEs: UnsafeRawBufferPointer?
-        var freq: UInt32?
-        var signal: Int32?
-        var status: UInt32?
-        var seen: UInt32?
         Netlink.forEachAttribute(b) { t, v in
             switch t {
-            case BSSAttr.bssid: if let m = v.nlMAC { bss = ScanBSS(bssid: m) }
-            case BSSAttr.frequency: freq = v.nlU32
-            case BSSAttr.signalMBm: signal = v.nlS32
-            case BSSAttr.status: status = v.nlU32
-            case BSSAttr.seenMsAgo: seen = v.nlU32
+            case BSSAttr.bssid: if let m = v.nlMAC { (r.bssid, hasBSSID) = (m, true) }
+            case BSSAttr.frequency: r.frequency = v.nlU32
+            case BSSAttr.signalMBm: r.signalMBm = v.nlS32
+            case BSSAttr.status: r.status = v.nlU32
+            case BSSAttr.seenMsAgo: r.seenMsAgo = v.nlU32
             case BSSAttr.informationElements: ies = v
             case BSSAttr.beaconIEs: beaconIEs = v
             default: break
             }
         }
-        guard var r = bss else { return nil }
-        r.frequency = freq
-        r.signalMBm = signal
-        r.status = status
-        r.seenMsAgo = seen
+        guard hasBSSID else { return nil }
         // The same element parser as the capture analyser, over the probe response's elements
         // (or the beacon's when the driver kept only those).
         if let e = ies ?? beaconIEs {
