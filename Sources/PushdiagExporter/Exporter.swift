@@ -58,6 +58,7 @@ public final class Exporter: Sendable {
     /// Starts what is new, stops what went; a session whose options did not change goes on. The
     /// web configuration, when given, applies to the next connection and request.
     public func apply(_ s: ExporterSettings, web newWeb: WebAccess? = nil, reload: Bool = true) {
+        if let newWeb, let why = newWeb.refusal(replacing: web.withLock({ $0 })) { return reloadFailed(why) }
         if let newWeb {
             web.withLock { $0 = newWeb }
             auth.set(newWeb.config?.users ?? [])

@@ -31,9 +31,10 @@ public final class ExporterLog: Sendable {
         if !repeated { line("\(subject): \(what)") }
     }
 
-    /// Logs a line whatever came before.
+    /// Logs a line whatever came before, on one line: what a request or a file said in it (a
+    /// /probe target refused) cannot start a line of its own.
     public func line(_ text: String) {
-        write("\(Timestamp.rfc3339(nanoseconds: WallClock.nanoseconds())) \(text)")
+        write("\(Timestamp.rfc3339(nanoseconds: WallClock.nanoseconds())) \(text.oneLine)")
     }
 
     /// Forgets a subject (it left the configuration).

@@ -19,8 +19,22 @@ public struct WebAccess: Sendable {
             throw ConfigError(file: file, line: nil, key: nil, message: "cannot read it: \(Errno.current)")
         }
         let config = try WebConfig.parse(Array(data), file: file)
+        // An empty or cut-short file (one rewritten in place as SIGHUP came) would open every
+        // endpoint: refused, as a file that does not parse is.
+        guard !config.isOpen else {
+            throw ConfigError(
+                file: file, line: nil, key: nil,
+                message: "neither tls_server_config nor basic_auth_users: every endpoint would be open (leave --web-config out for that)")
+        }
         let tls = try config.tls.map { t throws(ConfigError) in try TLSServerContext(t, file: file) }
         return WebAccess(config: config, tls: tls)
+    }
+
+    /// Why this may not replace `running` on a reload, or nil: TLS turned off would serve the next
+    /// connections in plain text; that takes a restart.
+    public func refusal(replacing running: WebAccess) -> String? {
+        guard running.tls != nil, tls == nil, let c = config else { return nil }
+        return "\(c.file): no tls_server_config, where the running file has one (TLS goes off only with a restart)"
     }
 
     /// What the log says of it.
@@ -40,6 +54,11 @@ final class BasicAuthGate: Sendable {
     /// "user NUL password NUL hash" of the credentials that matched their hash.
     let matched = Mutex<Set<String>>([])
     let queue = DispatchQueue(label: "pushdiag.basic-auth")
+    /// Checks queued or running. A client that sends wrong credentials and hangs up, again and
+    /// again, would otherwise queue checks without end, each tens of milliseconds of a core, and
+    /// Prometheus's own would wait behind them.
+    let pending = Atomic<Int>(0)
+    static let mostPending = 16
     static let mostRemembered = 64
     /// Checked when the user is unknown, so that an unknown user takes as long as a wrong password.
     static let decoy = "$2y$10$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
@@ -59,7 +78,13 @@ final class BasicAuthGate: Sendable {
         let hash = all[c.user]
         let key = "\(c.user)\u{0}\(c.password)\u{0}\(hash ?? "")"
         if hash != nil, matched.withLock({ $0.contains(key) }) { return then(true) }
+        // More than `mostPending` waiting: refused at once, as a wrong password is.
+        guard pending.add(1, ordering: .relaxed).newValue <= Self.mostPending else {
+            pending.subtract(1, ordering: .relaxed)
+            return then(false)
+        }
         queue.async { [self] in
+            defer { pending.subtract(1, ordering: .relaxed) }
             let ok = PasswordCheck.matches(password: c.password, hash: hash ?? Self.decoy) && hash != nil
             if ok {
                 matched.withLock { m in

@@ -169,6 +169,13 @@ import Testing
         }
         let r = try pushdiag(["exporter", "--listen", "127.0.0.1:\(freePort())", "--web-config", dir.appendingPathComponent("none.yml").path])
         #expect(r.status == 3 && r.stderr.contains("none.yml: cannot read it"), "\(r.stderr)")
+        // A file that would open every endpoint (empty, or cut short while it was rewritten).
+        for text in ["", "# nothing yet\n", "basic_auth_users:\n"] {
+            try text.write(to: web, atomically: true, encoding: .utf8)
+            let open = try pushdiag(["exporter", "--listen", "127.0.0.1:\(freePort())", "--web-config", web.path])
+            let said = "pushdiag: \(web.path): neither tls_server_config nor basic_auth_users: every endpoint would be open (leave --web-config out for that)\n"
+            #expect(open.status == 3 && open.stderr == said, "\(text.debugDescription): \(open.status) \(open.stderr)")
+        }
 
         // At a reload: the running users stay, and the log says why.
         try "basic_auth_users:\n  prometheus: \(try bcrypt(Self.password))\n".write(to: web, atomically: true, encoding: .utf8)
@@ -182,6 +189,11 @@ import Testing
         #expect(try curl(["-u", "prometheus:\(Self.password)", url]).status == 200, "the old password still works")
         #expect(try curl(["-u", "prometheus:new", url]).status == 401)
         #expect(try curl([url]).status == 401, "nor does anyone get in without credentials")
+        // Emptied (a tool rewriting it in place as SIGHUP came): refused too, nothing opens.
+        try "".write(to: web, atomically: false, encoding: .utf8)
+        kill(e.process.processIdentifier, SIGHUP)
+        #expect(e.wait(for: "reload failed, keeping the running configuration: \(web.path): neither tls_server_config"), "\(e.output)")
+        #expect(try curl([url]).status == 401 && curl(["-u", "prometheus:\(Self.password)", url]).status == 200)
         let metrics = try curl(["-u", "prometheus:\(Self.password)", url]).text
         #expect(Exposition.value(metrics, "pushdiag_exporter_config_last_reload_successful") == 0, "\(metrics)")
         // A good one then takes over.
@@ -190,6 +202,25 @@ import Testing
         #expect(e.wait(for: "reloaded:"), "\(e.output)")
         #expect(try curl(["-u", "prometheus:new", url]).status == 200)
         #expect(try curl(["-u", "prometheus:\(Self.password)", url]).status == 401)
+    }
+
+    /// A reload does not turn TLS off: the next connections would be plain text. The running
+    /// TLS stays, the log says why, and a restart is what takes it off.
+    @Test func aReloadDoesNotTurnTLSOff() throws {
+        let pki = try makePKI()
+        let web = pki.dir.appendingPathComponent("web.yml")
+        try "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n".write(to: web, atomically: true, encoding: .utf8)
+        let port = freePort()
+        let e = try exporter(port, ["--web-config", web.path])
+        defer { e.stop() }
+        let https = ["--cacert", pki.path("ca.crt"), "https://127.0.0.1:\(port)/metrics"]
+        #expect(try curl(https).status == 200)
+        try "basic_auth_users:\n  prometheus: \(try bcrypt(Self.password))\n".write(to: web, atomically: true, encoding: .utf8)
+        kill(e.process.processIdentifier, SIGHUP)
+        let refused = "reload failed, keeping the running configuration: \(web.path): no tls_server_config, where the running file has one"
+        #expect(e.wait(for: refused + " (TLS goes off only with a restart)"), "\(e.output)")
+        #expect(try curl(https).status == 200, "TLS and no users, as before")
+        #expect(try curl(["http://127.0.0.1:\(port)/metrics"]).status != 200, "no plain HTTP")
     }
 
     func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {

@@ -13,6 +13,11 @@ import Testing
         let short = try ProbeRequest.parse(query: "target=h:1&timeout=30s", scrapeTimeout: "2")
         #expect(short.options.connectTimeoutMs == 1500 && short.options.timeoutMs == 1500)
         #expect(try ProbeRequest.parse(query: "target=h:1", scrapeTimeout: "nan").budgetSeconds == ProbeRequest.defaultBudget)
+        // The header is the caller's word: a probe holds a slot for 120 s at the most.
+        let long = try ProbeRequest.parse(query: "target=h:1&count=20&interval=3600s", scrapeTimeout: "1e9")
+        #expect(long.budgetSeconds == ProbeRequest.mostBudget && ProbeRequest.mostBudget == 120, "\(long.budgetSeconds)")
+        #expect(try ProbeRequest.parse(query: "target=h:1", scrapeTimeout: "60").budgetSeconds == 59.5)
+        #expect(try ProbeRequest.parse(query: "target=h&protocol=websocket&path=/push%3Fdevice%3D7").options.path == "/push?device=7")
     }
 
     @Test func badProbeQueriesNameTheParameter() {
@@ -21,6 +26,9 @@ import Testing
             ("target=h:1&count=21", "count"), ("target=h:1&tls=maybe", "tls: 'maybe'"), ("target=h:1&interval=0", "interval"),
             ("target=%e2%28%a1", "percent-encoded"), ("target=h:1&protocol=tcp&pin=x", "go with tls=1"),
             ("target=h:1&tls=1&pin=x", "pin: 'x' is not a base64 SHA-256"),
+            // A path that would end the upgrade's request line and start another request.
+            ("target=h&protocol=websocket&path=/x%20HTTP/1.1%0D%0AHost:a%0D%0A%0D%0ADELETE%20/admin", "path: only printable ASCII"),
+            ("target=h&protocol=websocket&path=x", "path: 'x' does not start with /"),
         ] {
             #expect(throws: SettingsError.self, "\(q)") { _ = try ProbeRequest.parse(query: q, scrapeTimeout: nil) }
             do {
@@ -74,6 +82,7 @@ import Testing
             ("[[server]]\nhost = \"h\"\nidle_timeout = \"5m\"\n", "p.toml:3: server.idle_timeout: goes with register"),
             ("[[server]]\nhost = \"h\"\nregister = \"x\"\nidle_timeout = \"soon\"\n", "server.idle_timeout"),
             ("[[server]]\nhost = \"h\"\nregister = \"x\"\nidle_timeout = 300\n", "server.idle_timeout: expected a string"),
+            ("[[server]]\nhost = \"h\"\nprotocol = \"websocket\"\npath = \"/a b\"\n", "p.toml:4: server.path: only printable ASCII"),
         ] {
             do {
                 _ = try ConfigParser.parse(text, file: "p.toml")

@@ -70,7 +70,9 @@ public enum ConfigParser {
                             s.pin = try string(t, k, "server")
                             if let pin = s.pin, let why = TLSOptions.pinProblem(pin) { throw fail(t, k, "server", why) }
                         case "ca_file": s.caFile = try string(t, k, "server")
-                        case "path": s.path = try string(t, k, "server")
+                        case "path":
+                            s.path = try string(t, k, "server")
+                            if let path = s.path, let why = HeartbeatOptions.pathProblem(path) { throw fail(t, k, "server", why) }
                         case "register": s.register = try string(t, k, "server")
                         case "idle_timeout": s.idleTimeoutS = try duration(t, k, "server", atLeast: IdleTimeout.shortest)?.seconds
                         default: throw fail(t, k, "server", "unknown key (host, port, protocol, tls, pin, ca_file, path, register, idle_timeout)")

@@ -75,20 +75,6 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
 
     /// One line: control characters the parser quotes from the file ("saw 'fals\n'") are escaped.
     public var description: String {
-        Self.oneLine("\(file)\(line.map { ":\($0)" } ?? ""): \(key.map { "\($0): " } ?? "")\(message)")
-    }
-
-    static func oneLine(_ s: String) -> String {
-        var out = ""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20 || u.value == 0x7F: out += "\\u{\(String(u.value, radix: 16, uppercase: true))}"
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out
+        "\(file)\(line.map { ":\($0)" } ?? ""): \(key.map { "\($0): " } ?? "")\(message)".oneLine
     }
 }

@@ -3,13 +3,16 @@
 /// simplepush), `tls` (1/true), `insecure`, `pin`, `path` (websocket only), `count` (heartbeats, 1–20,
 /// default 3), `interval` and `timeout` (durations). The probe's whole run stays within
 /// `budgetSeconds` (Prometheus's scrape timeout, from its X-Prometheus-Scrape-Timeout-Seconds
-/// header, less half a second).
+/// header, less half a second, and never more than `mostBudget`: the header is the caller's word,
+/// and a probe holds one of the exporter's few probe slots while it runs).
 public struct ProbeRequest: Sendable, Equatable {
     public var options: HeartbeatOptions
     /// The probe stops here, answered or not.
     public var budgetSeconds: Double
 
     public static let defaultBudget = 10.0
+    /// blackbox_exporter's longest default timeout.
+    public static let mostBudget = 120.0
     public static let mostHeartbeats = 20
 
     /// Parses a query string (the part after `?`). Problems are one line naming the parameter.
@@ -76,11 +79,12 @@ public struct ProbeRequest: Sendable, Equatable {
         }
         if let p = params["path"] {
             if let readers = proto.readers(ifNotRead: .path) { throw .usage("path goes with protocol=\(readers), not \(proto)") }
+            if let why = HeartbeatOptions.pathProblem(p) { throw .usage("path: \(why)") }
             o.path = p
         }
         try o.validate()
         var budget = defaultBudget
-        if let s = scrapeTimeout, let v = Double(s), v.isFinite, v > 0 { budget = max(0.5, v - 0.5) }
+        if let s = scrapeTimeout, let v = Double(s), v.isFinite, v > 0 { budget = min(mostBudget, max(0.5, v - 0.5)) }
         // A connect or heartbeat may not wait longer than the whole probe may take.
         o.connectTimeoutMs = min(o.connectTimeoutMs, budget * 1000)
         o.timeoutMs = min(o.timeoutMs, budget * 1000)

@@ -102,6 +102,18 @@ extension HeartbeatOptions {
             throw usage(why)
         }
         if let pin = tls?.pin, let why = TLSOptions.pinProblem(pin) { throw usage("--pin: \(why)") }
+        if let why = Self.pathProblem(path) { throw usage("--path: \(why)") }
+    }
+
+    /// Why `path` cannot be the request target of the WebSocket upgrade, or nil: an absolute path
+    /// of printable ASCII (RFC 9112's origin-form; other bytes percent-encoded). A space, CR or LF
+    /// would end the request line early and let the rest stand as headers or another request.
+    public static func pathProblem(_ path: String) -> String? {
+        guard path.hasPrefix("/") else { return "'\(path)' does not start with /" }
+        guard path.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            return "only printable ASCII with no space (percent-encode the rest)"
+        }
+        return nil
     }
 }
 
