@@ -89,6 +89,39 @@ struct IPhoneLensTests {
         #expect(old.roams.isEmpty)
     }
 
+    /// A signal not known is never a level: no hole, no coverage count, no zone ended by it
+    /// (issue review of 2026-11-29: a driver whose signal is not believed made holes and zeros).
+    @Test func aSignalNotKnownIsNoLevel() {
+        let unknown = WalkBSS(bssid: ap2, ssid: "ward", freqMhz: 2437, signalDbm: nil, ageMs: 100)
+        // The station's signal not known: no hole from a weak candidate, nor from none.
+        let blind = IPhoneLens().apply(
+            samples: [sample(5 * s, ap1, nil)], scans: [WalkScan(timeNs: 4_900_000_000, entries: [entry(ap2, -72)])], heartbeats: [], marks: [])
+        #expect(blind.holes.isEmpty && blind.roams.isEmpty, "\(blind)")
+        // A candidate's signal not known: no hole, no iphone_stays zone.
+        let r = lens(-75, [unknown])
+        #expect(r.holes.isEmpty && r.sticky.isEmpty && r.roams.isEmpty, "\(r)")
+        // Nor a count: of the SSID, nor on a channel where a BSS has no signal.
+        let c = IPhoneLens().coverage(
+            samples: [sample(5 * s, ap1, -60)],
+            scans: [WalkScan(timeNs: 4_900_000_000, entries: [unknown, WalkBSS(bssid: other, ssid: "guest", freqMhz: 2412, signalDbm: nil, ageMs: 100)])],
+            heartbeats: [], places: [""])[0]
+        #expect(c.samplesWithScan == 1 && c.bssAbove67 == nil && c.cochannelAbove82 == nil, "\(c)")
+        // The iPhone's zone across a sample whose signal is not known: one zone, not two.
+        let samples = [sample(5 * s, ap1, -75), sample(6 * s, ap1, nil), sample(7 * s, ap1, -76)]
+        let reads = (5...7).map { WalkScan(timeNs: Int64($0) * s - 100_000_000, entries: [entry(ap2, -80)]) }
+        let zones = IPhoneLens().apply(samples: samples, scans: reads, heartbeats: heartbeats(10), marks: []).sticky
+        #expect(zones.map(\.kind) == [.iphoneStays] && zones.first?.seconds == 2 && zones.first?.samples == 2, "\(zones)")
+    }
+
+    /// The laptop's zone names the strongest other BSS of the SSID heard, not the one the rules
+    /// pick (a weaker 5 GHz one above -65).
+    @Test func theLaptopsZoneNamesTheStrongestCandidate() {
+        let r = lens(-75, [entry(ap2, -55, freq: 2462), entry(ap3, -60, freq: 5180)])
+        #expect(r.roams.first?.rule == .prefer5GHz && r.roams.first?.toBssid == ap3, "\(r.roams)")
+        let laptop = r.sticky.filter { $0.kind == .laptopStays }
+        #expect(laptop.count == 1 && laptop.first?.bestCandidateDbm == -55, "\(r.sticky)")
+    }
+
     @Test func fiveGHzIsPreferredAboveMinus65() {
         // Both pass the margin; the 5 GHz one above -65 wins over a stronger 2.4 GHz one.
         let r = lens(-75, [entry(ap2, -50, freq: 2462), entry(ap3, -64.99, freq: 5180)]).roams
@@ -105,10 +138,15 @@ struct IPhoneLensTests {
             let r = lens(-75, [entry(ap2, -50, freq: 2462), entry(ap3, -60, freq: freq)]).roams
             #expect(r.map(\.rule) == [.prefer5GHz] && r.first?.toBssid == ap3, "\(freq) MHz: \(r)")
         }
-        // A candidate with no frequency is not preferred.
+        // A candidate with no frequency is not preferred; nor is a 5 GHz one over a stronger one
+        // whose band is not known.
         var unknown = entry(ap3, -60)
         unknown.entry.frequencyMhz = nil
         #expect(lens(-75, [entry(ap2, -50, freq: 2462), unknown]).roams.first?.toBssid == ap2)
+        var strongest = entry(ap2, -50)
+        strongest.entry.frequencyMhz = nil
+        let over = lens(-75, [strongest, entry(ap3, -60, freq: 5180)]).roams
+        #expect(over.map(\.rule) == [.marginTraffic] && over.first?.toBssid == ap2, "\(over)")
     }
 
     /// The scan the phone would use: the current BSS's 802.11k neighbour report when it
@@ -340,10 +378,18 @@ struct IPhoneLensTests {
         #expect(
             lens.moment(timeNs: 5 * s, bssid: nil, ssid: nil, freqMhz: nil, signalDbm: nil, readAtNs: 5 * s, entries: [entry(ap2, -60)])
                 == IPhoneLens.Moment(fresh: 0, unknown: .notConnected))
-        // Without the station's signal only the counts are known.
+        // Without the station's signal no roam is judged, nor the SSID's count (the AP's own may be
+        // above -67 or not); the co-channel count is (no other BSS on 2412).
         let blind = at(nil, [entry(ap2, -60)])
-        #expect(blind.roamWithTraffic == nil && blind.bestCandidateMarginDb == nil && blind.bssAbove67 == 1 && blind.fresh == 1, "\(blind)")
+        #expect(
+            blind.roamWithTraffic == nil && blind.bestCandidateMarginDb == nil && blind.bssAbove67 == nil && blind.cochannelAbove82 == 0 && blind.fresh == 1,
+            "\(blind)")
         #expect(blind.unknown == .noSignal)
+        // A candidate's signal not known (a driver whose signal is not believed): it might be taken.
+        let candidate = at(-80, [WalkBSS(bssid: ap2, ssid: "ward", freqMhz: 2412, signalDbm: nil, ageMs: 100)])
+        #expect(
+            candidate.roamWithTraffic == nil && candidate.roamIdle == nil && candidate.bssAbove67 == nil && candidate.cochannelAbove82 == nil
+                && candidate.unknown == .noSignal, "\(candidate)")
     }
 
     /// The exporter's moments see the scans whose results came, as a walk's samples do: a scan

@@ -279,6 +279,12 @@ struct WalkAnalysisTests {
         #expect(signal?.severity == .critical && signal?.value == -75 && signal?.threshold == -70 && signal?.subject == "corridor")
         let sticky = f.first { $0.check == .stickyClient }
         #expect(sticky?.severity == .warning && sticky?.value == 7.5 && sticky?.source == "station_and_scan", "\(String(describing: sticky))")
+        // What an iPhone would do is said only where the limits are iOS's own.
+        #expect(sticky?.message.hasSuffix("this card holds on to a far AP (an iPhone would have moved)") == true, "\(String(describing: sticky))")
+        var above = WalkThresholds()
+        above.signalCriticalDbm = -65
+        let own = WalkAnalysis.signalFindings(samples, scans: [read(at: 0, -60)], t: above).first { $0.check == .stickyClient }
+        #expect(own?.message.hasSuffix("this card holds on to a far AP") == true, "\(String(describing: own))")
         // The other AP only 5 dB stronger: not sticky, the card has nowhere better to go.
         #expect(self.sticky(samples, [read(at: 0, -70)]) == nil)
         // A read the driver's signal is not believed in (nil) offers nothing either.

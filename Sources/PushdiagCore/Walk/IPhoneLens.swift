@@ -56,6 +56,15 @@ public struct IPhoneLens: Sendable {
         /// results (not `superseded`). Else the lens judges nothing on it.
         var reached: Bool { !superseded && (scansCompleted > 0 || !scanned.isEmpty) }
 
+        /// Every BSS of the SSID the view holds has a signal: the laptop's (its station signal, or
+        /// its entry's) and each fresh entry's. Else a hole or a coverage count would leave out a
+        /// BSS whose level is not known (a driver whose signal is not believed gives none).
+        var ssidSignalsKnown: Bool {
+            if let b = sample.bssid, signal(b, offset: 0) == nil { return false }
+            guard let ssid else { return true }
+            return fresh.allSatisfy { $0.ssid != ssid || $0.signalDbm != nil }
+        }
+
         /// The signal of `bssid` at this sample, offset: the station's own for the laptop's BSS,
         /// else the fresh scan entry's; nil when neither is known.
         func signal(_ bssid: MACAddress, offset: Double) -> Double? {
@@ -73,8 +82,9 @@ public struct IPhoneLens: Sendable {
             guard mine < level else { return .no }
             // A fresh candidate the rule takes, heard by a scan or by the laptop while it was on it.
             if let pick = rule(mine, candidates(besides: b, ssid: ssid, offset: offset)) { return .clings(signal: mine, pick: pick) }
-            // Nothing qualifies: without a scan lately, not known.
-            guard reached else { return .cannotSay }
+            // Nothing qualifies: without a scan lately, or with a BSS of the SSID whose signal is
+            // not known (it might qualify), not known.
+            guard reached, ssidSignalsKnown else { return .cannotSay }
             // Nothing fresh qualifies. A BSS of the SSID that no scan reached lately and that the
             // rule took when it was last heard may take it still: not known. Else no.
             return rule(mine, unreached(besides: b, offset: offset)) == nil ? .no : .cannotSay
@@ -171,7 +181,8 @@ public struct IPhoneLens: Sendable {
         let marginRule: IOSRoamRule = traffic ? .marginTraffic : .marginIdle
         let fiveOrSixGHz = { (bss: WalkBSS) in WiFiBand(frequencyMhz: bss.freqMhz).map { $0 != .twoPointFourGHz } ?? false }
         let fiveGHz = qualifying.first { fiveOrSixGHz($0.bss) && $0.dbm > IOSRoamingRule.prefer5GHz.value }
-        if let f = fiveGHz, !fiveOrSixGHz(strongest.bss) { return (f.bss, f.dbm, .prefer5GHz) }
+        // Over a stronger candidate known to be on 2.4 GHz (of a band not known, nothing is preferred).
+        if let f = fiveGHz, WiFiBand(frequencyMhz: strongest.bss.freqMhz) == .twoPointFourGHz { return (f.bss, f.dbm, .prefer5GHz) }
         return (strongest.bss, strongest.dbm, marginRule)
     }
 
@@ -204,10 +215,11 @@ public struct IPhoneLens: Sendable {
             if phone == nil { phone = s.bssid }
             let candidates = v.candidates(besides: phone, ssid: v.ssid, offset: off)
             // A hole: a fresh view in which no BSS of the SSID reaches the trigger, and none that no
-            // scan reached lately did when last heard (then it is not known).
+            // scan reached lately did when last heard, and none has a signal not known (then it is
+            // not known).
             let best = (candidates.map(\.dbm) + [phone.flatMap { v.signal($0, offset: off) }].compactMap { $0 }).max()
             let staleStrong = v.unreached(besides: nil, offset: off).contains { $0.dbm >= IOSRoamingRule.trigger.value }
-            if v.reached, !staleStrong, best.map({ $0 < IOSRoamingRule.trigger.value }) ?? true {
+            if v.reached, !staleStrong, v.ssidSignalsKnown, best.map({ $0 < IOSRoamingRule.trigger.value }) ?? true {
                 holes.add(true, bssid: nil, time: s.timeNs, place: place, signal: best, candidate: nil)
             } else {
                 holes.close()
@@ -215,11 +227,20 @@ public struct IPhoneLens: Sendable {
             // The laptop clung where an iPhone would leave: the laptop's BSS below the trigger and a
             // candidate that the rules take.
             switch v.clinging(below: IOSRoamingRule.trigger.value, offset: off, rule: { Self.choose(current: $0, candidates: $1, traffic: v.traffic) }) {
-            case .clings(let mine, let pick): laptop.add(.laptopStays, bssid: s.bssid, time: s.timeNs, place: place, signal: mine, candidate: pick.1)
+            case .clings(let mine, _):
+                // The strongest other BSS of the SSID heard (the rule may pick a weaker 5 GHz one).
+                let strongest = v.candidates(besides: s.bssid, ssid: v.ssid, offset: off).map(\.dbm).max()
+                laptop.add(.laptopStays, bssid: s.bssid, time: s.timeNs, place: place, signal: mine, candidate: strongest)
             case .no: laptop.close()
             case .cannotSay: if laptop.zones.last?.bssid != s.bssid { laptop.close() }
             }
-            guard let p = phone, let current = v.signal(p, offset: off), current < IOSRoamingRule.trigger.value else {
+            guard let p = phone, let current = v.signal(p, offset: off) else {
+                // The phone's signal is not known: the sample cannot say, and leaves a zone on
+                // its BSS open.
+                if phone == nil || sticky.zones.last?.bssid != phone { sticky.close() }
+                continue
+            }
+            guard current < IOSRoamingRule.trigger.value else {
                 sticky.close()
                 continue
             }
@@ -232,9 +253,12 @@ public struct IPhoneLens: Sendable {
                         toSignalDbm: NumberText.rounded(dbm), traffic: v.traffic, laptopBssid: s.bssid))
                 phone = to.bssid
                 sticky.close()
-            } else if v.reached, Self.choose(current: current, candidates: v.unreached(besides: p, offset: off), traffic: v.traffic) != nil {
-                // A BSS no scan reached lately was taken when last heard: whether the phone stays
-                // is not known here, so the zone neither grows nor ends (as the laptop's).
+            } else if v.reached,
+                !v.ssidSignalsKnown || Self.choose(current: current, candidates: v.unreached(besides: p, offset: off), traffic: v.traffic) != nil
+            {
+                // A BSS no scan reached lately was taken when last heard, or one's signal is not
+                // known: whether the phone stays is not known here, so the zone neither grows nor
+                // ends (as the laptop's).
                 if sticky.zones.last?.bssid != p { sticky.close() }
             } else {
                 let kind: StickyZone.Kind = v.reached ? .iphoneStays : .noFreshScan

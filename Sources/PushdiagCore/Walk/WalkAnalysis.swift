@@ -479,7 +479,11 @@ public enum WalkAnalysis {
                     check: .stickyClient, severity: .warning, subject: a.location.isEmpty ? "walk" : a.location, value: seconds,
                     threshold: t.stickySeconds, unit: .seconds, source: "station_and_scan",
                     message:
-                        "\(NumberText.format(seconds, beside: t.stickySeconds)) s below \(NumberText.format(t.signalCriticalDbm)) dBm on \(a.bssid?.description ?? "the AP") while a BSS of the same SSID was \(t.stickyMarginDb) dB or more stronger: this card holds on to a far AP (an iPhone would have moved)"
+                        "\(NumberText.format(seconds, beside: t.stickySeconds)) s below \(NumberText.format(t.signalCriticalDbm)) dBm on \(a.bssid?.description ?? "the AP") while a BSS of the same SSID was \(t.stickyMarginDb) dB or more stronger: this card holds on to a far AP"
+                        // Only where the limits are iOS's own (below its trigger, at least its
+                        // margin while passing traffic) is that what an iPhone would do.
+                        + (t.signalCriticalIsIOSTrigger && Double(t.stickyMarginDb) >= IOSRoamingRule.marginWithTraffic.value
+                            ? " (an iPhone would have moved)" : "")
                 ))
         }
         return out

@@ -83,17 +83,19 @@ extension IPhoneLens {
     /// station's own counted with its station signal), and BSSs of any SSID on the station's
     /// channel (another BSSID) at or above `IOSRoamingRule.coChannel` (nil: the channel is not known).
     /// The first is nil where a BSS of the SSID that no scan reached lately (`View.unreached`) was
-    /// at or above the level when last heard: whether it still is, is not known.
+    /// at or above the level when last heard (whether it still is, is not known), or where a BSS of
+    /// the SSID has no signal (`View.ssidSignalsKnown`); the second where a BSS on the channel has none.
     func counts(_ v: View, offset off: Double) -> (above: Int?, cochannel: Int?) {
         let s = v.sample
         var ssidSignals = v.candidates(besides: s.bssid, ssid: v.ssid, offset: off).map(\.dbm)
         if let b = s.bssid, let own = v.signal(b, offset: off) { ssidSignals.append(own) }
-        let cochannel = s.freqMhz.map { f in
-            v.fresh.filter { $0.freqMhz == f && $0.bssid != s.bssid && ($0.signalDbm.map { $0 + off } ?? -.infinity) >= IOSRoamingRule.coChannel.value }
-                .count
+        let cochannel = s.freqMhz.flatMap { f -> Int? in
+            let others = v.fresh.filter { $0.freqMhz == f && $0.bssid != s.bssid }
+            let signals = others.compactMap { $0.signalDbm.map { $0 + off } }
+            return signals.count == others.count ? signals.filter { $0 >= IOSRoamingRule.coChannel.value }.count : nil
         }
         let unreached = v.unreached(besides: nil, offset: off).contains { $0.dbm >= IOSRoamingRule.coverage.value }
-        return (unreached ? nil : ssidSignals.filter { $0 >= IOSRoamingRule.coverage.value }.count, cochannel)
+        return (unreached || !v.ssidSignalsKnown ? nil : ssidSignals.filter { $0 >= IOSRoamingRule.coverage.value }.count, cochannel)
     }
 
     /// The lens at one moment, for a resident process that samples the link (the exporter): what
@@ -120,7 +122,7 @@ extension IPhoneLens {
                 case .noScan(let ms):
                     "no scan at most \(NumberText.format(ms / 1000)) s old: no scan's results seen, no scan cache entry besides the AP's own (nothing scanned lately)"
                 case .superseded: "a scan's results came after the last read of the scan cache"
-                case .noSignal: "the AP's signal is not known"
+                case .noSignal: "a signal is not known (the AP's, or a BSS of the SSID's in the scan cache)"
                 case .unreached: "a BSS of the SSID on a channel no scan covered lately may be taken as last heard"
                 }
             }
@@ -167,7 +169,9 @@ extension IPhoneLens {
         var m = Moment(
             fresh: v.scanned.count, scansCompleted: v.scansCompleted, bssAbove67: c.above, cochannelAbove82: c.cochannel,
             unknown: c.above == nil ? .unreached : nil)
-        guard let current = v.signal(b, offset: off) else {
+        // A signal not known, the AP's or a candidate's: no roam is judged (a candidate without one
+        // might be the one taken).
+        guard let current = v.signal(b, offset: off), v.ssidSignalsKnown else {
             m.unknown = .noSignal
             return m
         }
