@@ -46,7 +46,7 @@ extension WalkHTMLRenderer {
         ) { p in
             cells([
                 Timestamp.clock(p.time), p.place, p.fromBssid.description, p.toBssid.description, "\(dbm(p.fromSignalDbm)) → \(dbm(p.toSignalDbm))",
-                p.rule.words,
+                p.rule.words + (p.bandChanged ? " (band change: push restarts)" : ""),
                 p.scan?.rawValue ?? "?", p.laptopBssid?.description ?? "not connected",
             ])
         }

@@ -16,7 +16,8 @@ extension WalkTextRenderer {
             ])
             for p in r.predictedRoams {
                 t.add([
-                    Timestamp.clock(p.time), p.fromBssid.description, p.toBssid.description, "\(dbm(p.fromSignalDbm)) → \(dbm(p.toSignalDbm))", p.rule.words,
+                    Timestamp.clock(p.time), p.fromBssid.description, p.toBssid.description, "\(dbm(p.fromSignalDbm)) → \(dbm(p.toSignalDbm))",
+                    p.rule.words + (p.bandChanged ? " (band change: push restarts)" : ""),
                     p.scan.map { $0 == .full ? "every channel" : "802.11k neighbours" } ?? "?", p.laptopBssid?.description ?? "not connected", p.place,
                 ])
             }

@@ -157,6 +157,8 @@ extension LabTests {
         let first = try #require(predicted.first, "no predicted roam: \(report["sticky_zones"] ?? "")")
         #expect(first["from_bssid"] as? String == "02:00:00:00:00:00" && first["to_bssid"] as? String == "02:00:00:00:01:00", "\(first)")
         #expect(first["laptop_bssid"] as? String == "02:00:00:00:00:00" && first["rule"] as? String == "margin_traffic", "\(first)")
+        // ap1 on channel 1, ap2 on 36: the iPhone's move changes band (its push provider restarts).
+        #expect(first["from_freq_mhz"] as? Int == 2412 && first["to_freq_mhz"] as? Int == 5180 && first["band_changed"] as? Bool == true, "\(first)")
         let at = try #require((first["time"] as? String).flatMap(Self.unixTime), "\(first)")
         let from = try #require((first["from_signal_dbm"] as? Int).map(Double.init), "\(first)")
         let to = try #require((first["to_signal_dbm"] as? Int).map(Double.init), "\(first)")

@@ -104,6 +104,10 @@ struct WalkLensStrongWeakTests {
         #expect(p["from_bssid"] as? String == "02:00:00:00:01:00" && p["to_bssid"] as? String == "02:00:00:00:00:00")
         #expect(p["rule"] as? String == "margin_traffic" && p["traffic"] as? Bool == true && p["place"] as? String == "corridor")
         #expect(p["from_signal_dbm"] as? Double == -75 && p["to_signal_dbm"] as? Double == -60 && p["laptop_bssid"] as? String == "02:00:00:00:01:00")
+        // Both APs of the lab walk on 2.4 GHz (channels 1 and 6): no band change.
+        #expect(
+            p["band_changed"] as? Bool == false && (p["from_freq_mhz"] as? Int).map { $0 < 2500 } == true
+                && (p["to_freq_mhz"] as? Int).map { $0 < 2500 } == true, "\(p)")
         // At the sample that made the read, taken a few milliseconds before the read ended at
         // 07:24:52.727 (the sample after it is half a second later).
         let time = try #require(p["time"] as? String)

@@ -124,11 +124,17 @@ struct IPhoneLensTests {
 
     @Test func fiveGHzIsPreferredAboveMinus65() {
         // Both pass the margin; the 5 GHz one above -65 wins over a stronger 2.4 GHz one.
-        let r = lens(-75, [entry(ap2, -50, freq: 2462), entry(ap3, -64.99, freq: 5180)]).roams
+        let preferred = lens(-75, [entry(ap2, -50, freq: 2462), entry(ap3, -64.99, freq: 5180)])
+        let r = preferred.roams
         #expect(r.map(\.rule) == [.prefer5GHz] && r.first?.toBssid == ap3, "\(r)")
+        // From 2412 (the laptop's station) to 5180 (the entry): a band change, which restarts
+        // the iPhone's push provider; a note counts them.
+        #expect(r.first.map { $0.fromFreqMhz == 2412 && $0.toFreqMhz == 5180 && $0.bandChanged } == true, "\(r)")
+        #expect(preferred.notes.contains { $0.hasPrefix("iPhone lens: predicted roams that change band: 1 of 1 (") }, "\(preferred.notes)")
         // At -65.0 exactly it is not above: the strongest wins.
-        let at = lens(-75, [entry(ap2, -50, freq: 2462), entry(ap3, -65, freq: 5180)]).roams
-        #expect(at.map(\.rule) == [.marginTraffic] && at.first?.toBssid == ap2, "\(at)")
+        let at = lens(-75, [entry(ap2, -50, freq: 2462), entry(ap3, -65, freq: 5180)])
+        #expect(at.roams.map(\.rule) == [.marginTraffic] && at.roams.first?.toBssid == ap2, "\(at.roams)")
+        #expect(at.roams.first?.bandChanged == false && !at.notes.contains { $0.contains("change band") }, "2412 to 2462: \(at)")
         // The strongest being 5 GHz already is the margin's choice.
         let five = lens(-75, [entry(ap2, -60, freq: 2462), entry(ap3, -50, freq: 5180)]).roams
         #expect(five.map(\.rule) == [.marginTraffic] && five.first?.toBssid == ap3)

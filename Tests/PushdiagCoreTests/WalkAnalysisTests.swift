@@ -196,6 +196,28 @@ struct WalkAnalysisTests {
         }
     }
 
+    /// A predicted iPhone roam across bands says in the text and the page that the push provider
+    /// restarts there (the laptop on 2412 at -75 dBm, a 5 GHz BSS at -60 preferred over a stronger
+    /// 2.4 GHz one).
+    @Test func aPredictedRoamAcrossBandsSaysThePushRestarts() {
+        var t = WalkTimeline(interface: "wlan0", server: "push:3000", proto: "line", startNs: 0)
+        t.endNs = 10 * s
+        t.heartbeats = heartbeats(from: 0, count: 40)
+        t.samples = [WalkSample(timeNs: 5 * s, bssid: ap1, ssid: "ward-3", freqMhz: 2412, signalDbm: -75)]
+        t.scans = [
+            WalkScan(
+                timeNs: 5 * s,
+                entries: [
+                    WalkBSS(bssid: ap2, ssid: "ward-3", freqMhz: 2437, signalDbm: -55, ageMs: 0),
+                    WalkBSS(bssid: MACAddress(rawValue: 0x0200_0000_0300), ssid: "ward-3", freqMhz: 5180, signalDbm: -60, ageMs: 0),
+                ])
+        ]
+        let r = WalkReport.assemble(t)
+        #expect(r.predictedRoams.map(\.bandChanged) == [true], "\(r.predictedRoams)")
+        #expect(WalkTextRenderer.render(r).contains("(band change: push restarts)"))
+        #expect(WalkHTMLRenderer(limits: WalkThresholds()).render(r).contains("(band change: push restarts)"))
+    }
+
     /// A place's retransmissions: graded on the retransmission limits, in percent spelt as every
     /// other finding spells it (it said "%").
     @Test func aPlacesRetriesAreAFindingInPercent() throws {

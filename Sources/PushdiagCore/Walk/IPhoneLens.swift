@@ -246,11 +246,14 @@ public struct IPhoneLens: Sendable {
             }
             if let (to, dbm, rule) = Self.choose(current: current, candidates: candidates, traffic: v.traffic) {
                 let own = v.lastRead?.entries.first { $0.bssid == p }
+                let fromFreq = p == s.bssid ? s.freqMhz : v.fresh.first { $0.bssid == p }?.freqMhz
+                let bands = (WiFiBand(frequencyMhz: fromFreq), WiFiBand(frequencyMhz: to.freqMhz))
                 roams.append(
                     PredictedRoam(
                         time: Timestamp.rfc3339(nanoseconds: s.timeNs), place: place, fromBssid: p, toBssid: to.bssid, rule: rule,
                         scan: own.map { $0.entry.radioMeasurement ? .neighbourReport : .full }, fromSignalDbm: NumberText.rounded(current),
-                        toSignalDbm: NumberText.rounded(dbm), traffic: v.traffic, laptopBssid: s.bssid))
+                        toSignalDbm: NumberText.rounded(dbm), traffic: v.traffic, laptopBssid: s.bssid, fromFreqMhz: fromFreq, toFreqMhz: to.freqMhz,
+                        bandChanged: bands.0 != nil && bands.1 != nil && bands.0 != bands.1))
                 phone = to.bssid
                 sticky.close()
             } else if v.reached,
@@ -272,6 +275,12 @@ public struct IPhoneLens: Sendable {
             notes.append(
                 "iPhone lens: \(freshSamples) of \(NumberText.count(views.count, "sample")) had a scan at most \(NumberText.format(staleAfterMs / 1000)) s before them (\(NumberText.count(completed.count, "scan")) with results seen, \(NumberText.count(scans.count, "read")) of the scan cache); elsewhere no candidate, hole or coverage is judged"
                     + (superseded > 0 ? " (of those, \(superseded) came after a scan's results that the last read of the cache did not hold)" : ""))
+        }
+        let bandChanges = roams.filter(\.bandChanged).count
+        if bandChanges > 0 {
+            notes.append(
+                "iPhone lens: predicted roams that change band: \(bandChanges) of \(roams.count) (at each, iOS stops the push provider and starts a new one, which connects from nothing)"
+            )
         }
         if followed > 0 {
             notes.append(
@@ -345,6 +354,12 @@ public struct PredictedRoam: Codable, Sendable, Equatable {
     public var toSignalDbm: Double
     public var traffic: Bool
     @Nullable public var laptopBssid: MACAddress?
+    /// The two BSSs' frequencies (the laptop's own from its station, another from its scan
+    /// entry), and whether their bands differ (both known): iOS stops the push provider at a
+    /// band change and starts a new one, which connects from nothing.
+    @Nullable public var fromFreqMhz: Int?
+    @Nullable public var toFreqMhz: Int?
+    public var bandChanged: Bool
 }
 
 /// A run of samples where a station stays on a BSS below the trigger.
