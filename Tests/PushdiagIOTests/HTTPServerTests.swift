@@ -13,9 +13,10 @@ import Testing
 struct HTTPServerTests {
     /// A server whose routes answer `path client` in the body; /slow answers from another
     /// thread after 300 ms, so that a later request's answer is ready first, /slower after 2 s.
-    func server(idleSeconds: Double = 60, maxConnections: Int = 512) throws -> HTTPServer {
+    func server(idleSeconds: Double = 60, firstRequestSeconds: Double = 10, maxConnections: Int = 512) throws -> HTTPServer {
         try HTTPServer(
-            endpoint: Endpoint(host: "127.0.0.1", port: 0), idleSeconds: idleSeconds, maxConnections: maxConnections, tls: { nil },
+            endpoint: Endpoint(host: "127.0.0.1", port: 0), idleSeconds: idleSeconds, firstRequestSeconds: firstRequestSeconds,
+            maxConnections: maxConnections, tls: { nil },
             answer: {
                 request, reply in
                 let body = Array("\(request.head.path) \(request.client)".utf8)
@@ -139,6 +140,26 @@ struct HTTPServerTests {
         try kept.send(Array("GET /slower HTTP/1.1\r\nHost: t\r\n\r\n".utf8), timeoutMs: 5000)
         let text = try #require(try untilClosed(kept, seconds: 6))
         #expect(text.hasSuffix("/slower 127.0.0.1"), "\(text)")
+    }
+
+    /// A connection that brings no request within the first-request time is closed, though the
+    /// idle time is longer (silent connections would otherwise hold the connection limit for a
+    /// minute each); one that brought a request keeps the idle time.
+    @Test func aConnectionWithNoFirstRequestIsClosedSooner() throws {
+        let s = try server(idleSeconds: 60, firstRequestSeconds: 1)
+        defer { s.close() }
+        let served = try connect(s)
+        try served.send(Array("GET /1 HTTP/1.1\r\nHost: t\r\n\r\n".utf8), timeoutMs: 5000)
+        #expect(try served.receive(max: 4096, timeoutMs: 5000)?.isEmpty == false)
+        let silent = try connect(s)
+        #expect(waitFor(s, open: 2))
+        let t0 = Date()
+        #expect(try untilClosed(silent, seconds: 5) == "", "still open after 5 s with no request")
+        #expect(Date().timeIntervalSince(t0) >= 0.9, "closed before its second")
+        #expect(waitFor(s, open: 1), "the served connection went too")
+        // Later requests on the served one are not held to the first-request time.
+        try served.send(Array("GET /2 HTTP/1.0\r\n\r\n".utf8), timeoutMs: 5000)
+        #expect(try untilClosed(served)?.hasSuffix("/2 127.0.0.1") == true)
     }
 
     /// Waits up to `seconds` for the server to have `n` connections open.

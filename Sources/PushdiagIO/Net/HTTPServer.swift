@@ -89,8 +89,8 @@ public final class HTTPServer: Sendable {
 
     /// Listens on `endpoint` and starts the loop's thread. A port that cannot be had throws.
     public init(
-        endpoint: Endpoint, idleSeconds: Double = 60, maxConnections: Int = 512, tls: @escaping @Sendable () -> TLSServerContext?,
-        answer: @escaping Answer
+        endpoint: Endpoint, idleSeconds: Double = 60, firstRequestSeconds: Double = 10, maxConnections: Int = 512,
+        tls: @escaping @Sendable () -> TLSServerContext?, answer: @escaping Answer
     ) throws(ConnectionFailure) {
         let ready = Wakeup()
         let (mailbox, finished) = (mailbox, finished)
@@ -99,7 +99,8 @@ public final class HTTPServer: Sendable {
         let thread = Thread {
             do throws(ConnectionFailure) {
                 let loop = try ServerLoop(
-                    listener: try TCPListener(endpoint), mailbox: mailbox, idleMs: idleSeconds * 1000, maxConnections: maxConnections, tls: tls,
+                    listener: try TCPListener(endpoint), mailbox: mailbox, idleMs: idleSeconds * 1000, firstRequestMs: firstRequestSeconds * 1000,
+                    maxConnections: maxConnections, tls: tls,
                     answer: answer)
                 mailbox.started.withLock { $0 = .success(loop.listener.boundPort) }
                 ready.ring()
@@ -158,12 +159,19 @@ final class ServerLoop {
         /// head must be whole within the idle time, however slowly it trickles (a slow loris
         /// would otherwise hold a connection with a byte a minute).
         var partialSinceMs: Double?
+        /// When it was accepted, and whether a whole request head came since: a connection must
+        /// bring its first within `firstRequestMs` (its TLS handshake too), as Go's servers'
+        /// ReadHeaderTimeout asks, so that silent connections cannot hold the server's
+        /// `maxConnections` for the idle time each.
+        let openedMs: Double
+        var headSeen = false
 
         init(socket: TCPConnection, client: String, tls: TLSMemorySession?, now: Double) {
             self.socket = socket
             self.client = client
             self.tls = tls
             lastActivityMs = now
+            openedMs = now
         }
     }
 
@@ -171,6 +179,7 @@ final class ServerLoop {
     let mailbox: HTTPServer.Mailbox
     let events: EventPoll
     let idleMs: Double
+    let firstRequestMs: Double
     let maxConnections: Int
     let tls: @Sendable () -> TLSServerContext?
     let answer: HTTPServer.Answer
@@ -186,10 +195,11 @@ final class ServerLoop {
     var buffer = [UInt8](repeating: 0, count: 16_384)
 
     init(
-        listener: TCPListener, mailbox: HTTPServer.Mailbox, idleMs: Double, maxConnections: Int, tls: @escaping @Sendable () -> TLSServerContext?,
-        answer: @escaping HTTPServer.Answer
+        listener: TCPListener, mailbox: HTTPServer.Mailbox, idleMs: Double, firstRequestMs: Double, maxConnections: Int,
+        tls: @escaping @Sendable () -> TLSServerContext?, answer: @escaping HTTPServer.Answer
     ) throws(ConnectionFailure) {
-        (self.listener, self.mailbox, self.idleMs, self.maxConnections, self.tls, self.answer) = (listener, mailbox, idleMs, maxConnections, tls, answer)
+        (self.listener, self.mailbox, self.idleMs, self.firstRequestMs, self.maxConnections, self.tls, self.answer) =
+            (listener, mailbox, idleMs, firstRequestMs, maxConnections, tls, answer)
         events = try EventPoll(batch: 256)
         for fd in [listener.fd, mailbox.wakeup.descriptor.rawValue] {
             if case .failure(let e) = events.add(fd, .readable) { throw .io("cannot watch the HTTP server's descriptors", errno: e) }
@@ -205,12 +215,14 @@ final class ServerLoop {
             if now - lastSweep >= 1000 {
                 lastSweep = now
                 // Silent (nothing read, nothing of the answer taken by the client) for the idle
-                // time, or a request not whole after it, with no answer owed; a lingering close
-                // past its time.
+                // time, or a request not whole after it, or no first request after
+                // `firstRequestMs`, with no answer owed; a lingering close past its time.
                 for c in connections.values {
                     if let until = c.lingerUntilMs {
                         if now >= until { close(c) }
-                    } else if c.owed == nil, now - c.lastActivityMs >= idleMs || now - (c.partialSinceMs ?? now) >= idleMs {
+                    } else if c.owed == nil,
+                        now - c.lastActivityMs >= idleMs || now - (c.partialSinceMs ?? now) >= idleMs || (!c.headSeen && now - c.openedMs >= firstRequestMs)
+                    {
                         close(c)
                     }
                 }
@@ -309,6 +321,7 @@ final class ServerLoop {
             switch next {
             case .success(let head):
                 c.partialSinceMs = nil
+                c.headSeen = true
                 nextSerial += 1
                 (c.owed, c.owedSerial) = (head, nextSerial)
                 owedBy[nextSerial] = c.socket.fd
