@@ -84,7 +84,6 @@ final class BasicAuthGate: Sendable {
             return then(false)
         }
         queue.async { [self] in
-            defer { pending.subtract(1, ordering: .relaxed) }
             let ok = PasswordCheck.matches(password: c.password, hash: hash ?? Self.decoy) && hash != nil
             if ok {
                 matched.withLock { m in
@@ -92,6 +91,8 @@ final class BasicAuthGate: Sendable {
                     m.insert(key)
                 }
             }
+            // Done before the answer goes, so that a client answered may check again at once.
+            pending.subtract(1, ordering: .relaxed)
             then(ok)
         }
     }
