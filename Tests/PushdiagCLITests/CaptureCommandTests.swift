@@ -235,4 +235,32 @@ struct CaptureCommandTests {
             if !r.stdout.isEmpty { #expect((try? json(r.stdout)) != nil, "\(path): JSON output must stay valid") }
         }
     }
+
+    /// A pcapng file whose two interfaces' offsets put the same station's frames 2^63 ns apart
+    /// (if_tsoffset of -9.2e9 and +9.2e9 s): the per-station analysis subtracted the two times
+    /// and the program stopped on the overflow. Times are held within ±2^62 ns; the capture is
+    /// analysed and its station's frames counted.
+    @Test func timesAsFarApartAsInt64HoldsAreAnalysed() throws {
+        let sta = MACAddress(rawValue: 0x0200_0000_0001)
+        let ap = MACAddress(rawValue: 0x0200_0000_0100)
+        var f = PcapngBuilder()
+        f.section(bigEndian: false)
+        f.interface(linkType: 105, tsoffset: -9_200_000_000)
+        f.interface(linkType: 105, tsoffset: 9_200_000_000)
+        for i in 0..<4 {
+            f.enhancedPacket(interface: UInt32(i % 2), units: UInt64(i), FrameBuilder.nullData(station: sta, bssid: ap, powerManagement: i % 2 == 0))
+        }
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("far-apart.pcapng").path
+        try Data(f.bytes).write(to: URL(fileURLWithPath: path))
+        let r = try run(TestPaths.binary.path, ["capture", "--format", "json", path], timeout: 30)
+        #expect(!r.signalled && (0...2).contains(r.status), "status \(r.status): \(r.stderr.suffix(400))")
+        let j = try json(r.stdout)
+        let station = (j["stations"] as? [[String: Any]])?.first
+        #expect(j["frames"] as? Int == 4 && station?["frames"] as? Int == 4, "\(j["frames"] ?? "nil") \(station ?? [:])")
+        // Two dozes, each across the years the offsets put between them: their total saturates.
+        #expect((station?["dozes"] as? [String: Any])?["count"] as? Int == 2, "\(station ?? [:])")
+    }
+
 }

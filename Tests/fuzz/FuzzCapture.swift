@@ -14,7 +14,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let types = LinkType.allCases
     let lt = types[Int(data[0]) % types.count]
     let record = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
-    analyzer.ingest(linkType: lt, timestampNs: Int64(runs) * 1_000_000, packet: record, originalLength: size - 1 + Int(data[0] & 3))
+    // With the first byte's bit 6, a time anywhere an Int64 reaches (the record's first eight
+    // bytes): a pcapng interface's offset can put one there, and the analyses subtract times.
+    var time = Int64(runs) * 1_000_000
+    if data[0] & 0x40 != 0, size >= 9 { time = (1...8).reduce(Int64(0)) { $0 << 8 | Int64(data[$1]) } }
+    analyzer.ingest(linkType: lt, timestampNs: time, packet: record, originalLength: size - 1 + Int(data[0] & 3))
     // The per-station parsers on the raw bytes too (the analyser reaches them only behind a
     // valid header): TIM, BTM request and response, (re)association fields, EAPOL.
     if let t = TIMElement.parse(record) {

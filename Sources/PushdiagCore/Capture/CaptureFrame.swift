@@ -8,14 +8,19 @@
 /// thread the slower of the two on data frames (callgrind: 611 instructions a data frame against
 /// 459), and the slower thread sets the pace.
 public struct CaptureFrame {
+    /// The record's time, held within ±`mostNs`: a pcapng interface's offset and resolution can
+    /// put a time anywhere an Int64 reaches (libpcap and the pipelined reader wrap alike), and
+    /// the analyses subtract two frames' times.
     public var timestampNs: Int64
+    /// About 146 years either side of 1970: the difference of two times always fits an Int64.
+    public static let mostNs: Int64 = 1 << 62 - 1
     public var originalLength: Int
     /// nil when the radio header is unusable (the record counts as undecodable).
     public var decapsulated: LinkLayer.Decapsulated?
 
     @inline(__always)
     public init(linkType: LinkType, timestampNs: Int64, packet: UnsafeRawBufferPointer, originalLength: Int, cache: inout Radiotap.LayoutCache) {
-        self.timestampNs = timestampNs
+        self.timestampNs = min(max(timestampNs, -Self.mostNs), Self.mostNs)
         self.originalLength = originalLength
         decapsulated = LinkLayer.decapsulate(linkType, packet, originalLength: originalLength, cache: &cache)
     }

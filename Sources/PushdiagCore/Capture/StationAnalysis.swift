@@ -223,11 +223,19 @@ public struct StationAnalysis {
 
     enum WakeKind { case psPoll, pmClear, uapsdTrigger, other }
 
+    /// `a + b`, or Int64.max where that overflows (both are durations, never negative).
+    static func adding(_ a: Int64, _ b: Int64) -> Int64 {
+        let (v, o) = a.addingReportingOverflow(b)
+        return o ? .max : v
+    }
+
     mutating func endDoze(_ i: Int, at t: Int64, wake: WakeKind) {
         let d = max(0, t - stations[i].dozeStart)
         stations[i].dozing = false
         stations[i].dozes += 1
-        stations[i].dozeTotalNs += d
+        // Saturating: times that jump back and forth across the years a file may hold would
+        // otherwise add up past Int64 (`CaptureFrame.mostNs` bounds each doze, not their sum).
+        stations[i].dozeTotalNs = Self.adding(stations[i].dozeTotalNs, d)
         stations[i].dozeLongestNs = max(stations[i].dozeLongestNs, d)
         switch wake {
         case .psPoll: stations[i].wokeByPSPoll += 1
@@ -485,7 +493,7 @@ public struct StationAnalysis {
             s.listenInterval = x.listenInterval ?? s.listenInterval
             s.aid = x.aid ?? s.aid
             s.dozes += x.dozes
-            s.dozeTotalNs += x.dozeTotalNs
+            s.dozeTotalNs = Self.adding(s.dozeTotalNs, x.dozeTotalNs)
             s.dozeLongestNs = max(s.dozeLongestNs, x.dozeLongestNs)
             s.wokeByPSPoll += x.wokeByPSPoll
             s.wokeByPMClear += x.wokeByPMClear
