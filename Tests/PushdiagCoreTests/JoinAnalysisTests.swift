@@ -15,8 +15,9 @@ import Testing
     static func key(_ info: UInt16, keyData: UInt16 = 0) -> K {
         .eapol(.key(EAPOLKey(descriptorType: 2, keyInfo: info, replayCounter: 1, keyDataLength: keyData)))
     }
-    static func dhcp(_ t: DHCPMessage.MessageType, xid: UInt32 = 7, lease: UInt32? = nil, yours: String? = nil) -> K {
+    static func dhcp(_ t: DHCPMessage.MessageType, xid: UInt32 = 7, lease: UInt32? = nil, yours: String? = nil, client: MACAddress? = nil) -> K {
         var m = DHCPMessage(op: t.fromClient ? 1 : 2, xid: xid)
+        m.clientMAC = client
         m.messageType = t
         m.leaseSeconds = lease
         m.yourAddress = yours.flatMap { IPAddress($0) }
@@ -122,6 +123,34 @@ import Testing
         #expect(c.pushReadyMs == nil && c.severity == .critical)
         let r = JoinAnalysis.report(interface: "wlan0", server: "push:5223", mode: "kick", cycles: [c], thresholds: JoinThresholds())
         #expect(r.status == .critical && r.findings.contains { $0.check == .pushReady && $0.message.contains("association failed") })
+    }
+
+    /// Another device's DISCOVER, broadcast through the AP while the station kept its lease, is
+    /// not the station's exchange (its chaddr is another's): the lease was kept, DHCP skipped.
+    /// Without the station's address (a recording made before join kept it) it is taken.
+    @Test func anotherClientsDHCPIsNotTheStations() throws {
+        let me = MACAddress("02:00:00:00:00:01")!
+        let other = MACAddress("02:00:00:00:00:09")!
+        var events = Self.psk.filter { if case .dhcp = $0.kind { false } else { true } }
+        events.removeAll { if case .addressRemoved = $0.kind { true } else { false } }
+        events.removeAll { if case .addressAdded("10.0.0.7/24") = $0.kind { true } else { false } }
+        events.append(Self.at(81, Self.dhcp(.discover, xid: 99, client: other)))
+        var mine = Self.setup
+        mine.station = me
+        let c = JoinAnalysis.cycle(1, events: events, setup: mine)
+        #expect(c.step(.dhcp)?.status == .skipped, "\(c.step(.dhcp)!)")
+        #expect(c.pushReadyMs != nil, "\(c.steps)")
+        let blind = JoinAnalysis.cycle(1, events: events, setup: Self.setup)
+        #expect(blind.step(.dhcp)?.status == .failed && blind.step(.dhcp)?.detail == "no ACK after DISCOVER", "\(blind.step(.dhcp)!)")
+        // The station's own exchange, beside the other's, is timed as ever.
+        let owned = Self.psk.map { e -> JoinEvent in
+            guard case .dhcp(var m) = e.kind else { return e }
+            m.clientMAC = me
+            return JoinEvent(e.timeNs, .dhcp(m))
+        }
+        let both = JoinAnalysis.cycle(1, events: owned + [Self.at(79, Self.dhcp(.discover, xid: 99, client: other))], setup: mine)
+        let step = try #require(both.step(.dhcp))
+        #expect(step.durationMs == 10 && step.detail.hasPrefix("DISCOVER, OFFER, REQUEST, ACK: 10.0.0.7"), "\(step)")
     }
 
     @Test func aDHCPNakFailsTheStep() {

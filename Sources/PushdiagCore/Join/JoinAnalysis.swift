@@ -340,8 +340,9 @@ struct CycleBuilder {
         }
         var kept = removedSinceLink == nil && linkDone != nil
         if case .addressAdded? = lastChange?.kind {} else { kept = false }
+        // The station's own exchange: another device's DISCOVER, broadcast through the AP, is not.
         let dhcp = all(after: from) { k -> DHCPMessage? in
-            if case .dhcp(let m) = k { return m }
+            if case .dhcp(let m) = k, m.isOf(setup.station) { return m }
             return nil
         }
         let client = dhcp.first { $0.value.messageType?.fromClient == true && $0.value.messageType != .release }

@@ -100,6 +100,10 @@ public struct JoinCycleSetup: Sendable, Equatable {
     public var tls: Bool
     /// The protocol sends a hello (MQTT CONNECT, the WebSocket upgrade).
     public var hello: Bool
+    /// The station's own address: DHCP messages of other clients (their chaddr), which the
+    /// interface sees broadcast through the AP, are not its exchange. nil: not known (a recording
+    /// made before join kept it), every client's counts.
+    public var station: MACAddress? = nil
 
 }
 

@@ -42,7 +42,7 @@ public enum JoinLog {
             self.notes = notes
         }
 
-        public var setup: JoinCycleSetup { JoinCycleSetup(resolvesName: resolvesName, tls: tls, hello: hello) }
+        public var setup: JoinCycleSetup { JoinCycleSetup(resolvesName: resolvesName, tls: tls, hello: hello, station: station) }
 
         enum CodingKeys: String, CodingKey {
             case interface, ifindex, server, mode, tls, hello, notes, station

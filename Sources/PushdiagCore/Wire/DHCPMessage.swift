@@ -32,6 +32,10 @@ public struct DHCPMessage: Equatable, Sendable {
     public var op: UInt8
     public var xid: UInt32
     public var clientMAC: MACAddress?
+
+    /// Whether this message is `station`'s client's (its chaddr), as far as is known: true when
+    /// either address is not.
+    public func isOf(_ station: MACAddress?) -> Bool { station == nil || clientMAC == nil || clientMAC == station }
     /// `yiaddr`: the address offered or acknowledged.
     public var yourAddress: IPAddress?
     /// `ciaddr`: the client's address when it renews or rebinds.

@@ -163,7 +163,8 @@ public final class JoinRunner: @unchecked Sendable {
             lock.withLock { finished = true }
             threads.wait()
         }
-        let setup = JoinCycleSetup(settings.heartbeat)
+        var setup = JoinCycleSetup(settings.heartbeat)
+        setup.station = lock.withLock { station }
         var windows: [JoinLog.Window] = []
         for n in 1...settings.count where !stop() {
             if n > 1 { Clock.sleep(ms: settings.intervalSeconds * 1000, stop: stop) }
@@ -335,22 +336,27 @@ public final class JoinRunner: @unchecked Sendable {
         }
     }
 
-    /// A DHCP client at work: a message of its own (not a release), or the address it removes.
-    static func beginsDHCP(_ k: JoinEvent.Kind) -> Bool {
+    /// A DHCP client at work: a message of its own (not a release; `station`'s, not another
+    /// device's broadcast), or the address it removes.
+    static func beginsDHCP(_ k: JoinEvent.Kind, station: MACAddress?) -> Bool {
         switch k {
-        case .dhcp(let m): return m.messageType?.fromClient == true && m.messageType != .release
+        case .dhcp(let m): return m.messageType?.fromClient == true && m.messageType != .release && m.isOf(station)
         case .addressRemoved: return true
         default: return false
         }
     }
 
-    func dhcpBegan(since t: Int64) -> Int64? { events(since: t).first { Self.beginsDHCP($0.kind) }?.timeNs }
+    func dhcpBegan(since t: Int64) -> Int64? {
+        let station = lock.withLock { self.station }
+        return events(since: t).first { Self.beginsDHCP($0.kind, station: station) }?.timeNs
+    }
 
     /// Until the address is settled after a DHCP client began at `began`: the address added again
     /// after a removal, or the lease acknowledged with the address kept (a NAK ends the wait too:
     /// the step fails). False when `seconds` pass first.
     func settle(since began: Int64, seconds: Double) -> Bool {
         let deadline = Clock.ms() + seconds * 1000
+        let station = lock.withLock { self.station }
         while Clock.ms() < deadline && !stop() {
             let seen = events(since: began)
             let lastAddress = seen.last { e in
@@ -360,7 +366,9 @@ public final class JoinRunner: @unchecked Sendable {
                 }
             }
             if case .addressAdded? = lastAddress?.kind { return true }
-            func answered(_ t: DHCPMessage.MessageType) -> Bool { seen.contains { e in if case .dhcp(let m) = e.kind { m.messageType == t } else { false } } }
+            func answered(_ t: DHCPMessage.MessageType) -> Bool {
+                seen.contains { e in if case .dhcp(let m) = e.kind { m.messageType == t && m.isOf(station) } else { false } }
+            }
             if answered(.nak) || (lastAddress == nil && answered(.ack)) { return true }
             Clock.sleep(ms: 5, stop: stop)
         }
