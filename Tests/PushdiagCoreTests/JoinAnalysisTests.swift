@@ -153,6 +153,17 @@ import Testing
         #expect(step.durationMs == 10 && step.detail.hasPrefix("DISCOVER, OFFER, REQUEST, ACK: 10.0.0.7"), "\(step)")
     }
 
+    /// A handshake whose certificate the options refused: the TLS step failed with why, though
+    /// the handshake's end was recorded; no push-ready.
+    @Test func aRefusedTLSHandshakeFailsTheStep() throws {
+        var events = Self.psk.filter { $0.kind != .push(.heartbeatSent) && $0.kind != .push(.heartbeatAnswered) }
+        events.append(Self.at(106, .stepFailed(.tls, "push.example:443: certificate not trusted")))
+        let c = JoinAnalysis.cycle(1, events: events, setup: Self.setup)
+        let tls = try #require(c.step(.tls))
+        #expect(tls.status == .failed && tls.detail == "push.example:443: certificate not trusted" && tls.durationMs == nil, "\(tls)")
+        #expect(c.pushReadyMs == nil)
+    }
+
     @Test func aDHCPNakFailsTheStep() {
         var events = Array(Self.psk.prefix { $0.timeNs < Self.base + 80_000_000 })
         events += [Self.at(80, Self.dhcp(.request)), Self.at(82, Self.dhcp(.nak)), Self.at(4000, .cycleEnd)]

@@ -448,7 +448,9 @@ struct CycleBuilder {
         var before = connected
         if !setup.tls {
             set(.tls, .notUsed, detail: "the server speaks plain TCP")
-        } else if let c = connected, let t = milestone(.tlsDone) {
+        } else if let c = connected, let t = milestone(.tlsDone), stepFailures[.tls] == nil {
+            // A handshake whose result the options refused (a certificate not trusted, a pin
+            // not matched) is a failed step, not a done one.
             set(.tls, .ok, c, t, detail: "handshake")
             before = t
         } else {

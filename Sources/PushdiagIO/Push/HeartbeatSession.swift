@@ -163,9 +163,11 @@ public final class HeartbeatSession {
             let t1 = Clock.ms()
             let t = try TLSConnection(over: tcp, options: tls, timeoutMs: timeout)
             tlsMs = Clock.ms() - t1
-            ends.tls = WallClock.nanoseconds()
+            let tlsEnd = WallClock.nanoseconds()
             tlsInfo = t.info
             if let why = TLSConnection.refusal(t.info, options: tls, peer: peer) { throw .tls(why) }
+            // Done only when its result is one the options take (join's TLS milestone).
+            ends.tls = tlsEnd
             stream = t
         }
         connection = stream
