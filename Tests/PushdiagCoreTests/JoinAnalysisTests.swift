@@ -153,6 +153,17 @@ import Testing
         #expect(step.durationMs == 10 && step.detail.hasPrefix("DISCOVER, OFFER, REQUEST, ACK: 10.0.0.7"), "\(step)")
     }
 
+    /// An association response whose BSS Max Idle Period is 0 advertises no limit: none is
+    /// reported (join's own report would otherwise carry a 0 s limit its reader refuses).
+    @Test func aBSSMaxIdlePeriodOfZeroIsNoLimit() {
+        let zero = Self.psk.map { e -> JoinEvent in
+            guard case .associated(let b, let s, _) = e.kind else { return e }
+            return JoinEvent(e.timeNs, .associated(bssid: b, status: s, maxIdle: BSSMaxIdle(periodUnits: 0, protectedKeepAliveRequired: false)))
+        }
+        #expect(JoinAnalysis.cycle(1, events: zero, setup: Self.setup).bssMaxIdleS == nil)
+        #expect(JoinAnalysis.cycle(1, events: Self.psk, setup: Self.setup).bssMaxIdleS == 307.2)
+    }
+
     /// A handshake whose certificate the options refused: the TLS step failed with why, though
     /// the handshake's end was recorded; no push-ready.
     @Test func aRefusedTLSHandshakeFailsTheStep() throws {

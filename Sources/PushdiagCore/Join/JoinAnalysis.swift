@@ -220,7 +220,9 @@ struct CycleBuilder {
         }
         if let assoc {
             bssid = assoc.value.0 ?? bssid
-            maxIdle = assoc.value.1
+            // A period of 0 gives no limit to keep within: as if not advertised, not a safe
+            // interval of 0 s.
+            maxIdle = assoc.value.1.flatMap { $0.periodUnits > 0 ? $0 : nil }
             set(.association, .ok, last, assoc.time, detail: "to ASSOCIATE" + (assoc.value.0.map { " from \($0)" } ?? "") + refused)
         } else if let connect {
             bssid = connect.value ?? bssid
