@@ -175,6 +175,28 @@ import Testing
         #expect(c.pushReadyMs == nil)
     }
 
+    /// A REQUEST for the old lease NAK'd (another subnet after the roam), then a DISCOVER of a
+    /// new xid to its ACK, as RFC 2131 has a client start again: the step is the whole exchange
+    /// and it ends at the ACK (the station known; without it, the first xid alone, as before).
+    @Test func aNakThenANewExchangeEndsAtItsACK() throws {
+        let me = MACAddress("02:00:00:00:00:01")!
+        var events = Self.psk.filter { if case .dhcp = $0.kind { false } else { true } }
+        events += [
+            Self.at(78, Self.dhcp(.request, xid: 1, client: me)), Self.at(79, Self.dhcp(.nak, xid: 1, client: me)),
+            Self.at(80, Self.dhcp(.discover, xid: 2, client: me)), Self.at(85, Self.dhcp(.offer, xid: 2, client: me)),
+            Self.at(86, Self.dhcp(.request, xid: 2, client: me)), Self.at(90, Self.dhcp(.ack, xid: 2, lease: 3600, yours: "10.0.0.7", client: me)),
+        ]
+        var mine = Self.setup
+        mine.station = me
+        let step = try #require(JoinAnalysis.cycle(1, events: events, setup: mine).step(.dhcp))
+        #expect(step.status == .ok && step.durationMs == 12 && step.detail.hasPrefix("REQUEST, NAK, DISCOVER, OFFER, REQUEST, ACK: 10.0.0.7"), "\(step)")
+        let old = try #require(JoinAnalysis.cycle(1, events: events, setup: Self.setup).step(.dhcp))
+        #expect(old.status == .failed && old.detail == "the server refused: REQUEST, NAK", "\(old)")
+        // A NAK with no ACK after it still fails the step.
+        let refused = try #require(JoinAnalysis.cycle(1, events: Array(events.dropLast(4)) + [Self.at(4000, .cycleEnd)], setup: mine).step(.dhcp))
+        #expect(refused.status == .failed && refused.detail.hasPrefix("the server refused: REQUEST, NAK"), "\(refused)")
+    }
+
     @Test func aDHCPNakFailsTheStep() {
         var events = Array(Self.psk.prefix { $0.timeNs < Self.base + 80_000_000 })
         events += [Self.at(80, Self.dhcp(.request)), Self.at(82, Self.dhcp(.nak)), Self.at(4000, .cycleEnd)]

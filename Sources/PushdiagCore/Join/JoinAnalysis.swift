@@ -350,7 +350,11 @@ struct CycleBuilder {
         let client = dhcp.first { $0.value.messageType?.fromClient == true && $0.value.messageType != .release }
         var dhcpEnd: Int64?
         if let client {
-            let exchange = dhcp.filter { $0.value.xid == client.value.xid && $0.time >= client.time }
+            // The station's messages from its first on, whatever their xid when the station is
+            // known (a NAK'd REQUEST, then a DISCOVER of a new xid, as RFC 2131 has a client
+            // start again), up to the first ACK; else the first message's xid alone.
+            var exchange = dhcp.filter { $0.time >= client.time && (setup.station != nil || $0.value.xid == client.value.xid) }
+            if let end = exchange.firstIndex(where: { $0.value.messageType == .ack }) { exchange = Array(exchange[...end]) }
             let names = exchange.compactMap { $0.value.messageType?.description }
             var sequence: [String] = []
             for n in names where sequence.last != n { sequence.append(n) }

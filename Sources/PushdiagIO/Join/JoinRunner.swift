@@ -352,8 +352,9 @@ public final class JoinRunner: @unchecked Sendable {
     }
 
     /// Until the address is settled after a DHCP client began at `began`: the address added again
-    /// after a removal, or the lease acknowledged with the address kept (a NAK ends the wait too:
-    /// the step fails). False when `seconds` pass first.
+    /// after a removal, or the lease acknowledged with the address kept. A NAK does not end the
+    /// wait: the client starts again with a DISCOVER (RFC 2131), and the step fails only if no
+    /// ACK follows. False when `seconds` pass first.
     func settle(since began: Int64, seconds: Double) -> Bool {
         let deadline = Clock.ms() + seconds * 1000
         let station = lock.withLock { self.station }
@@ -369,7 +370,7 @@ public final class JoinRunner: @unchecked Sendable {
             func answered(_ t: DHCPMessage.MessageType) -> Bool {
                 seen.contains { e in if case .dhcp(let m) = e.kind { m.messageType == t && m.isOf(station) } else { false } }
             }
-            if answered(.nak) || (lastAddress == nil && answered(.ack)) { return true }
+            if lastAddress == nil && answered(.ack) { return true }
             Clock.sleep(ms: 5, stop: stop)
         }
         return false
