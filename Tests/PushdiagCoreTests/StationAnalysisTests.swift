@@ -79,6 +79,22 @@ struct StationAnalysisTests {
         #expect(roam.statusCode == 0 && roam.gapMs == 11_510 && roam.grade == .critical)
     }
 
+    /// A doze the AP ends with a deauthentication ends there (woke: other), not at the
+    /// station's next frame ten minutes later on another AP.
+    @Test func aDozeEndsWhenTheStationLeavesItsBSS() throws {
+        let (sta, a, b) = (Fixtures.station, Fixtures.ap1, Fixtures.ap2)
+        let s = Int64(1_000_000_000)
+        let frames: [(Int64, [UInt8])] = [
+            (0, FrameBuilder.nullData(station: sta, bssid: a, powerManagement: true, qos: true)),
+            (2 * s, FrameBuilder.deauthentication(from: a, to: sta, bssid: a, reason: 4)),
+            (600 * s, FrameBuilder.authentication(from: sta, to: b, bssid: b, algorithm: 0, transaction: 1, status: 0)),
+        ]
+        var analyzer = CaptureAnalyzer()
+        for (t, f) in frames { f.withUnsafeBytes { analyzer.ingest(linkType: .ieee80211, timestampNs: t, packet: $0, originalLength: f.count) } }
+        let d = try Self.station(analyzer.report(file: "left"), sta).dozes
+        #expect(d.count == 1 && d.totalMs == 2000 && d.longestMs == 2000 && d.wokeByOther == 1 && d.wokeByPmClear == 0 && !d.dozingAtEnd, "\(d)")
+    }
+
     @Test func everyRoamType() throws {
         let r = Self.analyze(Fixtures.roamTypes())
         let types: [RoamType] = [.ftOverTheAir, .ftOverTheDS, .pmksaCaching, .sae, .eap, .open]

@@ -60,7 +60,8 @@ struct StationOracleTests {
 
     /// A station's dozes and silences from its frames' times, PM and retry bits (tshark's
     /// frame.time_epoch, wlan.fc.pwrmgt, wlan.fc.retry): a doze from a frame with PM set to its
-    /// next frame (a retransmission that still has PM set does not wake it); a silence is a gap
+    /// next frame (a retransmission that still has PM set does not wake it) or to a
+    /// deauthentication or disassociation of it (`leave`); a silence is a gap
     /// of more than 10 s between its frames, or from its last frame to the capture's end; at
     /// most 64 silences a station, as pushdiag keeps.
     struct Timeline {
@@ -77,6 +78,14 @@ struct StationOracleTests {
             }
             if pm, dozeStart == nil { dozeStart = t }
             last = t
+        }
+
+        /// Gone from its BSS (a deauthentication or disassociation, either way): a doze ends there.
+        mutating func leave(at t: Int64) {
+            if let d = dozeStart {
+                dozes.append(max(0, t - d))
+                dozeStart = nil
+            }
         }
 
         func apply(to e: inout Expected, end: Int64) {
@@ -155,6 +164,7 @@ struct StationOracleTests {
                 }
                 if !isGroup(Substring(ap)) { count(&aps[ap, default: Expected()]) }
                 if staOK { count(&stations[sta, default: Expected()]) }
+                if staOK, let time { timelines[sta]?.leave(at: time) }
             case 13:
                 guard int(f[14]) == 10, let action = int(f[15]) else { continue }
                 func count(_ e: inout Expected) {
