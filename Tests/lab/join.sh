@@ -108,10 +108,9 @@ lab_join_nlmon_start() {
   lab_wait_text "$conf/$1-nlmon.log" "listening on" 30
 }
 
-# lab_join_nlmon_stop NAME RESULTS_DIR: the recording ended (half a second after the section's
-# last event) and copied to RESULTS_DIR.
+# lab_join_nlmon_stop NAME RESULTS_DIR: the recording ended and copied to RESULTS_DIR. The
+# events the tests time come seconds before (tcpdump writes each message as it comes: -U).
 lab_join_nlmon_stop() {
-  sleep 0.5
   kill "$join_nlmon"; wait "$join_nlmon" 2> /dev/null
   cp "$conf/$1-nlmon.pcap" "$conf/$1-nlmon.log" "$2/"
 }
