@@ -579,8 +579,14 @@ struct LabTests {
         }
     }
 
+    /// How late the walk may read a kernel message in the lab: its section runs on one vCPU under
+    /// make test (the ASan build has the other core), and the walk read a carrier change 88.6 ms
+    /// after the kernel sent it there (fresh-clone CI of 2026-11-29, 10:39:14; ip monitor read
+    /// it in 1 ms). The bound is what the walk's checks against ip monitor had.
+    static let walkLagMs = 150.0
+
     /// The walk's moves are iw's: every disconnect/connect pair, with the same BSSIDs and a link
-    /// gap within `netlinkLagMs` of the kernel's (nlmon's stamps of its DISCONNECT and CONNECT);
+    /// gap within `walkLagMs` of the kernel's (nlmon's stamps of its DISCONNECT and CONNECT);
     /// the 802.11r roam says so, the WPA-PSK one and the one after the AP went away do not.
     @Test func walkMovesAreIwsAndSay80211r() throws {
         let status = try text("walk.status").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -604,10 +610,10 @@ struct LabTests {
             let gap = try #require(r["link_gap_ms"] as? Double)
             // iw's stamps are its thread's reads (113 ms late once in ~20 runs): the gap is the
             // kernel's, each end the last of its kind at or before iw's, within a second. The
-            // walk stamps each end when it reads it, up to `netlinkLagMs` late.
+            // walk stamps each end when it reads it, up to `walkLagMs` late.
             let from = try #require(kernel.last { $0.command == .disconnect && $0.time <= p.from && p.from - $0.time < 1 }, "\(p) \(kernel)")
             let to = try #require(kernel.last { $0.command == .connect && $0.time <= p.to && p.to - $0.time < 1 }, "\(p) \(kernel)")
-            #expect(abs(gap - (to.time - from.time) * 1000) < Self.netlinkLagMs, "walk \(gap) ms, the kernel \((to.time - from.time) * 1000) ms")
+            #expect(abs(gap - (to.time - from.time) * 1000) < Self.walkLagMs, "walk \(gap) ms, the kernel \((to.time - from.time) * 1000) ms")
         }
         // The four moves the lab made on purpose: the last four to another AP.
         let expected = try text("walk-bssids.txt").split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
@@ -640,7 +646,7 @@ struct LabTests {
     /// `ip monitor` in the station's namespace and the kernel's notifications (nlmon) are the
     /// oracles for the interface: the walk's address changes are theirs (IPv6 addresses still
     /// tentative are announced by none), and so are its carrier changes (LOWER_UP), each within
-    /// `netlinkLagMs` of the kernel's (ip's stamps are its thread's reads).
+    /// `walkLagMs` of the kernel's (ip's stamps are its thread's reads).
     @Test func walkInterfaceChangesAreIpMonitors() throws {
         let report = try object("walk.json")
         let changes = try #require(report["interface_changes"] as? [[String: Any]], "\(report["notes"] ?? "")")
@@ -679,7 +685,7 @@ struct LabTests {
         #expect(
             kernelCarrier.map(\.1) == ipCarrier.map(\.1) && kernelAddresses.map(\.1) == ipAddresses.map(\.1), "the kernel \(kernelCarrier + kernelAddresses)")
         for (a, b) in zip(ourCarrier + ourAddresses, kernelCarrier + kernelAddresses) {
-            #expect(a.1 == b.1 && abs(a.0 - b.0) * 1000 < Self.netlinkLagMs, "\(a) vs the kernel's \(b)")
+            #expect(a.1 == b.1 && abs(a.0 - b.0) * 1000 < Self.walkLagMs, "\(a) vs the kernel's \(b)")
         }
         #expect(ourCarrier.count >= 2, "the disconnects of the AP that went away and of the SSID change")
     }
