@@ -148,7 +148,7 @@ public final class Exporter: Sendable {
     func answer(_ request: HTTPServerRequest, _ reply: @escaping @Sendable (HTTPAnswer) -> Void) {
         let head = request.head
         if head.target == "/-/healthy" { return route(request, reply) }
-        auth.check(head.header("Authorization")) { [self] ok in
+        auth.check(head.header("Authorization"), client: request.client) { [self] ok in
             if ok { route(request, reply) } else { reply(.unauthorized) }
         }
     }

@@ -30,11 +30,18 @@ public struct WebAccess: Sendable {
         return WebAccess(config: config, tls: tls)
     }
 
-    /// Why this may not replace `running` on a reload, or nil: TLS turned off would serve the next
-    /// connections in plain text; that takes a restart.
+    /// Why this may not replace `running` on a reload, or nil: a reload does not weaken what the
+    /// running file asks (a file cut short while it was rewritten reads as a weaker one). TLS
+    /// turned off, every user gone, or client certificates no longer verified take a restart.
     public func refusal(replacing running: WebAccess) -> String? {
-        guard running.tls != nil, tls == nil, let c = config else { return nil }
-        return "\(c.file): no tls_server_config, where the running file has one (TLS goes off only with a restart)"
+        guard let c = config, let r = running.config else { return nil }
+        let restart = "where the running file has them (a restart takes them away)"
+        if r.tls != nil, c.tls == nil { return "\(c.file): no tls_server_config, \(restart)" }
+        if !r.users.isEmpty, c.users.isEmpty { return "\(c.file): no basic_auth_users, \(restart)" }
+        if r.tls?.clientAuth.verifies == true, c.tls?.clientAuth.verifies != true {
+            return "\(c.file): client certificates no longer verified, \(restart)"
+        }
+        return nil
     }
 
     /// What the log says of it.
@@ -54,11 +61,13 @@ final class BasicAuthGate: Sendable {
     /// "user NUL password NUL hash" of the credentials that matched their hash.
     let matched = Mutex<Set<String>>([])
     let queue = DispatchQueue(label: "pushdiag.basic-auth")
-    /// Checks queued or running. A client that sends wrong credentials and hangs up, again and
-    /// again, would otherwise queue checks without end, each tens of milliseconds of a core, and
-    /// Prometheus's own would wait behind them.
-    let pending = Atomic<Int>(0)
-    static let mostPending = 16
+    /// Checks queued or running, by client address. A client that sends wrong credentials and
+    /// hangs up, again and again, would otherwise queue checks without end, each tens of
+    /// milliseconds of a core, and Prometheus's own would wait behind them; a cap for all alone
+    /// would let that one client take it.
+    let pending = Mutex<[String: Int]>([:])
+    static let mostPendingPerClient = 4
+    static let mostPending = 64
     static let mostRemembered = 64
     /// Checked when the user is unknown, so that an unknown user takes as long as a wrong password.
     static let decoy = "$2y$10$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
@@ -70,19 +79,22 @@ final class BasicAuthGate: Sendable {
     }
 
     /// Calls `then` with whether `authorization` (the header, if any) is let in: at once when no
-    /// user is configured or the credentials matched before, else after the bcrypt check.
-    func check(_ authorization: String?, then: @escaping @Sendable (Bool) -> Void) {
+    /// user is configured or the credentials matched before, else after the bcrypt check. More
+    /// than `mostPendingPerClient` checks waiting for `client`, or `mostPending` for all: refused
+    /// at once, as a wrong password is.
+    func check(_ authorization: String?, client: String, then: @escaping @Sendable (Bool) -> Void) {
         let all = users.withLock { $0 }
         if all.isEmpty { return then(true) }
         guard let header = authorization, let c = BasicCredentials(header: header) else { return then(false) }
         let hash = all[c.user]
         let key = "\(c.user)\u{0}\(c.password)\u{0}\(hash ?? "")"
         if hash != nil, matched.withLock({ $0.contains(key) }) { return then(true) }
-        // More than `mostPending` waiting: refused at once, as a wrong password is.
-        guard pending.add(1, ordering: .relaxed).newValue <= Self.mostPending else {
-            pending.subtract(1, ordering: .relaxed)
-            return then(false)
+        let admitted = pending.withLock { p -> Bool in
+            guard p.values.reduce(0, +) < Self.mostPending, p[client, default: 0] < Self.mostPendingPerClient else { return false }
+            p[client, default: 0] += 1
+            return true
         }
+        guard admitted else { return then(false) }
         queue.async { [self] in
             let ok = PasswordCheck.matches(password: c.password, hash: hash ?? Self.decoy) && hash != nil
             if ok {
@@ -92,7 +104,10 @@ final class BasicAuthGate: Sendable {
                 }
             }
             // Done before the answer goes, so that a client answered may check again at once.
-            pending.subtract(1, ordering: .relaxed)
+            pending.withLock { p in
+                p[client, default: 1] -= 1
+                if p[client] == 0 { p[client] = nil }
+            }
             then(ok)
         }
     }

@@ -204,23 +204,28 @@ import Testing
         #expect(try curl(["-u", "prometheus:\(Self.password)", url]).status == 401)
     }
 
-    /// A reload does not turn TLS off: the next connections would be plain text. The running
-    /// TLS stays, the log says why, and a restart is what takes it off.
-    @Test func aReloadDoesNotTurnTLSOff() throws {
+    /// A reload does not weaken what the running file asks (a file cut short while it was
+    /// rewritten reads as a weaker one): TLS turned off, or every user gone, is refused, the
+    /// running configuration stays and the log says why; a restart is what takes them away.
+    @Test func aReloadDoesNotWeakenTheRunningFile() throws {
         let pki = try makePKI()
         let web = pki.dir.appendingPathComponent("web.yml")
-        try "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n".write(to: web, atomically: true, encoding: .utf8)
+        let tls = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+        let users = "basic_auth_users:\n  prometheus: \(try bcrypt(Self.password))\n"
+        try (tls + users).write(to: web, atomically: true, encoding: .utf8)
         let port = freePort()
         let e = try exporter(port, ["--web-config", web.path])
         defer { e.stop() }
         let https = ["--cacert", pki.path("ca.crt"), "https://127.0.0.1:\(port)/metrics"]
-        #expect(try curl(https).status == 200)
-        try "basic_auth_users:\n  prometheus: \(try bcrypt(Self.password))\n".write(to: web, atomically: true, encoding: .utf8)
-        kill(e.process.processIdentifier, SIGHUP)
-        let refused = "reload failed, keeping the running configuration: \(web.path): no tls_server_config, where the running file has one"
-        #expect(e.wait(for: refused + " (TLS goes off only with a restart)"), "\(e.output)")
-        #expect(try curl(https).status == 200, "TLS and no users, as before")
-        #expect(try curl(["http://127.0.0.1:\(port)/metrics"]).status != 200, "no plain HTTP")
+        #expect(try curl(["-u", "prometheus:\(Self.password)"] + https).status == 200 && curl(https).status == 401)
+        let refused = "reload failed, keeping the running configuration: \(web.path): "
+        for (text, missing) in [(users, "no tls_server_config"), (tls, "no basic_auth_users")] {
+            try text.write(to: web, atomically: true, encoding: .utf8)
+            kill(e.process.processIdentifier, SIGHUP)
+            #expect(e.wait(for: refused + missing + ", where the running file has them (a restart takes them away)"), "\(e.output)")
+            #expect(try curl(https).status == 401 && curl(["-u", "prometheus:\(Self.password)"] + https).status == 200, "TLS and users, as before")
+            #expect(try curl(["http://127.0.0.1:\(port)/metrics"]).status != 200, "no plain HTTP")
+        }
     }
 
     func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {

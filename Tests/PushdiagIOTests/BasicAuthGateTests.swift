@@ -6,37 +6,51 @@ import Testing
 @testable import PushdiagExporter
 
 /// The exporter's basic-auth checks (`BasicAuthGate`): bcrypt runs one check at a time on a
-/// queue of its own, and no more than `mostPending` wait there.
+/// queue of its own, and no more than `mostPendingPerClient` a client (`mostPending` in all)
+/// wait there.
 @Suite struct BasicAuthGateTests {
-    /// A client sending wrong passwords (and hanging up) cannot queue checks without end: with
-    /// the queue held, the first `mostPending` wait and the rest are refused at once; once it
-    /// runs, each waiting one is answered, and the gate takes checks again.
-    @Test func wrongPasswordsQueueNoMoreThanMostPending() throws {
+    /// libxcrypt's bcrypt of "s3cret" at cost 4 (python3's crypt module).
+    static let hash = "$2b$04$tks9s/cBur4N0V8i7u42EO9/fX0B4dfPSg/f1rUrYPQOzJpriDm/W"
+    static let wrong = "Basic " + Data("prometheus:wrong".utf8).base64EncodedString()
+    static let right = "Basic " + Data("prometheus:s3cret".utf8).base64EncodedString()
+
+    /// A client sending wrong passwords (and hanging up) cannot queue checks without end, nor
+    /// take the queue from another: with the queue held, its first `mostPendingPerClient` wait
+    /// and the rest are refused at once, while another client's still wait, up to `mostPending`
+    /// in all; once the queue runs, each waiting one is answered, and the right password gets in.
+    @Test func wrongPasswordsQueueNoMoreThanTheirShare() throws {
         let gate = BasicAuthGate()
-        // libxcrypt's bcrypt of "s3cret" at cost 4 (python3's crypt module).
-        let hash = "$2b$04$tks9s/cBur4N0V8i7u42EO9/fX0B4dfPSg/f1rUrYPQOzJpriDm/W"
-        gate.set(try WebConfig.parse(Array("basic_auth_users:\n  prometheus: \(hash)\n".utf8), file: "web.yml").users)
+        gate.set(try WebConfig.parse(Array("basic_auth_users:\n  prometheus: \(Self.hash)\n".utf8), file: "web.yml").users)
         let hold = DispatchSemaphore(value: 0)
         gate.queue.async { hold.wait() }
         let answers = Mutex<[Bool]>([])
         let done = DispatchGroup()
-        let wrong = "Basic " + Data("prometheus:wrong".utf8).base64EncodedString()
-        for _ in 0..<(BasicAuthGate.mostPending + 24) {
-            done.enter()
-            gate.check(wrong) { ok in
-                answers.withLock { $0.append(ok) }
-                done.leave()
+        func ask(_ client: String, _ times: Int) {
+            for _ in 0..<times {
+                done.enter()
+                gate.check(Self.wrong, client: client) { ok in
+                    answers.withLock { $0.append(ok) }
+                    done.leave()
+                }
             }
         }
-        #expect(answers.withLock { $0.count } == 24, "refused at once: \(answers.withLock { $0 })")
+        let per = BasicAuthGate.mostPendingPerClient
+        ask("10.0.0.66", per + 10)
+        #expect(answers.withLock { $0.count } == 10, "one client: refused at once")
+        ask("10.0.0.5", per)
+        #expect(answers.withLock { $0.count } == 10, "another client's checks wait beside the first's")
+        // Clients enough to fill the rest: then anyone is refused at once.
+        let others = BasicAuthGate.mostPending / per - 2
+        for i in 0..<others { ask("10.1.0.\(i)", per) }
+        ask("10.2.0.1", 1)
+        #expect(answers.withLock { $0.count } == 11, "all \(BasicAuthGate.mostPending) places taken")
         hold.signal()
         #expect(done.wait(timeout: .now() + 60) == .success)
-        #expect(answers.withLock { $0.count == BasicAuthGate.mostPending + 24 && !$0.contains(true) })
-        #expect(gate.pending.load(ordering: .relaxed) == 0)
-        // Taking checks again: the right password is checked, and let in.
+        #expect(answers.withLock { $0.count == 11 + BasicAuthGate.mostPending && !$0.contains(true) })
+        #expect(gate.pending.withLock { $0.isEmpty })
         let again = Mutex<Bool?>(nil)
         let one = DispatchSemaphore(value: 0)
-        gate.check("Basic " + Data("prometheus:s3cret".utf8).base64EncodedString()) { ok in
+        gate.check(Self.right, client: "10.0.0.66") { ok in
             again.withLock { $0 = ok }
             one.signal()
         }
