@@ -93,6 +93,17 @@ struct StationAnalysisTests {
         for (t, f) in frames { f.withUnsafeBytes { analyzer.ingest(linkType: .ieee80211, timestampNs: t, packet: $0, originalLength: f.count) } }
         let d = try Self.station(analyzer.report(file: "left"), sta).dozes
         #expect(d.count == 1 && d.totalMs == 2000 && d.longestMs == 2000 && d.wokeByOther == 1 && d.wokeByPmClear == 0 && !d.dozingAtEnd, "\(d)")
+        // A stale deauthentication from the AP it left does not end a doze on the one it is on.
+        var other = CaptureAnalyzer()
+        for (t, f) in [
+            (0, FrameBuilder.nullData(station: sta, bssid: b, powerManagement: true, qos: true)),
+            (2 * s, FrameBuilder.deauthentication(from: a, to: sta, bssid: a, reason: 4)),
+            (5 * s, FrameBuilder.nullData(station: sta, bssid: b, powerManagement: false)),
+        ] as [(Int64, [UInt8])] {
+            f.withUnsafeBytes { other.ingest(linkType: .ieee80211, timestampNs: t, packet: $0, originalLength: f.count) }
+        }
+        let kept = try Self.station(other.report(file: "stale"), sta).dozes
+        #expect(kept.count == 1 && kept.totalMs == 5000 && kept.wokeByPmClear == 1 && kept.wokeByOther == 0, "\(kept)")
     }
 
     @Test func everyRoamType() throws {

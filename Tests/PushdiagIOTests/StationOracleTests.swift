@@ -67,22 +67,27 @@ struct StationOracleTests {
     struct Timeline {
         var last: Int64?
         var dozeStart: Int64?
+        var dozeBSSID: Substring?
         var silences: [(Int64, Int64)] = []
         var dozes: [Int64] = []
 
-        mutating func frame(at t: Int64, pm: Bool, retry: Bool) {
+        mutating func frame(at t: Int64, pm: Bool, retry: Bool, bssid: Substring) {
             if let l = last, t - l > 10_000_000_000, silences.count < 64 { silences.append((l, t - l)) }
             if let d = dozeStart, !(retry && pm) {
                 dozes.append(max(0, t - d))
                 dozeStart = nil
             }
-            if pm, dozeStart == nil { dozeStart = t }
+            if pm, dozeStart == nil { (dozeStart, dozeBSSID) = (t, bssid) }
             last = t
         }
 
-        /// Gone from its BSS (a deauthentication or disassociation, either way): a doze ends there.
-        mutating func leave(at t: Int64) {
-            if let d = dozeStart {
+        /// Gone from `bssid` (a deauthentication or disassociation, either way): a doze on it ends
+        /// there; one the station's own frame just began (sent with PM set) was none.
+        mutating func leave(at t: Int64, bssid: Substring, byStation: Bool) {
+            guard let d = dozeStart else { return }
+            if d == t, byStation {
+                dozeStart = nil
+            } else if dozeBSSID == bssid {
                 dozes.append(max(0, t - d))
                 dozeStart = nil
             }
@@ -137,7 +142,7 @@ struct StationOracleTests {
                 if flag(f[4]) { e.retries += 1 }
                 if flag(f[3]) { e.powerSave += 1 }
                 stations[String(ta)] = e
-                if let time { timelines[String(ta), default: Timeline()].frame(at: time, pm: flag(f[3]), retry: flag(f[4])) }
+                if let time { timelines[String(ta), default: Timeline()].frame(at: time, pm: flag(f[3]), retry: flag(f[4]), bssid: bssid) }
             }
             guard type == 0, !protected, !ra.isEmpty, !ta.isEmpty, !bssid.isEmpty else { continue }
             let byAP = ta == bssid
@@ -164,7 +169,7 @@ struct StationOracleTests {
                 }
                 if !isGroup(Substring(ap)) { count(&aps[ap, default: Expected()]) }
                 if staOK { count(&stations[sta, default: Expected()]) }
-                if staOK, let time { timelines[sta]?.leave(at: time) }
+                if staOK, let time { timelines[sta]?.leave(at: time, bssid: Substring(ap), byStation: !byAP) }
             case 13:
                 guard int(f[14]) == 10, let action = int(f[15]) else { continue }
                 func count(_ e: inout Expected) {

@@ -376,9 +376,14 @@ public struct StationAnalysis {
             count(&stations[i].steering)
             stations[i].leave = Leave(time: t, disassociation: disassociation, byAP: byAP, reason: reason, bssid: ap)
             stations[i].bssid = nil
-            // Gone from the BSS: a doze there ends here, not at the station's next frame,
-            // perhaps minutes later elsewhere.
-            if stations[i].dozing { endDoze(i, at: t, wake: .other) }
+            // Gone from the BSS it dozed on: the doze ends here, not at the station's next frame,
+            // perhaps minutes later elsewhere. (A doze this very frame began, the station's own
+            // deauthentication sent with PM set, was none.)
+            if stations[i].dozing, stations[i].dozeStart == t, !byAP {
+                stations[i].dozing = false
+            } else if stations[i].dozing, stations[i].dozeBSSID == ap {
+                endDoze(i, at: t, wake: .other)
+            }
         case .action:
             guard body.count >= 2, let a1 = h.addr1, let a2 = h.addr2, let b = h.addr3 else { return }
             let byAP = a2 == b
