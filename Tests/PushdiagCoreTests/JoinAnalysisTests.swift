@@ -448,10 +448,12 @@ import Testing
                 JoinAnalysisTests.at(111, .pushAgain("why")), JoinAnalysisTests.at(112, .stepFailed(.dns, "no")),
                 JoinAnalysisTests.at(113, .notVisible(.eap, "CAP_NET_RAW")), JoinAnalysisTests.at(114, .cycleEnd),
             ]
-        let windows = [JoinLog.Window(cycle: 1, from: 5, to: 9)]
+        // A cycle's station address (a random one per connection) rides with its window.
+        let windows = [JoinLog.Window(cycle: 1, from: 5, to: 9), JoinLog.Window(cycle: 2, from: 10, to: 12, station: MACAddress("02:00:00:00:00:07")!)]
+        #expect(windows[0].setup(header.setup).station == header.station && windows[1].setup(header.setup).station == windows[1].station)
         // The kernel's and the wire's events are not written: the recordings hold them.
         let text = JoinLog.encode(header: header, events: JoinAnalysisTests.psk + own.suffix(4), windows: windows)
-        #expect(text.split(separator: "\n").count == 1 + own.count + 1, "\(text)")
+        #expect(text.split(separator: "\n").count == 1 + own.count + 2, "\(text)")
         let (h, events, w) = try JoinLog.decode(text, file: "j").get()
         #expect(h == header && events == own && w == windows)
     }

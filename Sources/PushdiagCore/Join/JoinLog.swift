@@ -57,9 +57,20 @@ public enum JoinLog {
         public var cycle: Int
         public var from: Int64
         public var to: Int64
+        /// The station's address during the cycle (a manager may give each connection a random
+        /// one): its DHCP exchange is that address's. Absent in recordings made before; the
+        /// header's then.
+        public var station: MACAddress?
 
-        public init(cycle: Int, from: Int64, to: Int64) {
-            (self.cycle, self.from, self.to) = (cycle, from, to)
+        public init(cycle: Int, from: Int64, to: Int64, station: MACAddress? = nil) {
+            (self.cycle, self.from, self.to, self.station) = (cycle, from, to, station)
+        }
+
+        /// `setup` with this cycle's station address, when the window has one.
+        public func setup(_ setup: JoinCycleSetup) -> JoinCycleSetup {
+            var s = setup
+            s.station = station ?? setup.station
+            return s
         }
     }
 

@@ -81,7 +81,9 @@ public enum JoinReplay {
             windows = whole
             events.removeAll { $0.timeNs > first.timeNs }
         }
-        let cycles = windows.map { w in JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: events), setup: header.setup, thresholds: thresholds) }
+        let cycles = windows.map { w in
+            JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: events), setup: w.setup(header.setup), thresholds: thresholds)
+        }
         let apIdle = header.apIdleRungs.map { _ in
             APIdleReport.conclude(
                 rungs: APIdle.rungs(events), bssMaxIdleS: cycles.last { $0.bssMaxIdleS != nil }?.bssMaxIdleS, pathIdleTimeoutS: header.pathIdleTimeoutS)

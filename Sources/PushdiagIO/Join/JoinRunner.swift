@@ -175,7 +175,7 @@ public final class JoinRunner: @unchecked Sendable {
                 notes.append("cycle \(n) was interrupted before it ended and is left out")
                 break
             }
-            windows.append(JoinLog.Window(cycle: n, from: prepared, to: ended))
+            windows.append(JoinLog.Window(cycle: n, from: prepared, to: ended, station: lock.withLock { station }))
         }
         if let rungs = settings.apIdleRungs, !stop() { ladder(rungs) }
         // Once every source has delivered what it saw (their threads end), each cycle's window is
@@ -183,7 +183,7 @@ public final class JoinRunner: @unchecked Sendable {
         lock.withLock { finished = true }
         threads.wait()
         let all = lock.withLock { log }
-        let cycles = windows.map { w in JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: all), setup: setup, thresholds: thresholds) }
+        let cycles = windows.map { w in JoinAnalysis.cycle(w.cycle, events: JoinAnalysis.window(w, of: all), setup: w.setup(setup), thresholds: thresholds) }
         if settings.apIdleRungs != nil {
             apIdle = APIdleReport.conclude(
                 rungs: APIdle.rungs(all), bssMaxIdleS: cycles.last { $0.bssMaxIdleS != nil }?.bssMaxIdleS, pathIdleTimeoutS: settings.pathIdleTimeoutS)
@@ -232,6 +232,9 @@ public final class JoinRunner: @unchecked Sendable {
         let limit = settings.cycleTimeoutSeconds
         // Usable: the operstate up, and the address settled (a DHCP exchange under way waited for).
         guard let up = wait(since: start, seconds: limit, { $0 == .operstate(6) }) else { return end() }
+        // The address the link came up with (a manager may give each connection a random one):
+        // the DHCP client's, and the cycle's window's.
+        readStation()
         if let began = dhcpBegan(since: prepared), !settle(since: began, seconds: limit) { return end() }
         // The push on a thread of its own, while a DHCP client that begins only after it had
         // started (within --dhcp-wait of the link up) is watched for: that push goes over the
@@ -272,11 +275,7 @@ public final class JoinRunner: @unchecked Sendable {
     /// a push to check the association; the first rung the association does not survive is the
     /// last (the station's rejoin waited for). Stopped, a rung is left without its end.
     func ladder(_ rungs: [Double]) {
-        if let text = try? String(contentsOfFile: "/sys/class/net/\(settings.interface)/address", encoding: .utf8),
-            let mac = MACAddress(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        {
-            lock.withLock { station = mac }
-        }
+        readStation()
         // The station's counters on a socket of the ladder's own (the event thread reads the
         // run's): what it sent in all, against what the interface showed.
         let counters = try? NL80211Client(transport: try LiveNetlink(protocol: Netlink.protocolGeneric))
@@ -333,6 +332,15 @@ public final class JoinRunner: @unchecked Sendable {
                 return
             }
             add(WallClock.nanoseconds(), .rungEnd)
+        }
+    }
+
+    /// The interface's address as it is now (sysfs), as `station`; kept as it was when unreadable.
+    func readStation() {
+        if let text = try? String(contentsOfFile: "/sys/class/net/\(settings.interface)/address", encoding: .utf8),
+            let mac = MACAddress(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            lock.withLock { station = mac }
         }
     }
 
