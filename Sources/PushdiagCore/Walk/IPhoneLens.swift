@@ -62,7 +62,8 @@ public struct IPhoneLens: Sendable {
         var ssidSignalsKnown: Bool {
             if let b = sample.bssid, signal(b, offset: 0) == nil { return false }
             guard let ssid else { return true }
-            return fresh.allSatisfy { $0.ssid != ssid || $0.signalDbm != nil }
+            // The laptop's own entry counts by its station signal, known here.
+            return fresh.allSatisfy { $0.ssid != ssid || $0.signalDbm != nil || $0.bssid == sample.bssid }
         }
 
         /// The signal of `bssid` at this sample, offset: the station's own for the laptop's BSS,
