@@ -97,24 +97,6 @@ lab_join_run() {
   echo "lab: join $name done (exit $(cat "$out/$name.status"))"
 }
 
-# lab_join_nlmon_start NAME: tcpdump on the station namespace's nlmon0 beside a section that
-# checks timing against the kernel's events: nlmon stamps a message when the kernel hands it to
-# a socket, where iw event and ip monitor stamp it when their thread reads it (iw's lagged the
-# kernel by 173 ms once, 2026-11-28). Written to the VM's tmpfs ($conf/NAME-nlmon.pcap); its pid
-# in join_nlmon.
-lab_join_nlmon_start() {
-  ip netns exec "$LAB_JOIN_NS" tcpdump -i nlmon0 -s 65535 -B 65536 -U --immediate-mode -w "$conf/$1-nlmon.pcap" > "$conf/$1-nlmon.log" 2>&1 &
-  join_nlmon=$!
-  lab_wait_text "$conf/$1-nlmon.log" "listening on" 30
-}
-
-# lab_join_nlmon_stop NAME RESULTS_DIR: the recording ended and copied to RESULTS_DIR. The
-# events the tests time come seconds before (tcpdump writes each message as it comes: -U).
-lab_join_nlmon_stop() {
-  kill "$join_nlmon"; wait "$join_nlmon" 2> /dev/null
-  cp "$conf/$1-nlmon.pcap" "$conf/$1-nlmon.log" "$2/"
-}
-
 lab_join() {
   local out=$1 responder
   lab_down
@@ -243,7 +225,7 @@ lab_join_chan_switch() {
   for _ in $(seq 1 150); do ip -n "$LAB_JOIN_NS" -4 addr show dev wlan2 | grep -q 'inet 10.40.0.1[0-5][0-9]' && break; sleep 0.2; done
   ip netns exec "$LAB_JOIN_NS" iw event -t > "$conf/join-chan-switch-iw-event.txt" 2>&1 &
   iw=$!
-  lab_join_nlmon_start join-chan-switch
+  lab_ns_nlmon_start "$LAB_JOIN_NS" join-chan-switch
   ip netns exec "$LAB_JOIN_NS" $PD walk 10.40.0.1:3000 --interface wlan2 --format json < /dev/null \
     > "$out/join-chan-switch-walk.json" 2> "$out/join-chan-switch-walk.err" &
   walk=$!
@@ -253,7 +235,7 @@ lab_join_chan_switch() {
   sleep 12
   kill -TERM $walk; wait $walk
   echo $? > "$out/join-chan-switch-walk.status"
-  lab_join_nlmon_stop join-chan-switch "$out"
+  lab_ns_nlmon_stop join-chan-switch "$out"
   kill $iw; wait $iw 2> /dev/null
   cp "$conf/join-chan-switch-iw-event.txt" "$out/"
   echo "lab: the channel switch done (walk exit $(cat "$out/join-chan-switch-walk.status"), hostapd_cli: $(cat "$out/join-chan-switch-hostapd-cli.txt"))"
@@ -273,7 +255,7 @@ lab_join_heartbeat_scans() {
   lab_wait_connected 60 02:00:00:00:01:00 || return 1
   ip netns exec "$LAB_JOIN_NS" iw event -t > "$conf/join-heartbeat-iw-event.txt" 2>&1 &
   iw=$!
-  lab_join_nlmon_start join-heartbeat
+  lab_ns_nlmon_start "$LAB_JOIN_NS" join-heartbeat
   ip netns exec "$LAB_JOIN_NS" $PD heartbeat 10.40.0.1:3000 --interface wlan2 --count 200 --interval 100ms --format json < /dev/null \
     > "$out/join-heartbeat.json" 2> "$out/join-heartbeat.err" &
   hb=$!
@@ -284,7 +266,7 @@ lab_join_heartbeat_scans() {
   done
   wait $hb
   echo $? > "$out/join-heartbeat.status"
-  lab_join_nlmon_stop join-heartbeat "$out"
+  lab_ns_nlmon_stop join-heartbeat "$out"
   kill $iw; wait $iw 2> /dev/null
   cp "$conf/join-heartbeat-iw-event.txt" "$out/"
   echo "lab: heartbeat's scans done (exit $(cat "$out/join-heartbeat.status"))"
@@ -332,7 +314,7 @@ lab_join_address_flap() {
   [ -n "$addr" ] || { echo "lab: the station has no address for the address change"; return 1; }
   ip -n "$LAB_JOIN_NS" -ts monitor address > "$conf/join-flap-ip-monitor.txt" 2>&1 &
   mon=$!
-  lab_join_nlmon_start join-flap
+  lab_ns_nlmon_start "$LAB_JOIN_NS" join-flap
   ip netns exec "$LAB_JOIN_NS" $PD heartbeat 10.40.0.1:3000 --interface wlan2 --count 60 --interval 250ms --format json < /dev/null \
     > "$out/join-flap.json" 2> "$out/join-flap.err" &
   hb=$!
@@ -343,7 +325,7 @@ lab_join_address_flap() {
   ip -n "$LAB_JOIN_NS" addr add "$addr" dev wlan2
   wait $hb
   echo $? > "$out/join-flap.status"
-  lab_join_nlmon_stop join-flap "$out"
+  lab_ns_nlmon_stop join-flap "$out"
   kill $mon; wait $mon 2> /dev/null
   cp "$conf/join-flap-ip-monitor.txt" "$out/"
   echo "lab: heartbeat's address change done (exit $(cat "$out/join-flap.status"))"

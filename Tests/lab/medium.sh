@@ -19,6 +19,8 @@
 # lab_down: everything the earlier sections started, and hwsim itself.
 lab_down() {
   pkill -x wpa_supplicant; pkill -x wpa_cli; pkill -x hostapd; pkill -x dnsmasq; pkill -x iwd; pkill -x NetworkManager; pkill -x dbus-daemon; pkill -f 'pushdiag (responder|exporter|walk|watch|join)'
+  # An nlmon recording a section left running when it returned early (lab_ns_nlmon_start).
+  for f in "$conf"/*-nlmon.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2> /dev/null; rm -f "$f"; done
   if [ -f "$conf/medium.pid" ]; then
     local medium
     medium=$(cat "$conf/medium.pid")
@@ -150,7 +152,7 @@ lab_medium_kept() {
 }
 
 lab_medium_walks_once() {
-  local out=$1 ping exporter responder scanner nlmon t0 t1 name wifi survey
+  local out=$1 ping exporter responder scanner t0 t1 name wifi survey
   t0=$(date +%s)
   lab_down
   # The air's capture and the medium's log go to the VM's tmpfs (a write to the 9p share costs
@@ -166,10 +168,7 @@ lab_medium_walks_once() {
   responder=$!
   # The kernel's nl80211 events in wlan2's namespace as it sent them (nlmon's stamps; iw event's
   # are its thread's reads, which lag under load), for the stalls' oracle.
-  modprobe nlmon; ip -n sta link add nlmon0 type nlmon && ip -n sta link set nlmon0 up
-  ip netns exec sta tcpdump -i nlmon0 -s 65535 -B 65536 -U --immediate-mode -w "$conf/sticky-nlmon.pcap" > "$conf/sticky-nlmon.log" 2>&1 &
-  nlmon=$!
-  for _ in $(seq 1 150); do grep -q listening "$conf/sticky-nlmon.log" && break; sleep 0.2; done
+  lab_ns_nlmon_start sta sticky || return 1
   lab_medium_walk_start "$out" sticky sta wlan2
   exec 7> /run/sticky-places
   lab_medium_walk_start "$out" bgscan sta2 wlan3
@@ -242,8 +241,8 @@ lab_medium_walks_once() {
   lab_medium_clock_past 37
   kill -TERM "$(cat "$conf/sticky-walk.pid")" "$(cat "$conf/bgscan-walk.pid")"
   lab_medium_walk_end "$out" sticky wlan2
-  kill $scanner $nlmon; wait $scanner $nlmon 2> /dev/null
-  cp "$conf/sticky-nlmon.pcap" "$conf/sticky-nlmon.log" "$out/" 2> /dev/null
+  kill $scanner; wait $scanner 2> /dev/null
+  lab_ns_nlmon_stop sticky "$out"
   cp "$conf/sticky-scan-dump.txt" "$out/" 2> /dev/null
   lab_medium_walk_end "$out" bgscan wlan3
   kill $responder; wait $responder 2> /dev/null

@@ -265,6 +265,29 @@ lab_nlmon_start() {
   echo "lab: tcpdump on nlmon0 did not start"; cat "$2"; return 1
 }
 
+# lab_ns_nlmon_start NS NAME: the kernel's netlink messages in namespace NS (its nlmon0, made
+# when missing) recorded by tcpdump into the VM's tmpfs ($conf/NAME-nlmon.pcap, its counts in
+# NAME-nlmon.log), back once it listens. nlmon stamps a message when the kernel hands it to a
+# socket; iw event and ip monitor stamp it when their thread reads it (iw's lagged the kernel by
+# 173 ms once, 2026-11-28): the sections that time pushdiag against the kernel use this.
+lab_ns_nlmon_start() {
+  ip -n "$1" link show nlmon0 > /dev/null 2>&1 || { modprobe nlmon; ip -n "$1" link add nlmon0 type nlmon && ip -n "$1" link set nlmon0 up; }
+  ip netns exec "$1" tcpdump -i nlmon0 -s 65535 -B 65536 -U --immediate-mode -w "$conf/$2-nlmon.pcap" > "$conf/$2-nlmon.log" 2>&1 &
+  echo $! > "$conf/$2-nlmon.pid"
+  for _ in $(seq 1 150); do grep -q listening "$conf/$2-nlmon.log" 2> /dev/null && return 0; sleep 0.2; done
+  echo "lab: tcpdump on $1's nlmon0 did not start"; cat "$conf/$2-nlmon.log"; return 1
+}
+
+# lab_ns_nlmon_stop NAME RESULTS_DIR: that recording ended and copied to RESULTS_DIR. The events
+# the tests time come seconds before the sections end (tcpdump writes each message as it comes).
+lab_ns_nlmon_stop() {
+  local pid
+  pid=$(cat "$conf/$1-nlmon.pid" 2> /dev/null) || return 0
+  kill "$pid"; wait "$pid" 2> /dev/null
+  rm -f "$conf/$1-nlmon.pid"
+  cp "$conf/$1-nlmon.pcap" "$conf/$1-nlmon.log" "$2/" 2> /dev/null
+}
+
 # lab_nlmon_stop PCAP: once the recording holds a message nlmon captured after this call (so
 # every message before it is in), into PCAP. Not "once the file stops growing": hostapd's own
 # nl80211 traffic (about 16 messages a second here) never let it stop, and each recording waited

@@ -25,10 +25,7 @@ lab_walk() {
   # The kernel's own messages in the station's namespace (nlmon's stamps, when the kernel handed
   # them over; iw's and ip's are their threads' reads): the timing oracle of the walk's moves and
   # carrier changes. Made before ip monitor starts, which then never sees nlmon0.
-  ip -n sta link add nlmon0 type nlmon && ip -n sta link set nlmon0 up
-  ip netns exec sta tcpdump -i nlmon0 -s 65535 -B 65536 -U --immediate-mode -w "$conf/walk-nlmon.pcap" > "$conf/walk-nlmon.log" 2>&1 &
-  local nlmon=$!
-  for _ in $(seq 1 150); do grep -q listening "$conf/walk-nlmon.log" && break; sleep 0.2; done
+  lab_ns_nlmon_start sta walk || return 1
   ip netns exec sta ip -ts monitor link address dev wlan2 > "$conf/walk-ip-monitor.txt" 2>&1 &
   local ipmon=$!
   # ip monitor is listening once it prints a change made for it (an alias: nothing else moves).
@@ -98,8 +95,9 @@ lab_walk() {
   echo $? > "$out/walk.status"
   exec 7>&-
   kill -TERM $responder; wait $responder 2>/dev/null
-  kill $iw $ipmon $nlmon; wait $iw $ipmon $nlmon 2>/dev/null
-  cp "$conf/walk-iw-event.txt" "$conf/walk-ip-monitor.txt" "$conf/walk-nlmon.pcap" "$conf/walk-nlmon.log" "$out/"
+  kill $iw $ipmon; wait $iw $ipmon 2>/dev/null
+  lab_ns_nlmon_stop walk "$out"
+  cp "$conf/walk-iw-event.txt" "$conf/walk-ip-monitor.txt" "$out/"
   rm -rf "$out/walk-rec" && cp -r "$conf/walk-rec" "$out/"
   echo "$first $second $first $second $third" > "$out/walk-bssids.txt"
   ip netns exec sta $PD walk 10.40.0.1:3000 --interface wlan2 --format json --replay "$out/walk-rec" > "$out/walk-replay.json" 2> "$out/walk-replay.err"
