@@ -119,6 +119,16 @@ public enum FrameBuilder {
         header(type: 0, subtype: disassociation ? 10 : 12, addr1: to, addr2: from, addr3: bssid) + le16(reason)
     }
 
+    /// `frame` (a 24-byte header and its body) as 802.11w sends it: the Protected bit set, the
+    /// body behind a CCMP header, scrambled as encryption leaves it, and an 8-byte MIC.
+    public static func protected(_ frame: [UInt8], packetNumber: UInt8 = 1) -> [UInt8] {
+        var f = Array(frame[..<24])
+        f[1] |= 0x40
+        f += [packetNumber, 0, 0, 0x20, 0, 0, 0, 0]  // PN0, PN1, reserved, ExtIV | key 0, PN2-PN5
+        f += frame[24...].map { $0 ^ 0xA5 }
+        return f + [UInt8](repeating: 0xEE, count: 8)
+    }
+
     /// WNM BSS Transition Management Response (category 10, action 8).
     public static func btmResponse(station: MACAddress, bssid: MACAddress, status: UInt8, target: MACAddress?) -> [UInt8] {
         header(type: 0, subtype: 13, addr1: bssid, addr2: station, addr3: bssid) + [10, 8, 1, status, 0] + (target?.bytes ?? [])

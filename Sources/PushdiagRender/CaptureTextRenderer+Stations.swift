@@ -104,8 +104,10 @@ extension CaptureTextRenderer {
         }
     }
 
+    /// The codes in numeric order, then "other" and "unknown".
     func counts(_ d: [String: Int], _ name: (String) -> String) -> String {
-        d.sorted { (Int($0.key) ?? 0) < (Int($1.key) ?? 0) }.map { "\(name($0.key)) ×\($0.value)" }.joined(separator: ", ")
+        d.sorted { (Int($0.key) ?? .max, $0.key) < (Int($1.key) ?? .max, $1.key) }.map { "\(name($0.key)) ×\($0.value)" }.joined(
+            separator: ", ")
     }
 
     func steering(_ s: SteeringReport) -> String {
@@ -130,6 +132,9 @@ extension CaptureTextRenderer {
                     + counts(s.disassocByReason, Dot11Codes.reason))
         }
         if s.saQueryRequests + s.saQueryResponses > 0 { parts.append("SA Query requests \(s.saQueryRequests), responses \(s.saQueryResponses)") }
+        if s.protectedActions > 0 {
+            parts.append("protected action frames \(s.protectedActions) (encrypted: BTM and SA Query among them not counted)")
+        }
         return parts.joined(separator: "; ")
     }
 

@@ -93,9 +93,13 @@ public struct CaptureTextRenderer {
             out += t.render() + more(r.roamingEvents.count)
         }
         let btm = r.bssTransitionManagement
-        if btm.queries + btm.requests + btm.responses > 0 {
+        if btm.queries + btm.requests + btm.responses + btm.protectedActions > 0 {
             out +=
-                "  BSS transition management: \(NumberText.count(btm.queries, "query", plural: "queries")), \(NumberText.count(btm.requests, "request")), \(NumberText.count(btm.responses, "response")) (\(btm.accepted) accepted, \(btm.rejected) rejected)\n"
+                "  BSS transition management: \(NumberText.count(btm.queries, "query", plural: "queries")), \(NumberText.count(btm.requests, "request")), \(NumberText.count(btm.responses, "response")) (\(btm.accepted) accepted, \(btm.rejected) rejected)"
+            if btm.protectedActions > 0 {
+                out += "; \(NumberText.count(btm.protectedActions, "protected action frame")) not readable (802.11w: BTM among them not counted)"
+            }
+            out += "\n"
         }
         out += renderSteering(r)
         out += renderStations(r)

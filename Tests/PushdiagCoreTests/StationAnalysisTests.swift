@@ -106,6 +106,69 @@ struct StationAnalysisTests {
         #expect(kept.count == 1 && kept.totalMs == 5000 && kept.wokeByPmClear == 1 && kept.wokeByOther == 0, "\(kept)")
     }
 
+    /// 802.11w: a protected deauthentication or action frame has its body encrypted. It counts by
+    /// its addresses, its reason "unknown" (not the ciphertext read as a reason), its action's
+    /// kind not known; it still ends a doze and comes before a silence, reason null.
+    @Test func protectedManagementFramesCountWithTheirReasonUnknown() throws {
+        let (sta, a, b) = (Fixtures.station, Fixtures.ap1, Fixtures.ap2)
+        let s = Int64(1_000_000_000)
+        let frames: [(Int64, [UInt8])] = [
+            (0, FrameBuilder.request(reassociation: false, station: sta, bssid: a, currentAP: nil, ssid: "ward", listenInterval: 3)),
+            (1_000_000, FrameBuilder.associationResponse(reassociation: false, station: sta, bssid: a, status: 0, aid: 5)),
+            (s, FrameBuilder.protected(FrameBuilder.btmRequest(station: sta, bssid: a, mode: 0x04, disassociationTimer: 10, validity: 255, candidates: [b]))),
+            (2 * s, FrameBuilder.nullData(station: sta, bssid: a, powerManagement: true, qos: true)),
+            (3 * s, FrameBuilder.protected(FrameBuilder.deauthentication(from: a, to: sta, bssid: a, reason: 4), packetNumber: 2)),
+            (20 * s, FrameBuilder.request(reassociation: false, station: sta, bssid: b, currentAP: nil, ssid: "ward", listenInterval: 3)),
+        ]
+        var analyzer = CaptureAnalyzer()
+        for (t, f) in frames { f.withUnsafeBytes { analyzer.ingest(linkType: .ieee80211, timestampNs: t, packet: $0, originalLength: f.count) } }
+        let r = analyzer.report(file: "pmf")
+        let st = try Self.station(r, sta)
+        #expect(st.steering.deauthByReason == ["unknown": 1] && st.steering.deauthFromAp == 1, "\(st.steering)")
+        #expect(st.steering.protectedActions == 1 && st.steering.btmRequests == 0 && st.steering.btmDisassociationImminent == 0)
+        let ap = try #require(r.bss.first { $0.bssid == a }).steering
+        #expect(ap.deauthByReason == ["unknown": 1] && ap.protectedActions == 1)
+        #expect(st.dozes.count == 1 && st.dozes.totalMs == 1000 && st.dozes.wokeByOther == 1 && !st.dozes.dozingAtEnd, "\(st.dozes)")
+        let silence = try #require(st.silences.first)
+        #expect(silence.before == SilenceEdge(kind: .deauthentication, by: .ap, reasonCode: nil, bssid: a), "\(silence.before)")
+        // The whole capture's view: the association after it follows a deauthentication whose
+        // reason is not known; the action frame is not a BTM request.
+        let event = try #require(r.roamingEvents.first)
+        #expect(event.kind == .associationAfterDeauthentication && event.reasonCode == nil && event.fromBssid == a && event.toBssid == b)
+        #expect(r.bssTransitionManagement.requests == 0 && r.bssTransitionManagement.protectedActions == 1)
+        // Without the Protected bit, the same frames are read.
+        var clear = CaptureAnalyzer()
+        for (t, f) in [
+            (0, FrameBuilder.btmRequest(station: sta, bssid: a, mode: 0x04, disassociationTimer: 10, validity: 255, candidates: [b])),
+            (s, FrameBuilder.deauthentication(from: a, to: sta, bssid: a, reason: 4)),
+        ] as [(Int64, [UInt8])] {
+            f.withUnsafeBytes { clear.ingest(linkType: .ieee80211, timestampNs: t, packet: $0, originalLength: f.count) }
+        }
+        let c = try Self.station(clear.report(file: "clear"), sta).steering
+        #expect(c.deauthByReason == ["4": 1] && c.btmRequests == 1 && c.protectedActions == 0)
+    }
+
+    /// A capture can carry any 16-bit reason: each table keeps 32 codes, the rest "other".
+    @Test func reasonTablesAreBounded() throws {
+        let (sta, a) = (Fixtures.station, Fixtures.ap1)
+        var analyzer = CaptureAnalyzer()
+        for reason in 0..<UInt16(40) {
+            let f = FrameBuilder.deauthentication(from: a, to: sta, bssid: a, reason: 1000 + reason)
+            f.withUnsafeBytes { analyzer.ingest(linkType: .ieee80211, timestampNs: Int64(reason) * 1000, packet: $0, originalLength: f.count) }
+        }
+        let r = analyzer.report(file: "reasons")
+        let st = try Self.station(r, sta).steering
+        #expect(st.deauthByReason.count == 33 && st.deauthByReason["other"] == 8 && st.deauthFromAp == 40, "\(st.deauthByReason)")
+        #expect(st.deauthByReason.values.reduce(0, +) == 40)
+        let ap = try #require(r.bss.first { $0.bssid == a }).steering
+        #expect(ap.deauthByReason.count == 33 && ap.deauthByReason["other"] == 8)
+        // Two files' tables add up within the same bound.
+        var merged = analyzer
+        merged.merge(analyzer)
+        let m = try Self.station(merged.report(file: "both"), sta).steering
+        #expect(m.deauthByReason.count == 33 && m.deauthByReason["other"] == 16 && m.deauthByReason.values.reduce(0, +) == 80, "\(m.deauthByReason)")
+    }
+
     @Test func everyRoamType() throws {
         let r = Self.analyze(Fixtures.roamTypes())
         let types: [RoamType] = [.ftOverTheAir, .ftOverTheDS, .pmksaCaching, .sae, .eap, .open]

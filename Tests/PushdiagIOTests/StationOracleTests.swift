@@ -36,6 +36,8 @@ struct StationOracleTests {
         var btmRequests = 0
         var btmImminent = 0
         var btmResponses: [String: Int] = [:]
+        /// Protected (802.11w) action frames, whose category is encrypted.
+        var protectedActions = 0
         var auth: [String: Int] = [:]
         /// Dozes that ended: count, total and longest in ms (to the microsecond).
         var dozes = 0
@@ -44,7 +46,7 @@ struct StationOracleTests {
         /// Each silence's start (RFC 3339) and length in ms.
         var silences: [String] = []
         var description: String {
-            "frames \(frames) retries \(retries) pm \(powerSave) li \(listenInterval.map(String.init) ?? "nil") aid \(aid.map(String.init) ?? "nil") deauth \(deauth) disassoc \(disassoc) btm \(btmRequests)/\(btmImminent) \(btmResponses) auth \(auth) dozes \(dozes) \(dozeTotalMs)/\(dozeLongestMs.map { "\($0)" } ?? "nil") ms silences \(silences)"
+            "frames \(frames) retries \(retries) pm \(powerSave) li \(listenInterval.map(String.init) ?? "nil") aid \(aid.map(String.init) ?? "nil") deauth \(deauth) disassoc \(disassoc) btm \(btmRequests)/\(btmImminent) \(btmResponses) protected actions \(protectedActions) auth \(auth) dozes \(dozes) \(dozeTotalMs)/\(dozeLongestMs.map { "\($0)" } ?? "nil") ms silences \(silences)"
         }
     }
 
@@ -144,7 +146,9 @@ struct StationOracleTests {
                 stations[String(ta)] = e
                 if let time { timelines[String(ta), default: Timeline()].frame(at: time, pm: flag(f[3]), retry: flag(f[4]), bssid: bssid) }
             }
-            guard type == 0, !protected, !ra.isEmpty, !ta.isEmpty, !bssid.isEmpty else { continue }
+            // A protected management frame (802.11w): its body encrypted, a deauthentication's or
+            // disassociation's reason is "unknown" and an action frame's kind is not known.
+            guard type == 0, !protected || [10, 12, 13].contains(sub), !ra.isEmpty, !ta.isEmpty, !bssid.isEmpty else { continue }
             let byAP = ta == bssid
             let (sta, ap) = byAP ? (String(ra), String(ta)) : (String(ta), String(ra))
             let staOK = !isGroup(Substring(sta))
@@ -163,17 +167,19 @@ struct StationOracleTests {
             case 11:
                 if !byAP, !isGroup(ta), let alg = int(f[12]) { stations[String(ta), default: Expected()].auth[String(alg), default: 0] += 1 }
             case 10, 12:
-                guard let reason = int(f[13]) else { continue }
+                guard let reason = protected ? "unknown" : int(f[13]).map(String.init) else { continue }
                 func count(_ e: inout Expected) {
-                    if sub == 12 { e.deauth[String(reason), default: 0] += 1 } else { e.disassoc[String(reason), default: 0] += 1 }
+                    if sub == 12 { e.deauth[reason, default: 0] += 1 } else { e.disassoc[reason, default: 0] += 1 }
                 }
                 if !isGroup(Substring(ap)) { count(&aps[ap, default: Expected()]) }
                 if staOK { count(&stations[sta, default: Expected()]) }
                 if staOK, let time { timelines[sta]?.leave(at: time, bssid: Substring(ap), byStation: !byAP) }
             case 13:
-                guard int(f[14]) == 10, let action = int(f[15]) else { continue }
+                guard protected || int(f[14]) == 10, let action = protected ? -1 : int(f[15]) else { continue }
                 func count(_ e: inout Expected) {
-                    if action == 7 {
+                    if protected {
+                        e.protectedActions += 1
+                    } else if action == 7 {
                         e.btmRequests += 1
                         if flag(f[16]) { e.btmImminent += 1 }
                     } else if action == 8, let status = int(f[17]) {
@@ -194,14 +200,15 @@ struct StationOracleTests {
             frames: s.frames, retries: s.retryFrames, powerSave: s.powerSaveFrames, listenInterval: s.listenInterval, aid: s.aid,
             deauth: s.steering.deauthByReason, disassoc: s.steering.disassocByReason, btmRequests: s.steering.btmRequests,
             btmImminent: s.steering.btmDisassociationImminent,
-            btmResponses: s.steering.btmResponsesByStatus, auth: s.authAlgorithms, dozes: s.dozes.count, dozeTotalMs: s.dozes.totalMs,
+            btmResponses: s.steering.btmResponsesByStatus, protectedActions: s.steering.protectedActions, auth: s.authAlgorithms, dozes: s.dozes.count,
+            dozeTotalMs: s.dozes.totalMs,
             dozeLongestMs: s.dozes.longestMs, silences: s.silences.map { "\($0.start) \($0.durationMs)" })
     }
 
     static func ours(_ s: SteeringReport) -> Expected {
         Expected(
             deauth: s.deauthByReason, disassoc: s.disassocByReason, btmRequests: s.btmRequests, btmImminent: s.btmDisassociationImminent,
-            btmResponses: s.btmResponsesByStatus)
+            btmResponses: s.btmResponsesByStatus, protectedActions: s.protectedActions)
     }
 
     /// Captures whose beacons' TIM element follows an element on which tshark's dissector throws

@@ -220,6 +220,7 @@ extension CaptureAnalyzer {
         btm.responses += o.btm.responses
         btm.accepted += o.btm.accepted
         btm.rejected += o.btm.rejected
+        btm.protectedActions += o.btm.protectedActions
         stationAnalysis.merge(o.stationAnalysis)
     }
 }

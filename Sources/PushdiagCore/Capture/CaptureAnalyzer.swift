@@ -56,7 +56,8 @@ public struct CaptureAnalyzer {
         var bssid: MACAddress?
         var leftBSSID: MACAddress?
         var leftSubtype: UInt8 = 0
-        var leftReason: UInt16 = 0
+        /// Nil when the frame was protected (802.11w).
+        var leftReason: UInt16?
         var leftTime: Int64 = 0
         var pending: Int = -1  // index of the roaming event awaiting its response
     }
@@ -200,7 +201,7 @@ public struct CaptureAnalyzer {
         }
 
         switch h.type {
-        case .management where !h.truncated && !h.protected:
+        case .management where !h.truncated:
             // The two radio fields it reads, not the whole RadioInfo: passed on the stack, the struct
             // was rebuilt from single-byte stores and the call stalled on reading it back (12% of
             // the analysing thread on the mixed mix; docs/PERFORMANCE.md).
@@ -248,6 +249,7 @@ public struct CaptureAnalyzer {
     mutating func management(_ h: Dot11Header, body: UnsafeRawBufferPointer, time: Int64, bss: Int?, frequencyMHz: UInt16, signalDBm: Int8?) {
         guard let sub = h.managementSubtype else { return }
         stationAnalysis.management(h, body: body, time: time)
+        if h.protected, !sub.isRobust { return }
         switch sub {
         case .beacon, .probeResponse:
             // timestamp 8, beacon interval 2, capability 2, elements
@@ -326,7 +328,8 @@ public struct CaptureAnalyzer {
                 }
             }
         case .deauthentication, .disassociation:
-            guard let reason = body.u16le(at: 0), let a1 = h.addr1, let a2 = h.addr2, let b = h.addr3 else { return }
+            let reason = h.protected ? nil : body.u16le(at: 0)
+            guard h.protected || reason != nil, let a1 = h.addr1, let a2 = h.addr2, let b = h.addr3 else { return }
             // Sent by the AP (addr2 is the BSSID) to a station, or by the station to its AP.
             let (sta, ap) = a2 == b ? (a1, a2) : (a2, a1)
             guard !sta.isGroup, let s = station(sta) else { return }
@@ -337,6 +340,10 @@ public struct CaptureAnalyzer {
             stationTable[s].leftTime = time
         case .action:
             // WNM (category 10): 6 BTM query, 7 BTM request, 8 BTM response (status at +2).
+            if h.protected {
+                btm.protectedActions += 1
+                return
+            }
             guard body.count >= 2, body[0] == 10 else { return }
             switch body[1] {
             case 6: btm.queries += 1

@@ -105,6 +105,8 @@ public struct SteeringReport: Codable, Sendable, Equatable {
     public var btmCandidates = 0
     public var btmResponses = 0
     public var btmResponsesByStatus: [String: Int] = [:]
+    /// By the code in decimal; "unknown": protected frames (the reason encrypted); "other": codes
+    /// past the first 32 (`CodeCounts`).
     public var deauthByReason: [String: Int] = [:]
     public var disassocByReason: [String: Int] = [:]
     public var deauthFromAp = 0
@@ -113,6 +115,9 @@ public struct SteeringReport: Codable, Sendable, Equatable {
     public var disassocFromStations = 0
     public var saQueryRequests = 0
     public var saQueryResponses = 0
+    /// Action frames protected under 802.11w: their category is encrypted, so the BTM and SA
+    /// Query frames among them are not in the counts above.
+    @Added public var protectedActions = 0
     public init() {}
 
     public var isEmpty: Bool { self == SteeringReport() }

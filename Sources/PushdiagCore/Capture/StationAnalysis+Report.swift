@@ -1,15 +1,11 @@
 /// The per-station tables as report values, and the steering added to each BSS's row.
 extension StationAnalysis {
 
-    static func keyed<K: BinaryInteger>(_ d: [K: Int]) -> [String: Int] {
-        Dictionary(uniqueKeysWithValues: d.map { (String($0.key), $0.value) })
-    }
-
     func steeringReport(_ s: Steering) -> SteeringReport {
         var r = s.counts
-        r.btmResponsesByStatus = Self.keyed(s.btmResponsesByStatus)
-        r.deauthByReason = Self.keyed(s.deauthByReason)
-        r.disassocByReason = Self.keyed(s.disassocByReason)
+        r.btmResponsesByStatus = s.btmResponsesByStatus.keyed
+        r.deauthByReason = s.deauthByReason.keyed
+        r.disassocByReason = s.disassocByReason.keyed
         return r
     }
 
@@ -66,7 +62,7 @@ extension StationAnalysis {
                     mac: stations.keys[i], bssid: lastBSSID, frames: s.frames, retryFrames: s.retries, powerSaveFrames: s.powerSaveFrames,
                     listenInterval: s.listenInterval.map(Int.init), aid: s.aid.map(Int.init),
                     beaconIntervalTu: bss?.beaconInterval.map(Int.init), dtimPeriod: bss?.dtimPeriod.map(Int.init),
-                    authAlgorithms: Self.keyed(s.authAlgorithms), dozes: dozes, silences: silences, silencesDropped: dropped,
+                    authAlgorithms: s.authAlgorithms.keyed, dozes: dozes, silences: silences, silencesDropped: dropped,
                     roams: roams, roamsDropped: s.roamsDropped, steering: steeringReport(s.steering)))
         }
         out.sort { ($0.frames, $1.mac) > ($1.frames, $0.mac) }

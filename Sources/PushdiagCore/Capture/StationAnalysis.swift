@@ -34,7 +34,8 @@ public struct StationAnalysis {
         var time: Int64
         var disassociation: Bool
         var byAP: Bool
-        var reason: UInt16
+        /// Nil for a protected frame (802.11w): its reason is encrypted.
+        var reason: UInt16?
         var bssid: MACAddress
     }
 
@@ -61,9 +62,9 @@ public struct StationAnalysis {
     /// number until `steeringReport` writes them.
     struct Steering {
         var counts = SteeringReport()
-        var btmResponsesByStatus: [UInt8: Int] = [:]
-        var deauthByReason: [UInt16: Int] = [:]
-        var disassocByReason: [UInt16: Int] = [:]
+        var btmResponsesByStatus = CodeCounts<UInt8>()
+        var deauthByReason = CodeCounts<UInt16>()
+        var disassocByReason = CodeCounts<UInt16>()
 
         mutating func merge(_ o: Steering) {
             counts.btmQueries += o.counts.btmQueries
@@ -77,9 +78,10 @@ public struct StationAnalysis {
             counts.disassocFromStations += o.counts.disassocFromStations
             counts.saQueryRequests += o.counts.saQueryRequests
             counts.saQueryResponses += o.counts.saQueryResponses
-            btmResponsesByStatus.merge(o.btmResponsesByStatus, uniquingKeysWith: +)
-            deauthByReason.merge(o.deauthByReason, uniquingKeysWith: +)
-            disassocByReason.merge(o.disassocByReason, uniquingKeysWith: +)
+            counts.protectedActions += o.counts.protectedActions
+            btmResponsesByStatus.merge(o.btmResponsesByStatus)
+            deauthByReason.merge(o.deauthByReason)
+            disassocByReason.merge(o.disassocByReason)
         }
     }
 
@@ -113,7 +115,7 @@ public struct StationAnalysis {
         var silencesDropped = 0
         // Steering, authentication, roams.
         var steering = Steering()
-        var authAlgorithms: [UInt16: Int] = [:]
+        var authAlgorithms = CodeCounts<UInt16>()
         var authAlgorithm: UInt16 = .max
         var authTo: MACAddress?
         var authTime: Int64 = 0
@@ -270,7 +272,7 @@ public struct StationAnalysis {
     func edgeBefore(_ i: Int, start: Int64) -> SilenceEdge {
         if let l = stations[i].leave, l.time >= start {
             return SilenceEdge(
-                kind: l.disassociation ? .disassociation : .deauthentication, by: l.byAP ? .ap : .station, reasonCode: Int(l.reason), bssid: l.bssid)
+                kind: l.disassociation ? .disassociation : .deauthentication, by: l.byAP ? .ap : .station, reasonCode: l.reason.map(Int.init), bssid: l.bssid)
         }
         return SilenceEdge(kind: stations[i].lastFramePM ? .dozing : .nothing, bssid: stations[i].lastFramePM ? stations[i].dozeBSSID : nil)
     }
@@ -306,9 +308,11 @@ public struct StationAnalysis {
 
     // MARK: - Management bodies
 
-    /// A management frame's body (not protected, header whole).
+    /// A management frame (its header whole). A protected one (802.11w: a deauthentication,
+    /// disassociation or action frame) counts by its addresses alone, its body encrypted.
     public mutating func management(_ h: Dot11Header, body: UnsafeRawBufferPointer, time t: Int64) {
         guard let sub = h.managementSubtype else { return }
+        if h.protected, !sub.isRobust { return }
         switch sub {
         case .beacon:
             guard let b = h.addr3, b != .broadcast, let bi = bsses.slot(b, make: { BSS() }) else { return }
@@ -351,23 +355,24 @@ public struct StationAnalysis {
         case .authentication:
             guard let alg = body.u16le(at: 0), let a1 = h.addr1, let a2 = h.addr2, let a3 = h.addr3, a2 != a3, !a2.isGroup else { return }
             guard let i = station(a2) else { return }
-            stations[i].authAlgorithms[alg, default: 0] += 1
+            stations[i].authAlgorithms.add(alg)
             if body.u16le(at: 2) == 1 {
                 stations[i].authAlgorithm = alg
                 stations[i].authTo = a1
                 stations[i].authTime = t
             }
         case .deauthentication, .disassociation:
-            guard let reason = body.u16le(at: 0), let a1 = h.addr1, let a2 = h.addr2, let b = h.addr3 else { return }
+            let reason = h.protected ? nil : body.u16le(at: 0)
+            guard h.protected || reason != nil, let a1 = h.addr1, let a2 = h.addr2, let b = h.addr3 else { return }
             let byAP = a2 == b
             let (sta, ap) = byAP ? (a1, a2) : (a2, a1)
             let disassociation = sub == .disassociation
             func count(_ s: inout Steering) {
                 if disassociation {
-                    s.disassocByReason[reason, default: 0] += 1
+                    s.disassocByReason.add(reason)
                     if byAP { s.counts.disassocFromAp += 1 } else { s.counts.disassocFromStations += 1 }
                 } else {
-                    s.deauthByReason[reason, default: 0] += 1
+                    s.deauthByReason.add(reason)
                     if byAP { s.counts.deauthFromAp += 1 } else { s.counts.deauthFromStations += 1 }
                 }
             }
@@ -385,24 +390,24 @@ public struct StationAnalysis {
                 endDoze(i, at: t, wake: .other)
             }
         case .action:
-            guard body.count >= 2, let a1 = h.addr1, let a2 = h.addr2, let b = h.addr3 else { return }
+            guard h.protected || body.count >= 2, let a1 = h.addr1, let a2 = h.addr2, let b = h.addr3 else { return }
             let byAP = a2 == b
             let (sta, ap) = byAP ? (a1, a2) : (a2, a1)
-            let category = body[0]
-            let action = body[1]
             var s = Steering()
-            switch (category, action) {
-            case (10, 6): s.counts.btmQueries = 1
-            case (10, 7):
+            // Robust action frames (BTM, SA Query, FT among them) with their category encrypted.
+            switch h.protected ? nil : (body[0], body[1]) {
+            case nil: s.counts.protectedActions = 1
+            case (10, 6)?: s.counts.btmQueries = 1
+            case (10, 7)?:
                 s.counts.btmRequests = 1
                 if let mode = body.u8(at: 3), mode & 0x04 != 0 { s.counts.btmDisassociationImminent = 1 }
                 s.counts.btmCandidates = BTMRequest.parse(body)?.candidates ?? 0
-            case (10, 8):
+            case (10, 8)?:
                 s.counts.btmResponses = 1
-                if let status = body.u8(at: 3) { s.btmResponsesByStatus[status] = 1 }
-            case (8, 0): s.counts.saQueryRequests = 1
-            case (8, 1): s.counts.saQueryResponses = 1
-            case (6, 1):
+                if let status = body.u8(at: 3) { s.btmResponsesByStatus.add(status) }
+            case (8, 0)?: s.counts.saQueryRequests = 1
+            case (8, 1)?: s.counts.saQueryResponses = 1
+            case (6, 1)?:
                 // FT Request over the DS: station address 6, target AP address 6.
                 guard !byAP, let i = station(sta), let target = body.mac(at: 8) else { return }
                 stations[i].ftActionTarget = target
@@ -519,7 +524,7 @@ public struct StationAnalysis {
             s.roamsDropped += x.roamsDropped + max(0, x.roams.count - roamRoom)
             s.pendingRoam = -1
             s.steering.merge(x.steering)
-            s.authAlgorithms.merge(x.authAlgorithms, uniquingKeysWith: +)
+            s.authAlgorithms.merge(x.authAlgorithms)
             if x.lastFrame > s.lastFrame {
                 s.lastFrame = x.lastFrame
                 s.lastFramePM = x.lastFramePM

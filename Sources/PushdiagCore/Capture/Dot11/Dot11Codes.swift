@@ -25,12 +25,19 @@ public enum Dot11Codes {
     /// Authentication algorithms (9.4.1.1).
     public static let authAlgorithms: [UInt16: String] = [0: "open", 1: "shared key", 2: "FT", 3: "SAE", 4: "FILS", 5: "FILS PFS", 6: "FILS public key"]
 
+    /// The key of a count map (`CodeCounts`) for frames whose code was past the codes kept.
+    public static let otherKey = "other"
+    /// The key for frames whose code could not be read: protected (802.11w), the body encrypted.
+    public static let unknownKey = "unknown"
+
     /// "4 (inactivity)", or the number alone when the table does not name it.
     public static func reason(_ code: String) -> String { named(code, reasons) }
     public static func btmStatus(_ code: String) -> String { named(code, btmStatuses) }
     public static func authAlgorithm(_ code: String) -> String { named(code, authAlgorithms) }
 
     static func named<K: FixedWidthInteger>(_ code: String, _ table: [K: String]) -> String {
+        if code == otherKey { return "other codes (past the first 32)" }
+        if code == unknownKey { return "unknown (protected frames)" }
         guard let k = K(code), let name = table[k] else { return code }
         return "\(code) (\(name))"
     }

@@ -23,6 +23,10 @@ public struct Dot11Header {
         case deauthentication = 12
         case action = 13
         case actionNoAck = 14
+
+        /// The kinds 802.11w protects (robust management frames): with the Protected bit set
+        /// only their addresses can be read, the body (a reason, an action's category) encrypted.
+        public var isRobust: Bool { self == .deauthentication || self == .disassociation || self == .action || self == .actionNoAck }
     }
 
     /// The frame the header was read from: a borrowed view, valid while the frame's bytes are.
