@@ -175,6 +175,43 @@ struct NetlinkReplayTests {
         bytes.removeAll()
     }
 
+    /// A recording as pcapng whose two interfaces' offsets (if_tsoffset -7e9 and +2.5e9 s) put
+    /// consecutive records more than 2^63 ns apart: the replay subtracted two records' times and stopped
+    /// on the overflow (found by hand on lab-watch-roams, 2026-11-29). Times are held within
+    /// ±2^62 ns as the capture's are; the replay runs, and a gap whose end came before its start
+    /// is null, not a negative length.
+    @Test func recordsAsFarApartAsInt64HoldsReplay() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, args) in [
+            ("lab-watch-roams.pcap", ["watch", "--interface", "wlan2", "--format", "jsonl"]),
+            ("lab-wifi.pcap", ["wifi", "--interface", "wlan2", "--count", "3", "--format", "json"]),
+        ] {
+            let pcap = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture(name))))
+            func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(pcap[at + $1]) << (8 * UInt32($1)) } }
+            #expect(u32(0) == 0xA1B2_3C4D, "\(name): a nanosecond pcap")
+            var f = PcapngBuilder()
+            f.section(bigEndian: false)
+            f.interface(linkType: 253, tsresol: 9, tsoffset: -7_000_000_000)
+            f.interface(linkType: 253, tsresol: 9, tsoffset: 2_500_000_000)
+            var at = 24
+            var n = 0
+            while at + 16 <= pcap.count {
+                let length = Int(u32(at + 8))
+                let units = UInt64(u32(at)) * 1_000_000_000 + UInt64(u32(at + 4))
+                f.enhancedPacket(interface: UInt32(n % 2), units: units, Array(pcap[(at + 16)..<(at + 16 + length)]), original: Int(u32(at + 12)))
+                at += 16 + length
+                n += 1
+            }
+            #expect(n > 10, "\(name): \(n) records")
+            let path = dir.appendingPathComponent(name + "ng").path
+            try Data(f.bytes).write(to: URL(fileURLWithPath: path))
+            let r = try run(TestPaths.binary.path, [args[0], "--replay", path] + args.dropFirst(), timeout: 60)
+            #expect(!r.signalled && (0...3).contains(r.status), "\(name): status \(r.status): \(r.stderr.suffix(400))")
+            #expect(!r.stdout.isEmpty && !r.stdout.contains("\"gap_ms\":-"), "\(name): \(r.stdout.prefix(600))")
+        }
+    }
+
     /// `watch --replay` of a recording with 300,000 events runs in the memory a tenth of it needs:
     /// the replay streams its records. (A million took 93 s of the suite's time in the debug
     /// build; kept, even 50 bytes an event would add 13 MB, above the 20% and 2 MB allowed.)

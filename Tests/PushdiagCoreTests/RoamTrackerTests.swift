@@ -11,6 +11,14 @@ struct RoamTrackerTests {
         t.handle(e, time: ms * 1_000_000, name: { _ in "wlan0" }, ssid: { _, _ in ssid })
     }
 
+    /// A recording whose times go back (a pcapng interface's offset) gives a gap that ends
+    /// before it starts: it measured nothing, null rather than a negative length.
+    @Test func aGapThatEndsBeforeItStartsIsNull() {
+        #expect(WatchEvent(timeNs: 0, event: .roam, interface: "wlan0", gapMs: -0.001).gapMs == nil)
+        #expect(WatchEvent(timeNs: 0, event: .roam, interface: "wlan0", gapMs: 0).gapMs == 0)
+        #expect(WatchEvent(timeNs: 0, event: .roam, interface: "wlan0", gapMs: 12.3456789).gapMs == 12.346)
+    }
+
     @Test func disconnectThenConnectToAnotherBSSIsARoam() {
         var t = RoamTracker(windowSeconds: 10)
         t.seed(ifindex: 3, bssid: a, ssid: "ward-3")

@@ -14,13 +14,17 @@ public struct CaptureFrame {
     public var timestampNs: Int64
     /// About 146 years either side of 1970: the difference of two times always fits an Int64.
     public static let mostNs: Int64 = 1 << 62 - 1
+
+    /// `ns` held within ±`mostNs`.
+    @inline(__always)
+    public static func held(_ ns: Int64) -> Int64 { min(max(ns, -mostNs), mostNs) }
     public var originalLength: Int
     /// nil when the radio header is unusable (the record counts as undecodable).
     public var decapsulated: LinkLayer.Decapsulated?
 
     @inline(__always)
     public init(linkType: LinkType, timestampNs: Int64, packet: UnsafeRawBufferPointer, originalLength: Int, cache: inout Radiotap.LayoutCache) {
-        self.timestampNs = min(max(timestampNs, -Self.mostNs), Self.mostNs)
+        self.timestampNs = Self.held(timestampNs)
         self.originalLength = originalLength
         decapsulated = LinkLayer.decapsulate(linkType, packet, originalLength: originalLength, cache: &cache)
     }

@@ -58,7 +58,8 @@ public struct WatchEvent: Codable, Sendable, Equatable {
         self.statusCode = statusCode
         self.byAp = byAp
         // To the microsecond, as the summary's longest and mean and the walk's report keep gaps.
-        self.gapMs = gapMs.map(Kept.ms)
+        // A gap that ends before it starts (a recording whose times went back) measured nothing.
+        self.gapMs = gapMs.flatMap { $0 >= 0 ? Kept.ms($0) : nil }
         self.fastTransition = fastTransition
         self.fastTransitionAttempt = fastTransitionAttempt
         self.fastTransitionFailure = fastTransitionFailure

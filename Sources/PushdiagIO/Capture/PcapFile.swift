@@ -34,9 +34,19 @@ public enum CaptureError: Error, CustomStringConvertible, Equatable {
 
 /// One record as libpcap hands it over: borrowed bytes, valid only inside the callback.
 public struct CaptureRecord {
+    /// Held within ±`CaptureFrame.mostNs` (`CaptureFrame.held`): a pcapng interface's offset and
+    /// resolution can put a time anywhere an Int64 reaches, and every reader of records (the
+    /// capture analysis, the netlink replays) subtracts two records' times.
     public var timestampNs: Int64
     public var bytes: UnsafeRawBufferPointer
     public var originalLength: Int
+
+    @inline(__always)
+    public init(timestampNs: Int64, bytes: UnsafeRawBufferPointer, originalLength: Int) {
+        self.timestampNs = CaptureFrame.held(timestampNs)
+        self.bytes = bytes
+        self.originalLength = originalLength
+    }
 }
 
 /// An open capture file (pcap or pcapng) read through libpcap. Owns its `pcap_t`, closed once.
