@@ -324,6 +324,38 @@ import Testing
         #expect(c.step(.address)?.detail == "the address stayed (10.0.0.2/24)" && c.pushReadyMs == 155, "\(c.step(.address)!)")
     }
 
+    /// A dual-stack interface under `--kick link`: the flap removes the IPv6 address and keeps
+    /// the IPv4 one, SLAAC adds the IPv6 one back, and the IPv4 push's steps follow IPv4: the
+    /// address stayed (not "2001:db8::7/64"), and the IPv6 router's fe80:: neighbour is not the
+    /// gateway. An IPv6 push follows IPv6, and its gateway is no IPv4 neighbour. The window keeps each family's address from before.
+    @Test func aDualStackCycleFollowsThePushsAddressFamily() throws {
+        let v6 = IPAddress("2001:db8::9")!
+        func events(server: IPAddress) -> [JoinEvent] {
+            [
+                Self.at(-300, .addressAdded("10.0.0.2/24")), Self.at(-200, .addressAdded("2001:db8::7/64")),
+                Self.at(-10, .addressRemoved("2001:db8::7/64")), Self.at(0, .cycleStart("link set up")),
+                Self.at(10, .authenticated(bssid: Self.ap, status: 0)), Self.at(12, .associated(bssid: Self.ap, status: 0, maxIdle: nil)),
+                Self.at(20, Self.key(0x008A)), Self.at(21, Self.key(0x010A, keyData: 22)), Self.at(22, Self.key(0x13CA, keyData: 56)),
+                Self.at(23, Self.key(0x030A)), Self.at(24, .operstate(6)), Self.at(30, .gateway(IPAddress("fe80::1")!, .reachable)),
+                Self.at(40, .addressAdded("2001:db8::7/64")), Self.at(45, .gateway(Self.gw, .reachable)),
+                Self.at(50, .push(.tcpStarted(server))), Self.at(52, .push(.tcpConnected)), Self.at(53, .push(.heartbeatSent)),
+                Self.at(55, .push(.heartbeatAnswered)), Self.at(60, .cycleEnd),
+            ]
+        }
+        let setup = JoinCycleSetup(resolvesName: false, tls: false, hello: false)
+        let w = JoinLog.Window(cycle: 1, from: Self.base, to: Self.base + 60_000_000)
+        let windowed = JoinAnalysis.window(w, of: events(server: Self.server))
+        #expect(windowed.filter { $0.timeNs < Self.base }.map(\.kind) == [.addressAdded("10.0.0.2/24"), .addressAdded("2001:db8::7/64")])
+        let v4 = JoinAnalysis.cycle(1, events: windowed, setup: setup)
+        #expect(v4.step(.dhcp)?.status == .skipped && v4.step(.address)?.status == .skipped, "\(v4.steps)")
+        #expect(v4.step(.address)?.detail == "the address stayed (10.0.0.2/24)" && !v4.addressChanged)
+        #expect(v4.step(.gateway)?.status == .ok && v4.step(.gateway)?.detail == "10.0.0.1 reachable" && v4.step(.gateway)?.durationMs == 22)
+        let six = JoinAnalysis.cycle(1, events: JoinAnalysis.window(w, of: events(server: v6)), setup: setup)
+        #expect(six.step(.address)?.status == .ok && six.step(.address)?.detail == "RTM_NEWADDR 2001:db8::7/64", "\(six.steps)")
+        // Its router turned REACHABLE before the address came: no IPv6 neighbour after it, and not the IPv4 one.
+        #expect(six.step(.gateway)?.status == .notVisible && six.step(.address)?.durationMs == 17, "\(six.steps)")
+    }
+
     /// IPv6's link-local address comes and goes with the link by itself: not an address a push
     /// server is reached by, so not the cycle's address.
     @Test func linkScopeAddressesAreNotTheCyclesAddress() {

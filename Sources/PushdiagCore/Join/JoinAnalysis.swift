@@ -17,10 +17,12 @@ public enum JoinAnalysis {
     }
 
     /// One cycle's events out of a run's (live or replayed, in any order): those of its window,
-    /// after the address the cycle began with (the last one added before the window).
+    /// after the addresses the cycle began with (the last one of each family added before it).
     public static func window(_ w: JoinLog.Window, of all: [JoinEvent]) -> [JoinEvent] {
-        let before = all.filter { e in if case .addressAdded = e.kind { e.timeNs < w.from } else { false } }.max { $0.timeNs < $1.timeNs }
-        return (before.map { [$0] } ?? []) + all.filter { $0.timeNs >= w.from && $0.timeNs <= w.to }
+        let before = [RTNetlink.afInet, RTNetlink.afInet6].compactMap { family in
+            all.filter { e in e.timeNs < w.from && e.kind.address(family: family)?.added == true }.max { $0.timeNs < $1.timeNs }
+        }.sorted { $0.timeNs < $1.timeNs }
+        return before + all.filter { $0.timeNs >= w.from && $0.timeNs <= w.to }
     }
 
     /// The report over all cycles: per step statistics, the groups and push-ready graded at their
@@ -94,6 +96,9 @@ struct CycleBuilder {
     var maxIdle: BSSMaxIdle?
     var addressBefore: String?
     var address: String?
+    /// The family the address and gateway steps follow: the push server's (the address the
+    /// cycle resolved or connected to), IPv4 (DHCP's) when the cycle shows neither.
+    let family: UInt8
     /// The association's end (nil when the link never came).
     var linkDone: Int64?
     var ended: Bool
@@ -108,6 +113,13 @@ struct CycleBuilder {
         origin = start?.timeNs ?? events.first?.timeNs ?? 0
         if case .cycleStart(let how)? = start?.kind { trigger = how } else { trigger = "the first event" }
         self.events = events
+        let server = events.lazy.compactMap { e -> IPAddress? in
+            switch e.kind {
+            case .push(.resolved(let a)), .push(.tcpStarted(let a)): a.unmapped
+            default: nil
+            }
+        }.first
+        family = server?.family ?? RTNetlink.afInet
         last = origin
         ended = events.contains { $0.kind == .cycleEnd }
         let again = events.last { e in if case .pushAgain = e.kind { e.timeNs >= start?.timeNs ?? .min } else { false } }
@@ -317,31 +329,20 @@ struct CycleBuilder {
         let from = linkDone ?? last
         // The address before: the last one added before the cycle; gone when a removal followed
         // it (udhcpc deconfigures on the disconnect, before or after the cycle's start).
-        let baseline = events.last { e in
-            if case .addressAdded = e.kind { e.timeNs < origin } else { false }
-        }
-        if case .addressAdded(let a)? = baseline?.kind { addressBefore = a }
-        let removed = first(after: baseline.map { $0.timeNs + 1 } ?? .min) { k -> String? in
-            if case .addressRemoved(let a) = k { return a }
-            return nil
-        }
+        let family = family
+        func added(_ k: Kind) -> String? { k.address(family: family).flatMap { $0.added ? $0.text : nil } }
+        func removal(_ k: Kind) -> String? { k.address(family: family).flatMap { $0.added ? nil : $0.text } }
+        let baseline = events.last { e in e.timeNs < origin && added(e.kind) != nil }
+        addressBefore = baseline.flatMap { added($0.kind) }
+        let removed = first(after: baseline.map { $0.timeNs + 1 } ?? .min, removal)
         if let removed { addressBefore = addressBefore ?? removed.value }
         // The address on the interface when the link became usable (the keys' end; the last change
         // before it an addition: a previous cycle's DHCP client may have added it back after this
         // one began), and not removed since: kept.
         let usable = last
-        let lastChange = events.last { e in
-            switch e.kind {
-            case .addressAdded, .addressRemoved: e.timeNs < usable
-            default: false
-            }
-        }
-        let removedSinceLink = first(after: usable) { k -> String? in
-            if case .addressRemoved(let a) = k { return a }
-            return nil
-        }
-        var kept = removedSinceLink == nil && linkDone != nil
-        if case .addressAdded? = lastChange?.kind {} else { kept = false }
+        let lastChange = events.last { e in e.timeNs < usable && e.kind.address(family: family) != nil }
+        let removedSinceLink = first(after: usable, removal)
+        let kept = removedSinceLink == nil && linkDone != nil && lastChange.map { added($0.kind) != nil } == true
         // The station's own exchange: another device's DISCOVER, broadcast through the AP, is not.
         let dhcp = all(after: from) { k -> DHCPMessage? in
             if case .dhcp(let m) = k, m.isOf(setup.station) { return m }
@@ -382,22 +383,19 @@ struct CycleBuilder {
         // Not before the last milestone (DHCP's ACK, or the keys): an address added earlier came
         // from an exchange before this cycle's.
         let addressFrom = max(last, dhcpEnd ?? from, removedSinceLink?.time ?? from)
-        let added = first(after: addressFrom) { k -> String? in
-            if case .addressAdded(let a) = k { return a }
-            return nil
-        }
-        if let added {
-            address = added.value
-            let change = addressBefore.map { $0 == added.value ? "" : " (was \($0))" } ?? ""
-            set(.address, .ok, last, added.time, detail: "RTM_NEWADDR \(added.value)" + change)
+        if let new = first(after: addressFrom, added) {
+            address = new.value
+            let change = addressBefore.map { $0 == new.value ? "" : " (was \($0))" } ?? ""
+            set(.address, .ok, last, new.time, detail: "RTM_NEWADDR \(new.value)" + change)
         } else if kept {
             address = addressBefore
             set(.address, .skipped, detail: "the address stayed" + (addressBefore.map { " (\($0))" } ?? ""))
         } else {
             missing(.address, "no address" + (removed.map { " after \($0.value) went" } ?? ""))
         }
+        // A neighbour of the same family (an IPv6 router's fe80:: entry is no IPv4 push's gateway).
         let gateway = first(after: last) { k -> IPAddress? in
-            if case .gateway(let a, .reachable) = k { return a }
+            if case .gateway(let a, .reachable) = k, a.family == family { return a }
             return nil
         }
         if let gateway {

@@ -92,6 +92,21 @@ public struct JoinEvent: Equatable, Sendable {
     }
 }
 
+extension JoinEvent.Kind {
+    /// An address added or removed, when it is of `family` (`AF_INET`, `AF_INET6`): a dual-stack
+    /// interface's addresses come and go apart (a link flap removes the IPv6 ones and keeps the
+    /// IPv4 one), and each step follows one family.
+    public func address(family: UInt8) -> (added: Bool, text: String)? {
+        let (added, text): (Bool, String)
+        switch self {
+        case .addressAdded(let a): (added, text) = (true, a)
+        case .addressRemoved(let a): (added, text) = (false, a)
+        default: return nil
+        }
+        return (text.contains(":") ? RTNetlink.afInet6 : RTNetlink.afInet) == family ? (added, text) : nil
+    }
+}
+
 /// What a cycle's analysis needs to know besides its events: what the server and the network
 /// use, so that a step they do not use is "not used" rather than missing.
 public struct JoinCycleSetup: Sendable, Equatable {

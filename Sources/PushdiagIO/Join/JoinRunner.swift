@@ -345,13 +345,11 @@ public final class JoinRunner: @unchecked Sendable {
     }
 
     /// A DHCP client at work: a message of its own (not a release; `station`'s, not another
-    /// device's broadcast), or the address it removes.
+    /// device's broadcast), or the IPv4 address it removes (a link flap removes the IPv6 ones by
+    /// itself, and DHCP is IPv4's).
     static func beginsDHCP(_ k: JoinEvent.Kind, station: MACAddress?) -> Bool {
-        switch k {
-        case .dhcp(let m): return m.messageType?.fromClient == true && m.messageType != .release && m.isOf(station)
-        case .addressRemoved: return true
-        default: return false
-        }
+        if case .dhcp(let m) = k { return m.messageType?.fromClient == true && m.messageType != .release && m.isOf(station) }
+        return k.address(family: RTNetlink.afInet)?.added == false
     }
 
     func dhcpBegan(since t: Int64) -> Int64? {
@@ -359,7 +357,7 @@ public final class JoinRunner: @unchecked Sendable {
         return events(since: t).first { Self.beginsDHCP($0.kind, station: station) }?.timeNs
     }
 
-    /// Until the address is settled after a DHCP client began at `began`: the address added again
+    /// Until the address is settled after a DHCP client began at `began`: the IPv4 address added again
     /// after a removal, or the lease acknowledged with the address kept. A NAK does not end the
     /// wait: the client starts again with a DISCOVER (RFC 2131), and the step fails only if no
     /// ACK follows. False when `seconds` pass first.
@@ -368,13 +366,8 @@ public final class JoinRunner: @unchecked Sendable {
         let station = lock.withLock { self.station }
         while Clock.ms() < deadline && !stop() {
             let seen = events(since: began)
-            let lastAddress = seen.last { e in
-                switch e.kind {
-                case .addressAdded, .addressRemoved: true
-                default: false
-                }
-            }
-            if case .addressAdded? = lastAddress?.kind { return true }
+            let lastAddress = seen.lazy.compactMap { $0.kind.address(family: RTNetlink.afInet) }.last
+            if lastAddress?.added == true { return true }
             func answered(_ t: DHCPMessage.MessageType) -> Bool {
                 seen.contains { e in if case .dhcp(let m) = e.kind { m.messageType == t && m.isOf(station) } else { false } }
             }
