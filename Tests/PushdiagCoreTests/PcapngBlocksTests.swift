@@ -71,6 +71,23 @@ struct PcapngBlocksTests {
         #expect(Self.walk(g.bytes).0.stop == .failure(PcapngError(kind: .bodyTooShort, blockType: 3, offset: 48)))
     }
 
+    /// An offset that puts a time past Int64's nanoseconds (if_tsoffset ±2e10 s) is held at the
+    /// bound it passed, not wrapped to another year: the readers then hold it within ±2^62 ns.
+    @Test func anOffsetPastInt64IsHeldAtItsBound() {
+        var f = PcapngBuilder()
+        f.section(bigEndian: false)
+        f.interface(linkType: 105, tsresol: 9, tsoffset: 20_000_000_000)
+        f.interface(linkType: 105, tsresol: 9, tsoffset: -20_000_000_000)
+        f.enhancedPacket(interface: 0, units: 5, [1])
+        f.enhancedPacket(interface: 1, units: 5, [2])
+        #expect(Self.walk(f.bytes).1.map(\.ts) == [.max, .min + 5])  // the seconds held, the fraction added
+        #expect(CaptureFrame.held(.max) == CaptureFrame.mostNs && CaptureFrame.held(.min) == -CaptureFrame.mostNs)
+        #expect(Int64.max.addingSaturated(1) == .max && Int64.min.addingSaturated(-1) == .min && Int64(5).addingSaturated(-7) == -2)
+        #expect(Int64(20_000_000_000).multipliedSaturated(by: 1_000_000_000) == .max)
+        #expect(Int64(-20_000_000_000).multipliedSaturated(by: 1_000_000_000) == .min)
+        #expect(Int64(-3).multipliedSaturated(by: -4) == 12)
+    }
+
     /// A new section forgets the interfaces of the one before and may change the byte order.
     @Test func severalSectionsEachWithTheirInterfaces() {
         var f = PcapngBuilder()

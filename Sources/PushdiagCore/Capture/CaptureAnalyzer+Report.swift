@@ -79,7 +79,7 @@ extension CaptureAnalyzer {
             RoamingEventReport(
                 time: Timestamp.rfc3339(nanoseconds: r.time), station: r.station, fromBssid: r.from, toBssid: r.to, kind: r.kind,
                 ssid: ssidOf[r.to], reasonCode: r.reason.map(Int.init), statusCode: r.status.map(Int.init),
-                gapMs: r.gapNs.map { Kept.ms(ns: $0) })
+                gapMs: r.gapNs.flatMap { $0 >= 0 ? Kept.ms(ns: $0) : nil })  // not one whose times went back
         }
 
         // Findings: retry rates, advertised utilisation (BSS Load), estimated utilisation (airtime).

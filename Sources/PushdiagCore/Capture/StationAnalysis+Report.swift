@@ -51,7 +51,7 @@ extension StationAnalysis {
                 }
             }
             let roams = s.roams.map { r -> StationRoamReport in
-                let gap = r.gapNs.map { Kept.ms(ns: $0) }
+                let gap = r.gapNs.flatMap { $0 >= 0 ? Kept.ms(ns: $0) : nil }  // not one whose times went back
                 let status = r.status.map(Int.init)
                 return StationRoamReport(
                     time: Timestamp.rfc3339(nanoseconds: r.time), fromBssid: r.from, toBssid: r.to, type: r.type, statusCode: status, gapMs: gap,

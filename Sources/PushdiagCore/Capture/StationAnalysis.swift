@@ -3,7 +3,7 @@
 /// ejections it and its AP exchanged, and every roam labelled by how it authenticated.
 ///
 /// `CaptureAnalyzer` calls `frame` for every valid 802.11 frame and `management` for every
-/// readable management body. Memory is bounded by the number of stations and BSSs (the tables'
+/// management frame whose header is whole (a protected one counts by its addresses alone). Memory is bounded by the number of stations and BSSs (the tables'
 /// capacities, with a count of what was refused) and per station by `Options`' caps.
 ///
 /// A station is an address that sends frames to an AP: data frames To DS, PS-Polls, and
@@ -225,19 +225,13 @@ public struct StationAnalysis {
 
     enum WakeKind { case psPoll, pmClear, uapsdTrigger, other }
 
-    /// `a + b`, or Int64.max where that overflows (both are durations, never negative).
-    static func adding(_ a: Int64, _ b: Int64) -> Int64 {
-        let (v, o) = a.addingReportingOverflow(b)
-        return o ? .max : v
-    }
-
     mutating func endDoze(_ i: Int, at t: Int64, wake: WakeKind) {
         let d = max(0, t - stations[i].dozeStart)
         stations[i].dozing = false
         stations[i].dozes += 1
         // Saturating: times that jump back and forth across the years a file may hold would
         // otherwise add up past Int64 (`CaptureFrame.mostNs` bounds each doze, not their sum).
-        stations[i].dozeTotalNs = Self.adding(stations[i].dozeTotalNs, d)
+        stations[i].dozeTotalNs = stations[i].dozeTotalNs.addingSaturated(d)
         stations[i].dozeLongestNs = max(stations[i].dozeLongestNs, d)
         switch wake {
         case .psPoll: stations[i].wokeByPSPoll += 1
@@ -506,7 +500,7 @@ public struct StationAnalysis {
             s.listenInterval = x.listenInterval ?? s.listenInterval
             s.aid = x.aid ?? s.aid
             s.dozes += x.dozes
-            s.dozeTotalNs = Self.adding(s.dozeTotalNs, x.dozeTotalNs)
+            s.dozeTotalNs = s.dozeTotalNs.addingSaturated(x.dozeTotalNs)
             s.dozeLongestNs = max(s.dozeLongestNs, x.dozeLongestNs)
             s.wokeByPSPoll += x.wokeByPSPoll
             s.wokeByPMClear += x.wokeByPMClear

@@ -494,7 +494,7 @@ struct CycleBuilder {
 
     /// The first TCP segment between `from` and `to` (plus the slack) that `match` takes.
     func segment(from a: Int64, to b: Int64, _ match: (TCPSegment) -> Bool) -> (time: Int64, value: TCPSegment)? {
-        first(after: a, before: b.addingReportingOverflow(Self.wireSlackNs).overflow ? .max : b + Self.wireSlackNs) { k -> TCPSegment? in
+        first(after: a, before: b.addingSaturated(Self.wireSlackNs)) { k -> TCPSegment? in
             if case .tcp(let s) = k, match(s) { return s }
             return nil
         }

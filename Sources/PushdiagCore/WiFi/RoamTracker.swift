@@ -373,12 +373,13 @@ public struct RoamTracker {
     }
 
     /// A roam, and its gap where one was measured (the summary's longest and mean gap are of
-    /// the gaps the events report, nothing else).
+    /// the gaps the events report, nothing else: not one that ends before it starts, which a
+    /// recording whose times go back gives).
     mutating func noteRoam(_ gap: Int64?) {
         roams += 1
-        guard let gap else { return }
+        guard let gap, gap >= 0 else { return }
         longestGapNs = max(longestGapNs ?? 0, gap)
-        gapSumNs += gap
+        gapSumNs = gapSumNs.addingSaturated(gap)
         gapCount += 1
     }
 
