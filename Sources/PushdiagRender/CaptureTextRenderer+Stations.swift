@@ -95,7 +95,9 @@ extension CaptureTextRenderer {
         case .deauthentication, .disassociation:
             let what = e.kind == .deauthentication ? "deauthenticated" : "disassociated"
             let by = e.by == .ap ? "by the AP" : e.by == .station ? "by the station" : "by UNKNOWN"
-            return "\(what) \(by)" + (e.bssid.map { " (\($0))" } ?? "") + (e.reasonCode.map { ", reason \(Dot11Codes.reason(String($0)))" } ?? "")
+            // Without a reason the frame was protected (802.11w): its body is encrypted.
+            return "\(what) \(by)" + (e.bssid.map { " (\($0))" } ?? "")
+                + ", reason " + (e.reasonCode.map { Dot11Codes.reason(String($0)) } ?? Dot11Codes.unknownReason)
         case .roam: return "roamed to \(e.bssid?.description ?? "?")"
         case .association: return "(re)associated with \(e.bssid?.description ?? "?")"
         case .woke: return "woke"
@@ -133,7 +135,7 @@ extension CaptureTextRenderer {
         }
         if s.saQueryRequests + s.saQueryResponses > 0 { parts.append("SA Query requests \(s.saQueryRequests), responses \(s.saQueryResponses)") }
         if s.protectedActions > 0 {
-            parts.append("protected action frames \(s.protectedActions) (encrypted: BTM and SA Query among them not counted)")
+            parts.append("protected action frames \(s.protectedActions) (802.11w, any category: BTM and SA Query among them not told apart)")
         }
         return parts.joined(separator: "; ")
     }

@@ -85,7 +85,11 @@ public struct CaptureTextRenderer {
             for e in rows(r.roamingEvents) {
                 var detail: [String] = []
                 if let s = e.ssid { detail.append("ssid \(s)") }
-                if let c = e.reasonCode { detail.append("reason \(c)") }
+                if let c = e.reasonCode {
+                    detail.append("reason \(c)")
+                } else if e.kind == .associationAfterDeauthentication || e.kind == .associationAfterDisassociation {
+                    detail.append("reason " + Dot11Codes.unknownReason)
+                }
                 if let c = e.statusCode { detail.append("status \(c)") }
                 if let g = e.gapMs { detail.append("gap \(NumberText.format(g)) ms") }
                 t.add([e.time, e.station.description, e.fromBssid?.description ?? "?", e.toBssid.description, e.kind.rawValue, detail.joined(separator: ", ")])
@@ -97,7 +101,8 @@ public struct CaptureTextRenderer {
             out +=
                 "  BSS transition management: \(NumberText.count(btm.queries, "query", plural: "queries")), \(NumberText.count(btm.requests, "request")), \(NumberText.count(btm.responses, "response")) (\(btm.accepted) accepted, \(btm.rejected) rejected)"
             if btm.protectedActions > 0 {
-                out += "; \(NumberText.count(btm.protectedActions, "protected action frame")) not readable (802.11w: BTM among them not counted)"
+                let n = NumberText.count(btm.protectedActions, "protected action frame")
+                out += "; \(n) of any category not readable (802.11w: BTM among them not counted)"
             }
             out += "\n"
         }

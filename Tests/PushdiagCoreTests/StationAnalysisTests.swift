@@ -1,5 +1,6 @@
 import FixtureKit
 import Foundation
+import PushdiagRender
 import Testing
 
 @testable import PushdiagCore
@@ -136,6 +137,11 @@ struct StationAnalysisTests {
         let event = try #require(r.roamingEvents.first)
         #expect(event.kind == .associationAfterDeauthentication && event.reasonCode == nil && event.fromBssid == a && event.toBssid == b)
         #expect(r.bssTransitionManagement.requests == 0 && r.bssTransitionManagement.protectedActions == 1)
+        // The text says UNKNOWN, and why, where the reason would be.
+        let text = CaptureTextRenderer().render(r)
+        #expect(text.contains("deauthenticated by the AP (\(a)), reason UNKNOWN (a protected frame, 802.11w"), "\(text)")
+        // Once in the silence's line, once in the roaming events' table.
+        #expect(text.components(separatedBy: "reason UNKNOWN (a protected frame, 802.11w").count == 3, "\(text)")
         // Without the Protected bit, the same frames are read.
         var clear = CaptureAnalyzer()
         for (t, f) in [
@@ -146,6 +152,25 @@ struct StationAnalysisTests {
         }
         let c = try Self.station(clear.report(file: "clear"), sta).steering
         #expect(c.deauthByReason == ["4": 1] && c.btmRequests == 1 && c.protectedActions == 0)
+    }
+
+    /// Two files' tables that together hold more codes than a table keeps: the other file's
+    /// most frequent codes are kept first (then by code), the same every run, whatever order a
+    /// dictionary walks them in.
+    @Test func mergedCodeTablesKeepTheMostFrequentCodesTheSameEveryRun() {
+        var a = CodeCounts<UInt16>()
+        for code in 1...UInt16(20) { a.add(code) }
+        var b = CodeCounts<UInt16>()
+        for code in 100...UInt16(129) { b.add(code, Int(code) - 99) }  // 100 once, ..., 129 thirty times
+        b.add(nil, 2)
+        for _ in 0..<5 {
+            var m = a
+            m.merge(b)
+            // 12 places left after a's 20: b's most frequent, 129 down to 118.
+            #expect(Set(m.byCode.keys) == Set(1...20).union(118...129), "\(m.byCode.keys.sorted())")
+            #expect(m.other == (100...117).map { Int($0) - 99 }.reduce(0, +) && m.unknown == 2)
+            #expect(m.keyed["other"] == m.other && m.keyed["unknown"] == 2 && m.keyed["129"] == 30)
+        }
     }
 
     /// A capture can carry any 16-bit reason: each table keeps 32 codes, the rest "other".

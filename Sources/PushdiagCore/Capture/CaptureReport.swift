@@ -110,8 +110,8 @@ public struct BSSTransitionReport: Codable, Sendable, Equatable {
     public var responses = 0
     public var accepted = 0
     public var rejected = 0
-    /// Action frames protected under 802.11w, their category encrypted: the BTM frames among
-    /// them are not in the counts above.
+    /// Action frames protected under 802.11w, of any category (Block Ack setup, BTM, SA Query…),
+    /// the category encrypted: the BTM frames among them are not in the counts above.
     @Added public var protectedActions = 0
     public init() {}
 }

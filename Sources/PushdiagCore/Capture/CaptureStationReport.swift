@@ -115,8 +115,9 @@ public struct SteeringReport: Codable, Sendable, Equatable {
     public var disassocFromStations = 0
     public var saQueryRequests = 0
     public var saQueryResponses = 0
-    /// Action frames protected under 802.11w: their category is encrypted, so the BTM and SA
-    /// Query frames among them are not in the counts above.
+    /// Action frames protected under 802.11w, of any category (Block Ack setup, radio
+    /// measurement, BTM, SA Query…): the category is encrypted, so the BTM and SA Query frames
+    /// among them are not in the counts above.
     @Added public var protectedActions = 0
     public init() {}
 

@@ -3,8 +3,7 @@
 /// with any further code count under `Dot11Codes.otherKey`; frames whose code cannot be read (the body of a
 /// frame protected under 802.11w is encrypted) count under `Dot11Codes.unknownKey`.
 struct CodeCounts<Code: FixedWidthInteger> {
-    /// The distinct codes kept per table: the standard's reason and status tables name fewer.
-    static var mostCodes: Int { 32 }
+    static var mostCodes: Int { Dot11Codes.mostCodesKept }
 
     private(set) var byCode: [Code: Int] = [:]
     private(set) var other = 0
@@ -23,8 +22,10 @@ struct CodeCounts<Code: FixedWidthInteger> {
         }
     }
 
+    /// Another table's counts: its codes the most frequent first (then by code), so that which
+    /// ones a full table keeps does not depend on a dictionary's order.
     mutating func merge(_ o: CodeCounts) {
-        for (code, n) in o.byCode { add(code, n) }
+        for (code, n) in o.byCode.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) { add(code, n) }
         other += o.other
         unknown += o.unknown
     }

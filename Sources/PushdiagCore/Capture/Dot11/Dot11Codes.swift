@@ -29,6 +29,10 @@ public enum Dot11Codes {
     public static let otherKey = "other"
     /// The key for frames whose code could not be read: protected (802.11w), the body encrypted.
     public static let unknownKey = "unknown"
+    /// A reason not read, in words: a protected frame's.
+    public static let unknownReason = "UNKNOWN (a protected frame, 802.11w: its reason is encrypted)"
+    /// The distinct codes a count map keeps (`CodeCounts`): the standard's tables name fewer.
+    public static let mostCodesKept = 32
 
     /// "4 (inactivity)", or the number alone when the table does not name it.
     public static func reason(_ code: String) -> String { named(code, reasons) }
@@ -36,7 +40,7 @@ public enum Dot11Codes {
     public static func authAlgorithm(_ code: String) -> String { named(code, authAlgorithms) }
 
     static func named<K: FixedWidthInteger>(_ code: String, _ table: [K: String]) -> String {
-        if code == otherKey { return "other codes (past the first 32)" }
+        if code == otherKey { return "other codes (past the first \(mostCodesKept))" }
         if code == unknownKey { return "unknown (protected frames)" }
         guard let k = K(code), let name = table[k] else { return code }
         return "\(code) (\(name))"

@@ -24,9 +24,10 @@ public struct Dot11Header {
         case action = 13
         case actionNoAck = 14
 
-        /// The kinds 802.11w protects (robust management frames): with the Protected bit set
-        /// only their addresses can be read, the body (a reason, an action's category) encrypted.
-        public var isRobust: Bool { self == .deauthentication || self == .disassociation || self == .action || self == .actionNoAck }
+        /// The kinds 802.11w protects (robust management frames) that the analyses count when
+        /// protected, by their addresses alone: the body (a reason, an action's category) is
+        /// encrypted. (Action No Ack frames, protected or not, are not counted.)
+        public var isRobust: Bool { self == .deauthentication || self == .disassociation || self == .action }
     }
 
     /// The frame the header was read from: a borrowed view, valid while the frame's bytes are.
