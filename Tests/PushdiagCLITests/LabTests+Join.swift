@@ -5,12 +5,13 @@ import Testing
 
 /// pushdiag join against real rejoins (Tests/lab/join.sh, into join/): wpa_supplicant's
 /// DISCONNECT and RECONNECT three times, the interface down and up, a rejoin with netem
-/// delaying DNS's queries alone, and two each through iwd and NetworkManager on the system bus,
+/// delaying DNS's queries alone, WPA2-Enterprise, two through WPA3-SAE, and two each through
+/// iwd and NetworkManager on the system bus,
 /// each found by itself. Oracles, recorded beside each run in the same VM: iw event -t,
 /// ip -ts monitor, nlmon (rtnetlink's messages as the kernel sent them) and tcpdump on the
 /// station's interface (both read here with tshark).
 extension LabTests {
-    static let joinRuns = ["join", "join-link", "join-dns-delay", "join-eap", "join-iwd", "join-networkmanager"]
+    static let joinRuns = ["join", "join-link", "join-dns-delay", "join-eap", "join-sae", "join-iwd", "join-networkmanager"]
     /// How close a step's start or end must be to the event or packet it stands for: the issue's
     /// 10 ms. (pushdiag's own stamps around connect, send and receive ran up to 21 ms from the
     /// packets under the lab's emulation, so the TCP step and the first heartbeat are timed from
@@ -330,6 +331,42 @@ extension LabTests {
 
     /// WPA2-Enterprise (PEAP against hostapd's own EAP server, PMKSA caching off): the EAP step is
     /// the station's responses, named by method, before the 4-way handshake.
+    /// WPA3-Personal through an AP that keeps no PMKSA and asks every commit for an anti-clogging
+    /// token (join.sh's lab_join_sae): the station offers its cached PMKID (open system), is
+    /// refused (status 53), then runs SAE: commit, status 76 with a token, commit again, confirm.
+    /// The authentication step ends at the confirm the association followed (the kernel's
+    /// AUTHENTICATE of algorithm 3, transaction 2, status 0, as nlmon stamped it; pushdiag's
+    /// receive of it within `netlinkLagMs`, never before it), not at the open system exchange or
+    /// a commit, and the token's status 76 is no refusal.
+    @Test(.enabled(if: TestPaths.which("tshark") != nil, "tshark is not installed"))
+    func joinTimesWPA3SAEToItsConfirm() throws {
+        let report = try object("join/join-sae.json")
+        let cycles = try #require(report["cycles"] as? [[String: Any]])
+        #expect(cycles.count == 2 && cycles.allSatisfy { $0["push_ready_ms"] is Double }, "\(cycles.map { $0["push_ready_ms"] ?? "nil" })")
+        let authenticate = try joinPacketFields(
+            "join-sae", "nlmon", filter: "nl80211.cmd == 37 && netlink.hdr_pid == 0 && netlink.hdr_flags.request == 0",
+            fields: ["wlan.fixed.auth.alg", "wlan.fixed.auth_seq", "wlan.fixed.status_code"])
+        func kernel(alg: String, seq: String, status: String) -> [Double] {
+            Self.once(
+                authenticate.filter { $0.has("wlan.fixed.auth.alg", alg) && $0.has("wlan.fixed.auth_seq", seq) && $0.has("wlan.fixed.status_code", status) }
+                    .map(\.time))
+        }
+        let confirms = kernel(alg: "3", seq: "0x0002", status: "0x0000")
+        let tokens = kernel(alg: "3", seq: "0x0001", status: "0x004c")
+        // The lab did what it says: a token asked and a confirm in each cycle.
+        #expect(confirms.count >= 2 && tokens.count >= 2, "confirms \(confirms), tokens \(tokens)")
+        for (n, steps) in try joinCycles("join-sae").enumerated() {
+            let auth = try #require(steps.first { $0.name == "authentication" })
+            #expect(auth.status == "ok" && auth.detail.hasSuffix("(SAE: commit and confirm)"), "cycle \(n + 1): \(auth)")
+            let end = try #require(auth.end)
+            let confirm = confirms.filter { $0 <= end + 0.005 }.max()
+            #expect(confirm.map { (end - $0) * 1000 <= Self.netlinkLagMs } == true, "cycle \(n + 1): ends \(end), confirms \(confirms)")
+            // The cycle's token came before the confirm the step ended at, inside the step.
+            #expect(tokens.contains { t in confirm.map { t < $0 } == true && t >= (auth.start ?? .infinity) }, "cycle \(n + 1): tokens \(tokens)")
+            #expect(!steps.contains { $0.detail.contains("authentication refused (status 76)") }, "cycle \(n + 1): \(steps.map(\.detail))")
+        }
+    }
+
     @Test func joinTimesEnterpriseEAP() throws {
         let steps = try #require(try joinCycles("join-eap").first)
         let eap = try #require(steps.first { $0.name == "eap" })

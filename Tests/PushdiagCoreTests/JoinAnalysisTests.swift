@@ -324,6 +324,42 @@ import Testing
         #expect(c.step(.address)?.detail == "the address stayed (10.0.0.2/24)" && c.pushReadyMs == 155, "\(c.step(.address)!)")
     }
 
+    /// WPA3-SAE through an AP without PMKSA caching that asks for anti-clogging tokens, as the
+    /// lab's real kernel showed it (join.sh's lab_join_sae): open system with the cached PMKID,
+    /// the association refused (53), then SAE's commit answered 76 (a token), commit, confirm.
+    /// Authentication ends at the confirm the association followed; 76 is no refusal. A frame
+    /// without its transaction number ends it on status 0 alone, as before.
+    @Test func saeAuthenticationEndsAtTheConfirmTheAssociationFollowed() {
+        let sae: UInt16 = 3
+        let events = [
+            Self.at(0, .cycleStart("wpa_supplicant RECONNECT")),
+            Self.at(6, .authenticated(bssid: Self.ap, status: 0, algorithm: 0, transaction: 2)),
+            Self.at(44, .associated(bssid: Self.ap, status: 53, maxIdle: nil)),
+            Self.at(90, .authenticated(bssid: Self.ap, status: 76, algorithm: sae, transaction: 1)),
+            Self.at(142, .authenticated(bssid: Self.ap, status: 0, algorithm: sae, transaction: 1)),
+            Self.at(166, .authenticated(bssid: Self.ap, status: 0, algorithm: sae, transaction: 2)),
+            Self.at(174, .associated(bssid: Self.ap, status: 0, maxIdle: nil)),
+            Self.at(180, .cycleEnd),
+        ]
+        let c = JoinAnalysis.cycle(1, events: events, setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false))
+        let auth = c.step(.authentication)
+        #expect(auth?.status == .ok && auth?.durationMs == 166 && auth?.detail.hasSuffix("(SAE: commit and confirm)") == true, "\(c.steps)")
+        #expect(c.step(.association)?.durationMs == 8 && c.step(.association)?.detail.contains("association refused (status 53)") == true)
+        #expect(!c.steps.contains { $0.detail.contains("status 76") }, "\(c.steps)")
+        // A commit refused outright (status 1) is a refusal; with no confirm after it the step fails.
+        let refused = JoinAnalysis.cycle(
+            1,
+            events: [
+                Self.at(0, .cycleStart("wpa_supplicant RECONNECT")), Self.at(2, .scanStarted), Self.at(8, .scanFinished(aborted: false)),
+                Self.at(10, .authenticated(bssid: Self.ap, status: 1, algorithm: sae, transaction: 1)),
+                Self.at(50, .cycleEnd),
+            ], setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false))
+        #expect(refused.step(.authentication)?.status == .failed && refused.step(.authentication)?.detail == "authentication refused (status 1)")
+        #expect(Authentication.done(algorithm: nil, transaction: nil, status: 0) && !Authentication.done(algorithm: 1, transaction: 2, status: 0))
+        #expect(Authentication.done(algorithm: 1, transaction: 4, status: 0) && !Authentication.refused(algorithm: sae, status: 126))
+        #expect(Authentication.refused(algorithm: 0, status: 76))
+    }
+
     /// A dual-stack interface under `--kick link`: the flap removes the IPv6 address and keeps
     /// the IPv4 one, SLAAC adds the IPv6 one back, and the IPv4 push's steps follow IPv4: the
     /// address stayed (not "2001:db8::7/64"), and the IPv6 router's fe80:: neighbour is not the

@@ -42,18 +42,19 @@ struct NL80211OracleTests {
     }
 
     @Test(.enabled(if: TestPaths.which("tshark") != nil, "tshark is not installed"))
-    func authenticationAlgorithmAsTsharkDecodesIt() throws {
+    func authenticationAlgorithmTransactionAndStatusAsTsharkDecodesThem() throws {
         let path = TestPaths.fixtures.appendingPathComponent("lab-watch-roams.pcap").path
         let oracle = try run(
             TestPaths.which("tshark")!,
             [
                 "-n", "-r", path, "-Y", "nl80211.cmd == 37", "-T", "fields", "-e", "frame.number", "-e", "wlan.bssid", "-e", "wlan.fixed.auth.alg", "-e",
-                "wlan.fixed.status_code",
+                "wlan.fixed.auth_seq", "-e", "wlan.fixed.status_code",
             ])
         let theirs = oracle.stdout.split(separator: "\n").map { $0.split(separator: "\t").joined(separator: " ") }
         let ours = try messages("lab-watch-roams.pcap").compactMap { m -> String? in
-            guard case .authenticate(_, let bssid, let alg, let status) = m.event else { return nil }
-            return "\(m.frame) \(bssid?.description ?? "-") \(alg.map(String.init) ?? "-") \(status.map { String(format: "0x%04x", $0) } ?? "-")"
+            guard case .authenticate(_, let bssid, let alg, let status, let seq) = m.event else { return nil }
+            let hex = { (v: UInt16?) in v.map { String(format: "0x%04x", $0) } ?? "-" }
+            return "\(m.frame) \(bssid?.description ?? "-") \(alg.map(String.init) ?? "-") \(hex(seq)) \(hex(status))"
         }
         #expect(theirs.count == 2 && ours == theirs)
     }

@@ -181,10 +181,14 @@ struct CycleBuilder {
         }
         linkDone = assoc?.time ?? connect?.time
         let limit = linkDone ?? .max
-        let auth = first(after: origin, before: limit) { k -> MACAddress?? in
-            if case .authenticated(let b, let s) = k, s ?? 0 == 0 { return .some(b) }
+        // The authentication the association followed, done at its exchange's last frame (SAE:
+        // the confirm, after commits that may have been asked for a token): the last before the
+        // association (an AP that refused the association after an earlier one, as one without
+        // PMKSA caching refuses a cached PMKID, is followed by another).
+        let auth = all(after: origin, before: limit) { k -> (MACAddress?, UInt16?)? in
+            if case .authenticated(let b, let s, let alg, let seq) = k, Authentication.done(algorithm: alg, transaction: seq, status: s) { return (b, alg) }
             return nil
-        }
+        }.last
         // Scan: the first TRIGGER_SCAN to the last scan's end before authentication.
         let scans = all(after: origin, before: limit) { $0 == .scanStarted ? () : nil }
         if let s0 = scans.first {
@@ -211,7 +215,7 @@ struct CycleBuilder {
         // Refusals on the way (a BSS that said no before one said yes).
         let refusals = all(after: origin, before: limit) { k -> String? in
             switch k {
-            case .authenticated(_, let s?) where s != 0: return "authentication refused (status \(s))"
+            case .authenticated(_, let s?, let alg, _) where Authentication.refused(algorithm: alg, status: s): return "authentication refused (status \(s))"
             case .associated(_, let s?, _) where s != 0: return "association refused (status \(s))"
             case .connected(_, let s, let t) where t || s ?? 0 != 0: return t ? "connect timed out" : "connect refused (status \(s ?? 0))"
             default: return nil
@@ -219,8 +223,9 @@ struct CycleBuilder {
         }
         let refused = refusals.isEmpty ? "" : "; first \(refusals.map(\.value).joined(separator: ", "))"
         if let auth {
-            bssid = auth.value
-            set(.authentication, .ok, last, auth.time, detail: "to AUTHENTICATE" + (auth.value.map { " from \($0)" } ?? ""))
+            bssid = auth.value.0
+            let sae = auth.value.1 == Authentication.sae ? " (SAE: commit and confirm)" : ""
+            set(.authentication, .ok, last, auth.time, detail: "to AUTHENTICATE" + (auth.value.0.map { " from \($0)" } ?? "") + sae)
         } else if connect != nil && assoc == nil {
             set(.authentication, .notVisible, detail: "the driver authenticates and associates itself (full-MAC): one CONNECT event covers both")
         } else if assoc != nil {

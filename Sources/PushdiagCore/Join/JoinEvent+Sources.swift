@@ -12,7 +12,8 @@ extension JoinEvent.Kind {
             default: return nil
             }
         case .newScanResults(let i, _) where i == ifindex: return .scanFinished(aborted: false)
-        case .authenticate(let i, let bssid, _, let status) where i == ifindex: return .authenticated(bssid: bssid, status: status)
+        case .authenticate(let i, let bssid, let algorithm, let status, let transaction) where i == ifindex:
+            return .authenticated(bssid: bssid, status: status, algorithm: algorithm, transaction: transaction)
         case .associate(let i, let bssid, let status, let idle) where i == ifindex: return .associated(bssid: bssid, status: status, maxIdle: idle)
         case .connect(let i, let bssid, let status, let timedOut, _) where i == ifindex: return .connected(bssid: bssid, status: status, timedOut: timedOut)
         case .disconnect(let i, let reason, let byAP) where i == ifindex: return .disconnected(reason: reason, byAP: byAP)

@@ -21,8 +21,9 @@ public struct JoinEvent: Equatable, Sendable {
         case scanStarted
         /// `NL80211_CMD_NEW_SCAN_RESULTS` or, aborted, `NL80211_CMD_SCAN_ABORTED`.
         case scanFinished(aborted: Bool)
-        /// `NL80211_CMD_AUTHENTICATE`: the AP's authentication frame and its status.
-        case authenticated(bssid: MACAddress?, status: UInt16?)
+        /// `NL80211_CMD_AUTHENTICATE`: the AP's authentication frame, its status, algorithm and
+        /// transaction sequence number (`Authentication` reads them).
+        case authenticated(bssid: MACAddress?, status: UInt16?, algorithm: UInt16? = nil, transaction: UInt16? = nil)
         /// `NL80211_CMD_ASSOCIATE`: the (re)association response, its status and BSS Max Idle.
         case associated(bssid: MACAddress?, status: UInt16?, maxIdle: BSSMaxIdle?)
         /// `NL80211_CMD_CONNECT`: the connection as a whole (full-MAC drivers report only this).

@@ -299,8 +299,9 @@ public enum NL80211 {
         case roam(ifindex: UInt32?, bssid: MACAddress?, fastTransition: Bool?)
         /// An authentication frame exchanged with `bssid` (SME in wpa_supplicant, mac80211
         /// drivers): its algorithm (0 open, 1 shared key, 2 fast transition, 3 SAE) and, when the
-        /// frame holds it, its status code (0 success; anything else the AP refused).
-        case authenticate(ifindex: UInt32?, bssid: MACAddress?, algorithm: UInt16?, status: UInt16? = nil)
+        /// frame holds them, its status code (0 success; see `Authentication` for the others) and
+        /// transaction sequence number (SAE: 1 commit, 2 confirm).
+        case authenticate(ifindex: UInt32?, bssid: MACAddress?, algorithm: UInt16?, status: UInt16? = nil, transaction: UInt16? = nil)
         /// The (re)association response from `bssid` (SME in wpa_supplicant, mac80211 drivers):
         /// its status code and the AP's BSS Max Idle Period, from the frame the event carries.
         case associate(ifindex: UInt32?, bssid: MACAddress?, status: UInt16?, maxIdle: BSSMaxIdle?)
@@ -411,16 +412,18 @@ public enum NL80211 {
             var bssid: MACAddress?
             var algorithm: UInt16?
             var status: UInt16?
+            var transaction: UInt16?
             forEach(Attr.frame, in: attrs, ifindex: &ifindex) { v in
                 // An Authentication frame: a 24-byte management header (address 3 is the BSSID),
                 // then the algorithm number, the transaction sequence and the status.
                 if v.count >= 26, v[0] & 0xFC == 0xB0 {
                     bssid = v.mac(at: 16)
                     algorithm = v.u16le(at: 24)
+                    transaction = v.u16le(at: 26)
                     if v.count >= 30 { status = v.u16le(at: 28) }
                 }
             }
-            return .authenticate(ifindex: ifindex, bssid: bssid, algorithm: algorithm, status: status)
+            return .authenticate(ifindex: ifindex, bssid: bssid, algorithm: algorithm, status: status, transaction: transaction)
         case .associate:
             var bssid: MACAddress?
             var status: UInt16?

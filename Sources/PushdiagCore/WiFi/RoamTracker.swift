@@ -190,7 +190,7 @@ public struct RoamTracker {
         last = time
         var out = settled(now: time, name: name)  // counted with the rest, by handle
         switch e {
-        case .authenticate(let ifindex?, let bssid, let algorithm?, let status):
+        case .authenticate(let ifindex?, let bssid, let algorithm?, let status, _):
             var st = states[ifindex] ?? State()
             if algorithm == 2 {
                 if st.attempt == nil || st.attempt?.reassociatedNs != nil && st.attempt?.failure == nil {

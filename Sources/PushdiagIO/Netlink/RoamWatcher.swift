@@ -59,7 +59,7 @@ public final class RoamWatcher {
             onEvent?(time, e)
             let ifindex: UInt32?
             switch e {
-            case .connect(let i, _, _, _, _), .roam(let i, _, _), .disconnect(let i, _, _), .authenticate(let i, _, _, _): ifindex = i
+            case .connect(let i, _, _, _, _), .roam(let i, _, _), .disconnect(let i, _, _), .authenticate(let i, _, _, _, _): ifindex = i
             default: ifindex = nil
             }
             guard let ifindex, only == nil || only == ifindex else { continue }
