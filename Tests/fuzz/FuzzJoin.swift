@@ -48,9 +48,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case nil:
             // A byte that is no packet picks a milestone instead.
             let milestones: [JoinEvent.Kind] = [
-                .scanStarted, .scanFinished(aborted: dt & 1 == 0), .authenticated(bssid: nil, status: [0, 1, 76, 126][Int(len & 3)], algorithm: UInt16(dt & 3), transaction: UInt16(len >> 2 & 3)),
+                .scanStarted, .scanFinished(aborted: dt & 1 == 0),
+                .authenticated(bssid: nil, status: [0, 1, 76, 126][Int(len & 3)], algorithm: UInt16(dt & 3), transaction: UInt16(len >> 2 & 3)),
                 .associated(bssid: nil, status: UInt16(len & 2), maxIdle: nil), .connected(bssid: nil, status: 0, timedOut: len & 4 != 0),
-                .portAuthorized, .operstate(len & 7), .addressAdded("10.0.0.\(len)/24"), .addressRemoved("10.0.0.\(dt)/24"), .addressAdded("2001:db8::\(len)/64"),
+                .portAuthorized, .operstate(len & 7), .addressAdded("10.0.0.\(len)/24"), .addressRemoved("10.0.0.\(dt)/24"),
+                .addressAdded("2001:db8::\(len)/64"),
                 .gateway(IPAddress(dt & 1 == 0 ? "10.0.0.1" : "fe80::1")!, .reachable),
                 .push(.resolveStarted("p")), .push(.tcpStarted(IPAddress("10.0.0.\(dt)")!)), .push(.tcpConnected), .push(.tlsDone), .push(.helloDone),
                 .push(.heartbeatSent),
