@@ -277,6 +277,30 @@ struct ContribTests {
     }
 }
 
+extension ReportTests {
+    /// A history whose runs table another tool or schema made: a NULL report, a start in 9999 (past
+    /// what nanoseconds hold) stopped `report html` (a force-unwrap, an overflow: a crash hunt of
+    /// 2026-11-29). Such rows are left out and counted; the readable ones are drawn.
+    @Test(.enabled(if: TestPaths.which("sqlite3") != nil, "needs sqlite3"))
+    func aHistoryWithRowsNoRunWroteIsDrawnWithoutThem() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("history.db")
+        _ = try sql(db, "CREATE TABLE runs(id INTEGER PRIMARY KEY, started TEXT, status TEXT, duration_seconds REAL, report TEXT)")
+        let made = try pushdiag(reportArgs(dir))
+        #expect((0...2).contains(made.status), "\(made.stderr)")
+        _ = try sql(
+            db,
+            "INSERT INTO runs(started, status, duration_seconds, report) VALUES ('2099-01-01T00:00:00Z', 'ok', 1, NULL), ('9999-12-31T23:59:59Z', 'ok', 1, (SELECT report FROM runs LIMIT 1))"
+        )
+        #expect(try sql(db, "SELECT count(*) FROM runs") == "3")
+        let page = dir.appendingPathComponent("report.html")
+        let r = try run(TestPaths.binary.path, ["report", "html", "--history", db.path, "--since", "1h", "--output", page.path], timeout: 30)
+        #expect(!r.signalled && r.status == 0, "\(r.status): \(r.stderr.suffix(400))")
+        #expect(r.stdout.contains("1 survey (2 stored runs not readable, left out)"), "\(r.stdout)")
+    }
+}
+
 /// `report html` in a real browser: headless Chromium renders the page; the test reads the DOM
 /// it built and the screenshot it took.
 @Suite(.serialized, .enabled(if: TestPaths.which("chromium") != nil, "chromium is not installed"))

@@ -116,6 +116,22 @@ struct RoamTrackerTests {
         #expect(t.fastTransitionFailures == 1)
     }
 
+    /// A replay ends with a flush at Int64.max: a move still pending from before 1970 (a
+    /// recording's times, held within ±2^62 ns) settles instead of overflowing (a review's
+    /// pcapng, every record at -1 ns, 2026-11-29).
+    @Test func theEndsFlushSettlesAMoveFromBefore1970() {
+        for pending in [Int64(-1), -CaptureFrame.mostNs] {
+            var t = RoamTracker(windowSeconds: 10)
+            t.seed(ifindex: 3, bssid: a, ssid: "ward-3")
+            // An 802.11r reassociation whose keys were not yet seen to hold: settled at the end.
+            _ = t.handle(.authenticate(ifindex: 3, bssid: b, algorithm: 2, status: 0), time: pending, name: { _ in "wlan0" }, ssid: { _, _ in nil })
+            let connect = NL80211.Event.connect(ifindex: 3, bssid: b, status: 0, timedOut: false, fastTransition: true)
+            #expect(t.handle(connect, time: pending + 10_000_000, name: { _ in "wlan0" }, ssid: { _, _ in "ward-3" }).isEmpty)
+            let settled = t.flush(now: .max, name: { _ in "wlan0" })
+            #expect(settled.map(\.event) == [.roam] && settled.first?.gapMs == 10, "\(settled)")
+        }
+    }
+
     /// A fast transition whose keys never held and no fresh association within the window: the
     /// failed move is reported when the window has passed, by the next event, and counted once
     /// (the event's own step settles what is due first).

@@ -59,6 +59,17 @@ struct SmallPartsTests {
         // Beyond four-digit years (a certificate's seconds): written as they are, not cut.
         #expect(Timestamp.rfc3339(seconds: 253_402_300_800) == "10000-01-01T00:00:00.000000Z")
         #expect(Timestamp.rfc3339(seconds: 253_402_300_799, microseconds: 999_999) == "9999-12-31T23:59:59.999999Z")
+        // Int64's ends: written, not trapped (a push log's "time_ns" is anyone's number).
+        #expect(Timestamp.rfc3339(nanoseconds: .min) == "1677-09-21T00:12:43.145224Z")
+        #expect(Timestamp.rfc3339(nanoseconds: .max) == "2262-04-11T23:47:16.854775Z")
+        // Read back: nanoseconds hold 1677 to 2262; a stamp beyond is none (a stored run's
+        // `started` of 9999 stopped `report html`, 2026-11-29), and the ends that fit are read.
+        #expect(Timestamp.nanoseconds(rfc3339: "9999-12-31T23:59:59Z") == nil)
+        #expect(Timestamp.nanoseconds(rfc3339: "2263-01-01T00:00:00Z") == nil)
+        #expect(Timestamp.nanoseconds(rfc3339: "1600-01-01T00:00:00Z") == nil)
+        #expect(Timestamp.nanoseconds(rfc3339: "2262-04-11T23:47:16.854775807Z") == .max)
+        #expect(Timestamp.nanoseconds(rfc3339: "2262-04-11T23:47:16.854775808Z") == nil)
+        #expect(Timestamp.nanoseconds(rfc3339: "1677-09-21T00:12:44Z") == -9_223_372_036_000_000_000)
     }
 
     /// An HTTP `Date` field (RFC 9110 §5.6.7): the RFC's own example, and Foundation's formatter

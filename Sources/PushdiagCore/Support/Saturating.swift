@@ -8,6 +8,13 @@ extension FixedWidthInteger {
         return !o ? v : other > 0 ? .max : .min
     }
 
+    /// `self - other`, or the bound it passed.
+    @inline(__always)
+    public func subtractingSaturated(_ other: Self) -> Self {
+        let (v, o) = subtractingReportingOverflow(other)
+        return !o ? v : other < 0 ? .max : .min
+    }
+
     /// `self * other`, or the bound it passed.
     @inline(__always)
     public func multipliedSaturated(by other: Self) -> Self {

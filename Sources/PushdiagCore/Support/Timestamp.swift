@@ -8,8 +8,9 @@ public enum Timestamp {
 
     /// `nanoseconds` since the Unix epoch → "2024-05-01T12:00:00.123456Z" (microseconds shown).
     public static func rfc3339(nanoseconds: Int64) -> String {
-        let secs = nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
-        return rfc3339(seconds: secs, microseconds: Int(nanoseconds - secs * 1_000_000_000) / 1000)
+        // Floor division, without the overflow `nanoseconds - 999_999_999` had at Int64.min.
+        let (q, r) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        return rfc3339(seconds: r < 0 ? q - 1 : q, microseconds: Int(r < 0 ? r + 1_000_000_000 : r) / 1000)
     }
 
     /// Whole seconds since the epoch, for times beyond what nanoseconds hold (a certificate
@@ -113,6 +114,10 @@ public enum Timestamp {
         let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = Int64(era * 146_097 + doe - 719_468)
-        return (days * 86_400 + Int64(hh * 3600 + mm * 60 + ss)) * 1_000_000_000 + frac
+        // Nanoseconds reach from 1677 to 2262: a stamp outside is not one (nil), not a trap.
+        let (ns, over) = (days * 86_400 + Int64(hh * 3600 + mm * 60 + ss)).multipliedReportingOverflow(by: 1_000_000_000)
+        guard !over else { return nil }
+        let (total, over2) = ns.addingReportingOverflow(frac)
+        return over2 ? nil : total
     }
 }

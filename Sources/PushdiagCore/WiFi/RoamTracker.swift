@@ -330,14 +330,15 @@ public struct RoamTracker {
         var out: [WatchEvent] = []
         for ifindex in states.keys.sorted() {
             guard let a = states[ifindex]?.attempt else { continue }
-            if let r = a.reassociatedNs, a.failure == nil, now - r > settleNs {
+            // `now` may be Int64.max (the end): the times' distance from it saturates.
+            if let r = a.reassociatedNs, a.failure == nil, now.subtractingSaturated(r) > settleNs {
                 states[ifindex]?.attempt = nil
                 noteRoam(r - a.startNs)
                 out.append(
                     WatchEvent(
                         timeNs: r, event: .roam, interface: name(ifindex), ssid: states[ifindex]?.ssid ?? a.fromSSID, bssid: a.toBssid,
                         fromBssid: a.fromBssid, statusCode: 0, gapMs: Double(r - a.startNs) / 1e6, fastTransition: true, fastTransitionAttempt: true))
-            } else if now - a.startNs > windowNs {
+            } else if now.subtractingSaturated(a.startNs) > windowNs {
                 // A refused attempt that began with the link down (it left the AP for it) waits
                 // for the rejoin that ends that outage, however late; one made while the station
                 // kept its AP does not become a later drop's.

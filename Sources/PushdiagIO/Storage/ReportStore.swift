@@ -236,7 +236,8 @@ public final class HistoryStore {
         }
     }
 
-    /// The runs started at or after `since` (RFC 3339), oldest first: (started, report JSON).
+    /// The runs started at or after `since` (RFC 3339), oldest first: (started, report JSON); a
+    /// NULL (a table another schema made) reads as "", which no reader takes.
     public func runs(since: String) throws(StoreError) -> [(started: String, report: String)] {
         var stmt: OpaquePointer?
         guard sqlite3_prepare_v2(db, "SELECT started, report FROM runs WHERE started >= ? ORDER BY started", -1, &stmt, nil) == SQLITE_OK else {
@@ -249,7 +250,8 @@ public final class HistoryStore {
             let rc = sqlite3_step(stmt)
             if rc == SQLITE_DONE { break }
             guard rc == SQLITE_ROW else { throw StoreError(description: "history \(path): \(String(cString: sqlite3_errmsg(db)))") }
-            out.append((String(cString: sqlite3_column_text(stmt, 0)), String(cString: sqlite3_column_text(stmt, 1))))
+            let text = { (column: Int32) in sqlite3_column_text(stmt, column).map { String(cString: $0) } ?? "" }
+            out.append((text(0), text(1)))
         }
         return out
     }

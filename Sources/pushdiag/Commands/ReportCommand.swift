@@ -109,9 +109,11 @@ struct ReportCommand: ParsableCommand {
                 throw ExitCode(3)
             }
             var points: [HistoryHTMLRenderer.Point] = []
+            var unread = 0
             for row in rows {
                 // The stamps are Timestamp's own (with or without a fraction), read by it.
                 guard let ns = Timestamp.nanoseconds(rfc3339: row.started), let r = try? decoder.decode(SurveyReport.self, from: Data(row.report.utf8)) else {
+                    unread += 1
                     continue
                 }
                 points.append(HistoryHTMLRenderer.Point(time: Date(timeIntervalSince1970: Double(ns) / 1e9), report: r))
@@ -123,7 +125,8 @@ struct ReportCommand: ParsableCommand {
                 diagnose(error.description)
                 throw ExitCode(3)
             }
-            print("\(output): \(NumberText.count(points.count, "survey"))")
+            let left = unread > 0 ? " (\(NumberText.count(unread, "stored run")) not readable, left out)" : ""
+            print("\(output): \(NumberText.count(points.count, "survey"))" + left)
         }
     }
 
