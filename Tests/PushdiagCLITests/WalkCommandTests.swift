@@ -190,6 +190,35 @@ struct WalkCommandTests {
         #expect(try json(missing.stdout)["status"] as? String == "unknown")
     }
 
+    /// A push log's numbers as no walk writes them (a crash hunt of 2026-11-29: each stopped the
+    /// replay on an overflow or a Double too large for Int64): refused in one line naming the
+    /// file, the line and the field, exit 3; the text and HTML outputs alike.
+    @Test func aPushLogsNumbersOutOfRangeAreOneLine() throws {
+        let cases: [(kind: String, field: String, value: String)] = [
+            ("heartbeat", "rtt_ms", "1e13"), ("heartbeat", "rtt_ms", "-1"), ("start", "timeout_ms", "1e13"), ("reconnect", "ms", "1e300"),
+            ("start", "scan_every_s", "1e300"), ("start", "time_ns", "-9223372036854775808"), ("heartbeat", "time_ns", "9223372036854775807"),
+            ("end", "time_ns", "-9223372036854775808"),
+        ]
+        for c in cases {
+            let dir = try copy()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let log = dir.appendingPathComponent("push.jsonl")
+            var lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
+            let i = try #require(lines.firstIndex { $0.contains("\"kind\":\"\(c.kind)\"") }, "\(c.kind)")
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(lines[i].utf8)) as? [String: Any])
+            object[c.field] = try JSONSerialization.jsonObject(with: Data(c.value.utf8), options: .fragmentsAllowed)
+            lines[i] = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+            try (lines.joined(separator: "\n") + "\n").write(to: log, atomically: true, encoding: .utf8)
+            for extra in [[], ["--html", dir.appendingPathComponent("walk.html").path]] {
+                let r = try run(TestPaths.binary.path, ["walk", "--replay", dir.path] + extra, timeout: 60)
+                #expect(!r.signalled && r.status == 3, "\(c): status \(r.status) \(r.stderr.suffix(300))")
+                #expect(
+                    r.stderr.hasPrefix("pushdiag: \(log.path): line \(i + 1): \(c.field) ") && r.stderr.split(separator: "\n").count == 1,
+                    "\(c): \(r.stderr)")
+            }
+        }
+    }
+
     /// A recording cut short still gives the walk up to the cut, and says where the link's part
     /// ended.
     @Test func truncatedRecordingReportsWhatItHas() throws {

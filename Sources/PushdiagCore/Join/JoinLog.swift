@@ -94,7 +94,7 @@ public enum JoinLog {
         var events: [JoinEvent] = []
         var windows: [Window] = []
         let d = JSONDecoder()
-        let times: ClosedRange<Int64> = 0...4_000_000_000_000_000_000
+        let times = Recorded.times
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !raw.isEmpty {
             let place = "\(file):\(i + 1)"
             guard let line = try? d.decode(Line.self, from: Data(raw.utf8)) else {

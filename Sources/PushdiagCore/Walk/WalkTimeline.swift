@@ -125,6 +125,19 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
         self.timeNs = timeNs
     }
 
+    /// Why this line, read from a recording, holds a number no walk writes (`Recorded`): a time
+    /// outside 1970-2096, a round trip, reconnect time or wait that is not from 0 to a day, a
+    /// scan interval that is not from 0 to 10^7 s; nil for a line a walk could have written.
+    public var problem: String? {
+        if !Recorded.times.contains(timeNs) { return "time_ns \(timeNs) is outside 1970-2096" }
+        if let p = Recorded.durationProblem(rttMs, "rtt_ms") ?? Recorded.durationProblem(ms, "ms") ?? Recorded.durationProblem(timeoutMs, "timeout_ms") {
+            return p
+        }
+        if let s = scanEveryS, !(0...1e7).contains(s) { return "scan_every_s \(s) is not from 0 to 10^7 s" }
+        if let n = attempts, n < 0 { return "attempts \(n) is negative" }
+        return nil
+    }
+
     /// The line that encodes `e`.
     public init(_ e: WalkLogEvent) {
         switch e {

@@ -300,9 +300,13 @@ public final class WalkRunner {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         for (i, raw) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
-            do { lines.append(try decoder.decode(WalkLogLine.self, from: Data(raw.utf8))) } catch {
+            let line: WalkLogLine
+            do { line = try decoder.decode(WalkLogLine.self, from: Data(raw.utf8)) } catch {
                 throw WalkError("\(logPath): line \(i + 1) is not a walk log line")
             }
+            // Numbers no walk writes (a file edited or made elsewhere) would overflow the analysis.
+            if let problem = line.problem { throw WalkError("\(logPath): line \(i + 1): \(problem)") }
+            lines.append(line)
         }
         guard let start = lines.first, start.kind == .start, let recorded = start.name else {
             throw WalkError("\(logPath): not a walk log (its first line is not the walk's start)")
