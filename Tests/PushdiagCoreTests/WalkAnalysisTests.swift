@@ -146,6 +146,10 @@ struct WalkAnalysisTests {
         let near = NumberText.format(300.0005, beside: 300.0004)
         #expect(Double(near).map { $0 > 300.0004 } == true && NumberText.format(0.00001, beside: 0) == "0.00001", "\(near)")
         #expect(NumberText.format(-70.0004, beside: -70) == "-70.0004" && NumberText.format(300.00000001, beside: 300) == "300")
+        // Past 1e15 Swift writes an exponent: kept, with the mantissa to two decimals (a config's
+        // ft_gap_warning of Int64.max was refused as "9.22 is outside …").
+        #expect(NumberText.format(Double(Int64.max)) == "9.22e+18" && NumberText.format(-1e300) == "-1e+300")
+        #expect(NumberText.format(123_456.789) == "123456.79" && NumberText.format(2e15) == "2000000000000000" && NumberText.format(1e16) == "1e+16")
     }
 
     /// One precision for what a report keeps: a thousandth of the unit, from nanoseconds without

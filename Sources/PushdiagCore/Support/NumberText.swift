@@ -61,11 +61,15 @@ public enum NumberText {
     /// Up to two decimals, no trailing zeros: 57, 1.5, 0.33.
     public static func format(_ v: Double) -> String {
         let r = rounded(v)
-        if r == r.rounded(), abs(r) < 1e15 { return String(Int(r)) }
-        var s = String(r)
+        if r == r.rounded(), abs(r) < 9e15 { return String(Int(r)) }
+        // Swift writes 1e16 and above with an exponent ("9.223372036854776e+18"): the mantissa
+        // is cut to two decimals, the exponent kept (it was cut off: "9.22").
+        let text = String(r)
+        let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) ?? text.endIndex
+        var s = String(text[..<e])
         if let dot = s.firstIndex(of: "."), s.distance(from: dot, to: s.endIndex) > 3 {
             s = String(s[..<s.index(dot, offsetBy: 3)])
         }
-        return s
+        return s + text[e...]
     }
 }
