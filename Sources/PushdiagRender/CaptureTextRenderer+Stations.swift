@@ -34,6 +34,10 @@ extension CaptureTextRenderer {
             out +=
                 "  \(grouped(r.untrackedStations)) \(NumberText.noun(r.untrackedStations, "frame")) from stations beyond the table's bound were not followed\n"
         }
+        if r.untrackedTimBsses > 0 {
+            out +=
+                "  \(grouped(r.untrackedTimBsses)) \(NumberText.noun(r.untrackedTimBsses, "BSS's", plural: "BSSs'")) TIMs beyond the BSSs followed were not read: whether a doze on one was buffered is UNKNOWN\n"
+        }
         for s in rows(r.stations) where focused || !s.dozes.isQuiet || !s.silences.isEmpty || !s.roams.isEmpty || !s.steering.isEmpty {
             out += renderStation(s)
         }

@@ -48,6 +48,22 @@ struct StationAnalysisTests {
         #expect(try Self.station(Self.analyze(Fixtures.stationDoze(), silence: 40_000_000_000), Fixtures.station).silences.isEmpty)
     }
 
+    /// A BSS whose TIMs are not followed (past `timTrackers`) leaves whether its stations' frames
+    /// were buffered UNKNOWN, not "not buffered", and is counted (`untracked_tim_bsses`).
+    @Test func aBSSPastTheTIMTrackersLeavesBufferingUnknown() throws {
+        var o = CaptureAnalyzer.Options()
+        o.stations.timTrackers = 0
+        var a = CaptureAnalyzer(options: o)
+        for r in Fixtures.stationDoze().records {
+            r.bytes.withUnsafeBytes { a.ingest(linkType: .radiotap, timestampNs: r.timeNs, packet: $0, originalLength: r.bytes.count) }
+        }
+        let report = a.report(file: "untracked")
+        let d = try Self.station(report, Fixtures.station).dozes
+        #expect(d.count == 3 && d.bufferedInTim == nil && d.notBufferedInTim == nil && d.timUnknown == 3, "\(d)")
+        #expect(report.untrackedTimBsses == 1 && Self.analyze(Fixtures.stationDoze()).untrackedTimBsses == 0)
+        #expect(CaptureTextRenderer().render(report).contains("1 BSS's TIMs beyond the BSSs followed were not read"))
+    }
+
     @Test func aBTMRequestWithDisassociationImminentThenADeauthentication() throws {
         let r = Self.analyze(Fixtures.steering())
         let s = try Self.station(r, Fixtures.station)

@@ -162,6 +162,9 @@ public struct CaptureReport: Codable, Sendable, Equatable {
     @Added public var stations: [CaptureStationReport] = []
     /// Frames from stations beyond the table's bound, not followed.
     @Added public var untrackedStations = 0
+    /// BSSs whose TIMs set AIDs past the 1,024 BSSs followed (per file): a doze on one is
+    /// counted in `tim_unknown`, not as buffered or not.
+    @Added public var untrackedTimBsses = 0
 }
 
 extension CaptureReport {

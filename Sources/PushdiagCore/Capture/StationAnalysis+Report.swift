@@ -73,6 +73,7 @@ extension StationAnalysis {
     public func add(to report: inout CaptureReport, end: Int64) {
         report.stations = stationReports(end: end)
         report.untrackedStations = untrackedStations
+        report.untrackedTimBsses = untrackedTIMs
         for k in report.bss.indices {
             guard let i = bsses.find(report.bss[k].bssid) else { continue }
             report.bss[k].beaconIntervalTu = bsses[i].beaconInterval.map(Int.init)

@@ -132,6 +132,9 @@ public struct StationAnalysis {
         var lastTIMBeacon: Int64 = .min
         /// Index into `timLastSet`, or -1.
         var tracker = -1
+        /// Its TIMs set AIDs but no tracker was left for it (`Options.timTrackers`): whether a
+        /// doze on it was buffered is not known.
+        var trackerRefused = false
         var steering = Steering()
         /// Per hour since the epoch.
         var hours: [Int64: Steering] = [:]
@@ -242,7 +245,9 @@ public struct StationAnalysis {
         // Whether a beacon of its BSS set its AID in the TIM meanwhile: known only with its AID
         // and a beacon's TIM seen during the doze.
         let start = stations[i].dozeStart
-        if let aid = stations[i].aid, aid > 0, aid < 2008, let b = stations[i].dozeBSSID, let bi = bsses.find(b), bsses[bi].lastTIMBeacon >= start {
+        if let aid = stations[i].aid, aid > 0, aid < 2008, let b = stations[i].dozeBSSID, let bi = bsses.find(b), bsses[bi].lastTIMBeacon >= start,
+            !bsses[bi].trackerRefused
+        {
             let tr = bsses[bi].tracker
             if tr >= 0, timLastSet[tr][Int(aid)] >= start {
                 stations[i].dozesBuffered += 1
@@ -318,7 +323,8 @@ public struct StationAnalysis {
                 guard aid < 2008 else { return }
                 if bsses[bi].tracker < 0 {
                     guard timLastSet.count < options.timTrackers else {
-                        untrackedTIMs += 1
+                        if !bsses[bi].trackerRefused { untrackedTIMs += 1 }
+                        bsses[bi].trackerRefused = true
                         return
                     }
                     bsses[bi].tracker = timLastSet.count
