@@ -329,14 +329,13 @@ extension LabTests {
         }
     }
 
-    /// WPA2-Enterprise (PEAP against hostapd's own EAP server, PMKSA caching off): the EAP step is
-    /// the station's responses, named by method, before the 4-way handshake.
     /// WPA3-Personal through an AP that keeps no PMKSA and asks every commit for an anti-clogging
     /// token (join.sh's lab_join_sae): the station offers its cached PMKID (open system), is
     /// refused (status 53), then runs SAE: commit, status 76 with a token, commit again, confirm.
     /// The authentication step ends at the confirm the association followed (the kernel's
     /// AUTHENTICATE of algorithm 3, transaction 2, status 0, as nlmon stamped it; pushdiag's
-    /// receive of it within `netlinkLagMs`, never before it), not at the open system exchange or
+    /// receive of it within `netlinkLagMs`, never more than 5 ms before it: the two stamps'
+    /// clocks), not at the open system exchange or
     /// a commit, and the token's status 76 is no refusal.
     @Test(.enabled(if: TestPaths.which("tshark") != nil, "tshark is not installed"))
     func joinTimesWPA3SAEToItsConfirm() throws {
@@ -367,6 +366,8 @@ extension LabTests {
         }
     }
 
+    /// WPA2-Enterprise (PEAP against hostapd's own EAP server, PMKSA caching off): the EAP step is
+    /// the station's responses, named by method, before the 4-way handshake.
     @Test func joinTimesEnterpriseEAP() throws {
         let steps = try #require(try joinCycles("join-eap").first)
         let eap = try #require(steps.first { $0.name == "eap" })

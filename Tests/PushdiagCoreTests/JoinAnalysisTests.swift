@@ -357,7 +357,18 @@ import Testing
         #expect(refused.step(.authentication)?.status == .failed && refused.step(.authentication)?.detail == "authentication refused (status 1)")
         #expect(Authentication.done(algorithm: nil, transaction: nil, status: 0) && !Authentication.done(algorithm: 1, transaction: 2, status: 0))
         #expect(Authentication.done(algorithm: 1, transaction: 4, status: 0) && !Authentication.refused(algorithm: sae, status: 126))
-        #expect(Authentication.refused(algorithm: 0, status: 76))
+        #expect(Authentication.refused(algorithm: 0, status: 76) && !Authentication.refused(algorithm: sae, status: 127))
+        // A commit answered 76 and nothing after: the failure names the AP's last answer.
+        let stopped = JoinAnalysis.cycle(
+            1,
+            events: [
+                Self.at(0, .cycleStart("wpa_supplicant RECONNECT")), Self.at(2, .scanStarted), Self.at(8, .scanFinished(aborted: false)),
+                Self.at(10, .authenticated(bssid: Self.ap, status: 76, algorithm: sae, transaction: 1)), Self.at(50, .cycleEnd),
+            ], setup: JoinCycleSetup(resolvesName: false, tls: false, hello: false))
+        #expect(
+            stopped.step(.authentication)?.status == .failed
+                && stopped.step(.authentication)?.detail == "no authentication completed (the AP's last answer: status 76) before the cycle ended",
+            "\(stopped.step(.authentication)!.detail)")
     }
 
     /// A dual-stack interface under `--kick link`: the flap removes the IPv6 address and keeps
@@ -369,7 +380,7 @@ import Testing
         func events(server: IPAddress) -> [JoinEvent] {
             [
                 Self.at(-300, .addressAdded("10.0.0.2/24")), Self.at(-200, .addressAdded("2001:db8::7/64")),
-                Self.at(-10, .addressRemoved("2001:db8::7/64")), Self.at(0, .cycleStart("link set up")),
+                Self.at(0, .cycleStart("link set up")), Self.at(1, .addressRemoved("2001:db8::7/64")),
                 Self.at(10, .authenticated(bssid: Self.ap, status: 0)), Self.at(12, .associated(bssid: Self.ap, status: 0, maxIdle: nil)),
                 Self.at(20, Self.key(0x008A)), Self.at(21, Self.key(0x010A, keyData: 22)), Self.at(22, Self.key(0x13CA, keyData: 56)),
                 Self.at(23, Self.key(0x030A)), Self.at(24, .operstate(6)), Self.at(30, .gateway(IPAddress("fe80::1")!, .reachable)),
@@ -390,6 +401,19 @@ import Testing
         #expect(six.step(.address)?.status == .ok && six.step(.address)?.detail == "RTM_NEWADDR 2001:db8::7/64", "\(six.steps)")
         // Its router turned REACHABLE before the address came: no IPv6 neighbour after it, and not the IPv4 one.
         #expect(six.step(.gateway)?.status == .notVisible && six.step(.address)?.durationMs == 17, "\(six.steps)")
+        // DHCP is IPv4's: the IPv4 lease kept, whatever the push's family.
+        #expect(six.step(.dhcp)?.status == .skipped && six.pushReadyMs == 55, "\(six.steps)")
+        // An IPv6-only network: no DHCP, no IPv4 address; DHCP is not the IPv6 push's (it was
+        // \"failed: no DHCP exchange\", every later step not reached). Without the server's
+        // address (the name did not resolve) the family is the addresses' own.
+        let v6only = events(server: v6).filter { $0.kind.address(family: RTNetlink.afInet) == nil }
+        for evs in [v6only, v6only.filter { if case .push = $0.kind { false } else { true } }] {
+            let c = JoinAnalysis.cycle(1, events: JoinAnalysis.window(w, of: evs), setup: setup)
+            #expect(c.step(.dhcp)?.status == .notUsed && c.step(.address)?.status == .ok, "\(c.steps)")
+        }
+        // An address the kernel's message did not carry ("?/64") is of no family.
+        #expect(JoinEvent.Kind.addressRemoved("?/64").address(family: RTNetlink.afInet) == nil)
+        #expect(JoinEvent.Kind.addressRemoved("?/64").address(family: RTNetlink.afInet6) == nil)
     }
 
     /// IPv6's link-local address comes and goes with the link by itself: not an address a push

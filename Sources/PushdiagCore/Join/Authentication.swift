@@ -3,12 +3,12 @@
 /// system, FT, FILS, SAE's confirm) or fourth (shared key). SAE's commit can come back with a
 /// status that is a step, not a refusal: 76, an anti-clogging token asked for (the station
 /// commits again with it, as a busy AP asks); 77, the group not supported (it offers another);
-/// 126, the hash-to-element commit accepted.
+/// 126, the hash-to-element commit accepted; 127, the SAE-PK commit accepted.
 public enum Authentication {
     public static let sae: UInt16 = 3
     public static let sharedKey: UInt16 = 1
     /// SAE commit statuses on the way to a confirm.
-    public static let saeSteps: Set<UInt16> = [76, 77, 126]
+    public static let saeSteps: Set<UInt16> = [76, 77, 126, 127]
 
     /// The frame ends authentication: status 0 on the last transaction of its algorithm; a frame
     /// whose algorithm or transaction the event did not carry, on status 0 alone.

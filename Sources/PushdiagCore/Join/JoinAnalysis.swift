@@ -119,7 +119,11 @@ struct CycleBuilder {
             default: nil
             }
         }.first
-        family = server?.family ?? RTNetlink.afInet
+        // Without one (the name did not resolve): IPv4 where the cycle has IPv4 addresses, IPv6
+        // where it has only IPv6 ones (an IPv6-only network), so that the step that failed is
+        // the one shown.
+        let addressFamilies = Set(events.compactMap { e in [RTNetlink.afInet, RTNetlink.afInet6].first { e.kind.address(family: $0) != nil } })
+        family = server?.family ?? (addressFamilies == [RTNetlink.afInet6] ? RTNetlink.afInet6 : RTNetlink.afInet)
         last = origin
         ended = events.contains { $0.kind == .cycleEnd }
         let again = events.last { e in if case .pushAgain = e.kind { e.timeNs >= start?.timeNs ?? .min } else { false } }
@@ -233,7 +237,13 @@ struct CycleBuilder {
         } else if let r = refusals.first {
             set(.authentication, .failed, detail: r.value)
         } else {
-            missing(.authentication, "no authentication")
+            // An exchange that stopped on the way (an SAE commit answered 76 and no commit after):
+            // the AP's last answer says where.
+            let answer = all(after: origin, before: limit) { k -> UInt16? in
+                if case .authenticated(_, let s?, _, _) = k { return s }
+                return nil
+            }.last
+            missing(.authentication, "no authentication" + (answer.map { " completed (the AP's last answer: status \($0.value))" } ?? ""))
         }
         if let assoc {
             bssid = assoc.value.0 ?? bssid
@@ -345,9 +355,15 @@ struct CycleBuilder {
         // before it an addition: a previous cycle's DHCP client may have added it back after this
         // one began), and not removed since: kept.
         let usable = last
-        let lastChange = events.last { e in e.timeNs < usable && e.kind.address(family: family) != nil }
+        func kept(_ family: UInt8) -> Bool {
+            let lastChange = events.last { e in e.timeNs < usable && e.kind.address(family: family) != nil }
+            let removedSinceLink = first(after: usable) { $0.address(family: family).flatMap { $0.added ? nil : () } }
+            return removedSinceLink == nil && linkDone != nil && lastChange.flatMap { $0.kind.address(family: family)?.added } == true
+        }
         let removedSinceLink = first(after: usable, removal)
-        let kept = removedSinceLink == nil && linkDone != nil && lastChange.map { added($0.kind) != nil } == true
+        let addressKept = kept(family)
+        // DHCP is IPv4's: its lease kept is the IPv4 address kept, whatever the push's family.
+        let leaseKept = kept(RTNetlink.afInet)
         // The station's own exchange: another device's DISCOVER, broadcast through the AP, is not.
         let dhcp = all(after: from) { k -> DHCPMessage? in
             if case .dhcp(let m) = k, m.isOf(setup.station) { return m }
@@ -380,8 +396,10 @@ struct CycleBuilder {
             }
         } else if let nv = notVisible[.dhcp] {
             set(.dhcp, .notVisible, detail: nv)
-        } else if kept {
+        } else if leaseKept {
             set(.dhcp, .skipped, detail: "no DHCP exchange: the address and its lease were kept")
+        } else if family == RTNetlink.afInet6 {
+            set(.dhcp, .notUsed, detail: "no DHCP exchange: the push goes over IPv6, and DHCP gives IPv4 addresses")
         } else {
             missing(.dhcp, "no DHCP exchange")
         }
@@ -392,7 +410,7 @@ struct CycleBuilder {
             address = new.value
             let change = addressBefore.map { $0 == new.value ? "" : " (was \($0))" } ?? ""
             set(.address, .ok, last, new.time, detail: "RTM_NEWADDR \(new.value)" + change)
-        } else if kept {
+        } else if addressKept {
             address = addressBefore
             set(.address, .skipped, detail: "the address stayed" + (addressBefore.map { " (\($0))" } ?? ""))
         } else {

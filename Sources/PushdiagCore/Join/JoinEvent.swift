@@ -104,7 +104,8 @@ extension JoinEvent.Kind {
         case .addressRemoved(let a): (added, text) = (false, a)
         default: return nil
         }
-        return (text.contains(":") ? RTNetlink.afInet6 : RTNetlink.afInet) == family ? (added, text) : nil
+        // "10.40.0.2/24": the address before the prefix length; "?/64" (not decoded) is of none.
+        return IPAddress(String(text.prefix { $0 != "/" }))?.family == family ? (added, text) : nil
     }
 }
 

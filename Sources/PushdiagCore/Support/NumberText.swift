@@ -61,8 +61,8 @@ public enum NumberText {
     /// Up to two decimals, no trailing zeros: 57, 1.5, 0.33.
     public static func format(_ v: Double) -> String {
         let r = rounded(v)
-        if r == r.rounded(), abs(r) < 9e15 { return String(Int(r)) }
-        // Swift writes 1e16 and above with an exponent ("9.223372036854776e+18"): the mantissa
+        if r == r.rounded(), abs(r) < 1e16 { return String(Int(r)) }
+        // Swift writes 2^53 and above with an exponent ("9.223372036854776e+18"): the mantissa
         // is cut to two decimals, the exponent kept (it was cut off: "9.22").
         let text = String(r)
         let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) ?? text.endIndex

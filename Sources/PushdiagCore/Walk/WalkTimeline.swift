@@ -126,7 +126,7 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
     }
 
     /// Why this line, read from a recording, holds a number no walk writes (`Recorded`): a time
-    /// outside 1970-2096, a round trip, reconnect time or wait that is not from 0 to a day, a
+    /// outside 1970-2096, a round trip, reconnect time or wait that is not from 0 to 24 days, a
     /// scan interval that is not from 0 to 10^7 s; nil for a line a walk could have written.
     public var problem: String? {
         if !Recorded.times.contains(timeNs) { return "time_ns \(timeNs) is outside 1970-2096" }
