@@ -134,6 +134,16 @@ for dirpath, _, files in os.walk(os.path.join(root, "fixtures")):
         put(join, text, 100)
         for line in text.split(b"\n"):
             put(join, line, 100)
+# FuzzWalk: walk recordings' push.jsonl (whole, the first 40 lines, and a line each).
+walk = os.path.join(out, "walk")
+for dirpath, _, files in os.walk(os.path.join(root, "fixtures")):
+    if "push.jsonl" in files:
+        with open(os.path.join(dirpath, "push.jsonl"), "rb") as f:
+            text = f.read()
+        put(walk, text, 100)
+        put(walk, b"\n".join(text.split(b"\n")[:40]), 100)
+        for line in text.split(b"\n"):
+            put(walk, line, 100)
 # FuzzHTTP: requests as the exporter's clients send them, after two bytes that choose the sizes of
 # the pieces they are fed in ("\0\0": a byte at a time).
 http = os.path.join(out, "http")
@@ -152,7 +162,7 @@ for t in (scrape, curl, scrape + curl, post + curl, b"\r\nGET / HTTP/1.0\nConnec
           b"GET http://[::ffff:10.0.0.5]/ HTTP/1.1\r\nHost: [v1F.a:b]\r\n\r\nGET / HTTP/1.1\r\nHost: [fe80::1%25en%2D0]\r\n\r\n"):
     for sizes in (b"\x00\x00", b"\x07\xff", b"\x3f\x02"):
         put(http, sizes + t, 100)
-for k in ("capture", "netlink", "push", "config", "webconfig", "join", "pcapng", "http"):
+for k in ("capture", "netlink", "push", "config", "webconfig", "join", "pcapng", "http", "walk"):
     print(k, len(os.listdir(os.path.join(out, k))) if os.path.isdir(os.path.join(out, k)) else 0)
 
 # FuzzDBus: method returns (and an error) as D-Bus marshals them, little-endian, with the

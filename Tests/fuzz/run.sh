@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS from seed corpora of the fixtures
 # and ../shared/pcaps. A crash leaves its input in .build/fuzz/crashes/ and fails the run.
-#   FUZZ_SECONDS=600 Tests/fuzz/run.sh [Capture Netlink Push Config WebConfig Join Pcapng DBus HTTP]
+#   FUZZ_SECONDS=600 Tests/fuzz/run.sh [Capture Netlink Push Config WebConfig Join Walk Pcapng DBus HTTP]
 #   FUZZ_BUILD_ONLY=1 Tests/fuzz/run.sh   (builds every target, runs none)
 # FUZZ_JOBS targets run at a time (the number of cores by default; each libFuzzer run is one
 # process on one core); their summaries are printed in the targets' order.
@@ -21,7 +21,7 @@ OPT=${FUZZ_OPT:--O}
 case $OPT in -O | -Onone | -Osize) ;; *) echo "FUZZ_OPT: -O, -Onone or -Osize, not $OPT" >&2; exit 2 ;; esac
 OUT=.build/fuzz
 BIN=$OUT/bin$OPT
-TARGETS=${*:-Capture Netlink Push Config WebConfig Join Pcapng DBus HTTP}
+TARGETS=${*:-Capture Netlink Push Config WebConfig Join Walk Pcapng DBus HTTP}
 # Linked by the toolchain's lld: 0.8 s a target against gold's 4 s (docs/PERFORMANCE.md).
 FLAGS=(-sanitize=fuzzer,address -parse-as-library "$OPT" -use-ld=lld)
 mkdir -p "$OUT/crashes" "$OUT/corpus" "$BIN/core"

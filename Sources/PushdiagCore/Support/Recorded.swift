@@ -15,3 +15,9 @@ public enum Recorded {
         return "\(field) \(ms) is not a duration from 0 to 24 days in milliseconds"
     }
 }
+
+/// A recording that cannot be read on: the file, the line and what is wrong, in one line.
+public struct RecordingError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ d: String) { description = d }
+}

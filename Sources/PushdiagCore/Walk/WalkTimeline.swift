@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a walk collected, on one clock (nanoseconds since the epoch, taken from the monotonic
 /// clock anchored once at the start): the link's samples and moves, the push connection's
 /// heartbeats, reconnects and states, the places. The IO side fills it, live or from a
@@ -172,6 +174,28 @@ public struct WalkLogLine: Codable, Sendable, Equatable {
             self.init(kind: .end, timeNs: time)
             self.interrupted = interrupted
         }
+    }
+
+    /// A push log's lines (`file` names it in the error): each a line of JSON that a walk writes,
+    /// with numbers a walk writes (`problem`), the first the walk's start. The first line that is
+    /// not one stops the reading, named by its number (as a text editor counts, blank lines
+    /// passed over).
+    public static func decode(_ text: String, file: String) throws(RecordingError) -> [WalkLogLine] {
+        var lines: [WalkLogLine] = []
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+            guard let line = try? decoder.decode(WalkLogLine.self, from: Data(raw.utf8)) else {
+                throw RecordingError("\(file): line \(i + 1) is not a walk log line")
+            }
+            // Numbers no walk writes (a file edited or made elsewhere) would overflow the analysis.
+            if let problem = line.problem { throw RecordingError("\(file): line \(i + 1): \(problem)") }
+            lines.append(line)
+        }
+        guard let start = lines.first, start.kind == .start, start.name != nil else {
+            throw RecordingError("\(file): not a walk log (its first line is not the walk's start)")
+        }
+        return lines
     }
 
     /// The event this line encodes (fields a line leaves out take their neutral value, as a log

@@ -296,21 +296,10 @@ public final class WalkRunner {
     public static func replay(directory: String, settings: WalkSettings) throws -> WalkTimeline {
         let logPath = directory + "/push.jsonl"
         guard let data = FileManager.default.contents(atPath: logPath) else { throw WalkError("cannot replay \(directory): no push log \(logPath)") }
-        var lines: [WalkLogLine] = []
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        for (i, raw) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
-            let line: WalkLogLine
-            do { line = try decoder.decode(WalkLogLine.self, from: Data(raw.utf8)) } catch {
-                throw WalkError("\(logPath): line \(i + 1) is not a walk log line")
-            }
-            // Numbers no walk writes (a file edited or made elsewhere) would overflow the analysis.
-            if let problem = line.problem { throw WalkError("\(logPath): line \(i + 1): \(problem)") }
-            lines.append(line)
-        }
-        guard let start = lines.first, start.kind == .start, let recorded = start.name else {
-            throw WalkError("\(logPath): not a walk log (its first line is not the walk's start)")
-        }
+        let lines: [WalkLogLine]
+        do { lines = try WalkLogLine.decode(String(decoding: data, as: UTF8.self), file: logPath) } catch { throw WalkError(error.description) }
+        let start = lines[0]
+        let recorded = start.name ?? ""
         var settings = settings
         if settings.interface.isEmpty { settings.interface = recorded }
         // The scans the walk asked for are asked again, when its samples asked them, and the
