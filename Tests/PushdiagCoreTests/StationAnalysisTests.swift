@@ -285,6 +285,31 @@ struct StationAnalysisTests {
         #expect(s.dozes.count == 3 && s.steering.btmRequests == 1 && s.roams.count == 1)
     }
 
+    /// Two files where the second has the station deauthenticated: the total keeps how it left,
+    /// so the silence to the end of the capture says so (merging dropped it: "nothing").
+    @Test func severalFilesKeepHowAStationLeft() throws {
+        let (sta, a, b) = (Fixtures.station, Fixtures.ap1, Fixtures.ap2)
+        let s = Int64(1_000_000_000)
+        func file(_ frames: [(Int64, [UInt8])]) -> CaptureAnalyzer {
+            var x = CaptureAnalyzer()
+            for (t, f) in frames { f.withUnsafeBytes { x.ingest(linkType: .ieee80211, timestampNs: t, packet: $0, originalLength: f.count) } }
+            return x
+        }
+        var total = file([
+            (0, FrameBuilder.nullData(station: sta, bssid: a, powerManagement: false)),
+            (s, FrameBuilder.nullData(station: sta, bssid: a, powerManagement: false)),
+        ])
+        total.merge(
+            file([
+                (5 * s, FrameBuilder.deauthentication(from: a, to: sta, bssid: a, reason: 4)),
+                (30 * s, FrameBuilder.beacon(bssid: b, FrameBuilder.BeaconOptions(ssid: "ward", channel: 1))),
+            ]))
+        let st = try Self.station(total.report(), sta)
+        let last = try #require(st.silences.last)
+        #expect(last.after.kind == .endOfCapture && last.before == SilenceEdge(kind: .deauthentication, by: .ap, reasonCode: 4, bssid: a), "\(st.silences)")
+        #expect(st.bssid == a)
+    }
+
     /// A report stored before the per-station fields (the history's rows) still decodes, with
     /// them empty.
     @Test func aReportWithoutTheNewFieldsStillDecodes() throws {

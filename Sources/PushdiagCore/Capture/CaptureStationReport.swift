@@ -89,7 +89,8 @@ public struct StationRoamReport: Codable, Sendable, Equatable {
     public var type: RoamType
     /// The (re)association response's status, when seen.
     @Nullable public var statusCode: Int?
-    /// From the roam's first frame (or leaving the old BSS) to the successful response, or to the EAP Success of an 802.1X roam.
+    /// From the roam's first frame (or leaving the old BSS) to the successful response; for an 802.1X roam, to the
+    /// 4-way handshake's message 4 (null until it is seen), as the man page says.
     @Nullable public var gapMs: Double?
     /// The walk's limits for the type (802.11r: ft_gap, others: roam_gap); critical when refused; null when no response was seen.
     @Nullable public var grade: Severity?

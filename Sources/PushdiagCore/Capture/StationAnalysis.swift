@@ -488,7 +488,8 @@ public struct StationAnalysis {
     // MARK: - Several files
 
     /// Adds another file's stations and BSSs (the total of several files). State in flight (a
-    /// doze, a roam awaiting its response) is not carried across files.
+    /// doze, a roam awaiting its response) is not carried across files; where a station is (its
+    /// BSS, or the one it left and how) is the later file's.
     public mutating func merge(_ o: StationAnalysis) {
         untrackedStations += o.untrackedStations
         untrackedTIMs += o.untrackedTIMs
@@ -499,7 +500,12 @@ public struct StationAnalysis {
                 continue
             }
             var s = stations[j]
-            s.bssid = x.bssid ?? s.bssid
+            // The later file's view of where it is: its BSS, or none once it left (and how it left:
+            // a silence after it names the deauthentication; merging dropped it).
+            if max(x.lastFrame, x.leave?.time ?? .min) >= max(s.lastFrame, s.leave?.time ?? .min) {
+                if x.bssid != nil || x.leave != nil { s.bssid = x.bssid }
+                s.leave = x.leave ?? s.leave
+            }
             s.frames += x.frames
             s.retries += x.retries
             s.powerSaveFrames += x.powerSaveFrames
