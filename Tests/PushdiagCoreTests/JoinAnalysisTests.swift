@@ -560,6 +560,13 @@ import Testing
             // Times no run has: a reader's arithmetic on them would overflow.
             (good + "\n{\"t\":-9223372036854775808,\"event\":\"cycle_end\"}\n", "j.jsonl:2: a time outside 1970-2096 or a window that ends before it begins"),
             (good + "\n{\"window\":{\"cycle\":1,\"from\":5,\"to\":4}}\n", "j.jsonl:2: a time outside 1970-2096 or a window that ends before it begins"),
+            // A line that is two things: its window's times went unchecked behind the event's.
+            (
+                good + "\n{\"t\":1,\"window\":{\"cycle\":1,\"from\":-9223372036854775808,\"to\":4}}\n",
+                "j.jsonl:2: a line that is more than one of a header, a window and an event"
+            ),
+            (good + "\n" + good + "\n", "j.jsonl:2: a second header line"),
+            (good + "\n{\"window\":{\"cycle\":1,\"from\":1,\"to\":4}}\n{\"window\":{\"cycle\":1,\"from\":5,\"to\":6}}\n", "j.jsonl:3: a second window for cycle 1"),
         ] {
             guard case .failure(let e) = JoinLog.decode(text, file: "j.jsonl") else {
                 Issue.record("accepted: \(text)")

@@ -100,19 +100,27 @@ public enum JoinLog {
             guard let line = try? d.decode(Line.self, from: Data(raw.utf8)) else {
                 return .failure(JoinLogError("\(place): not a line of a join recording"))
             }
+            // One thing a line: a header, a window or an event (a line that is two was read as
+            // the first and the rest passed over unchecked).
+            guard [line.header != nil, line.window != nil, line.t != nil].filter({ $0 }).count <= 1 else {
+                return .failure(JoinLogError("\(place): a line that is more than one of a header, a window and an event"))
+            }
             // Times a run can have: from 1970 to 2096, a window forwards (so no arithmetic on them
             // overflows).
-            if let t = line.t ?? line.window?.from,
-                !times.contains(t) || !times.contains(line.window?.to ?? t) || (line.window.map { $0.from > $0.to } ?? false)
-            {
+            let stamps = [line.t, line.window?.from, line.window?.to].compactMap { $0 }
+            if !stamps.allSatisfy(times.contains) || (line.window.map { $0.from > $0.to } ?? false) {
                 return .failure(JoinLogError("\(place): a time outside 1970-2096 or a window that ends before it begins"))
             }
             if let h = line.header {
+                guard header == nil else { return .failure(JoinLogError("\(place): a second header line")) }
                 guard ((h.apIdleRungs ?? []) + [h.pathIdleTimeoutS ?? 1]).allSatisfy({ (0.001...1e7).contains($0) }) else {
                     return .failure(JoinLogError("\(place): an idle time that is not between 1 ms and 10^7 s"))
                 }
                 header = h
             } else if let w = line.window {
+                guard !windows.contains(where: { $0.cycle == w.cycle }) else {
+                    return .failure(JoinLogError("\(place): a second window for cycle \(w.cycle)"))
+                }
                 windows.append(w)
             } else if let t = line.t, let k = line.kind {
                 events.append(JoinEvent(t, k))
