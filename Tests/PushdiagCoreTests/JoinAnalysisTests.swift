@@ -566,7 +566,10 @@ import Testing
                 "j.jsonl:2: a line that is more than one of a header, a window and an event"
             ),
             (good + "\n" + good + "\n", "j.jsonl:2: a second header line"),
-            (good + "\n{\"window\":{\"cycle\":1,\"from\":1,\"to\":4}}\n{\"window\":{\"cycle\":1,\"from\":5,\"to\":6}}\n", "j.jsonl:3: a second window for cycle 1"),
+            (
+                good + "\n{\"window\":{\"cycle\":1,\"from\":1,\"to\":4}}\n{\"window\":{\"cycle\":1,\"from\":5,\"to\":6}}\n",
+                "j.jsonl:3: a second window for cycle 1"
+            ),
         ] {
             guard case .failure(let e) = JoinLog.decode(text, file: "j.jsonl") else {
                 Issue.record("accepted: \(text)")
