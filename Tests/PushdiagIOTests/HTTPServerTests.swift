@@ -13,10 +13,10 @@ import Testing
 struct HTTPServerTests {
     /// A server whose routes answer `path client` in the body; /slow answers from another
     /// thread after 300 ms, so that a later request's answer is ready first, /slower after 2 s.
-    func server(idleSeconds: Double = 60, firstRequestSeconds: Double = 10, maxConnections: Int = 512) throws -> HTTPServer {
+    func server(idleSeconds: Double = 60, firstRequestSeconds: Double = 10, maxConnections: Int = 512, maxPerClient: Int = 64) throws -> HTTPServer {
         try HTTPServer(
             endpoint: Endpoint(host: "127.0.0.1", port: 0), idleSeconds: idleSeconds, firstRequestSeconds: firstRequestSeconds,
-            maxConnections: maxConnections, tls: { nil },
+            maxConnections: maxConnections, maxPerClient: maxPerClient, tls: { nil },
             answer: {
                 request, reply in
                 let body = Array("\(request.head.path) \(request.client)".utf8)
@@ -249,6 +249,35 @@ struct HTTPServerTests {
         try first.send(Array("GET /1 HTTP/1.0\r\n\r\n".utf8), timeoutMs: 5000)
         #expect(try untilClosed(first)?.hasSuffix("/1 127.0.0.1") == true)
         #expect(try untilClosed(third)?.hasSuffix("/3 127.0.0.1") == true)
+    }
+
+    /// One address holds at most its share of the connections: one more is closed as it is
+    /// accepted (not left in the backlog, where it would wait for a slot another host needs), and
+    /// a slot the address frees is its again.
+    @Test func oneAddressPastItsShareIsClosedAtOnce() throws {
+        let s = try server(maxPerClient: 2)
+        defer { s.close() }
+        let first = try connect(s)
+        var secondConnection: TCPConnection? = try connect(s)
+        try first.send(Array("GET /1 HTTP/1.1\r\nHost: t\r\n\r\n".utf8), timeoutMs: 5000)
+        #expect(try first.receive(max: 4096, timeoutMs: 5000)?.isEmpty == false)
+        // Closed with nothing sent: an end of file, or a reset (the listener's own options).
+        let third = try connect(s)
+        let closed: Bool
+        do { closed = try untilClosed(third) == "" } catch { closed = "\(error)".contains("closed the connection") }
+        #expect(closed, "a third connection from one address was kept")
+        #expect(s.openConnections == 2)
+        // The second's answer, then its close (the server lingers until the client closes).
+        var second: TCPConnection? = secondConnection
+        secondConnection = nil
+        try second?.send(Array("GET /2 HTTP/1.0\r\n\r\n".utf8), timeoutMs: 5000)
+        #expect(try second.flatMap { try untilClosed($0) }?.hasSuffix("/2 127.0.0.1") == true)
+        second = nil
+        let deadline = Date().addingTimeInterval(5)
+        while s.openConnections > 1, Date() < deadline { usleep(10_000) }
+        let fourth = try connect(s)
+        try fourth.send(Array("GET /4 HTTP/1.0\r\n\r\n".utf8), timeoutMs: 5000)
+        #expect(try untilClosed(fourth)?.hasSuffix("/4 127.0.0.1") == true)
     }
 
     @Test func aPortThatIsTakenIsRefusedWithItsErrno() throws {

@@ -62,7 +62,9 @@ public struct HTTPResponse: Sendable, Equatable {
 ///
 /// A connection is read only while nothing is owed to it: the next pipelined request waits in
 /// the socket, not in memory. At most `maxConnections` are served at once; more wait in the
-/// listen backlog.
+/// listen backlog. One client address holds at most `maxPerClient` of them (an eighth): a
+/// connection past that is closed as it is accepted, so that one host cannot take every slot
+/// from Prometheus (nginx's limit_conn and Apache's MaxClientsPerIP are the bar).
 public final class HTTPServer: Sendable {
     public typealias Answer = @Sendable (HTTPServerRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
 
@@ -89,7 +91,7 @@ public final class HTTPServer: Sendable {
 
     /// Listens on `endpoint` and starts the loop's thread. A port that cannot be had throws.
     public init(
-        endpoint: Endpoint, idleSeconds: Double = 60, firstRequestSeconds: Double = 10, maxConnections: Int = 512,
+        endpoint: Endpoint, idleSeconds: Double = 60, firstRequestSeconds: Double = 10, maxConnections: Int = 512, maxPerClient: Int = 64,
         tls: @escaping @Sendable () -> TLSServerContext?, answer: @escaping Answer
     ) throws(ConnectionFailure) {
         let ready = Wakeup()
@@ -100,8 +102,7 @@ public final class HTTPServer: Sendable {
             do throws(ConnectionFailure) {
                 let loop = try ServerLoop(
                     listener: try TCPListener(endpoint), mailbox: mailbox, idleMs: idleSeconds * 1000, firstRequestMs: firstRequestSeconds * 1000,
-                    maxConnections: maxConnections, tls: tls,
-                    answer: answer)
+                    maxConnections: maxConnections, maxPerClient: maxPerClient, tls: tls, answer: answer)
                 mailbox.started.withLock { $0 = .success(loop.listener.boundPort) }
                 ready.ring()
                 loop.run { mailbox.stopping.load(ordering: .relaxed) }
@@ -181,6 +182,9 @@ final class ServerLoop {
     let idleMs: Double
     let firstRequestMs: Double
     let maxConnections: Int
+    let maxPerClient: Int
+    /// Connections open per client address.
+    var perClient: [String: Int] = [:]
     let tls: @Sendable () -> TLSServerContext?
     let answer: HTTPServer.Answer
     var connections: [Int32: Connection] = [:]
@@ -195,11 +199,11 @@ final class ServerLoop {
     var buffer = [UInt8](repeating: 0, count: 16_384)
 
     init(
-        listener: TCPListener, mailbox: HTTPServer.Mailbox, idleMs: Double, firstRequestMs: Double, maxConnections: Int,
+        listener: TCPListener, mailbox: HTTPServer.Mailbox, idleMs: Double, firstRequestMs: Double, maxConnections: Int, maxPerClient: Int,
         tls: @escaping @Sendable () -> TLSServerContext?, answer: @escaping HTTPServer.Answer
     ) throws(ConnectionFailure) {
-        (self.listener, self.mailbox, self.idleMs, self.firstRequestMs, self.maxConnections, self.tls, self.answer) =
-            (listener, mailbox, idleMs, firstRequestMs, maxConnections, tls, answer)
+        (self.listener, self.mailbox, self.idleMs, self.firstRequestMs, self.maxConnections, self.maxPerClient, self.tls, self.answer) =
+            (listener, mailbox, idleMs, firstRequestMs, maxConnections, maxPerClient, tls, answer)
         events = try EventPoll(batch: 256)
         for fd in [listener.fd, mailbox.wakeup.descriptor.rawValue] {
             if case .failure(let e) = events.add(fd, .readable) { throw .io("cannot watch the HTTP server's descriptors", errno: e) }
@@ -265,13 +269,17 @@ final class ServerLoop {
                 acceptPausedUntilMs = Clock.ms() + 250
                 break
             }
+            // One address past its share: closed as it comes (the socket goes with this scope).
+            let client = Self.peerAddress(socket.fd)
+            guard perClient[client, default: 0] < maxPerClient else { continue }
             var session: TLSMemorySession?
             if let context = tls() {
                 do throws(ConnectionFailure) { session = try TLSMemorySession(context: context) } catch { continue }
             }
-            let c = Connection(socket: socket, client: Self.peerAddress(socket.fd), tls: session, now: Clock.ms())
+            let c = Connection(socket: socket, client: client, tls: session, now: Clock.ms())
             guard case .success = events.add(socket.fd, .readable) else { continue }
             connections[socket.fd] = c
+            perClient[client, default: 0] += 1
             mailbox.open.store(connections.count, ordering: .relaxed)
         }
         // At the limit the listener rests until a connection closes; after a failure, its time.
@@ -419,6 +427,8 @@ final class ServerLoop {
         sayGoodbye(c)
         events.remove(c.socket.fd)
         connections[c.socket.fd] = nil
+        perClient[c.client, default: 1] -= 1
+        if perClient[c.client] == 0 { perClient[c.client] = nil }
         mailbox.open.store(connections.count, ordering: .relaxed)
         if c.owed != nil { owedBy[c.owedSerial] = nil }
         if !accepting { acceptWaiting() }
