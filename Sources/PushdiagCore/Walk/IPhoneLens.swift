@@ -248,13 +248,12 @@ public struct IPhoneLens: Sendable {
             if let (to, dbm, rule) = Self.choose(current: current, candidates: candidates, traffic: v.traffic) {
                 let own = v.lastRead?.entries.first { $0.bssid == p }
                 let fromFreq = p == s.bssid ? s.freqMhz : v.fresh.first { $0.bssid == p }?.freqMhz
-                let bands = (WiFiBand(frequencyMhz: fromFreq), WiFiBand(frequencyMhz: to.freqMhz))
                 roams.append(
                     PredictedRoam(
                         time: Timestamp.rfc3339(nanoseconds: s.timeNs), place: place, fromBssid: p, toBssid: to.bssid, rule: rule,
                         scan: own.map { $0.entry.radioMeasurement ? .neighbourReport : .full }, fromSignalDbm: NumberText.rounded(current),
                         toSignalDbm: NumberText.rounded(dbm), traffic: v.traffic, laptopBssid: s.bssid, fromFreqMhz: fromFreq, toFreqMhz: to.freqMhz,
-                        bandChanged: bands.0 != nil && bands.1 != nil && bands.0 != bands.1))
+                        bandChanged: WiFiBand.change(fromMhz: fromFreq, toMhz: to.freqMhz) != nil))
                 phone = to.bssid
                 sticky.close()
             } else if v.reached,

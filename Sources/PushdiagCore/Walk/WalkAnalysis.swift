@@ -82,10 +82,7 @@ public struct WalkLinkChange: Sendable, Equatable {
     public var keptLinkGapMs: Double? { linkGapMs.map(Kept.ms) }
 
     /// The bands before and after, when both frequencies were reported and their bands differ.
-    public var bandChange: (from: WiFiBand, to: WiFiBand)? {
-        guard let from = WiFiBand(frequencyMhz: fromFreqMhz), let to = WiFiBand(frequencyMhz: toFreqMhz), from != to else { return nil }
-        return (from, to)
-    }
+    public var bandChange: (from: WiFiBand, to: WiFiBand)? { WiFiBand.change(fromMhz: fromFreqMhz, toMhz: toFreqMhz) }
 }
 
 extension WalkLinkChange {

@@ -40,4 +40,12 @@ public enum WiFiBand: String, CaseIterable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { rawValue }
+
+    /// The bands of a move from `from` to `to` MHz, when both were reported and the bands differ
+    /// (iOS stops the push provider at such a move): the walk's moves and the lens's predicted
+    /// roams say it alike.
+    public static func change(fromMhz from: Int?, toMhz to: Int?) -> (from: WiFiBand, to: WiFiBand)? {
+        guard let from = WiFiBand(frequencyMhz: from), let to = WiFiBand(frequencyMhz: to), from != to else { return nil }
+        return (from, to)
+    }
 }
