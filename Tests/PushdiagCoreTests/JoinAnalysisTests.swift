@@ -324,6 +324,28 @@ import Testing
         #expect(c.step(.address)?.detail == "the address stayed (10.0.0.2/24)" && c.pushReadyMs == 155, "\(c.step(.address)!)")
     }
 
+    /// The gateway is the router the DHCP ACK named: an on-link DNS server turning REACHABLE
+    /// first (the resolver's query) is not it. Without a router in the ACK, the first neighbour
+    /// of the push's family stands for it, as before.
+    @Test func theGatewayIsTheRouterTheACKNamed() {
+        var ack = DHCPMessage(op: 2, xid: 7)
+        ack.messageType = .ack
+        ack.yourAddress = IPAddress("10.0.0.7")
+        ack.router = Self.gw
+        let dns = IPAddress("10.0.0.53")!
+        func events(router: Bool) -> [JoinEvent] {
+            Self.psk.map { e in
+                if case .dhcp(let m) = e.kind, m.messageType == .ack, router { return JoinEvent(e.timeNs, .dhcp(ack)) }
+                if case .gateway = e.kind { return JoinEvent(e.timeNs, .gateway(Self.gw, .reachable)) }
+                return e
+            } + [Self.at(93, .gateway(dns, .reachable))]
+        }
+        let named = JoinAnalysis.cycle(1, events: events(router: true), setup: Self.setup)
+        #expect(named.step(.gateway)?.detail == "10.0.0.1 reachable" && named.step(.gateway)?.durationMs == 3, "\(named.steps)")
+        let unnamed = JoinAnalysis.cycle(1, events: events(router: false), setup: Self.setup)
+        #expect(unnamed.step(.gateway)?.detail == "10.0.0.53 reachable" && unnamed.step(.gateway)?.durationMs == 1, "\(unnamed.steps)")
+    }
+
     /// WPA3-SAE through an AP without PMKSA caching that asks for anti-clogging tokens, as the
     /// lab's real kernel showed it (join.sh's lab_join_sae): open system with the cached PMKID,
     /// the association refused (53), then SAE's commit answered 76 (a token), commit, confirm.

@@ -371,6 +371,8 @@ struct CycleBuilder {
         }
         let client = dhcp.first { $0.value.messageType?.fromClient == true && $0.value.messageType != .release }
         var dhcpEnd: Int64?
+        // The ACK's router (option 3): the gateway whose neighbour entry the gateway step waits for.
+        var router: IPAddress?
         if let client {
             // The station's messages from its first on, whatever their xid when the station is
             // known (a NAK'd REQUEST, then a DISCOVER of a new xid, as RFC 2131 has a client
@@ -384,6 +386,7 @@ struct CycleBuilder {
             let note = discovers > 1 ? " (\(discovers) DISCOVERs)" : ""
             if let ack = exchange.first(where: { $0.value.messageType == .ack }) {
                 dhcpEnd = ack.time
+                router = ack.value.router
                 let lease = ack.value.leaseSeconds.map { ", lease \($0) s" } ?? ""
                 let kind = client.value.messageType == .request ? " (the client asked for its lease again)" : ""
                 set(
@@ -416,9 +419,12 @@ struct CycleBuilder {
         } else {
             missing(.address, "no address" + (removed.map { " after \($0.value) went" } ?? ""))
         }
-        // A neighbour of the same family (an IPv6 router's fe80:: entry is no IPv4 push's gateway).
+        // The router the DHCP ACK named, when this cycle's had one; else a neighbour of the
+        // same family (an IPv6 router's fe80:: entry is no IPv4 push's gateway; an on-link DNS
+        // server turning REACHABLE first is then taken, which only the ACK tells apart).
+        let gatewayAddress = family == RTNetlink.afInet ? router : nil
         let gateway = first(after: last) { k -> IPAddress? in
-            if case .gateway(let a, .reachable) = k, a.family == family { return a }
+            if case .gateway(let a, .reachable) = k, a.family == family, gatewayAddress.map({ $0 == a }) ?? true { return a }
             return nil
         }
         if let gateway {
