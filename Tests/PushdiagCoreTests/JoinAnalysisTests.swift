@@ -344,6 +344,15 @@ import Testing
         #expect(named.step(.gateway)?.detail == "10.0.0.1 reachable" && named.step(.gateway)?.durationMs == 3, "\(named.steps)")
         let unnamed = JoinAnalysis.cycle(1, events: events(router: false), setup: Self.setup)
         #expect(unnamed.step(.gateway)?.detail == "10.0.0.53 reachable" && unnamed.step(.gateway)?.durationMs == 1, "\(unnamed.steps)")
+        // RFC 3442: with classless static routes (option 121) option 3 is not the client's.
+        ack.classlessRoutes = true
+        let classless = JoinAnalysis.cycle(1, events: events(router: true), setup: Self.setup)
+        #expect(classless.step(.gateway)?.detail == "10.0.0.53 reachable", "\(classless.steps)")
+        // A router that never turns REACHABLE is named in the detail.
+        ack.classlessRoutes = false
+        let silent = JoinAnalysis.cycle(
+            1, events: events(router: true).filter { if case .gateway(Self.gw, _) = $0.kind { false } else { true } }, setup: Self.setup)
+        #expect(silent.step(.gateway)?.detail.contains("for the gateway 10.0.0.1 (the DHCP ACK's router)") == true, "\(silent.steps)")
     }
 
     /// WPA3-SAE through an AP without PMKSA caching that asks for anti-clogging tokens, as the
@@ -588,6 +597,10 @@ import Testing
                 "j.jsonl:2: a line that is more than one of a header, a window and an event"
             ),
             (good + "\n" + good + "\n", "j.jsonl:2: a second header line"),
+            (
+                good + "\n{\"window\":{\"cycle\":1,\"from\":1,\"to\":4},\"event\":\"cycle_end\"}\n",
+                "j.jsonl:2: a line that is more than one of a header, a window and an event"
+            ),
             (
                 good + "\n{\"window\":{\"cycle\":1,\"from\":1,\"to\":4}}\n{\"window\":{\"cycle\":1,\"from\":5,\"to\":6}}\n",
                 "j.jsonl:3: a second window for cycle 1"

@@ -308,6 +308,11 @@ struct StationAnalysisTests {
         let last = try #require(st.silences.last)
         #expect(last.after.kind == .endOfCapture && last.before == SilenceEdge(kind: .deauthentication, by: .ap, reasonCode: 4, bssid: a), "\(st.silences)")
         #expect(st.bssid == a)
+        // A doze the first file ended in ends at the second's deauthentication, as in one file.
+        var dozing = file([(0, FrameBuilder.nullData(station: sta, bssid: a, powerManagement: true, qos: true))])
+        dozing.merge(file([(4 * s, FrameBuilder.deauthentication(from: a, to: sta, bssid: a, reason: 4))]))
+        let d = try Self.station(dozing.report(), sta).dozes
+        #expect(d.count == 1 && d.totalMs == 4000 && d.wokeByOther == 1 && !d.dozingAtEnd, "\(d)")
     }
 
     /// A report stored before the per-station fields (the history's rows) still decodes, with

@@ -536,8 +536,14 @@ public struct StationAnalysis {
                 s.lastFramePM = x.lastFramePM
                 s.dozing = x.dozing
                 s.dozeStart = x.dozeStart
+                s.dozeBSSID = x.dozeBSSID
             }
             stations[j] = s
+            // A doze the earlier file ended in, on the BSS the later file has it leave: over at
+            // the leaving, as one file would have it.
+            if s.dozing, let l = s.leave, l.time >= s.dozeStart, s.dozeBSSID == l.bssid, l.time > s.lastFrame {
+                endDoze(j, at: l.time, wake: .other)
+            }
         }
         for k in 0..<o.bsses.count {
             let x = o.bsses[k]

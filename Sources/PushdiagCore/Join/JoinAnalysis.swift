@@ -386,7 +386,8 @@ struct CycleBuilder {
             let note = discovers > 1 ? " (\(discovers) DISCOVERs)" : ""
             if let ack = exchange.first(where: { $0.value.messageType == .ack }) {
                 dhcpEnd = ack.time
-                router = ack.value.router
+                // RFC 3442: with classless static routes (option 121) the client ignores option 3.
+                router = ack.value.classlessRoutes ? nil : ack.value.router
                 let lease = ack.value.leaseSeconds.map { ", lease \($0) s" } ?? ""
                 let kind = client.value.messageType == .request ? " (the client asked for its lease again)" : ""
                 set(
@@ -422,9 +423,15 @@ struct CycleBuilder {
         // The router the DHCP ACK named, when this cycle's had one; else a neighbour of the
         // same family (an IPv6 router's fe80:: entry is no IPv4 push's gateway; an on-link DNS
         // server turning REACHABLE first is then taken, which only the ACK tells apart).
+        // (The push server itself stands for it too: one on the station's subnet is reached
+        // without the router.)
         let gatewayAddress = family == RTNetlink.afInet ? router : nil
+        let server = first(after: pushFrom) { k -> IPAddress? in
+            if case .push(.tcpStarted(let a)) = k { return a.unmapped }
+            return nil
+        }?.value
         let gateway = first(after: last) { k -> IPAddress? in
-            if case .gateway(let a, .reachable) = k, a.family == family, gatewayAddress.map({ $0 == a }) ?? true { return a }
+            if case .gateway(let a, .reachable) = k, a.family == family, gatewayAddress.map({ $0 == a || a == server }) ?? true { return a }
             return nil
         }
         if let gateway {
@@ -434,7 +441,8 @@ struct CycleBuilder {
         } else if failedAt != nil {
             set(.gateway, .notReached, detail: "")
         } else {
-            set(.gateway, .notVisible, detail: "no REACHABLE neighbour event for the gateway (an entry still valid from before shows none)")
+            let named = gatewayAddress.map { " \($0) (the DHCP ACK's router)" } ?? ""
+            set(.gateway, .notVisible, detail: "no REACHABLE neighbour event for the gateway\(named) (an entry still valid from before shows none)")
         }
     }
 

@@ -102,7 +102,7 @@ public enum JoinLog {
             }
             // One thing a line: a header, a window or an event (a line that is two was read as
             // the first and the rest passed over unchecked).
-            guard [line.header != nil, line.window != nil, line.t != nil].filter({ $0 }).count <= 1 else {
+            guard [line.header != nil, line.window != nil, line.t != nil || line.event != nil].filter({ $0 }).count <= 1 else {
                 return .failure(JoinLogError("\(place): a line that is more than one of a header, a window and an event"))
             }
             // Times a run can have: from 1970 to 2096, a window forwards (so no arithmetic on them

@@ -50,6 +50,8 @@ public struct DHCPMessage: Equatable, Sendable {
     public var requestedAddress: IPAddress?
     /// Option 3: the first router.
     public var router: IPAddress?
+    /// Option 121 (RFC 3442) was given: the client then ignores option 3, its routes are those.
+    public var classlessRoutes = false
     /// An option ran past the end, or no end option came.
     public var malformed = false
 
@@ -86,6 +88,7 @@ public struct DHCPMessage: Equatable, Sendable {
             case 54: if len == 4 { m.serverIdentifier = IPAddress(bytes: Array(v)) } else { m.malformed = true }
             case 50: if len == 4 { m.requestedAddress = IPAddress(bytes: Array(v)) } else { m.malformed = true }
             case 3: if len >= 4, len % 4 == 0 { m.router = IPAddress(bytes: Array(v.prefix(4))) } else { m.malformed = true }
+            case 121: m.classlessRoutes = true
             default: break
             }
             o += 2 + Int(len)

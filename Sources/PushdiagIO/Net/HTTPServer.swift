@@ -62,9 +62,10 @@ public struct HTTPResponse: Sendable, Equatable {
 ///
 /// A connection is read only while nothing is owed to it: the next pipelined request waits in
 /// the socket, not in memory. At most `maxConnections` are served at once; more wait in the
-/// listen backlog. One client address holds at most `maxPerClient` of them (an eighth): a
-/// connection past that is closed as it is accepted, so that one host cannot take every slot
-/// from Prometheus (nginx's limit_conn and Apache's MaxClientsPerIP are the bar).
+/// listen backlog. One client address holds at most `maxPerClient` of them (a quarter, above
+/// the exporter's 64 probes at once and a scrape beside them): a connection past that is closed
+/// as it is accepted, so that one host cannot take every slot from Prometheus (nginx's
+/// limit_conn and Apache's MaxClientsPerIP are the bar). A proxy in front is one address.
 public final class HTTPServer: Sendable {
     public typealias Answer = @Sendable (HTTPServerRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
 
@@ -91,7 +92,7 @@ public final class HTTPServer: Sendable {
 
     /// Listens on `endpoint` and starts the loop's thread. A port that cannot be had throws.
     public init(
-        endpoint: Endpoint, idleSeconds: Double = 60, firstRequestSeconds: Double = 10, maxConnections: Int = 512, maxPerClient: Int = 64,
+        endpoint: Endpoint, idleSeconds: Double = 60, firstRequestSeconds: Double = 10, maxConnections: Int = 512, maxPerClient: Int = 128,
         tls: @escaping @Sendable () -> TLSServerContext?, answer: @escaping Answer
     ) throws(ConnectionFailure) {
         let ready = Wakeup()
@@ -195,6 +196,9 @@ final class ServerLoop {
     /// accept(2) failed (the open-file limit): the listener rests until then.
     var acceptPausedUntilMs: Double?
     var stopping = false
+    /// Connections accepted (or refused) in one turn of the loop; the listener, level-triggered,
+    /// wakes the next turn at once when more wait.
+    static let acceptsPerWake = 64
     /// What one read takes, reused by every connection (one thread reads).
     var buffer = [UInt8](repeating: 0, count: 16_384)
 
@@ -262,7 +266,11 @@ final class ServerLoop {
             guard Clock.ms() >= until else { return }
             acceptPausedUntilMs = nil
         }
-        while connections.count < maxConnections, let accepted = listener.accept() {
+        // At most `acceptsPerWake` a wake, refused ones included: one host refilling the backlog
+        // would otherwise keep the loop accepting and closing, and every reply waiting.
+        var budget = Self.acceptsPerWake
+        while connections.count < maxConnections, budget > 0, let accepted = listener.accept() {
+            budget -= 1
             guard case .success(let socket) = accepted else {
                 // The open-file limit (or another failure): the listener, level-triggered, would
                 // wake the loop at once forever; it rests a quarter of a second instead.
