@@ -189,6 +189,26 @@ struct StationAnalysisTests {
         }
     }
 
+    /// Adding two files' steering adds every counter the report has (a counter added to the
+    /// report and not to the list would be dropped by a merge): each field that is a count is
+    /// in `SteeringReport.counters`, and adding a report to itself doubles each.
+    @Test func addingSteeringAddsEveryCounter() {
+        var r = SteeringReport()
+        for (i, k) in SteeringReport.counters.enumerated() { r[keyPath: k] = i + 1 }
+        let counts = Mirror(reflecting: r).children.filter { $0.value is Int || $0.value is Added<Int> }
+        #expect(counts.count == SteeringReport.counters.count, "\(counts.map(\.label))")
+        var doubled = r
+        doubled.addCounters(r)
+        #expect(SteeringReport.counters.enumerated().allSatisfy { doubled[keyPath: $0.element] == 2 * ($0.offset + 1) })
+        var b = BSSTransitionReport()
+        (b.queries, b.requests, b.responses, b.accepted, b.rejected, b.protectedActions) = (1, 2, 3, 4, 5, 6)
+        var twice = b
+        twice.add(b)
+        let sums: [Int] = [twice.queries, twice.requests, twice.responses, twice.accepted, twice.rejected, twice.protectedActions]
+        #expect(sums == [2, 4, 6, 8, 10, 12])
+        #expect(Mirror(reflecting: b).children.filter { $0.value is Int || $0.value is Added<Int> }.count == 6)
+    }
+
     /// A capture can carry any 16-bit reason: each table keeps 32 codes, the rest "other".
     @Test func reasonTablesAreBounded() throws {
         let (sta, a) = (Fixtures.station, Fixtures.ap1)

@@ -215,12 +215,7 @@ extension CaptureAnalyzer {
         let room = max(0, options.roamingEventCapacity - roams.count)
         roams.append(contentsOf: o.roams.prefix(room))
         roamsDropped += o.roamsDropped + max(0, o.roams.count - room)
-        btm.queries += o.btm.queries
-        btm.requests += o.btm.requests
-        btm.responses += o.btm.responses
-        btm.accepted += o.btm.accepted
-        btm.rejected += o.btm.rejected
-        btm.protectedActions += o.btm.protectedActions
+        btm.add(o.btm)
         stationAnalysis.merge(o.stationAnalysis)
     }
 }

@@ -114,6 +114,11 @@ public struct BSSTransitionReport: Codable, Sendable, Equatable {
     /// the category encrypted: the BTM frames among them are not in the counts above.
     @Added public var protectedActions = 0
     public init() {}
+
+    /// Another file's counts added (each a sum over frames).
+    mutating func add(_ o: BSSTransitionReport) {
+        for k in [\Self.queries, \.requests, \.responses, \.accepted, \.rejected, \.protectedActions] { self[keyPath: k] += o[keyPath: k] }
+    }
 }
 
 public struct CaptureReport: Codable, Sendable, Equatable {

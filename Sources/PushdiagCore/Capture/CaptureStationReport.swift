@@ -123,6 +123,17 @@ public struct SteeringReport: Codable, Sendable, Equatable {
     public init() {}
 
     public var isEmpty: Bool { self == SteeringReport() }
+
+    /// The counters, each a sum over frames: what adding two reports adds (the maps by code are
+    /// the caller's, `CodeCounts`).
+    static var counters: [WritableKeyPath<SteeringReport, Int>] {
+        [
+            \.btmQueries, \.btmRequests, \.btmDisassociationImminent, \.btmCandidates, \.btmResponses, \.deauthFromAp, \.deauthFromStations,
+            \.disassocFromAp, \.disassocFromStations, \.saQueryRequests, \.saQueryResponses, \.protectedActions,
+        ]
+    }
+
+    mutating func addCounters(_ o: SteeringReport) { for k in Self.counters { self[keyPath: k] += o[keyPath: k] } }
 }
 
 /// One hour of an AP's steering (the hours with any).

@@ -67,18 +67,7 @@ public struct StationAnalysis {
         var disassocByReason = CodeCounts<UInt16>()
 
         mutating func merge(_ o: Steering) {
-            counts.btmQueries += o.counts.btmQueries
-            counts.btmRequests += o.counts.btmRequests
-            counts.btmDisassociationImminent += o.counts.btmDisassociationImminent
-            counts.btmCandidates += o.counts.btmCandidates
-            counts.btmResponses += o.counts.btmResponses
-            counts.deauthFromAp += o.counts.deauthFromAp
-            counts.deauthFromStations += o.counts.deauthFromStations
-            counts.disassocFromAp += o.counts.disassocFromAp
-            counts.disassocFromStations += o.counts.disassocFromStations
-            counts.saQueryRequests += o.counts.saQueryRequests
-            counts.saQueryResponses += o.counts.saQueryResponses
-            counts.protectedActions += o.counts.protectedActions
+            counts.addCounters(o.counts)
             btmResponsesByStatus.merge(o.btmResponsesByStatus)
             deauthByReason.merge(o.deauthByReason)
             disassocByReason.merge(o.disassocByReason)
