@@ -201,7 +201,8 @@ public struct CaptureAnalyzer {
         }
 
         switch h.type {
-        case .management where !h.truncated:
+        // A protected management frame (802.11w) only of the kinds counted by their addresses.
+        case .management where !h.truncated && (!h.protected || h.managementSubtype?.isRobust == true):
             // The two radio fields it reads, not the whole RadioInfo: passed on the stack, the struct
             // was rebuilt from single-byte stores and the call stalled on reading it back (12% of
             // the analysing thread on the mixed mix; docs/PERFORMANCE.md).
@@ -249,7 +250,6 @@ public struct CaptureAnalyzer {
     mutating func management(_ h: Dot11Header, body: UnsafeRawBufferPointer, time: Int64, bss: Int?, frequencyMHz: UInt16, signalDBm: Int8?) {
         guard let sub = h.managementSubtype else { return }
         stationAnalysis.management(h, body: body, time: time)
-        if h.protected, !sub.isRobust { return }
         switch sub {
         case .beacon, .probeResponse:
             // timestamp 8, beacon interval 2, capability 2, elements

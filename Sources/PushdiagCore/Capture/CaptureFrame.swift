@@ -15,6 +15,14 @@ public struct CaptureFrame {
     /// About 146 years either side of 1970: the difference of two times always fits an Int64.
     public static let mostNs: Int64 = 1 << 62 - 1
 
+    /// A record's time from its seconds and its fraction in nanoseconds, held at Int64's bounds
+    /// where an interface's offset puts the seconds past them (every reader: libpcap's records,
+    /// the pipelined pcapng walk, live capture).
+    @inline(__always)
+    public static func nanoseconds(seconds: Int64, fraction: Int64) -> Int64 {
+        seconds.multipliedSaturated(by: 1_000_000_000).addingSaturated(fraction)
+    }
+
     /// `ns` held within ±`mostNs`.
     @inline(__always)
     public static func held(_ ns: Int64) -> Int64 { min(max(ns, -mostNs), mostNs) }

@@ -269,7 +269,7 @@ public struct PcapngBlocks: Sendable {
     /// A timestamp in nanoseconds as libpcap gives it when asked for nanoseconds: whole seconds
     /// plus the offset, the fraction scaled in unsigned 64-bit arithmetic (wrapping where
     /// libpcap's does), then `tv_sec` and an `int` fraction as PcapFile combines them (held at
-    /// Int64's bounds: `PcapFile.nanoseconds`).
+    /// Int64's bounds: `CaptureFrame.nanoseconds`).
     @inline(__always)
     public static func nanoseconds(_ units: UInt64, _ i: Interface) -> Int64 {
         let r = i.unitsPerSecond
@@ -284,7 +284,7 @@ public struct PcapngBlocks: Sendable {
                 fraction &*= 1_000_000_000 / r
             }
         }
-        return Int64(bitPattern: seconds).multipliedSaturated(by: 1_000_000_000).addingSaturated(Int64(Int32(truncatingIfNeeded: fraction)))
+        return CaptureFrame.nanoseconds(seconds: Int64(bitPattern: seconds), fraction: Int64(Int32(truncatingIfNeeded: fraction)))
     }
 }
 

@@ -3,7 +3,8 @@
 /// ejections it and its AP exchanged, and every roam labelled by how it authenticated.
 ///
 /// `CaptureAnalyzer` calls `frame` for every valid 802.11 frame and `management` for every
-/// management frame whose header is whole (a protected one counts by its addresses alone). Memory is bounded by the number of stations and BSSs (the tables'
+/// management frame whose header is whole (protected ones only of the robust kinds, counted by
+/// their addresses alone). Memory is bounded by the number of stations and BSSs (the tables'
 /// capacities, with a count of what was refused) and per station by `Options`' caps.
 ///
 /// A station is an address that sends frames to an AP: data frames To DS, PS-Polls, and
@@ -297,10 +298,10 @@ public struct StationAnalysis {
     // MARK: - Management bodies
 
     /// A management frame (its header whole). A protected one (802.11w: a deauthentication,
-    /// disassociation or action frame) counts by its addresses alone, its body encrypted.
+    /// disassociation or action frame: `CaptureAnalyzer` passes no other) counts by its
+    /// addresses alone, its body encrypted.
     public mutating func management(_ h: Dot11Header, body: UnsafeRawBufferPointer, time t: Int64) {
         guard let sub = h.managementSubtype else { return }
-        if h.protected, !sub.isRobust { return }
         switch sub {
         case .beacon:
             guard let b = h.addr3, b != .broadcast, let bi = bsses.slot(b, make: { BSS() }) else { return }

@@ -99,6 +99,8 @@ struct CycleBuilder {
     /// The family the address and gateway steps follow: the push server's (the address the
     /// cycle resolved or connected to), IPv4 (DHCP's) when the cycle shows neither.
     let family: UInt8
+    /// The push server's address as the cycle resolved or connected to it (nil when neither).
+    let server: IPAddress?
     /// The association's end (nil when the link never came).
     var linkDone: Int64?
     var ended: Bool
@@ -113,12 +115,13 @@ struct CycleBuilder {
         origin = start?.timeNs ?? events.first?.timeNs ?? 0
         if case .cycleStart(let how)? = start?.kind { trigger = how } else { trigger = "the first event" }
         self.events = events
-        let server = events.lazy.compactMap { e -> IPAddress? in
-            switch e.kind {
-            case .push(.resolved(let a)), .push(.tcpStarted(let a)): a.unmapped
-            default: nil
-            }
-        }.first
+        server =
+            events.lazy.compactMap { e -> IPAddress? in
+                switch e.kind {
+                case .push(.resolved(let a)), .push(.tcpStarted(let a)): a.unmapped
+                default: nil
+                }
+            }.first
         // Without one (the name did not resolve): IPv4 where the cycle has IPv4 addresses, IPv6
         // where it has only IPv6 ones (an IPv6-only network), so that the step that failed is
         // the one shown.
@@ -426,10 +429,6 @@ struct CycleBuilder {
         // (The push server itself stands for it too: one on the station's subnet is reached
         // without the router.)
         let gatewayAddress = family == RTNetlink.afInet ? router : nil
-        let server = first(after: pushFrom) { k -> IPAddress? in
-            if case .push(.tcpStarted(let a)) = k { return a.unmapped }
-            return nil
-        }?.value
         let gateway = first(after: last) { k -> IPAddress? in
             if case .gateway(let a, .reachable) = k, a.family == family, gatewayAddress.map({ $0 == a || a == server }) ?? true { return a }
             return nil

@@ -261,7 +261,7 @@ extension PcapFile {
                 if rc == 1, let hdr = header?.pointee, let data {
                     read += 1
                     stint += 1
-                    let ts = PcapFile.nanoseconds(seconds: Int64(hdr.ts.tv_sec), fraction: Int64(hdr.ts.tv_usec))
+                    let ts = CaptureFrame.nanoseconds(seconds: Int64(hdr.ts.tv_sec), fraction: Int64(hdr.ts.tv_usec))  // opened for nanoseconds
                     if !b.append(ts, data, Int(hdr.caplen), Int(hdr.len)) {
                         pending = (ts, data, Int(hdr.caplen), Int(hdr.len))
                         break fill

@@ -108,13 +108,6 @@ public final class PcapFile: @unchecked Sendable {
     deinit { pcap_close(handle) }
 
     /// libpcap's name for a link type ("IEEE802_11_RADIO"), or "unknown".
-    /// A record's time as libpcap gives it (opened for nanoseconds: `tv_usec` holds them), held
-    /// at Int64's bounds where an interface's offset puts `tv_sec` past them.
-    @inline(__always)
-    static func nanoseconds(seconds: Int64, fraction: Int64) -> Int64 {
-        seconds.multipliedSaturated(by: 1_000_000_000).addingSaturated(fraction)
-    }
-
     public static func linkTypeName(_ linkType: Int32) -> String {
         guard let p = pcap_datalink_val_to_name(linkType) else { return "unknown" }
         return String(cString: p)
@@ -138,7 +131,7 @@ public final class PcapFile: @unchecked Sendable {
         while true {
             let rc = pcap_next_ex(handle, &header, &data)
             if rc == 1, let hdr = header?.pointee, let data {
-                let ts = PcapFile.nanoseconds(seconds: Int64(hdr.ts.tv_sec), fraction: Int64(hdr.ts.tv_usec))
+                let ts = CaptureFrame.nanoseconds(seconds: Int64(hdr.ts.tv_sec), fraction: Int64(hdr.ts.tv_usec))  // opened for nanoseconds
                 return CaptureRecord(timestampNs: ts, bytes: UnsafeRawBufferPointer(start: data, count: Int(hdr.caplen)), originalLength: Int(hdr.len))
             }
             if rc == CPcap_ERROR_BREAK() { return nil }
@@ -168,7 +161,7 @@ public final class PcapFile: @unchecked Sendable {
             let rc = pcap_next_ex(handle, &header, &data)
             if rc == 1, let hdr = header?.pointee, let data {
                 n += 1
-                let ts = PcapFile.nanoseconds(seconds: Int64(hdr.ts.tv_sec), fraction: Int64(hdr.ts.tv_usec))
+                let ts = CaptureFrame.nanoseconds(seconds: Int64(hdr.ts.tv_sec), fraction: Int64(hdr.ts.tv_usec))  // opened for nanoseconds
                 let rec = CaptureRecord(timestampNs: ts, bytes: UnsafeRawBufferPointer(start: data, count: Int(hdr.caplen)), originalLength: Int(hdr.len))
                 if !body(rec) { return n }
             } else if rc == CPcap_ERROR_BREAK() {

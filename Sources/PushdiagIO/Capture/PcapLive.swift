@@ -73,7 +73,7 @@ public final class PcapLive {
                 let h = hdr.pointee
                 body(
                     CaptureRecord(
-                        timestampNs: Int64(h.ts.tv_sec).multipliedSaturated(by: 1_000_000_000).addingSaturated(Int64(h.ts.tv_usec) * 1000),
+                        timestampNs: CaptureFrame.nanoseconds(seconds: Int64(h.ts.tv_sec), fraction: Int64(h.ts.tv_usec) * 1000),
                         bytes: UnsafeRawBufferPointer(start: data, count: Int(h.caplen)), originalLength: Int(h.len)))
             } else if rc == 0 {
                 continue
