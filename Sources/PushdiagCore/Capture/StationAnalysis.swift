@@ -449,13 +449,13 @@ public struct StationAnalysis {
         let recentAuth = st.authTo == ap && t - st.authTime <= options.roamWindowNs
         let type: RoamType
         var start = t
-        if recentAuth, st.authAlgorithm == 2 {
+        if recentAuth, AuthenticationAlgorithm.fastTransition.matches(st.authAlgorithm) {
             type = .ftOverTheAir
             start = st.authTime
         } else if e?.fastTransitionElement == true || (st.ftActionTarget == ap && t - st.ftActionTime <= options.roamWindowNs) {
             type = .ftOverTheDS
             if st.ftActionTarget == ap { start = st.ftActionTime }
-        } else if recentAuth, st.authAlgorithm == 3 {
+        } else if recentAuth, AuthenticationAlgorithm.sae.matches(st.authAlgorithm) {
             type = .sae
             start = st.authTime
         } else if (e?.rsnPMKIDCount ?? 0) > 0 {

@@ -5,8 +5,6 @@
 /// commits again with it, as a busy AP asks); 77, the group not supported (it offers another);
 /// 126, the hash-to-element commit accepted; 127, the SAE-PK commit accepted.
 public enum Authentication {
-    public static let sae: UInt16 = 3
-    public static let sharedKey: UInt16 = 1
     /// SAE commit statuses on the way to a confirm.
     public static let saeSteps: Set<UInt16> = [76, 77, 126, 127]
 
@@ -15,12 +13,12 @@ public enum Authentication {
     public static func done(algorithm: UInt16?, transaction: UInt16?, status: UInt16?) -> Bool {
         guard status ?? 0 == 0 else { return false }
         guard let algorithm, let transaction else { return true }
-        return transaction == (algorithm == sharedKey ? 4 : 2)
+        return transaction == (AuthenticationAlgorithm(rawValue: algorithm)?.lastTransaction ?? 2)
     }
 
     /// The frame refuses: a status other than 0 that is not one of SAE's steps.
     public static func refused(algorithm: UInt16?, status: UInt16?) -> Bool {
         guard let status, status != 0 else { return false }
-        return !(algorithm == sae && saeSteps.contains(status))
+        return !(AuthenticationAlgorithm.sae.matches(algorithm) && saeSteps.contains(status))
     }
 }

@@ -231,7 +231,7 @@ struct CycleBuilder {
         let refused = refusals.isEmpty ? "" : "; first \(refusals.map(\.value).joined(separator: ", "))"
         if let auth {
             bssid = auth.value.0
-            let sae = auth.value.1 == Authentication.sae ? " (SAE: commit and confirm)" : ""
+            let sae = AuthenticationAlgorithm.sae.matches(auth.value.1) ? " (SAE: commit and confirm)" : ""
             set(.authentication, .ok, last, auth.time, detail: "to AUTHENTICATE" + (auth.value.0.map { " from \($0)" } ?? "") + sae)
         } else if connect != nil && assoc == nil {
             set(.authentication, .notVisible, detail: "the driver authenticates and associates itself (full-MAC): one CONNECT event covers both")

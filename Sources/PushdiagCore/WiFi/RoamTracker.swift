@@ -85,13 +85,13 @@ public struct FastTransitionFailure: Codable, Sendable, Equatable {
         case open, sharedKey = "shared_key", fastTransition = "fast_transition", sae, fils
 
         public init?(algorithm: UInt16) {
-            switch algorithm {
-            case 0: self = .open
-            case 1: self = .sharedKey
-            case 2: self = .fastTransition
-            case 3: self = .sae
-            case 4, 5, 6: self = .fils
-            default: return nil
+            switch AuthenticationAlgorithm(rawValue: algorithm) {
+            case .open: self = .open
+            case .sharedKey: self = .sharedKey
+            case .fastTransition: self = .fastTransition
+            case .sae: self = .sae
+            case .fils, .filsPFS, .filsPublicKey: self = .fils
+            case .pasn, nil: return nil
             }
         }
     }
@@ -192,7 +192,7 @@ public struct RoamTracker {
         switch e {
         case .authenticate(let ifindex?, let bssid, let algorithm?, let status, _):
             var st = states[ifindex] ?? State()
-            if algorithm == 2 {
+            if AuthenticationAlgorithm.fastTransition.matches(algorithm) {
                 if st.attempt == nil || st.attempt?.reassociatedNs != nil && st.attempt?.failure == nil {
                     // Leaving the AP the station is on, or the one it just left to come here.
                     let recent = st.bssid == nil ? st.disconnectedAt.flatMap { time - $0 <= windowNs ? $0 : nil } : nil
@@ -212,7 +212,7 @@ public struct RoamTracker {
             guard status == 0 || status == nil else {
                 // A failed connection attempt: nothing changes, but say so (and a refused
                 // reassociation is where a fast transition failed).
-                if st.attempt != nil, st.attempt?.failure == nil, st.authentication?.algorithm == 2 {
+                if st.attempt != nil, st.attempt?.failure == nil, AuthenticationAlgorithm.fastTransition.matches(st.authentication?.algorithm) {
                     st.attempt?.failure = FastTransitionFailure(stage: .reassociation, targetBssid: bssid, statusCode: status.map(Int.init))
                     states[ifindex] = st
                 }
@@ -364,7 +364,7 @@ public struct RoamTracker {
     /// 802.11r or not: the authentication with the new AP says it (algorithm 2 is FT); without
     /// one (full-MAC drivers), the request's elements do; nil when neither is known.
     static func fastTransition(_ auth: (bssid: MACAddress?, algorithm: UInt16)?, bssid: MACAddress?, element: Bool?) -> Bool? {
-        if let auth, auth.bssid == nil || auth.bssid == bssid { return auth.algorithm == 2 }
+        if let auth, auth.bssid == nil || auth.bssid == bssid { return AuthenticationAlgorithm.fastTransition.matches(auth.algorithm) }
         return element
     }
 

@@ -1,7 +1,8 @@
 /// Names of the 802.11 codes the capture report counts by number (IEEE 802.11-2020), for
 /// people: the JSON keeps the numbers.
 public enum Dot11Codes {
-    /// Reason codes of deauthentication and disassociation (table 9-49).
+    /// Reason codes of deauthentication and disassociation (table 9-49), the ones a station or an AP
+    /// on a push site is likely to send; a test holds each name to Wireshark's for its number.
     public static let reasons: [UInt16: String] = [
         1: "unspecified", 2: "previous authentication no longer valid", 3: "leaving (deauthenticated)", 4: "inactivity",
         5: "AP cannot handle all associated stations", 6: "class 2 frame from a nonauthenticated station",
@@ -10,9 +11,11 @@ public enum Dot11Codes {
         13: "invalid element", 14: "MIC failure", 15: "four-way handshake timeout", 16: "group key handshake timeout",
         17: "element in four-way handshake differs", 18: "invalid group cipher", 19: "invalid pairwise cipher", 20: "invalid AKMP",
         21: "unsupported RSNE version", 22: "invalid RSNE capabilities", 23: "802.1X authentication failed", 24: "cipher suite rejected",
-        32: "QoS: unspecified", 33: "QoS: insufficient bandwidth", 34: "too many frames not acknowledged (poor channel)",
-        35: "transmitting outside TXOPs", 36: "peer leaving", 37: "peer does not want the mechanism", 38: "setup required",
-        39: "timeout", 45: "cipher not supported", 46: "not authorized in this location", 47: "service change precludes TS",
+        30: "not authorized in this location", 31: "service change precludes TS", 32: "QoS: unspecified", 33: "QoS: insufficient bandwidth",
+        34: "too many frames not acknowledged (poor channel)", 35: "transmitting outside TXOPs", 36: "peer leaving",
+        37: "stream or session no longer used", 38: "setup required", 39: "timeout", 46: "authorized access limit reached",
+        47: "external service requirements", 48: "invalid FT action frame count", 49: "invalid PMKID", 50: "invalid MDE", 51: "invalid FTE",
+        71: "poor RSSI",
     ]
 
     /// BSS Transition Management status codes (table 9-428).
@@ -22,8 +25,8 @@ public enum Dot11Codes {
         7: "reject: no suitable candidates", 8: "reject: leaving the ESS",
     ]
 
-    /// Authentication algorithms (9.4.1.1).
-    public static let authAlgorithms: [UInt16: String] = [0: "open", 1: "shared key", 2: "FT", 3: "SAE", 4: "FILS", 5: "FILS PFS", 6: "FILS public key"]
+    /// Authentication algorithms (9.4.1.1), by `AuthenticationAlgorithm`'s names.
+    public static let authAlgorithms = [UInt16: String](uniqueKeysWithValues: AuthenticationAlgorithm.allCases.map { ($0.rawValue, $0.name) })
 
     /// The key of a count map (`CodeCounts`) for frames whose code was past the codes kept.
     public static let otherKey = "other"
