@@ -86,7 +86,7 @@ public struct CaptureTextRenderer {
                 var detail: [String] = []
                 if let s = e.ssid { detail.append("ssid \(s)") }
                 if let c = e.reasonCode {
-                    detail.append("reason \(c)")
+                    detail.append("reason " + Dot11Codes.reason(String(c)))
                 } else if e.kind == .associationAfterDeauthentication || e.kind == .associationAfterDisassociation {
                     detail.append("reason " + Dot11Codes.unknownReason)
                 }

@@ -10,7 +10,7 @@ public enum WatchTextRenderer {
         }
         if let s = w.ssid { line += "  (\(s))" }
         if let p = w.previousSsid { line += "  previously \(p)" }
-        if let r = w.reasonCode { line += "  reason \(r)" + (w.byAp == true ? " by AP" : " local") }
+        if let r = w.reasonCode { line += "  reason \(Dot11Codes.reason(String(r)))" + (w.byAp == true ? " by AP" : " local") }
         if let s = w.statusCode, s != 0 { line += "  status \(s)" }
         if let g = w.gapMs {  // a roam's link gap; a connect's time since the disconnect before it
             line += w.event == .roam ? "  gap \(NumberText.format(g)) ms" : "  link down \(NumberText.format(g)) ms"
