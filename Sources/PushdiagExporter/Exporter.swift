@@ -46,7 +46,8 @@ public final class Exporter: Sendable {
         server.withLock { $0 = http }
         apply(s, reload: false)
         log.line(
-            "listening on \(s.listen.host == "::" ? "*" : s.listen.host):\(http.port): \(summary(s)); \(web.withLock { $0.summary })")
+            "listening on \(s.listen.host == "::" ? "*:\(http.port)" : Endpoint(host: s.listen.host, port: http.port).description): \(summary(s)); \(web.withLock { $0.summary })"
+        )
         return Int(http.port)
     }
 

@@ -652,6 +652,37 @@ import Testing
     .serialized,
     .enabled(if: getuid() == 0 && TestPaths.which("ip") != nil && TestPaths.which("curl") != nil, "needs root, iproute2 for network namespaces, and curl"))
 struct ExporterNamespaceTests {
+    /// /probe's rate is kept per client, and an IPv6 client is its /64: a host that spends its
+    /// burst from one address is refused from another of its subnet (a temporary address), while
+    /// a host of another /64 is not. Real curl from real source addresses, in a namespace.
+    @Test func anIPv6ClientIsItsSlash64() throws {
+        let ip = TestPaths.which("ip")!
+        let curl = TestPaths.which("curl")!
+        let pair = try VethNamespaces(tag: "r", subnet: 203)
+        defer { pair.remove() }
+        let ns = pair.server
+        for a in ["2001:db8:7::1", "2001:db8:7::2", "2001:db8:7::3", "2001:db8:8::2"] {
+            try pair.run(["netns", "exec", ns, "ip", "-6", "addr", "add", "\(a)/64", "dev", "lo", "nodad"])
+        }
+        let exporter = try Background(ip, ["netns", "exec", ns, TestPaths.binary.path, "exporter", "--listen", "[2001:db8:7::1]:9466"])
+        defer { exporter.stop() }
+        #expect(exporter.wait(for: "listening on [2001:db8:7::1]:9466"), "an IPv6 address and its port, bracketed: \(exporter.output)")
+        let url = "http://[2001:db8:7::1]:9466/probe?target=192.0.2.1:3000"
+        // The answers' codes, from `source`, `count` requests on one connection.
+        func codes(from source: String, _ count: Int) throws -> [String] {
+            let r = try run(
+                ip, ["netns", "exec", ns, curl, "-s", "-o", "/dev/null", "-w", "%{http_code}\n", "--interface", source] + Array(repeating: url, count: count),
+                timeout: 20)
+            return r.stdout.split(separator: "\n").map(String.init)
+        }
+        let first = try codes(from: "2001:db8:7::2", Int(ClientRateLimit.burst) + 5)
+        #expect(first.last == "429" && first.first != "429", "\(first)")
+        #expect(try codes(from: "2001:db8:7::3", 1) == ["429"], "another address of the /64 is the same client")
+        #expect(try codes(from: "2001:db8:8::2", 1).first.map { $0 != "429" && $0 != "000" } == true, "a host of another /64 is another client")
+        let log = exporter.output
+        #expect(log.contains("2001:db8:7::/64"), "the log names the client by its /64: \(log)")
+    }
+
     @Test func anAddressChangeIsALinkChangeStall() throws {
         let ip = TestPaths.which("ip")!
         let pair = try VethNamespaces(tag: "x", subnet: 202)
