@@ -62,19 +62,30 @@ final class BasicAuthGate: Sendable {
     let matched = Mutex<Set<String>>([])
     let queue = DispatchQueue(label: "pushdiag.basic-auth")
     /// Checks queued or running, by client (`IPAddress.client`: an IPv4 address, an IPv6 /64).
-    /// A client that sends wrong credentials and hangs up, again and again, would otherwise queue checks without end, each tens of
-    /// milliseconds of a core, and Prometheus's own would wait behind them; a cap for all alone
-    /// would let that one client take it.
+    /// A client that sends wrong credentials and hangs up, again and again, would otherwise
+    /// queue checks without end, each tens of milliseconds of a core, and Prometheus's own would
+    /// wait behind them; a cap for all alone would let that one client take it.
     let pending = Mutex<[String: Int]>([:])
     static let mostPendingPerClient = 4
     static let mostPending = 64
     static let mostRemembered = 64
-    /// Checked when the user is unknown, so that an unknown user takes as long as a wrong password.
-    static let decoy = "$2y$10$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
+    /// Checked when the user is unknown, so that an unknown user takes as long as a wrong
+    /// password: at the users' bcrypt cost (`decoy(for:)`).
+    let decoy = Mutex(BasicAuthGate.decoy(for: []))
+
+    /// A hash no password matches, at the cost of the users' hashes: the one they share (as
+    /// htpasswd -B makes them), or the highest, so that an unknown user takes as long as a
+    /// known one's wrong password (with mixed costs, as long as the slowest's); cost 10 without
+    /// users.
+    static func decoy(for list: [WebConfig.User]) -> String {
+        let cost = list.compactMap { Int(String($0.hash.dropFirst(4).prefix(2))) }.max() ?? 10
+        return "$2y$" + (cost < 10 ? "0" : "") + "\(cost)$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
+    }
 
     func set(_ list: [WebConfig.User]) {
         let map = Dictionary(list.map { ($0.name, $0.hash) }, uniquingKeysWith: { a, _ in a })
         users.withLock { $0 = map }
+        decoy.withLock { $0 = Self.decoy(for: list) }
         matched.withLock { $0 = [] }
     }
 
@@ -95,8 +106,9 @@ final class BasicAuthGate: Sendable {
             return true
         }
         guard admitted else { return then(false) }
+        let stand = hash ?? decoy.withLock { $0 }
         queue.async { [self] in
-            let ok = PasswordCheck.matches(password: c.password, hash: hash ?? Self.decoy) && hash != nil
+            let ok = PasswordCheck.matches(password: c.password, hash: stand) && hash != nil
             if ok {
                 matched.withLock { m in
                     if m.count >= Self.mostRemembered { m.removeAll() }

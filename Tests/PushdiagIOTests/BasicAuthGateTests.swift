@@ -1,6 +1,8 @@
 import Foundation
 import PushdiagCore
+import PushdiagIO
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import PushdiagExporter
@@ -55,5 +57,34 @@ import Testing
             one.signal()
         }
         #expect(one.wait(timeout: .now() + 60) == .success && again.withLock { $0 } == true)
+    }
+
+    /// An unknown user is checked against a decoy at the users' cost, so that it takes as long
+    /// as a known user's wrong password: libxcrypt (through python3's crypt) runs the decoy at
+    /// that cost rather than refusing it, and no password matches it.
+    @Test func anUnknownUsersDecoyHasTheUsersCost() throws {
+        func users(_ costs: [String]) throws -> [WebConfig.User] {
+            let lines = costs.enumerated().map { "  u\($0.offset): $2b$\($0.element)$tks9s/cBur4N0V8i7u42EO9/fX0B4dfPSg/f1rUrYPQOzJpriDm/W" }
+            return try WebConfig.parse(Array(("basic_auth_users:\n" + lines.joined(separator: "\n") + "\n").utf8), file: "web.yml").users
+        }
+        #expect(BasicAuthGate.decoy(for: try users(["04"])).hasPrefix("$2y$04$"))
+        #expect(BasicAuthGate.decoy(for: try users(["12", "12"])).hasPrefix("$2y$12$"))
+        #expect(BasicAuthGate.decoy(for: try users(["05", "11"])).hasPrefix("$2y$11$"))
+        #expect(BasicAuthGate.decoy(for: []).hasPrefix("$2y$10$"))
+        let decoy = BasicAuthGate.decoy(for: try users(["05"]))
+        let r = try run("/usr/bin/python3", ["-W", "ignore", "-c", "import crypt, sys; print(crypt.crypt('s3cret', sys.argv[1]))", decoy])
+        #expect(r.stdout.hasPrefix("$2y$05$") && r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) != decoy, "\(r.stdout) \(r.stderr)")
+        #expect(!PasswordCheck.matches(password: "s3cret", hash: decoy))
+        // The gate answers an unknown user no, through the decoy.
+        let gate = BasicAuthGate()
+        gate.set(try users(["04"]))
+        #expect(gate.decoy.withLock { $0 }.hasPrefix("$2y$04$"))
+        let answered = DispatchSemaphore(value: 0)
+        let ok = Mutex<Bool?>(nil)
+        gate.check("Basic " + Data("nobody:s3cret".utf8).base64EncodedString(), client: "10.0.0.1") { v in
+            ok.withLock { $0 = v }
+            answered.signal()
+        }
+        #expect(answered.wait(timeout: .now() + 60) == .success && ok.withLock { $0 } == false)
     }
 }
