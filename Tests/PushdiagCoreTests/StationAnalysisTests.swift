@@ -123,6 +123,40 @@ struct StationAnalysisTests {
         #expect(kept.count == 1 && kept.totalMs == 5000 && kept.wokeByPmClear == 1 && kept.wokeByOther == 0, "\(kept)")
     }
 
+    /// A deauthentication, disassociation or action frame sent again (Retry set, the sequence
+    /// number of its sender's last one) is the same frame: counted once by reason, as steering
+    /// and as BTM, while the frame and retry counts keep every copy. A Retry frame whose original
+    /// the capture missed (a new sequence number) counts.
+    @Test func aRetransmittedSteeringFrameCountsOnce() throws {
+        let (sta, a) = (Fixtures.station, Fixtures.ap1)
+        func sent(_ frame: [UInt8], sequence: UInt16, retry: Bool) -> [UInt8] {
+            var f = frame
+            if retry { f[1] |= 0x08 }
+            (f[22], f[23]) = (UInt8(truncatingIfNeeded: sequence << 4), UInt8(truncatingIfNeeded: sequence >> 4))
+            return f
+        }
+        let btm = FrameBuilder.btmRequest(station: sta, bssid: a, mode: 0x04, disassociationTimer: 10, validity: 255, candidates: [Fixtures.ap2])
+        let deauth = FrameBuilder.deauthentication(from: a, to: sta, bssid: a, reason: 4)
+        let frames: [[UInt8]] = [
+            sent(btm, sequence: 100, retry: false), sent(btm, sequence: 100, retry: true), sent(btm, sequence: 100, retry: true),
+            sent(btm, sequence: 101, retry: true),  // its original not captured
+            sent(btm, sequence: 102, retry: false),  // a new request, not a retransmission
+            sent(deauth, sequence: 103, retry: false), sent(deauth, sequence: 103, retry: true),
+        ]
+        var analyzer = CaptureAnalyzer()
+        for (i, f) in frames.enumerated() {
+            f.withUnsafeBytes { analyzer.ingest(linkType: .ieee80211, timestampNs: Int64(i) * 1_000_000, packet: $0, originalLength: f.count) }
+        }
+        let r = analyzer.report(file: "retries")
+        #expect(r.frames == 7 && r.retryFrames == 4, "\(r.frames) \(r.retryFrames)")
+        #expect(r.management.action == 5 && r.management.deauthentication == 2)
+        let st = try Self.station(r, sta).steering
+        #expect(st.btmRequests == 3 && st.btmDisassociationImminent == 3 && st.deauthByReason == ["4": 1] && st.deauthFromAp == 1, "\(st)")
+        let ap = try #require(r.bss.first { $0.bssid == a }).steering
+        #expect(ap.btmRequests == 3 && ap.deauthByReason == ["4": 1], "\(ap)")
+        #expect(r.bssTransitionManagement.requests == 3)
+    }
+
     /// 802.11w: a protected deauthentication or action frame has its body encrypted. It counts by
     /// its addresses, its reason "unknown" (not the ciphertext read as a reason), its action's
     /// kind not known; it still ends a doze and comes before a silence, reason null.

@@ -9,9 +9,10 @@ import Testing
 /// silences (start, length) from its frames' times, listen interval and AID, deauthentications
 /// and disassociations per reason (per station and per AP), BSS transition requests (and the
 /// disassociation-imminent bit) and responses by status, authentication algorithms, and each
-/// BSS's beacon interval and DTIM period. tshark reads every file with every field in one run
-/// (`tsharkLines`); the station rules are applied here to tshark's fields, independently of
-/// StationAnalysis.
+/// BSS's beacon interval and DTIM period; a retransmitted deauthentication, disassociation or
+/// action frame (Retry set, its transmitter's last sequence number) counted once. tshark reads
+/// every file with every field in one run (`tsharkLines`); the station rules are applied here
+/// to tshark's fields, independently of StationAnalysis.
 @Suite(
     .enabled(
         if: TestPaths.which("tshark") != nil && TestPaths.which("editcap") != nil,
@@ -22,6 +23,7 @@ struct StationOracleTests {
         "wlan.bssid", "wlan.fixed.listen_ival", "wlan.fixed.aid", "wlan.fixed.status_code", "wlan.fixed.auth.alg", "wlan.fixed.reason_code",
         "wlan.fixed.category_code", "wlan.fixed.action_code", "wlan.fixed.request_mode.disassoc_imminent",
         "wlan.fixed.bss_transition_status_code", "wlan.tim.dtim_period", "wlan.fixed.beacon", "wlan.rsn.pmkid.count", "frame.time_epoch",
+        "wlan.seq", "wlan.frag",
     ]
 
     /// What tshark's fields say of one station (or one AP's steering).
@@ -120,6 +122,8 @@ struct StationOracleTests {
         var aps: [String: Expected] = [:]
         var beacons: [String: (Int?, Int?)] = [:]
         var timelines: [String: Timeline] = [:]
+        // Each transmitter's last deauthentication, disassociation or action frame: "seq/frag".
+        var lastRobust: [Substring: String] = [:]
         var end = Int64.min
         for line in lines {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
@@ -145,6 +149,15 @@ struct StationOracleTests {
                 if flag(f[3]) { e.powerSave += 1 }
                 stations[String(ta)] = e
                 if let time { timelines[String(ta), default: Timeline()].frame(at: time, pm: flag(f[3]), retry: flag(f[4]), bssid: bssid) }
+            }
+            // A retransmission of the transmitter's last deauthentication, disassociation or
+            // action frame (Retry set, the same sequence and fragment numbers) is a duplicate:
+            // a frame and a retry above, counted no further.
+            if type == 0, [10, 12, 13].contains(sub), !ta.isEmpty, !f[22].isEmpty {
+                let sc = "\(f[22])/\(f[23])"
+                let repeated = flag(f[4]) && lastRobust[ta] == sc
+                lastRobust[ta] = sc
+                if repeated { continue }
             }
             // A protected management frame (802.11w): its body encrypted, a deauthentication's or
             // disassociation's reason is "unknown" and an action frame's kind is not known.

@@ -41,6 +41,9 @@ public struct CaptureAnalyzer {
     struct Transmitter {
         var frames = 0
         var retries = 0
+        /// The sequence control of its last deauthentication, disassociation or action frame
+        /// (`repeats`); -1 before one.
+        var lastRobust: Int32 = -1
     }
 
     struct Channel {
@@ -177,8 +180,10 @@ public struct CaptureAnalyzer {
         if options.checkFCS, let fcs = d.fcs, CRC32.checksum(d.frame) != fcs { fcsBad += 1 }
         stationAnalysis.frame(h, time: timestampNs)
 
+        var transmitterSlot: Int?
         if let ta = h.transmitter {
             if let i = transmitterTable.slot(ta, make: { Transmitter() }) {
+                transmitterSlot = i
                 transmitterTable[i].frames += 1
                 if retry { transmitterTable[i].retries += 1 }
             } else {
@@ -203,6 +208,7 @@ public struct CaptureAnalyzer {
         switch h.type {
         // A protected management frame (802.11w) only of the kinds counted by their addresses.
         case .management where !h.truncated && (!h.protected || h.managementSubtype?.isRobust == true):
+            if h.managementSubtype?.isRobust == true, let i = transmitterSlot, repeats(h, transmitter: i) { break }
             // The two radio fields it reads, not the whole RadioInfo: passed on the stack, the struct
             // was rebuilt from single-byte stores and the call stalled on reading it back (12% of
             // the analysing thread on the mixed mix; docs/PERFORMANCE.md).
@@ -217,6 +223,16 @@ public struct CaptureAnalyzer {
         default:
             break
         }
+    }
+
+    /// A deauthentication, disassociation or action frame (the kinds counted by reason, as
+    /// steering and as BTM) that repeats its transmitter's last one: Retry set and the same
+    /// sequence control. Its receiver drops it as a duplicate (802.11-2020 10.3.2.14), and so
+    /// does the analysis: it counts as a frame and a retry, not again as a leave or a request.
+    mutating func repeats(_ h: Dot11Header, transmitter i: Int) -> Bool {
+        guard let sc = h.sequenceControl.map(Int32.init) else { return false }
+        defer { transmitterTable[i].lastRobust = sc }
+        return h.retry && transmitterTable[i].lastRobust == sc
     }
 
     @inline(__always)

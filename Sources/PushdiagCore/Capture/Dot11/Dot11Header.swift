@@ -80,6 +80,16 @@ public struct Dot11Header {
         type == .data && flags & 0x03 == 0x03 ? frame.mac(at: 24) : nil
     }
 
+    /// The sequence control of management and data frames: the sequence number (high 12 bits)
+    /// and the fragment number (low 4), which a retransmission repeats.
+    @inline(__always)
+    public var sequenceControl: UInt16? {
+        switch type {
+        case .management, .data: return frame.u16le(at: 22)
+        default: return nil
+        }
+    }
+
     public var retry: Bool { flags & 0x08 != 0 }
     public var protected: Bool { flags & 0x40 != 0 }
     public var toDS: Bool { flags & 0x01 != 0 }
