@@ -123,6 +123,35 @@ struct StationAnalysisTests {
         #expect(kept.count == 1 && kept.totalMs == 5000 && kept.wokeByPmClear == 1 && kept.wokeByOther == 0, "\(kept)")
     }
 
+    /// The AID is the AP's that gave it: a station that roamed to another AP whose response the
+    /// capture missed dozes there with its AID not known, and the other AP's TIM, which sets
+    /// the same number for another station, does not make its doze "buffered".
+    @Test func anAIDIsReadInTheTIMOfTheAPThatGaveIt() throws {
+        let (sta, a, b) = (Fixtures.station, Fixtures.ap1, Fixtures.ap2)
+        let ms = Int64(1_000_000)
+        var o = FrameBuilder.BeaconOptions(ssid: "ward", channel: 36)
+        o.tim = (1, [5])
+        func doze(on bssid: MACAddress, at t: Int64) -> [(Int64, [UInt8])] {
+            [
+                (t, FrameBuilder.nullData(station: sta, bssid: bssid, powerManagement: true)),
+                (t + 100 * ms, FrameBuilder.beacon(bssid: bssid, o)),
+                (t + 200 * ms, FrameBuilder.nullData(station: sta, bssid: bssid, powerManagement: false)),
+            ]
+        }
+        let frames: [(Int64, [UInt8])] =
+            [
+                (0, FrameBuilder.request(reassociation: false, station: sta, bssid: a, currentAP: nil, ssid: "ward", listenInterval: 3)),
+                (ms, FrameBuilder.associationResponse(reassociation: false, station: sta, bssid: a, status: 0, aid: 5)),
+            ] + doze(on: a, at: 10 * ms)
+            // Reassociated to b: the request is seen, b's response (its AID) is not.
+            + [(1000 * ms, FrameBuilder.request(reassociation: true, station: sta, bssid: b, currentAP: a, ssid: "ward", listenInterval: 3))]
+            + doze(on: b, at: 1100 * ms)
+        var analyzer = CaptureAnalyzer()
+        for (t, f) in frames { f.withUnsafeBytes { analyzer.ingest(linkType: .ieee80211, timestampNs: t, packet: $0, originalLength: f.count) } }
+        let d = try Self.station(analyzer.report(file: "aid"), sta).dozes
+        #expect(d.count == 2 && d.bufferedInTim == 1 && d.notBufferedInTim == 0 && d.timUnknown == 1, "\(d)")
+    }
+
     /// A deauthentication, disassociation or action frame sent again (Retry set, the sequence
     /// number of its sender's last one) is the same frame: counted once by reason, as steering
     /// and as BTM, while the frame and retry counts keep every copy. A Retry frame whose original

@@ -82,6 +82,9 @@ public struct StationAnalysis {
         var powerSaveFrames = 0
         var listenInterval: UInt16?
         var aid: UInt16?
+        /// The AP that gave the AID: a doze on another BSS (a roam whose response the capture
+        /// missed) does not read the TIM at it.
+        var aidBSSID: MACAddress?
         var lastFrame: Int64 = .min
         var lastFramePM = false
         // Power save.
@@ -232,10 +235,11 @@ public struct StationAnalysis {
         case .uapsdTrigger: stations[i].wokeByTrigger += 1
         case .other: stations[i].wokeByOther += 1
         }
-        // Whether a beacon of its BSS set its AID in the TIM meanwhile: known only with its AID
-        // and a beacon's TIM seen during the doze.
+        // Whether a beacon of its BSS set its AID in the TIM meanwhile: known only with the AID
+        // that BSS gave it and a beacon's TIM seen during the doze.
         let start = stations[i].dozeStart
-        if let aid = stations[i].aid, aid > 0, aid < 2008, let b = stations[i].dozeBSSID, let bi = bsses.find(b), bsses[bi].lastTIMBeacon >= start,
+        if let aid = stations[i].aid, aid > 0, aid < 2008, let b = stations[i].dozeBSSID, stations[i].aidBSSID == b, let bi = bsses.find(b),
+            bsses[bi].lastTIMBeacon >= start,
             !bsses[bi].trackerRefused
         {
             let tr = bsses[bi].tracker
@@ -329,7 +333,7 @@ public struct StationAnalysis {
         case .associationResponse, .reassociationResponse:
             guard let sta = h.addr1, let ap = h.addr2, !sta.isGroup, let r = AssociationFields.response(body), let i = station(sta) else { return }
             if r.status == 0 {
-                if let aid = r.aid { stations[i].aid = aid }
+                if let aid = r.aid { (stations[i].aid, stations[i].aidBSSID) = (aid, ap) }
                 stations[i].bssid = ap
             }
             let p = stations[i].pendingRoam
@@ -500,7 +504,7 @@ public struct StationAnalysis {
             s.retries += x.retries
             s.powerSaveFrames += x.powerSaveFrames
             s.listenInterval = x.listenInterval ?? s.listenInterval
-            s.aid = x.aid ?? s.aid
+            if x.aid != nil { (s.aid, s.aidBSSID) = (x.aid, x.aidBSSID) }
             s.dozes += x.dozes
             s.dozeTotalNs = s.dozeTotalNs.addingSaturated(x.dozeTotalNs)
             s.dozeLongestNs = max(s.dozeLongestNs, x.dozeLongestNs)
