@@ -396,6 +396,12 @@ struct StationAnalysisTests {
         dozing.merge(file([(4 * s, FrameBuilder.deauthentication(from: a, to: sta, bssid: a, reason: 4))]))
         let d = try Self.station(dozing.report(), sta).dozes
         #expect(d.count == 1 && d.totalMs == 4000 && d.wokeByOther == 1 && !d.dozingAtEnd, "\(d)")
+        // A later file whose only news of the station is its new AP's answer (the station's own
+        // frames not captured there): the total has it on that AP, as one file would.
+        var moved = file([(0, FrameBuilder.nullData(station: sta, bssid: a, powerManagement: false))])
+        moved.merge(file([(9 * s, FrameBuilder.associationResponse(reassociation: true, station: sta, bssid: b, status: 0, aid: 3))]))
+        let m = try Self.station(moved.report(), sta)
+        #expect(m.bssid == b && m.aid == 3, "\(m.bssid.map { "\($0)" } ?? "nil") \(m.aid.map { "\($0)" } ?? "nil")")
     }
 
     /// A report stored before the per-station fields (the history's rows) still decodes, with

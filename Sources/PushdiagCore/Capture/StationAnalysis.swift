@@ -85,6 +85,9 @@ public struct StationAnalysis {
         /// The AP that gave the AID: a doze on another BSS (a roam whose response the capture
         /// missed) does not read the TIM at it.
         var aidBSSID: MACAddress?
+        /// Its AP's last successful (re)association response: news of where it is, even in a
+        /// file with no frame of its own (`merge`).
+        var associatedAt: Int64 = .min
         var lastFrame: Int64 = .min
         var lastFramePM = false
         // Power save.
@@ -335,6 +338,7 @@ public struct StationAnalysis {
             if r.status == 0 {
                 if let aid = r.aid { (stations[i].aid, stations[i].aidBSSID) = (aid, ap) }
                 stations[i].bssid = ap
+                stations[i].associatedAt = t
             }
             let p = stations[i].pendingRoam
             if p >= 0, p < stations[i].roams.count, stations[i].roams[p].to == ap, stations[i].roams[p].status == nil {
@@ -495,11 +499,13 @@ public struct StationAnalysis {
             }
             var s = stations[j]
             // The later file's view of where it is: its BSS, or none once it left (and how it left:
-            // a silence after it names the deauthentication; merging dropped it).
-            if max(x.lastFrame, x.leave?.time ?? .min) >= max(s.lastFrame, s.leave?.time ?? .min) {
+            // a silence after it names the deauthentication; merging dropped it). Its news is its
+            // own last frame, its leaving, or its AP's answer to its association.
+            if max(x.lastFrame, x.leave?.time ?? .min, x.associatedAt) >= max(s.lastFrame, s.leave?.time ?? .min, s.associatedAt) {
                 if x.bssid != nil || x.leave != nil { s.bssid = x.bssid }
                 s.leave = x.leave ?? s.leave
             }
+            s.associatedAt = max(s.associatedAt, x.associatedAt)
             s.frames += x.frames
             s.retries += x.retries
             s.powerSaveFrames += x.powerSaveFrames
