@@ -84,12 +84,13 @@ public struct WalkHTMLRenderer {
             + (c.lost ? ", <strong>connection lost</strong>" : "") + "</p>"
         if let e = c.error { body += "<p class=\"error\">The push connection could not be opened: \(HTML.escape(e))</p>" }
 
-        let signal = r.samples.compactMap { s in s.signalDbm.flatMap { v in axis.seconds(s.time).map { ($0, Double(v)) } } }
+        let signal = r.samples.compactMap { s in s.roamSignalDbm.flatMap { v in axis.seconds(s.time).map { ($0, Double(v)) } } }
         let low = min(signal.map(\.1).min() ?? limits.signalCriticalDbm, limits.signalCriticalDbm) - 6
         let high = max(signal.map(\.1).max() ?? limits.signalWarningDbm, limits.signalWarningDbm) + 6
         body += chart(
-            id: "signal", title: "Signal of the AP (dBm)", axis: axis, bands: bands, report: r, range: (low, high), tickCount: 5,
-            series: segments(r.samples, axis) { $0.signalDbm.map(Double.init) },
+            id: "signal", title: "Signal of the AP (dBm; the driver's average where it keeps one)", axis: axis, bands: bands, report: r, range: (low, high),
+            tickCount: 5,
+            series: segments(r.samples, axis) { $0.roamSignalDbm.map(Double.init) },
             limits: [
                 (limits.signalWarningDbm, "\(NumberText.format(limits.signalWarningDbm)) dBm (cell edge, warning)"),
                 (

@@ -42,6 +42,24 @@ struct IPhoneLensTests {
         #expect(r.count == 1 && r.first?.fromSignalDbm == -70.5 && r.first?.toSignalDbm == -40.5 && r.first?.toBssid == ap2, "\(r)")
     }
 
+    /// The lens and the walk's signal check read the driver's average where it keeps one, as
+    /// survey and the exporter do (`roamSignalDbm`): one weak frame (-75) under an average of
+    /// -68 is neither a roam nor a weak sample below -70; the last frame's signal serves a
+    /// driver that keeps no average.
+    @Test func theAverageIsTheSignalJudgedWhereTheDriverKeepsOne() {
+        var averaged = sample(5 * s, ap1, -75)
+        averaged.signalAverageDbm = -68
+        let seen = IPhoneLens().apply(
+            samples: [averaged], scans: [WalkScan(timeNs: 4_900_000_000, entries: [entry(ap2, -40)])], heartbeats: heartbeats(10), marks: [])
+        #expect(seen.roams.isEmpty && seen.sticky.isEmpty, "\(seen)")
+        let findings = WalkAnalysis.signalFindings([averaged], scans: [])
+        #expect(findings.first?.value == -68 && findings.first?.severity == .warning, "\(findings)")
+        let last = IPhoneLens().apply(
+            samples: [sample(5 * s, ap1, -75)], scans: [WalkScan(timeNs: 4_900_000_000, entries: [entry(ap2, -40)])], heartbeats: heartbeats(10), marks: [])
+        #expect(last.roams.first?.fromSignalDbm == -75, "\(last)")
+        #expect(WalkAnalysis.signalFindings([sample(5 * s, ap1, -75)], scans: []).first?.severity == .critical)
+    }
+
     @Test func withTrafficACandidateExactly8dBStrongerIsTaken() {
         let r = lens(-75, [entry(ap2, -67)]).roams
         #expect(r.map(\.rule) == [.marginTraffic] && r.first?.traffic == true, "\(r)")

@@ -251,6 +251,10 @@ public enum NL80211 {
         public var signal: Int8?
         /// The driver's running average of the signal (dBm).
         public var signalAverage: Int8?
+        /// The signal an iPhone here would roam on, which survey, the exporter and the walk all
+        /// judge: the driver's average where it keeps one (a phone smooths its RSSI; one frame's
+        /// reading swings by several dB), else the last frame's.
+        public var roamSignal: Int8? { signalAverage ?? signal }
         /// The last transmit rate, Mbit/s (from the 32-bit field when the driver gives it).
         public var txBitrateMbps: Double?
         public var connectedTime: UInt32?

@@ -69,7 +69,7 @@ public struct IPhoneLens: Sendable {
         /// The signal of `bssid` at this sample, offset: the station's own for the laptop's BSS,
         /// else the fresh scan entry's; nil when neither is known.
         func signal(_ bssid: MACAddress, offset: Double) -> Double? {
-            if bssid == sample.bssid, let s = sample.signalDbm { return Double(s) + offset }
+            if bssid == sample.bssid, let s = sample.roamSignalDbm { return Double(s) + offset }
             return fresh.first { $0.bssid == bssid }?.signalDbm.map { $0 + offset }
         }
 
@@ -113,7 +113,7 @@ public struct IPhoneLens: Sendable {
             guard let ssid else { return [] }
             var seen: Set<MACAddress> = []
             var out: [(WalkBSS, Double)] = []
-            if let b = sample.bssid, b != bssid, (sample.ssid ?? ssid) == ssid, let s = sample.signalDbm {
+            if let b = sample.bssid, b != bssid, (sample.ssid ?? ssid) == ssid, let s = sample.roamSignalDbm {
                 let entry = fresh.first { $0.bssid == b } ?? WalkBSS(bssid: b, ssid: ssid, freqMhz: sample.freqMhz, signalDbm: nil, ageMs: 0)
                 out.append((entry, Double(s) + offset))
                 seen.insert(b)

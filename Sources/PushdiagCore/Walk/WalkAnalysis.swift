@@ -18,6 +18,11 @@ public struct WalkLinkReading: Codable, Sendable, Equatable {
     /// Failed transmissions since the previous sample (nil: the driver keeps none, or this is the
     /// first sample on this AP).
     @Nullable public var txFailed: UInt64?
+
+    /// The signal the walk judges and the lens roams on, as survey and the exporter do
+    /// (`NL80211.Station.roamSignal`): the average where the driver keeps one, else the last
+    /// frame's.
+    public var roamSignalDbm: Int? { signalAverageDbm ?? signalDbm }
 }
 
 /// A sample of the link: its reading (`link`, whose fields read as the sample's own:
@@ -36,6 +41,7 @@ public struct WalkSample: Sendable, Equatable {
         get { link[keyPath: path] }
         set { link[keyPath: path] = newValue }
     }
+    public subscript<T>(dynamicMember path: KeyPath<WalkLinkReading, T>) -> T { link[keyPath: path] }
 
     /// Retries per frame sent since the previous sample, percent; nil when either is not
     /// reported or nothing was sent (the report's column and the live line).
@@ -414,7 +420,7 @@ public enum WalkAnalysis {
         for n in samples.map(\.location) + marks.map(\.name) where !names.contains(n) { names.append(n) }
         return names.map { name in
             let s = samples.filter { $0.location == name }
-            let signals = s.compactMap(\.signalDbm).sorted()
+            let signals = s.compactMap(\.roamSignalDbm).sorted()
             let median = NumberText.median(sorted: signals.map(Double.init))
             let (retries, packets) = retryCounts(s)
             let hb = heartbeats.filter { place(at: $0.sentNs, marks) == name }
@@ -443,17 +449,17 @@ public enum WalkAnalysis {
         completed: [CompletedScan] = []
     ) -> [Finding] {
         var out: [Finding] = []
-        let weak = samples.filter { Double($0.signalDbm ?? 0) < t.signalWarningDbm }
-        if let worst = weak.min(by: { $0.signalDbm! < $1.signalDbm! }) {
-            let critical = weak.filter { Double($0.signalDbm!) < t.signalCriticalDbm }.count
+        let weak = samples.filter { Double($0.roamSignalDbm ?? 0) < t.signalWarningDbm }
+        if let worst = weak.min(by: { $0.roamSignalDbm! < $1.roamSignalDbm! }) {
+            let critical = weak.filter { Double($0.roamSignalDbm!) < t.signalCriticalDbm }.count
             let severity: Severity = critical > 0 ? .critical : .warning
             let limit = critical > 0 ? t.signalCriticalDbm : t.signalWarningDbm
             out.append(
                 Finding(
-                    check: .signal, severity: severity, subject: worst.location.isEmpty ? "walk" : worst.location, value: Double(worst.signalDbm!),
+                    check: .signal, severity: severity, subject: worst.location.isEmpty ? "walk" : worst.location, value: Double(worst.roamSignalDbm!),
                     threshold: Double(limit), unit: .dBm, source: SignalSource.station.rawValue,
                     message:
-                        "\(weak.count) of \(NumberText.count(samples.count, "sample")) below \(NumberText.format(t.signalWarningDbm)) dBm (\(critical) below \(NumberText.format(t.signalCriticalDbm)) dBm\(t.signalCriticalIsIOSTrigger ? ", where iOS looks for another BSS" : "")); weakest \(worst.signalDbm!) dBm"
+                        "\(weak.count) of \(NumberText.count(samples.count, "sample")) below \(NumberText.format(t.signalWarningDbm)) dBm (\(critical) below \(NumberText.format(t.signalCriticalDbm)) dBm\(t.signalCriticalIsIOSTrigger ? ", where iOS looks for another BSS" : "")); weakest \(worst.roamSignalDbm!) dBm"
                         + (worst.location.isEmpty ? "" : " at \(worst.location)")))
         }
         // Sticky: a run of clinging samples on one AP (a roam starts another); a sample that

@@ -261,7 +261,7 @@ public enum WiFiAnalysis {
         // The signal an iPhone at this spot would roam on: the AP's, averaged where the driver
         // averages; SNR over the in-use channel's noise floor where the survey has one.
         let believedPeer = peerNow.map { profile?.believed($0) ?? $0 }
-        let signal = (believedPeer?.signalAverage ?? believedPeer?.signal).map(Int.init)
+        let signal = believedPeer?.roamSignal.map(Int.init)
         var signalWhy: String?
         if signal == nil, bssid != nil {
             if peerNow?.signal != nil, let p = profile, p.signal == .unreliable {

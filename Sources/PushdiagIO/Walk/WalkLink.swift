@@ -227,7 +227,7 @@ public final class WalkLink {
         samples.append(s)
         try triggerScanIfDue(at: time, ssid: ssid)
         live = Live(
-            bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.signalDbm,
+            bssid: s.bssid, ssid: s.ssid, freqMhz: s.freqMhz, signalDbm: s.roamSignalDbm,
             retriesPct: s.retriesPercent ?? (s.bssid == live.bssid ? live.retriesPct : nil))
     }
 
