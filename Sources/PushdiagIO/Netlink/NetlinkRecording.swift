@@ -78,6 +78,21 @@ public final class ReplayNetlink: NetlinkTransport {
     var eof = false
     /// (sequence, port) of every request read so far.
     var requestKeys: Set<UInt64> = []
+    /// (sequence, port) of the requests replayed whose answer is complete: a message of theirs
+    /// that comes later (the ACK a request with NLM_F_ACK gets after its reply, which a live
+    /// client leaves unread) is consumed as it is read, so it holds nothing back (`trim`).
+    var answered: Set<UInt64> = []
+    /// The ports of the requests replayed: the command's sockets. A request from another port
+    /// (wpa_supplicant's, iw's in an nlmon capture) is not one the command will ask (`peekNext`).
+    var ownPorts: Set<UInt32> = []
+    /// The command listens for events: it joined a multicast group or asked for one. Until then
+    /// at most `heldForEventsLimit` records are held for a later event search (`trim`).
+    var wantsEvents = false
+    /// Records held while the command has asked for no event: past this many, the events among
+    /// them go, as they would from a socket that is not read. A command that follows events
+    /// subscribes before its first long read, so a replay loses none it would have had; one that
+    /// never does (wifi, doctor, route) replays a long recording in flat memory.
+    var heldForEventsLimit = 65_536
     public let netlinkProtocol: UInt16
     public let isReplay = true
     public private(set) var now: Int64 = 0
@@ -134,7 +149,12 @@ public final class ReplayNetlink: NetlinkTransport {
             if p.messages.count >= 16 {
                 let sequence = p.messages.u32le(at: 8)!
                 let key = UInt64(sequence) << 32 | UInt64(p.messages.u32le(at: 12)!)
-                if request { requestKeys.insert(key) } else { r.isEvent = sequence == 0 || !requestKeys.contains(key) }
+                if request {
+                    requestKeys.insert(key)
+                } else {
+                    r.isEvent = sequence == 0 || !requestKeys.contains(key)
+                    if !r.isEvent, answered.remove(key) != nil { r.consumed = true }
+                }
             }
             if request {
                 r.meaning = NetlinkRequestMeaning(p.messages, protocol: netlinkProtocol)
@@ -149,9 +169,10 @@ public final class ReplayNetlink: NetlinkTransport {
         return false
     }
 
-    /// Drops what neither cursor can reach again.
+    /// Drops what neither cursor can reach again (`heldForEventsLimit`).
     func trim() {
-        let low = min(eventCursor, requests.first?.index ?? Int.max)
+        let keepEvents = wantsEvents || incoming.count <= heldForEventsLimit
+        let low = min(keepEvents ? eventCursor : .max, requests.first?.index ?? Int.max)
         var n = 0
         while n < incoming.count, incoming[n].consumed || incoming[n].index < low { n += 1 }
         if n > 64 || n == incoming.count { incoming.removeFirst(n) }
@@ -186,7 +207,7 @@ public final class ReplayNetlink: NetlinkTransport {
         return counts
     }
 
-    public func join(group: UInt32) throws(NetlinkError) {}
+    public func join(group: UInt32) throws(NetlinkError) { wantsEvents = true }
 
     /// The sequence number and port of the first message of a buffer: its replies carry them.
     static func sequenceAndPort(_ bytes: [UInt8]) -> (sequence: UInt32, port: UInt32)? {
@@ -226,9 +247,15 @@ public final class ReplayNetlink: NetlinkTransport {
                 "\(path): the recording holds \(what) about \(others.prefix(3).joined(separator: "; ")), not\(about): replay with the interface, host and options used when recording\(damage)"
         }
         // Per-object answers about other interfaces than the one at hand.
-        let objects = Set(seen.keys.filter { $0.narrows(asked) }.compactMap { $0.interface(names: interfaceNames, wdevNames: wdevNames)?.description })
+        let perObject = seen.filter { $0.key.narrows(asked) }
+        let objects = Set(perObject.keys.compactMap { $0.interface(names: interfaceNames, wdevNames: wdevNames)?.description })
         if let at = interfaceAtHand, !objects.isEmpty {
             let kind = Self.describe(asked).split(separator: " ").first.map(String.init) ?? what
+            // The interface at hand among them: its answers were all replayed.
+            let mine = perObject.filter { $0.key.interface(names: interfaceNames, wdevNames: wdevNames).map(at.same) == true }.values.reduce(0, +)
+            if mine > 0 {
+                return "\(path): the recording has no more \(kind) answers about \(at.description) to replay (it holds \(mine))\(damage)"
+            }
             return
                 "\(path): the recording holds \(kind) answers about \(objects.sorted().prefix(3).joined(separator: "; ")), not about \(at.description): replay with the interface used when recording\(damage)"
         }
@@ -317,8 +344,11 @@ public final class ReplayNetlink: NetlinkTransport {
         guard let k = Self.sequenceAndPort(req.bytes) else { throw .replay("\(path): record \(req.index) is not a whole request") }
         now = req.time
         lastRequestTime = req.time
+        ownPorts.insert(k.port)
         var replies: [[UInt8]] = []
-        var i = 0
+        // The replies come after the request: the records before it (kept for the event cursor)
+        // are not looked at again, so a long recording does not make each answer slower.
+        var i = Self.firstIndex(in: incoming, after: req.index)
         while true {
             if i >= incoming.count {
                 guard readOne() else { break }
@@ -335,6 +365,8 @@ public final class ReplayNetlink: NetlinkTransport {
                     if learn, req.meaning.map(Self.listsInterfaces) == true { learnNames(r.bytes) }
                     now = r.time
                     if finished {
+                        if answered.count >= Self.unmatchedLimit { answered.removeAll() }
+                        answered.insert(UInt64(k.sequence) << 32 | UInt64(k.port))
                         trim()
                         return replies
                     }
@@ -343,6 +375,17 @@ public final class ReplayNetlink: NetlinkTransport {
             i += 1
         }
         throw .replay("\(path): the recording ends before the reply to record \(req.index) is complete\(readError.map { " (\($0))" } ?? "")")
+    }
+
+    /// The position of the first record of `records` (in file order) read after file index
+    /// `index`.
+    static func firstIndex(in records: [Record], after index: Int) -> Int {
+        var (low, high) = (0, records.count)
+        while low < high {
+            let mid = (low + high) / 2
+            if records[mid].index > index { high = mid } else { low = mid + 1 }
+        }
+        return low
     }
 
     /// An nl80211 interface dump or an rtnetlink link dump: its replies name interfaces.
@@ -389,9 +432,11 @@ public final class ReplayNetlink: NetlinkTransport {
     public enum Next: Equatable { case request, event, end }
 
     public func peekNext() -> Next {
+        wantsEvents = true
         while true {
             let event = incoming.first { r in !r.consumed && r.index >= eventCursor && r.isEvent }
-            let request = requests.first
+            // Another process's request (in an nlmon capture) is not one the command will ask.
+            let request = requests.first { r in ownPorts.isEmpty || Self.sequenceAndPort(r.bytes).map { ownPorts.contains($0.port) } == true }
             if let event, let request { return event.index < request.index ? .event : .request }
             if eof { return event != nil ? .event : request != nil ? .request : .end }
             readOne()
@@ -399,6 +444,7 @@ public final class ReplayNetlink: NetlinkTransport {
     }
 
     public func nextEvent(timeoutMs: Int32) throws(NetlinkError) -> [UInt8]? {
+        wantsEvents = true
         var i = incoming.firstIndex { $0.index >= eventCursor } ?? incoming.count
         while true {
             if i >= incoming.count {
