@@ -67,7 +67,29 @@ public enum WalkLogEvent: Sendable, Equatable {
     case end(timeNs: Int64, interrupted: Bool)
 }
 
+extension WalkLogEvent {
+    /// When it happened (a heartbeat: when it was sent).
+    public var timeNs: Int64 {
+        switch self {
+        case .start(let t, _, _, _, _, _, _, _), .state(let t, _), .failure(let t, _), .end(let t, _): return t
+        case .heartbeat(let h): return h.sentNs
+        case .reconnect(let r): return r.timeNs
+        case .place(let p): return p.timeNs
+        }
+    }
+}
+
 extension WalkTimeline {
+    /// A push log without its `end` line (the walk killed, the machine down): the walk ends at
+    /// the last thing recorded, its log's last line or the link's last sample, as interrupted,
+    /// and a note says so. (Without it the walk would end at the epoch: a negative duration.)
+    public mutating func endUnended(log: [WalkLogEvent], lastSampleNs: Int64?) {
+        guard !log.contains(where: { if case .end = $0 { true } else { false } }) else { return }
+        endNs = max(log.map(\.timeNs).max() ?? startNs, lastSampleNs ?? .min, startNs)
+        interrupted = true
+        notes.append("the push log has no end line (the walk was stopped without writing one): the walk ends at its last line or sample")
+    }
+
     /// Applies one event (live or read back from a push log).
     public mutating func apply(_ e: WalkLogEvent) {
         switch e {

@@ -314,7 +314,9 @@ public final class WalkRunner {
         var linkFailure: String?
         do { try link.run { false } } catch { linkFailure = "\(error)" }
         link.finish()
-        var t = WalkRunner(settings, stop: { false }).timeline(link: link, events: lines.compactMap(\.event))
+        let events = lines.compactMap(\.event)
+        var t = WalkRunner(settings, stop: { false }).timeline(link: link, events: events)
+        t.endUnended(log: events, lastSampleNs: link.samples.last?.timeNs)
         t.linkFailure = linkFailure
         // The interface's part, when the recording has one (recordings before it do not).
         let routePath = directory + "/rtnetlink.pcap"
