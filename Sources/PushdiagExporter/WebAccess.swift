@@ -15,10 +15,12 @@ public struct WebAccess: Sendable {
 
     /// Reads, checks and loads `file` (its certificates and keys too). Errors name the file and line.
     public static func load(file: String) throws(ConfigError) -> WebAccess {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw ConfigError(file: file, line: nil, key: nil, message: "cannot read it: \(Errno.current)")
+        let data: [UInt8]
+        switch SmallFile.read(file, most: YAMLSubset.mostBytes, what: "a web configuration file") {
+        case .success(let b): data = b
+        case .failure(let f): throw ConfigError(file: file, line: nil, key: nil, message: f.description)
         }
-        let config = try WebConfig.parse(Array(data), file: file)
+        let config = try WebConfig.parse(data, file: file)
         // An empty or cut-short file (one rewritten in place as SIGHUP came) would open every
         // endpoint: refused, as a file that does not parse is.
         guard !config.isOpen else {

@@ -87,6 +87,42 @@ struct ConfigCheckTOMLTests {
         #expect(r.status == 3 && r.stderr == "pushdiag: \(dir.path): is a directory, not a configuration file\n", "\(r.stderr)")
     }
 
+    /// Every file a command reads whole (a configuration, a web configuration, join limits, a
+    /// recording's log) refuses a directory and a device in one line naming it, exit 3: a
+    /// directory read as nothing named a stale errno ("success"), and /dev/zero as join limits
+    /// filled memory. A file past its bound is refused unread.
+    @Test func aFileReadWholeRefusesADirectoryADeviceAndTooMuch() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let join = dir.appendingPathComponent("join")
+        try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("lab-join"), to: join)
+        try FileManager.default.removeItem(at: join.appendingPathComponent("join.jsonl"))
+        try FileManager.default.createDirectory(at: join.appendingPathComponent("join.jsonl"), withIntermediateDirectories: false)
+        let walk = dir.appendingPathComponent("walk")
+        try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("lab-walk"), to: walk)
+        try FileManager.default.removeItem(at: walk.appendingPathComponent("push.jsonl"))
+        try FileManager.default.createSymbolicLink(atPath: walk.appendingPathComponent("push.jsonl").path, withDestinationPath: "/dev/zero")
+        let big = dir.appendingPathComponent("big.toml")
+        try Data(repeating: UInt8(ascii: "#"), count: (1 << 20) + 1).write(to: big)
+        let wifi = TestPaths.fixtures.appendingPathComponent("wifi-utilization-57pct.pcap").path
+        let cases: [([String], String)] = [
+            (["config", "check", "--config", "/dev/zero"], "/dev/zero: is a device, not a configuration file"),
+            (["config", "check", "--config", big.path], "big.toml: larger than 1 MiB; not a configuration file"),
+            (["exporter", "--web-config", dir.path], "\(dir.path): is a directory, not a web configuration file"),
+            (["exporter", "--web-config", "/dev/zero"], "/dev/zero: is a device, not a web configuration file"),
+            (
+                ["survey", "--interface", "wlan2", "--replay", wifi, "--duration", "1s", "--join-limits", "/dev/zero"],
+                "/dev/zero: is a device, not a join report"
+            ),
+            (["join", "--replay", join.path], "join.jsonl: is a directory, not a join log"),
+            (["walk", "--replay", walk.path], "push.jsonl: is a device, not a push log"),
+        ]
+        for (args, said) in cases {
+            let r = try run(TestPaths.binary.path, args, timeout: 30)
+            #expect(r.status == 3 && r.stderr.contains(said) && r.stderr.split(separator: "\n").count == 1, "\(args): \(r.status) \(r.stderr)")
+        }
+    }
+
     /// The damaged example that aborted pushdiag inside toml++ (pushdiag 2026-11 and before).
     @Test func theFileThatAbortedIsOneLine() throws {
         let r = try pushdiag("config", "check", "--config", TestPaths.fixtures.appendingPathComponent("config-header-not-a-key.toml").path)

@@ -20,8 +20,10 @@ public enum JoinReplay {
 
     public static func run(directory: String, thresholds: JoinThresholds) throws -> Replayed {
         let logPath = directory + "/join.jsonl"
-        guard let data = FileManager.default.contents(atPath: logPath) else {
-            throw JoinLogError("cannot read \(logPath): \(Errno.current)")
+        let data: [UInt8]
+        switch SmallFile.read(logPath, most: 1 << 30, what: "a join log") {
+        case .success(let b): data = b
+        case .failure(let f): throw JoinLogError("\(logPath): \(f)")
         }
         var (header, own, windows) = try JoinLog.decode(String(decoding: data, as: UTF8.self), file: logPath).get()
         var events = own

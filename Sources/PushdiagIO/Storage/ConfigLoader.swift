@@ -14,28 +14,11 @@ public enum ConfigLoader {
         func failure(_ message: String, line: Int? = nil, key: String? = nil) -> ConfigError {
             ConfigError(file: path, line: line, key: key, message: message)
         }
-        let file: Descriptor
-        switch Syscall.retrying({ open(path, O_RDONLY | O_CLOEXEC) }) {
-        case .success(let fd): file = Descriptor(fd)
-        case .failure(let e): throw failure("cannot read: \(e)")
+        let bytes: [UInt8]
+        switch SmallFile.read(path, most: 1 << 20, what: "a configuration file") {
+        case .success(let b): bytes = b
+        case .failure(let f): throw failure(f.description)
         }
-        var st = stat()
-        guard fstat(file.rawValue, &st) == 0 else { throw failure("cannot read: \(Errno.current)") }
-        guard st.st_mode & S_IFMT != S_IFDIR else { throw failure("is a directory, not a configuration file") }
-        var bytes: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count <= 1 << 20 {
-            let got = buf.withUnsafeMutableBytes { b in Syscall.retrying { read(file.rawValue, b.baseAddress, b.count) } }
-            switch got {
-            case .success(0): break
-            case .success(let n):
-                bytes += buf[0..<n]
-                continue
-            case .failure(let e): throw failure("cannot read: \(e)")
-            }
-            break
-        }
-        guard bytes.count <= 1 << 20 else { throw failure("larger than 1 MiB; not a configuration file") }
         let config = try ConfigParser.parse(bytes, file: path)
         for server in config.servers {
             if let ca = server.caFile, access(ca, R_OK) != 0 {

@@ -15,14 +15,13 @@ public enum JoinLimitsFile {
         }
         defer { try? file.close() }
         let head: [UInt8]
-        var rest = Data()
-        do {
-            head = [UInt8](try file.read(upToCount: sqliteMagic.count) ?? Data())
-            if head != sqliteMagic { rest = try file.readToEnd() ?? Data() }
-        } catch {
-            throw JoinLimitsError(.unreadable, "cannot read \(path): \(Errno.current)")
+        do { head = [UInt8](try file.read(upToCount: sqliteMagic.count) ?? Data()) } catch { head = [] }
+        guard head == sqliteMagic else {
+            switch SmallFile.read(path, most: 64 << 20, what: "a join report or a history") {
+            case .success(let all): return try JoinLimits.decode(all, file: path).get()
+            case .failure(let f): throw JoinLimitsError(.unreadable, "\(path): \(f)")
+            }
         }
-        guard head == sqliteMagic else { return try JoinLimits.decode(head + [UInt8](rest), file: path).get() }
         // The newest join that ran the ladder, read row by row from a history opened read-only;
         // a broken report names its row.
         let newest: (found: Result<JoinLimits, JoinLimitsError>?, rows: Int)

@@ -293,9 +293,16 @@ public final class WalkRunner {
 
     /// A walk from a recording: DIR/nl80211.pcap through the same link code, DIR/push.jsonl as
     /// the push connection's log.
+    /// The largest push log a replay reads (24 days of heartbeats every 250 ms fit in it).
+    static let mostLogBytes = 1 << 30
+
     public static func replay(directory: String, settings: WalkSettings) throws -> WalkTimeline {
         let logPath = directory + "/push.jsonl"
-        guard let data = FileManager.default.contents(atPath: logPath) else { throw WalkError("cannot replay \(directory): no push log \(logPath)") }
+        let data: [UInt8]
+        switch SmallFile.read(logPath, most: WalkRunner.mostLogBytes, what: "a push log") {
+        case .success(let b): data = b
+        case .failure(let f): throw WalkError("cannot replay \(directory): no push log \(logPath): \(f)")
+        }
         let lines: [WalkLogLine]
         do { lines = try WalkLogLine.decode(String(decoding: data, as: UTF8.self), file: logPath) } catch { throw WalkError(error.description) }
         let start = lines[0]
