@@ -36,13 +36,17 @@ public struct SurveyNagiosRenderer {
         return out
     }
 
-    public func render(_ r: SurveyReport) -> String {
+    /// `failures`: outputs `report` could not write (its history, its textfile): the status is
+    /// UNKNOWN at least, as the exit code is, and the line says why first.
+    public func render(_ r: SurveyReport, failures: [String] = []) -> String {
         let bad = r.checks.filter { $0.status == .critical || $0.status == .warning || $0.status == .unknown }
-        let summary =
+        let checks =
             bad.isEmpty
             ? "\(r.checks.filter { $0.status == .ok }.count) checks OK"
             : bad.map { "\($0.check) \($0.subject) \($0.status.rawValue.uppercased())" + ($0.value.map { " \(NumberText.format($0))" } ?? "") }.joined(
                 separator: ", ")
+        let summary = (failures + [checks]).joined(separator: "; ")
+        let status = failures.isEmpty ? r.status : max(r.status, .unknown)
         var perf: [String] = []
         var labels: Set<String> = []
         for c in r.checks {
@@ -59,7 +63,7 @@ public struct SurveyNagiosRenderer {
             let (w, cr) = c.threshold.map { ($0.warning.description, $0.critical.description) } ?? ("", "")
             perf.append("'\(label)'=\(NumberText.format(v))\(uom);\(w);\(cr);\(uom == "%" ? "0;100" : ";")")
         }
-        return "PUSHDIAG \(r.status.rawValue.uppercased()) - \(summary)" + (perf.isEmpty ? "" : " | " + perf.joined(separator: " ")) + "\n"
+        return "PUSHDIAG \(status.rawValue.uppercased()) - \(summary)" + (perf.isEmpty ? "" : " | " + perf.joined(separator: " ")) + "\n"
     }
 }
 

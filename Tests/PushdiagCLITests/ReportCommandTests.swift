@@ -152,6 +152,20 @@ struct ReportTests {
         #expect(check.status == 0)
     }
 
+    /// A history that is not a database, under a survey that is OK: the status line says
+    /// UNKNOWN and why, as the exit code does (it said "PUSHDIAG OK" and exited 3), and the
+    /// diagnosis names the history once ("history: history …" before).
+    @Test func aFailedOutputMakesTheStatusLineUnknown() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("notdb.sqlite")
+        try Data("not a database at all, just text\n".utf8).write(to: db)
+        let r = try pushdiag("report", "--interface", "wlan2", "--replay", fixture("driver-ath10k.pcap"), "--duration", "1s", "--history", db.path)
+        #expect(r.status == 3)
+        #expect(r.stdout.hasPrefix("PUSHDIAG UNKNOWN - history \(db.path): file is not a database; 5 checks OK |"), "\(r.stdout)")
+        #expect(r.stderr == "pushdiag: history \(db.path): file is not a database\n", "\(r.stderr)")
+    }
+
     /// A full disk while writing the textfile: one line, exit 3, the previous file kept.
     @Test(.enabled(if: getuid() == 0, "needs root to mount a small tmpfs"))
     func fullDiskKeepsThePreviousTextfile() throws {

@@ -332,7 +332,8 @@ public enum ReportOutputs {
         /// `history` or `textfile`.
         public var output: String
         public var reason: String
-        public var description: String { "\(output): \(reason)" }
+        /// The reason, led by the output unless it names it already ("history PATH: …").
+        public var description: String { reason.hasPrefix(output + " ") ? reason : "\(output): \(reason)" }
     }
 
     /// Appends `report` to the history at `history` and writes `textfile`, each under its lock;

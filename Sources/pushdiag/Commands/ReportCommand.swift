@@ -54,7 +54,7 @@ struct ReportCommand: ParsableCommand {
                 report, json: try JSONRenderer.render(report, pretty: false), prometheus: SurveyPrometheusRenderer().render(report),
                 history: history, textfile: textfile)
             for f in failures { diagnose(f.description) }
-            print(SurveyNagiosRenderer().render(report), terminator: "")
+            print(SurveyNagiosRenderer().render(report, failures: failures.map(\.description)), terminator: "")
             throw ExitCode(failures.isEmpty ? report.status.exitCode : max(report.status, .unknown).exitCode)
         }
     }
