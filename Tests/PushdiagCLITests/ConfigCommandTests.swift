@@ -123,6 +123,27 @@ struct ConfigCheckTOMLTests {
         }
     }
 
+    /// [walk] and [join] limits that contradict each other are refused by config check as the
+    /// walk and the join refuse them (config check said "valid"), and the walk names the file.
+    @Test func contradictingWalkAndJoinLimitsAreRefusedByCheck() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (table, body, said) in [
+            ("walk", "signal_warning = -120\nsignal_critical = 0", "walk thresholds: signal_critical (0) must not be above signal_warning (-120)"),
+            (
+                "join", "push_ready_warning = 9000\npush_ready_critical = 100",
+                "join thresholds: push_ready_warning (9000) must not be above push_ready_critical (100)"
+            ),
+        ] {
+            let file = dir.appendingPathComponent("\(table).toml")
+            try "[\(table)]\n\(body)\n".write(to: file, atomically: true, encoding: .utf8)
+            let r = try pushdiag("config", "check", "--config", file.path)
+            #expect(r.status == 3 && r.stderr == "pushdiag: \(file.path): \(said)\n", "\(r.stderr)")
+            let run = try pushdiag(table, "--interface", "wlan9", "--config", file.path, "10.0.0.1:3000")
+            #expect(run.status != 0 && run.stderr.contains("\(file.path): \(said)"), "\(run.stderr)")
+        }
+    }
+
     /// The damaged example that aborted pushdiag inside toml++ (pushdiag 2026-11 and before).
     @Test func theFileThatAbortedIsOneLine() throws {
         let r = try pushdiag("config", "check", "--config", TestPaths.fixtures.appendingPathComponent("config-header-not-a-key.toml").path)

@@ -23,6 +23,10 @@ struct ConfigCommand: ParsableCommand {
             // The same resolution a survey makes, so whatever passes here runs there.
             let (c, s, limits) = try unknownOnFailure {
                 let c = try ConfigLoader.load(path: config)
+                // The walk's and the join's limits as those commands resolve them without flags.
+                for (scope, values) in [(ThresholdRow.Scope.walk, c.walk), (.join, c.join)] {
+                    if let p = ThresholdRow.problem(values, in: scope) { throw ConfigError(file: config, line: nil, key: nil, message: p.description) }
+                }
                 let s = try SurveySettings.resolve(SurveyFlags(), config: c, file: config)
                 return (c, s, try s.joinLimitsPath.map { p throws(JoinLimitsError) in try JoinLimitsFile.load(p, interface: s.interface) })
             }

@@ -60,10 +60,14 @@ extension ScopedThresholdOptions {
     /// names a limit by where it was set: its flag, or its key in the file.
     func thresholds() throws -> Limits {
         let flags = try ThresholdRow.flagLimits(typed)
-        let values = try ThresholdRow.configuredLimits(config: file.config, table: Limits.table).merging(flags) { _, flag in flag }
+        let configured = try ThresholdRow.configuredLimits(config: file.config, table: Limits.table)
+        let values = configured.values.merging(flags) { _, flag in flag }
         switch Limits.resolve(values, flags: Set(flags.keys)) {
         case .success(let t): return t
-        case .failure(let e): throw ValidationError(e.description)
+        case .failure(let e):
+            // Limits the file set contradict each other: the file is named, as config check names it.
+            let fromFile = flags.isEmpty && !configured.values.isEmpty
+            throw ValidationError((fromFile ? configured.file.map { "\($0): " } ?? "" : "") + e.description)
         }
     }
 }
@@ -81,7 +85,12 @@ struct LimitsFile<Limits: ScopedLimits>: ParsableArguments {
 extension ThresholdRow {
     /// The limits of one table of the configuration file (`--config`, else the default file when
     /// it exists: `ConfigLoader.load(explicit:)`), for the command's flags to win over.
-    static func configuredLimits(config: String?, table: KeyPath<PushdiagConfig, [String: Double]>) throws -> [String: Double] {
-        do throws(ConfigError) { return try ConfigLoader.load(explicit: config).0[keyPath: table] } catch { throw ValidationError(error.description) }
+    static func configuredLimits(config: String?, table: KeyPath<PushdiagConfig, [String: Double]>) throws -> (values: [String: Double], file: String?) {
+        do throws(ConfigError) {
+            let (c, file) = try ConfigLoader.load(explicit: config)
+            return (c[keyPath: table], file)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 }
