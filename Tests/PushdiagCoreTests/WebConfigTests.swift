@@ -60,6 +60,9 @@ import Testing
             ("tls_server_config:\n  cert_file: \"a\n", "web.yml:2:", "closing quote"),
             ("tls_server_config:\n  cert_file: \"a\\q\"\n", "web.yml:2:", "escape"),
             ("tls_server_config:\n  cert_file: a: b\n", "web.yml:2:", "second 'key: value'"),
+            // A block scalar is refused on its indicator's line, not on the text that follows.
+            ("basic_auth_users:\n  a: >-\n    \(Self.hash)\n", "web.yml:2:", "block scalars"),
+            ("tls_server_config:\n  cert_file: |\n    a.crt\n  key_file: b\n", "web.yml:2:", "block scalars"),
             ("just words\n", "web.yml:1:", "not key: value"),
             ("key:value\n", "web.yml:1:", "not key: value"),
         ] {

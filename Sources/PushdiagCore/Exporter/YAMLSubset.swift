@@ -52,7 +52,11 @@ public enum YAMLSubset {
             let content = try stripComment(body, line: number)
             if content.isEmpty { continue }
             if content == "---" && lines.isEmpty && indent == 0 { continue }
-            lines.append(try split(content, indent: indent, line: number))
+            let line = try split(content, indent: indent, line: number)
+            // A block scalar's text follows on lines that are no key: value; its indicator is
+            // refused here, on its own line, before those lines are read.
+            if let first = line.rest.first, first == "|" || first == ">" { _ = try scalar(line.rest, line: number) }
+            lines.append(line)
         }
         var at = 0
         let entries = try mapping(lines, &at, indent: lines.first?.indent ?? 0)
