@@ -139,6 +139,20 @@ struct SmallPartsTests {
         #expect(SSIDText.render(Array("病棟".utf8)) == "病棟")
     }
 
+    /// Text from a recording or the kernel cannot move the terminal: its control characters are
+    /// written \xNN, where it is first read (a netlink name, a place mark, a join log's header).
+    @Test func textFromOutsideIsPrintable() throws {
+        let red = "\u{1B}[31mward\u{7F}"
+        #expect(PrintableText.escape(red) == "\\x1b[31mward\\x7f" && PrintableText.escape("病棟 3") == "病棟 3")
+        #expect(WalkPlaceMark(timeNs: 0, name: red).name == PrintableText.escape(red))
+        let name: [UInt8] = Array("wlan\u{1B}[2J".utf8) + [0, 0x41]
+        #expect(name.withUnsafeBytes { $0.nlString } == "wlan\\x1b[2J")
+        let header =
+            #"{"header":{"interface":"w\u001b[31m","ifindex":1,"server":"s\u0007:1","mode":"link\u001b","resolves_name":false,"tls":false,"hello":false,"notes":[]}}"#
+        let (h, _, _) = try JoinLog.decode(header + "\n", file: "j").get()
+        #expect(h.interface == "w\\x1b[31m" && h.server == "s\\x07:1" && h.mode == "link\\x1b", "\(h)")
+    }
+
     @Test func channelPlan() {
         #expect(ChannelPlan.channel(forFrequency: 2437) == 6)
         #expect(ChannelPlan.channel(forFrequency: 2484) == 14)

@@ -116,7 +116,11 @@ public enum JoinLog {
                 guard ((h.apIdleRungs ?? []) + [h.pathIdleTimeoutS ?? 1]).allSatisfy({ (0.001...1e7).contains($0) }) else {
                     return .failure(JoinLogError("\(place): an idle time that is not between 1 ms and 10^7 s"))
                 }
-                header = h
+                var printable = h
+                (printable.interface, printable.server, printable.mode) = (
+                    PrintableText.escape(h.interface), PrintableText.escape(h.server), PrintableText.escape(h.mode)
+                )
+                header = printable
             } else if let w = line.window {
                 guard !windows.contains(where: { $0.cycle == w.cycle }) else {
                     return .failure(JoinLogError("\(place): a second window for cycle \(w.cycle)"))

@@ -122,10 +122,9 @@ extension UnsafeRawBufferPointer {
     public var nlS32: Int32? { count >= 4 ? Int32(bitPattern: u32le(at: 0)!) : nil }
     public var nlMAC: MACAddress? { count == 6 ? mac(at: 0) : nil }
     /// A NUL-terminated (or not) string.
-    public var nlString: String {
-        let bytes = prefix(while: { $0 != 0 })
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    /// A name (an interface's, a family's) up to its NUL, printable (`SSIDText`: control
+    /// characters and bytes that are not UTF-8 as \xNN).
+    public var nlString: String { SSIDText.render(Array(prefix(while: { $0 != 0 }))) }
     public var nlBytes: [UInt8] { Array(self) }
 }
 

@@ -151,9 +151,10 @@ public struct WalkReconnect: Sendable, Equatable {
 public struct WalkPlaceMark: Sendable, Equatable {
     public var timeNs: Int64
     public var name: String
+    /// `name` printable (`PrintableText`: a recording's, or typed).
     public init(timeNs: Int64, name: String) {
         self.timeNs = timeNs
-        self.name = name
+        self.name = PrintableText.escape(name)
     }
 }
 

@@ -97,9 +97,9 @@ extension WalkTimeline {
             startNs = time
             if let timeout { heartbeatTimeoutMs = timeout }
             scanEverySeconds = scanEvery
-            self.interface = interface
-            if let server { self.server = server }
-            if let proto { self.proto = proto }
+            self.interface = PrintableText.escape(interface)
+            if let server { self.server = PrintableText.escape(server) }
+            if let proto { self.proto = PrintableText.escape(proto) }
         case .heartbeat(let h): heartbeats.append(h)
         case .reconnect(let r): reconnects.append(r)
         case .state(_, let s): states.append(s)
