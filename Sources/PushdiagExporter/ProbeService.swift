@@ -9,7 +9,7 @@ import Synchronization
 /// (`ProbeAllowList`: the servers and `probe_allow`); others are refused (HTTP 403) before they
 /// are resolved or connected to, counted by reason and logged once each. At most `limit` run at
 /// once; more are refused (HTTP 503) so a misconfigured Prometheus cannot pile threads up. Each
-/// client (`IPAddress.client`: its IPv4 address or IPv6 /64) is held to `ClientRateLimit`
+/// client (by address: `IPAddress.client`) is held to `ClientRateLimit`
 /// first: over it, HTTP 429 before anything else is done, so one client's flood neither takes
 /// the slots nor the CPU.
 public final class ProbeService: Sendable {

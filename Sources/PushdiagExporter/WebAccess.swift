@@ -63,7 +63,7 @@ final class BasicAuthGate: Sendable {
     /// "user NUL password NUL hash" of the credentials that matched their hash.
     let matched = Mutex<Set<String>>([])
     let queue = DispatchQueue(label: "pushdiag.basic-auth")
-    /// Checks queued or running, by client (`IPAddress.client`: an IPv4 address, an IPv6 /64).
+    /// Checks queued or running, by client address (`IPAddress.client`).
     /// A client that sends wrong credentials and hangs up, again and again, would otherwise
     /// queue checks without end, each tens of milliseconds of a core, and Prometheus's own would
     /// wait behind them; a cap for all alone would let that one client take it.

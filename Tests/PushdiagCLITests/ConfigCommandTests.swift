@@ -88,10 +88,10 @@ struct ConfigCheckTOMLTests {
     }
 
     /// Every file a command reads whole (a configuration, a web configuration, join limits, a
-    /// recording's log) refuses a directory and a device in one line naming it, exit 3: a
-    /// directory read as nothing named a stale errno ("success"), and /dev/zero as join limits
-    /// filled memory. A file past its bound is refused unread.
-    @Test func aFileReadWholeRefusesADirectoryADeviceAndTooMuch() throws {
+    /// recording's log) refuses a directory, and a file or device past its bound, in one line
+    /// naming it, exit 3: a directory read as nothing named a stale errno ("success"), and
+    /// /dev/zero as join limits filled memory. /dev/null and a pipe read as files do.
+    @Test func aFileReadWholeRefusesADirectoryAndTooMuch() throws {
         let dir = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let join = dir.appendingPathComponent("join")
@@ -106,21 +106,31 @@ struct ConfigCheckTOMLTests {
         try Data(repeating: UInt8(ascii: "#"), count: (1 << 20) + 1).write(to: big)
         let wifi = TestPaths.fixtures.appendingPathComponent("wifi-utilization-57pct.pcap").path
         let cases: [([String], String)] = [
-            (["config", "check", "--config", "/dev/zero"], "/dev/zero: is a device, not a configuration file"),
+            (["config", "check", "--config", "/dev/zero"], "/dev/zero: larger than 1 MiB; not a configuration file"),
             (["config", "check", "--config", big.path], "big.toml: larger than 1 MiB; not a configuration file"),
             (["exporter", "--web-config", dir.path], "\(dir.path): is a directory, not a web configuration file"),
-            (["exporter", "--web-config", "/dev/zero"], "/dev/zero: is a device, not a web configuration file"),
+            (["exporter", "--web-config", "/dev/zero"], "/dev/zero: larger than 1 MiB; not a web configuration file"),
             (
                 ["survey", "--interface", "wlan2", "--replay", wifi, "--duration", "1s", "--join-limits", "/dev/zero"],
-                "/dev/zero: is a device, not a join report"
+                "/dev/zero: larger than 64 MiB; not a join report"
             ),
             (["join", "--replay", join.path], "join.jsonl: is a directory, not a join log"),
-            (["walk", "--replay", walk.path], "push.jsonl: is a device, not a push log"),
+            (["walk", "--replay", walk.path], "push.jsonl: larger than 64 MiB; not a push log"),
         ]
         for (args, said) in cases {
             let r = try run(TestPaths.binary.path, args, timeout: 30)
             #expect(r.status == 3 && r.stderr.contains(said) && r.stderr.split(separator: "\n").count == 1, "\(args): \(r.status) \(r.stderr)")
         }
+        // /dev/null is an empty configuration (a way past the default file), and join limits
+        // come through a pipe as from the file (read once: a pipe cannot be read twice).
+        #expect(try run(TestPaths.binary.path, ["config", "check", "--config", "/dev/null"]).status == 0)
+        let report = TestPaths.fixtures.appendingPathComponent("join-report.json").path
+        let config = dir.appendingPathComponent("piped.toml")
+        try "join_limits = \"/dev/stdin\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let piped = try run("/bin/sh", ["-c", "cat '\(report)' | '\(TestPaths.binary.path)' config check --config '\(config.path)'"])
+        let direct = try run("/bin/sh", ["-c", "'\(TestPaths.binary.path)' config check --config '\(config.path)' < '\(report)'"])
+        // Read whole both ways, as a join report (one without ap_idle): not "not valid JSON".
+        #expect(piped.stderr.contains("has no ap_idle") && direct.stderr.contains("has no ap_idle"), "piped: \(piped.stderr) direct: \(direct.stderr)")
     }
 
     /// [walk] and [join] limits that contradict each other are refused by config check as the

@@ -54,7 +54,7 @@ import Testing
                 && noLadder?.description.contains(plain) == true, "\(String(describing: noLadder))")
         let missing = dir.appendingPathComponent("missing.db").path
         let none = #expect(throws: JoinLimitsError.self) { try JoinLimitsFile.load(missing, interface: nil) }
-        #expect(none?.kind == .unreadable && none?.description == "cannot read \(missing): no such file or directory (ENOENT)", "\(String(describing: none))")
+        #expect(none?.kind == .unreadable && none?.description == "\(missing): cannot read: no such file or directory (ENOENT)", "\(String(describing: none))")
         // A SQLite file that is no history: one line naming it.
         let other = dir.appendingPathComponent("other.db").path
         try Data(Array("SQLite format 3\u{0}".utf8) + [UInt8](repeating: 0, count: 84)).write(to: URL(fileURLWithPath: other))

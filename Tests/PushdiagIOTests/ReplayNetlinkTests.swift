@@ -32,7 +32,7 @@ struct ReplayNetlinkTests {
         let path = try TestPaths.temporaryDirectory().appendingPathComponent("replay.pcap").path
         let w = try PcapWriter(path: path, linkType: 253)
         for (i, m) in messages.enumerated() {
-            let request = m.count >= 8 && Int(m[6]) | Int(m[7]) << 8 & Int(Netlink.flagRequest) != 0
+            let request = m.count >= 8 && (UInt16(m[6]) | UInt16(m[7]) << 8) & Netlink.flagRequest != 0
             w.write(timestampNs: Int64(i) * 1_000_000, bytes: NetlinkRecord.header(outgoing: request, netlinkProtocol: Netlink.protocolGeneric) + m)
         }
         try w.close()
@@ -91,7 +91,7 @@ struct ReplayNetlinkTests {
         #expect(try replay.nextEvent(timeoutMs: 0) == Self.event(33))
         #expect(replay.peekNext() == .request)
         #expect(try replay.exchange(Self.request(2), dump: false) == [Self.reply(2)])
-        #expect(replay.peekNext() == .end || replay.peekNext() == .request)
+        #expect(replay.peekNext() == .end)
     }
 
     /// The lab's walk with another process's request put in it (a GET_WIPHY dump from port

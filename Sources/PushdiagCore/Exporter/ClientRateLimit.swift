@@ -1,4 +1,4 @@
-/// How often one client (an IPv4 address, an IPv6 /64: `IPAddress.client`) may ask the
+/// How often one client (by address: `IPAddress.client`) may ask the
 /// exporter's `/probe`: a token bucket per client, `burst` requests at once and `perSecond` after that. A request over it is answered
 /// 429 before its query is parsed, its target checked or a thread started, so a client that
 /// floods /probe costs the exporter little, takes none of the --max-probes slots from other

@@ -15,16 +15,11 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, Codable {
         return IPAddress(bytes: Array(bytes[12..<16]))!
     }
 
-    /// What a limit per client counts one host by: an IPv4 address (or the one a mapped IPv6
-    /// address carries) as itself; an IPv6 address by its /64 ("2001:db8:1:2::/64"), since a
-    /// host takes new addresses of its subnet at will (RFC 8981's temporary addresses, or any it
-    /// binds) and a /64 is the least a site gives one host (RFC 6177), as nftables' meters and
-    /// fail2ban's prefix bans count IPv6.
-    public var client: String {
-        let a = unmapped
-        guard a.bytes.count == 16 else { return a.description }
-        return IPText.format(Array(a.bytes[0..<8]) + [UInt8](repeating: 0, count: 8)) + "/64"
-    }
+    /// What a limit per client counts one client by: its address, an IPv4 address a mapped
+    /// IPv6 one carries as that IPv4 address. (An IPv6 host can take other addresses of its
+    /// subnet, RFC 8981's temporary ones; counting by /64 instead lumps a whole LAN, two
+    /// Prometheus replicas on one subnet sharing one share, so each address counts alone.)
+    public var client: String { unmapped.description }
 
     /// A literal address, or nil when `text` is not one.
     public init?(_ text: String) {

@@ -9,7 +9,7 @@ import Synchronization
 /// A request as a route sees it: its head and the client's address (no port).
 public struct HTTPServerRequest: Sendable {
     public var head: HTTPRequestHead
-    /// The client as limits count it: its IPv4 address, or its IPv6 address's /64.
+    /// The client's address as limits count it (`IPAddress.client`).
     public var client: String
 }
 
@@ -63,12 +63,11 @@ public struct HTTPResponse: Sendable, Equatable {
 ///
 /// A connection is read only while nothing is owed to it: the next pipelined request waits in
 /// the socket, not in memory. At most `maxConnections` are served at once; more wait in the
-/// listen backlog. One client (an IPv4 address, or an IPv6 /64: `IPAddress.client`) holds at
-/// most `maxPerClient` of them (a quarter, above the exporter's 64 probes at once and a scrape
-/// beside them): a connection past that is closed as it is accepted, so that one host cannot
-/// take every slot from Prometheus (nginx's limit_conn and Apache's MaxClientsPerIP are the bar;
-/// they count IPv6 by address, which a host's temporary addresses get around). A proxy in front
-/// is one client.
+/// listen backlog. One client address (`IPAddress.client`) holds at most `maxPerClient` of them
+/// (a quarter, above the exporter's 64 probes at once and a scrape beside them): a connection
+/// past that is closed as it is accepted, so that one host cannot take every slot from
+/// Prometheus (nginx's limit_conn and Apache's MaxClientsPerIP are the bar). A proxy in front is
+/// one address.
 public final class HTTPServer: Sendable {
     public typealias Answer = @Sendable (HTTPServerRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
 
@@ -410,8 +409,8 @@ final class ServerLoop {
         advance(c)
     }
 
-    /// The client as every limit per client counts it (`IPAddress.client`: an IPv4 address, an
-    /// IPv6 /64), "" when the kernel does not say.
+    /// The client's address as every limit per client counts it (`IPAddress.client`), "" when the
+    /// kernel does not say.
     static func peerAddress(_ fd: Int32) -> String { SocketAddress(of: fd, peer: true)?.address?.client ?? "" }
 
     /// The last answer sent: goodbye, then the lingering close (or the close, when the client

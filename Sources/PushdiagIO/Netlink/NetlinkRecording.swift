@@ -365,8 +365,10 @@ public final class ReplayNetlink: NetlinkTransport {
                     if learn, req.meaning.map(Self.listsInterfaces) == true { learnNames(r.bytes) }
                     now = r.time
                     if finished {
+                        // Its ACK is still to come: asked for (NLM_F_ACK), and not a dump's.
+                        let acked = !dump && req.bytes.count >= 8 && (UInt16(req.bytes[6]) | UInt16(req.bytes[7]) << 8) & Netlink.flagAck != 0
                         if answered.count >= Self.unmatchedLimit { answered.removeAll() }
-                        answered.insert(UInt64(k.sequence) << 32 | UInt64(k.port))
+                        if acked { answered.insert(UInt64(k.sequence) << 32 | UInt64(k.port)) }
                         trim()
                         return replies
                     }

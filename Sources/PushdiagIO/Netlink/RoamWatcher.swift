@@ -24,6 +24,9 @@ public final class RoamWatcher {
         tracker = RoamTracker(windowSeconds: roamWindowSeconds)
         var only: UInt32?
         client.focus(on: interface.map { .init(name: $0) })
+        // Subscribed first, then the interfaces read: no event falls between the two (and a
+        // replay keeps every event from here on).
+        try client.subscribe()
         for i in try client.interfaces() {
             names[i.ifindex] = i.name
             if let want = interface, i.name == want { only = i.ifindex }
@@ -32,7 +35,6 @@ public final class RoamWatcher {
             throw WiFiError.noSuchInterface(want + (transport.isReplay ? " (not in the recording)" : " (or not a wireless interface)"))
         }
         self.only = only
-        try client.subscribe()
         // In ifindex order: a replay asks what the recording asked, in the same order (a
         // dictionary's order differs from one run to the next).
         for ifindex in names.keys.sorted() where only == nil || only == ifindex {

@@ -9,18 +9,12 @@ public enum JoinLimitsFile {
     static let sqliteMagic = Array("SQLite format 3\u{0}".utf8)
 
     public static func load(_ path: String, interface: String?) throws(JoinLimitsError) -> JoinLimits {
-        // A history is told by its first bytes, and only a report is read whole.
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw JoinLimitsError(.unreadable, "cannot read \(path): \(Errno.current)")
-        }
-        defer { try? file.close() }
-        let head: [UInt8]
-        do { head = [UInt8](try file.read(upToCount: sqliteMagic.count) ?? Data()) } catch { head = [] }
-        guard head == sqliteMagic else {
-            switch SmallFile.read(path, most: 64 << 20, what: "a join report or a history") {
-            case .success(let all): return try JoinLimits.decode(all, file: path).get()
-            case .failure(let f): throw JoinLimitsError(.unreadable, "\(path): \(f)")
-            }
+        // A history is told by its first bytes, and only a report is read whole (the file opened
+        // once: a pipe can be read only once).
+        switch SmallFile.read(path, most: 64 << 20, what: "a join report or a history", stopAt: sqliteMagic) {
+        case .success(let bytes) where !bytes.starts(with: sqliteMagic): return try JoinLimits.decode(bytes, file: path).get()
+        case .success: break
+        case .failure(let f): throw JoinLimitsError(.unreadable, "\(path): \(f)")
         }
         // The newest join that ran the ladder, read row by row from a history opened read-only;
         // a broken report names its row.
