@@ -80,7 +80,7 @@ final class BasicAuthGate: Sendable {
     /// known one's wrong password (with mixed costs, as long as the slowest's); cost 10 without
     /// users.
     static func decoy(for list: [WebConfig.User]) -> String {
-        let cost = list.compactMap { Int(String($0.hash.dropFirst(4).prefix(2))) }.max() ?? 10
+        let cost = list.compactMap { WebConfig.bcryptCost($0.hash) }.max() ?? 10
         return "$2y$" + (cost < 10 ? "0" : "") + "\(cost)$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
     }
 

@@ -402,6 +402,11 @@ struct StationAnalysisTests {
         moved.merge(file([(9 * s, FrameBuilder.associationResponse(reassociation: true, station: sta, bssid: b, status: 0, aid: 3))]))
         let m = try Self.station(moved.report(), sta)
         #expect(m.bssid == b && m.aid == 3, "\(m.bssid.map { "\($0)" } ?? "nil") \(m.aid.map { "\($0)" } ?? "nil")")
+        // Files given later-first: the BSS and the AID are both the later association's.
+        var reversed = file([(9 * s, FrameBuilder.associationResponse(reassociation: true, station: sta, bssid: b, status: 0, aid: 3))])
+        reversed.merge(file([(s, FrameBuilder.associationResponse(reassociation: false, station: sta, bssid: a, status: 0, aid: 7))]))
+        let r = try Self.station(reversed.report(), sta)
+        #expect(r.bssid == b && r.aid == 3, "\(r.bssid.map { "\($0)" } ?? "nil") \(r.aid.map { "\($0)" } ?? "nil")")
     }
 
     /// A report stored before the per-station fields (the history's rows) still decodes, with

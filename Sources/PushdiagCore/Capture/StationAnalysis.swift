@@ -505,12 +505,13 @@ public struct StationAnalysis {
                 if x.bssid != nil || x.leave != nil { s.bssid = x.bssid }
                 s.leave = x.leave ?? s.leave
             }
+            // The AID of the later association, whichever file was given first.
+            if x.aid != nil, x.associatedAt >= s.associatedAt { (s.aid, s.aidBSSID) = (x.aid, x.aidBSSID) }
             s.associatedAt = max(s.associatedAt, x.associatedAt)
             s.frames += x.frames
             s.retries += x.retries
             s.powerSaveFrames += x.powerSaveFrames
             s.listenInterval = x.listenInterval ?? s.listenInterval
-            if x.aid != nil { (s.aid, s.aidBSSID) = (x.aid, x.aidBSSID) }
             s.dozes += x.dozes
             s.dozeTotalNs = s.dozeTotalNs.addingSaturated(x.dozeTotalNs)
             s.dozeLongestNs = max(s.dozeLongestNs, x.dozeLongestNs)

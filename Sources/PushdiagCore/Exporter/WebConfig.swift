@@ -149,12 +149,19 @@ public struct WebConfig: Sendable, Equatable {
         return String(file[...slash]) + path
     }
 
+    /// The cost of a bcrypt hash (its two digits after `$2y$`), 4 to 31; nil for another.
+    public static func bcryptCost(_ s: String) -> Int? {
+        let b = Array(s.utf8)
+        guard b.count >= 7, let cost = Int(String(decoding: b[4...5], as: UTF8.self)), (4...31).contains(cost) else { return nil }
+        return cost
+    }
+
     /// `$2a$`, `$2b$` or `$2y$`, a two-digit cost from 04 to 31, then 53 characters of bcrypt's
     /// base64 (22 of salt, 31 of hash).
     public static func isBcrypt(_ s: String) -> Bool {
         let b = Array(s.utf8)
         guard b.count == 60, b[0] == 0x24, b[1] == 0x32, [0x61, 0x62, 0x79].contains(b[2]), b[3] == 0x24, b[6] == 0x24 else { return false }
-        guard let cost = Int(String(decoding: b[4...5], as: UTF8.self)), (4...31).contains(cost) else { return false }
+        guard bcryptCost(s) != nil else { return false }
         let alphabet = Set("./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
         return b[7...].allSatisfy(alphabet.contains)
     }
