@@ -64,7 +64,9 @@ struct HeartbeatTests {
         let server = try responder(port)
         defer { server.stop() }
         let tty = try pushdiagOnATerminal(["heartbeat", "127.0.0.1:\(port)", "--count", "6", "--interval", "400ms"])
-        #expect(tty.status == 0, "\(tty.stdout)")
+        // OK, or WARNING when the loaded machine made an answer slow (388 ms once, beside the
+        // suite): the progress lines are what this test is about.
+        #expect(tty.status == 0 || tty.status == 1, "\(tty.stdout)")
         // The line is redrawn at most five times a second: on a loaded machine an answer late by
         // 200 ms leaves the next heartbeat's line out (heartbeat 4/6 was, once), so the test asks
         // for several lines of the run's own counts, not every one.
