@@ -152,6 +152,10 @@ struct ConfigCheckTOMLTests {
             let run = try pushdiag(table, "--interface", "wlan9", "--config", file.path, "10.0.0.1:3000")
             #expect(run.status != 0 && run.stderr.contains("\(file.path): \(said)"), "\(run.stderr)")
         }
+        // A flag for another limit beside: the file's contradiction still names the file.
+        let walk = dir.appendingPathComponent("walk.toml").path
+        let run = try pushdiag("walk", "--interface", "wlan9", "--config", walk, "--ft-gap-warning", "100", "10.0.0.1:3000")
+        #expect(run.status != 0 && run.stderr.contains("\(walk): walk thresholds: signal_critical (0)"), "\(run.stderr)")
     }
 
     /// The damaged example that aborted pushdiag inside toml++ (pushdiag 2026-11 and before).

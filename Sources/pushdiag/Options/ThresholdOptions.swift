@@ -65,8 +65,8 @@ extension ScopedThresholdOptions {
         switch Limits.resolve(values, flags: Set(flags.keys)) {
         case .success(let t): return t
         case .failure(let e):
-            // Limits the file set contradict each other: the file is named, as config check names it.
-            let fromFile = flags.isEmpty && !configured.values.isEmpty
+            // A limit the file set is named by its key: the file is named too, as config check names it.
+            let fromFile = configured.values.keys.contains { flags[$0] == nil && e.description.contains("\($0) (") }
             throw ValidationError((fromFile ? configured.file.map { "\($0): " } ?? "" : "") + e.description)
         }
     }
