@@ -367,8 +367,18 @@ public final class ReplayNetlink: NetlinkTransport {
                     if finished {
                         // Its ACK is still to come: asked for (NLM_F_ACK), and not a dump's.
                         let acked = !dump && req.bytes.count >= 8 && (UInt16(req.bytes[6]) | UInt16(req.bytes[7]) << 8) & Netlink.flagAck != 0
-                        if answered.count >= Self.unmatchedLimit { answered.removeAll() }
-                        if acked { answered.insert(UInt64(k.sequence) << 32 | UInt64(k.port)) }
+                        // Read already (a search read ahead): consumed now, no key left behind.
+                        let key = UInt64(k.sequence) << 32 | UInt64(k.port)
+                        let ahead = incoming[(i + 1)...].firstIndex { a in
+                            !a.consumed && !a.isEvent
+                                && a.bytes.withUnsafeBytes { Netlink.replyProgress($0, sequence: k.sequence, port: k.port, dump: false).ours }
+                        }
+                        if acked, let a = ahead {
+                            incoming[a].consumed = true
+                        } else if acked {
+                            if answered.count >= Self.unmatchedLimit { answered.removeAll() }
+                            answered.insert(key)
+                        }
                         trim()
                         return replies
                     }
