@@ -30,3 +30,23 @@ struct WalkReplayTests {
         #expect(cut.notes.contains { $0.contains("no end line") }, "\(cut.notes)")
     }
 }
+
+/// `join --replay` of a directory put together from two runs.
+struct JoinReplayPartsTests {
+    /// lab-join with the nl80211 recording of another run (lab-walk's): its events all lie
+    /// outside the cycles, and a note says so, naming the part, rather than the steps reading as
+    /// never reached with no reason given. The directory as recorded gets no such note.
+    @Test func aPartOfAnotherRunIsNamed() throws {
+        let source = TestPaths.fixtures.appendingPathComponent("lab-join")
+        let dir = try TestPaths.temporaryDirectory().appendingPathComponent("join")
+        try FileManager.default.copyItem(at: source, to: dir)
+        let nl = dir.appendingPathComponent("nl80211.pcap")
+        try FileManager.default.removeItem(at: nl)
+        try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("lab-walk/nl80211.pcap"), to: nl)
+        let mixed = try JoinReplay.run(directory: dir.path, thresholds: JoinThresholds())
+        #expect(
+            mixed.header.notes.contains { $0.hasPrefix("nl80211.pcap: none of its ") && $0.contains("a recording of another run?") }, "\(mixed.header.notes)")
+        let whole = try JoinReplay.run(directory: source.path, thresholds: JoinThresholds())
+        #expect(!whole.header.notes.contains { $0.contains("another run") }, "\(whole.header.notes)")
+    }
+}

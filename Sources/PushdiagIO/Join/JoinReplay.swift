@@ -38,17 +38,26 @@ public enum JoinReplay {
             do { try read() } catch { breaks.append((recording.now, "\(error)")) }
             if let e = recording.readError { breaks.append((recording.lastRecordNs, e)) }
         }
+        // Each part's events, to tell a part of another run (`strays`).
+        var parts: [(file: String, events: Range<Int>)] = []
+        var partStart = events.count
+        func endPart(_ file: String) {
+            parts.append((file, partStart..<events.count))
+            partStart = events.count
+        }
         drain(nlRecording) {
             while let (t, evs) = try nl.nextEvent(timeoutMs: 0) {
                 for e in evs { if let k = JoinEvent.Kind.nl80211(e, ifindex: header.ifindex) { events.append(JoinEvent(t, k)) } }
             }
         }
+        endPart("nl80211.pcap")
         let route = try ReplayNetlink(path: directory + "/rtnetlink.pcap", protocol: Netlink.protocolRoute)
         let ifindex = Int32(bitPattern: header.ifindex)
         events += JoinEvent.rtnetlink(try route.exchange(RTNetlink.addressDumpRequest(sequence: 1), dump: true), ifindex: ifindex, time: route.lastReceived)
         drain(route) {
             while let buf = try route.nextEvent(timeoutMs: 0) { events += JoinEvent.rtnetlink([buf], ifindex: ifindex, time: route.lastReceived) }
         }
+        endPart("rtnetlink.pcap")
         let packets = directory + "/packets.pcap"
         if FileManager.default.fileExists(atPath: packets) {
             let file: PcapFile
@@ -70,6 +79,8 @@ public enum JoinReplay {
                 if let p = StationPacket.parse(ethernet: r.bytes) { events.append(JoinEvent(r.timestampNs, .packet(p))) }
             }
         }
+        endPart("packets.pcap")
+        header.notes += Self.strays(parts, events: events, windows: windows)
         var broken: String?
         if let first = breaks.min(by: { $0.timeNs < $1.timeNs }) {
             let whole = windows.filter { $0.to <= first.timeNs }
@@ -91,5 +102,16 @@ public enum JoinReplay {
                 rungs: APIdle.rungs(events), bssMaxIdleS: cycles.last { $0.bssMaxIdleS != nil }?.bssMaxIdleS, pathIdleTimeoutS: header.pathIdleTimeoutS)
         }
         return Replayed(header: header, cycles: cycles, apIdle: apIdle, broken: broken)
+    }
+
+    /// A part whose events all lie outside the cycles' span is a recording of another run (a
+    /// directory put together from two): said, since its steps then read as never reached.
+    static func strays(_ parts: [(file: String, events: Range<Int>)], events: [JoinEvent], windows: [JoinLog.Window]) -> [String] {
+        guard let from = windows.map(\.from).min(), let to = windows.map(\.to).max() else { return [] }
+        return parts.compactMap { p in
+            guard !p.events.isEmpty, !events[p.events].contains(where: { (from...to).contains($0.timeNs) }) else { return nil }
+            return
+                "\(p.file): none of its \(NumberText.count(p.events.count, "event")) lies within the cycles (\(Timestamp.rfc3339(nanoseconds: from)) to \(Timestamp.rfc3339(nanoseconds: to))): a recording of another run? The steps it measures read as not reached"
+        }
     }
 }
