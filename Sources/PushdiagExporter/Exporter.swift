@@ -149,7 +149,7 @@ public final class Exporter: Sendable {
     func answer(_ request: HTTPServerRequest, _ reply: @escaping @Sendable (HTTPAnswer) -> Void) {
         let head = request.head
         if head.target == "/-/healthy" { return route(request, reply) }
-        auth.check(head.header("Authorization"), client: request.client) { [self] ok in
+        auth.check(head.header("Authorization"), client: request.client, subnet: request.subnet) { [self] ok in
             if ok { route(request, reply) } else { reply(.unauthorized) }
         }
     }
@@ -164,7 +164,9 @@ public final class Exporter: Sendable {
         case "/metrics":
             reply(.metrics(registry.exposition()))
         case "/probe":
-            probes.probe(query: head.query ?? "", client: request.client, scrapeTimeout: head.header("X-Prometheus-Scrape-Timeout-Seconds"), done: reply)
+            probes.probe(
+                query: head.query ?? "", client: request.client, subnet: request.subnet, scrapeTimeout: head.header("X-Prometheus-Scrape-Timeout-Seconds"),
+                done: reply)
         case "/-/healthy":
             reply(.text(200, "OK\n"))
         case "/":

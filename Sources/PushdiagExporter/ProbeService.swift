@@ -9,7 +9,7 @@ import Synchronization
 /// (`ProbeAllowList`: the servers and `probe_allow`); others are refused (HTTP 403) before they
 /// are resolved or connected to, counted by reason and logged once each. At most `limit` run at
 /// once; more are refused (HTTP 503) so a misconfigured Prometheus cannot pile threads up. Each
-/// client (by address: `IPAddress.client`) is held to `ClientRateLimit`
+/// client (by address, and an IPv6 one by its /64 too: `ClientShares`) is held to `ClientRateLimit`
 /// first: over it, HTTP 429 before anything else is done, so one client's flood neither takes
 /// the slots nor the CPU.
 public final class ProbeService: Sendable {
@@ -49,9 +49,9 @@ public final class ProbeService: Sendable {
     }
 
     /// Answers `query` on a thread of its own, calling `done` with the response there.
-    func probe(query: String, client: String, scrapeTimeout: String?, done: @escaping @Sendable (HTTPAnswer) -> Void) {
+    func probe(query: String, client: String, subnet: String? = nil, scrapeTimeout: String?, done: @escaping @Sendable (HTTPAnswer) -> Void) {
         let now = Clock.ms() / 1000
-        guard rates.withLock({ $0.take(client, seconds: now) }) else {
+        guard rates.withLock({ $0.take(ClientShares.keys(client: client, subnet: subnet), seconds: now) }) else {
             metrics.counter(MetricFamily.probesRefused, [("reason", ProbeRefusal.Reason.rateLimited.rawValue)]).increment()
             if let line = once(
                 "client \(client)",

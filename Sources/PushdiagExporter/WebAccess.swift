@@ -63,7 +63,8 @@ final class BasicAuthGate: Sendable {
     /// "user NUL password NUL hash" of the credentials that matched their hash.
     let matched = Mutex<Set<String>>([])
     let queue = DispatchQueue(label: "pushdiag.basic-auth")
-    /// Checks queued or running, by client address (`IPAddress.client`).
+    /// Checks queued or running, by client address (`IPAddress.client`), and by IPv6 /64 (twice
+    /// the share: `ClientShares`).
     /// A client that sends wrong credentials and hangs up, again and again, would otherwise
     /// queue checks without end, each tens of milliseconds of a core, and Prometheus's own would
     /// wait behind them; a cap for all alone would let that one client take it.
@@ -93,18 +94,21 @@ final class BasicAuthGate: Sendable {
 
     /// Calls `then` with whether `authorization` (the header, if any) is let in: at once when no
     /// user is configured or the credentials matched before, else after the bcrypt check. More
-    /// than `mostPendingPerClient` checks waiting for `client`, or `mostPending` for all: refused
-    /// at once, as a wrong password is.
-    func check(_ authorization: String?, client: String, then: @escaping @Sendable (Bool) -> Void) {
+    /// than `mostPendingPerClient` checks waiting for `client` (twice that for its IPv6 /64,
+    /// `subnet`), or `mostPending` for all: refused at once, as a wrong password is.
+    func check(_ authorization: String?, client: String, subnet: String? = nil, then: @escaping @Sendable (Bool) -> Void) {
         let all = users.withLock { $0 }
         if all.isEmpty { return then(true) }
         guard let header = authorization, let c = BasicCredentials(header: header) else { return then(false) }
         let hash = all[c.user]
         let key = "\(c.user)\u{0}\(c.password)\u{0}\(hash ?? "")"
         if hash != nil, matched.withLock({ $0.contains(key) }) { return then(true) }
+        let keys = ClientShares.keys(client: client, subnet: subnet)
         let admitted = pending.withLock { p -> Bool in
-            guard p.values.reduce(0, +) < Self.mostPending, p[client, default: 0] < Self.mostPendingPerClient else { return false }
-            p[client, default: 0] += 1
+            // The total counts addresses only (a /64's count repeats its addresses').
+            let total = p.filter { !$0.key.hasSuffix("/64") }.values.reduce(0, +)
+            guard total < Self.mostPending, keys.allSatisfy({ p[$0.key, default: 0] < $0.shares * Self.mostPendingPerClient }) else { return false }
+            for k in keys { p[k.key, default: 0] += 1 }
             return true
         }
         guard admitted else { return then(false) }
@@ -119,8 +123,10 @@ final class BasicAuthGate: Sendable {
             }
             // Done before the answer goes, so that a client answered may check again at once.
             pending.withLock { p in
-                p[client, default: 1] -= 1
-                if p[client] == 0 { p[client] = nil }
+                for k in keys {
+                    p[k.key, default: 1] -= 1
+                    if p[k.key] == 0 { p[k.key] = nil }
+                }
             }
             then(ok)
         }

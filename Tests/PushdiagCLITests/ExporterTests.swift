@@ -653,16 +653,17 @@ import Testing
     .enabled(if: getuid() == 0 && TestPaths.which("ip") != nil && TestPaths.which("curl") != nil, "needs root, iproute2 for network namespaces, and curl"))
 struct ExporterNamespaceTests {
     /// The exporter on an IPv6 address: its listening line brackets it, and /probe's rate is
-    /// kept per client address: a client that spends its burst is refused, while another
-    /// address (of its subnet or not) has a burst of its own. Real curl from real source
-    /// addresses, in a namespace.
-    @Test func anIPv6ClientIsItsAddress() throws {
+    /// kept per client address and per /64 (twice an address's: `ClientShares`): a client that
+    /// spends its burst is refused, another address of its /64 has a burst of its own until the
+    /// /64's is spent, and another /64 is untouched. Real curl from real source addresses, in a
+    /// namespace.
+    @Test func anIPv6ClientCountsByItsAddressAndItsSlash64() throws {
         let ip = TestPaths.which("ip")!
         let curl = TestPaths.which("curl")!
         let pair = try VethNamespaces(tag: "r", subnet: 203)
         defer { pair.remove() }
         let ns = pair.server
-        for a in ["2001:db8:7::1", "2001:db8:7::2", "2001:db8:7::3", "2001:db8:8::2"] {
+        for a in ["2001:db8:7::1", "2001:db8:7::2", "2001:db8:7::3", "2001:db8:7::4", "2001:db8:8::2"] {
             try pair.run(["netns", "exec", ns, "ip", "-6", "addr", "add", "\(a)/64", "dev", "lo", "nodad"])
         }
         let exporter = try Background(ip, ["netns", "exec", ns, TestPaths.binary.path, "exporter", "--listen", "[2001:db8:7::1]:9466"])
@@ -675,7 +676,9 @@ struct ExporterNamespaceTests {
             ["-s", "-o", "/dev/null", "-w", "%{http_code} \(source)\\n", "--interface", source] + Array(repeating: url, count: count)
         }
         let burst = Int(ClientRateLimit.burst) + 5
-        let args = from("2001:db8:7::2", burst) + ["--next"] + from("2001:db8:7::3", 10) + ["--next"] + from("2001:db8:8::2", 10)
+        let args =
+            from("2001:db8:7::2", burst) + ["--next"] + from("2001:db8:7::3", 10) + ["--next"] + from("2001:db8:7::4", 15) + ["--next"]
+            + from("2001:db8:8::2", 10)
         let r = try run(ip, ["netns", "exec", ns, curl] + args, timeout: 30)
         var codes: [String: [String]] = [:]
         for line in r.stdout.split(separator: "\n") {
@@ -688,6 +691,10 @@ struct ExporterNamespaceTests {
             let c = codes[other] ?? []
             #expect(c.count == 10 && !c.contains("429") && !c.contains("000"), "\(other) has a burst of its own: \(c)")
         }
+        // The /64's burst (40) spent: the third address gets what is left, 10 (a token comes back
+        // every 100 ms, so a slow machine may see one or two more).
+        let third = codes["2001:db8:7::4"] ?? []
+        #expect(third.count == 15 && (3...5).contains(third.filter { $0 == "429" }.count), "the /64's share spent: \(third)")
         #expect(exporter.output.contains("2001:db8:7::2 asks more often"), "the log names the client: \(exporter.output)")
     }
 

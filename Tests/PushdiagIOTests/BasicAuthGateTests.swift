@@ -59,6 +59,31 @@ import Testing
         #expect(one.wait(timeout: .now() + 60) == .success && again.withLock { $0 } == true)
     }
 
+    /// IPv6 clients of one /64 wait no more than twice one address's share, together: a host's
+    /// temporary addresses do not multiply its place in the queue.
+    @Test func aSubnetQueuesTwiceAnAddressesShare() throws {
+        let gate = BasicAuthGate()
+        gate.set(try WebConfig.parse(Array("basic_auth_users:\n  prometheus: \(Self.hash)\n".utf8), file: "web.yml").users)
+        let hold = DispatchSemaphore(value: 0)
+        gate.queue.async { hold.wait() }
+        let refused = Mutex(0)
+        let done = DispatchGroup()
+        let per = BasicAuthGate.mostPendingPerClient
+        for i in 0..<4 {
+            for _ in 0..<per {
+                done.enter()
+                gate.check(Self.wrong, client: "2001:db8::\(i + 1)", subnet: "2001:db8::/64") { ok in
+                    if !ok { refused.withLock { $0 += 1 } }
+                    done.leave()
+                }
+            }
+        }
+        #expect(refused.withLock { $0 } == 2 * per, "two addresses' share waits, the rest is refused at once")
+        hold.signal()
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(gate.pending.withLock { $0.isEmpty })
+    }
+
     /// An unknown user is checked against a decoy at the users' cost, so that it takes as long
     /// as a known user's wrong password: libxcrypt (through python3's crypt) runs the decoy at
     /// that cost rather than refusing it, and no password matches it.

@@ -33,14 +33,25 @@ public struct ClientRateLimit: Sendable {
     public var clients: Int { buckets.count }
 
     /// Takes a token for `client` at `seconds` (a monotonic clock): false when it has none left.
-    public mutating func take(_ client: String, seconds: Double) -> Bool {
-        var b = buckets[client] ?? Bucket(tokens: burst, seconds: seconds)
-        b.tokens = min(burst, b.tokens + max(0, seconds - b.seconds) * perSecond)
-        b.seconds = seconds
-        let allowed = b.tokens >= 1
-        if allowed { b.tokens -= 1 }
-        if buckets[client] == nil && buckets.count >= Self.mostClients { forgetIdle(seconds: seconds) }
-        buckets[client] = b
+    public mutating func take(_ client: String, seconds: Double) -> Bool { take([(client, 1)], seconds: seconds) }
+
+    /// Takes a token from each key's bucket (a key of `shares` has that many times the burst and
+    /// the rate: `ClientShares`), or from none when one has none left.
+    public mutating func take(_ keys: [(key: String, shares: Int)], seconds: Double) -> Bool {
+        var refilled: [(String, Bucket)] = []
+        for (key, shares) in keys {
+            let (most, rate) = (burst * Double(shares), perSecond * Double(shares))
+            var b = buckets[key] ?? Bucket(tokens: most, seconds: seconds)
+            b.tokens = min(most, b.tokens + max(0, seconds - b.seconds) * rate)
+            b.seconds = seconds
+            refilled.append((key, b))
+        }
+        let allowed = refilled.allSatisfy { $0.1.tokens >= 1 }
+        for (key, var b) in refilled {
+            if allowed { b.tokens -= 1 }
+            if buckets[key] == nil && buckets.count >= Self.mostClients { forgetIdle(seconds: seconds) }
+            buckets[key] = b
+        }
         return allowed
     }
 

@@ -21,6 +21,13 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible, Codable {
     /// Prometheus replicas on one subnet sharing one share, so each address counts alone.)
     public var client: String { unmapped.description }
 
+    /// The /64 of an IPv6 address ("2001:db8:1:2::/64"); nil for IPv4 (a mapped one too).
+    public var subnet64: String? {
+        let a = unmapped
+        guard a.bytes.count == 16 else { return nil }
+        return IPText.format(Array(a.bytes[0..<8]) + [UInt8](repeating: 0, count: 8)) + "/64"
+    }
+
     /// A literal address, or nil when `text` is not one.
     public init?(_ text: String) {
         guard let b = IPText.parse(text) else { return nil }

@@ -11,6 +11,8 @@ public struct HTTPServerRequest: Sendable {
     public var head: HTTPRequestHead
     /// The client's address as limits count it (`IPAddress.client`).
     public var client: String
+    /// Its /64 when it is an IPv6 client, which limits count too (`ClientShares`).
+    public var subnet: String?
 }
 
 /// What goes back for one request: the status, header fields of the route's own (the
@@ -64,10 +66,11 @@ public struct HTTPResponse: Sendable, Equatable {
 /// A connection is read only while nothing is owed to it: the next pipelined request waits in
 /// the socket, not in memory. At most `maxConnections` are served at once; more wait in the
 /// listen backlog. One client address (`IPAddress.client`) holds at most `maxPerClient` of them
-/// (a quarter, above the exporter's 64 probes at once and a scrape beside them): a connection
-/// past that is closed as it is accepted, so that one host cannot take every slot from
-/// Prometheus (nginx's limit_conn and Apache's MaxClientsPerIP are the bar). A proxy in front is
-/// one address.
+/// (a quarter, above the exporter's 64 probes at once and a scrape beside them), and one IPv6
+/// /64 twice that (`ClientShares`: a host's temporary addresses do not multiply its share): a
+/// connection past that is closed as it is accepted, so that one host cannot take every slot
+/// from Prometheus (nginx's limit_conn and Apache's MaxClientsPerIP are the bar). A proxy in
+/// front is one address.
 public final class HTTPServer: Sendable {
     public typealias Answer = @Sendable (HTTPServerRequest, @escaping @Sendable (HTTPResponse) -> Void) -> Void
 
@@ -142,6 +145,7 @@ final class ServerLoop {
     final class Connection {
         let socket: TCPConnection
         let client: String
+        let subnet: String?
         let tls: TLSMemorySession?
         var parser = HTTPRequestParser()
         /// Bytes to send, from `sent` on.
@@ -170,9 +174,9 @@ final class ServerLoop {
         let openedMs: Double
         var headSeen = false
 
-        init(socket: TCPConnection, client: String, tls: TLSMemorySession?, now: Double) {
+        init(socket: TCPConnection, client: (address: String, subnet: String?), tls: TLSMemorySession?, now: Double) {
             self.socket = socket
-            self.client = client
+            (self.client, self.subnet) = client
             self.tls = tls
             lastActivityMs = now
             openedMs = now
@@ -186,7 +190,7 @@ final class ServerLoop {
     let firstRequestMs: Double
     let maxConnections: Int
     let maxPerClient: Int
-    /// Connections open per client address.
+    /// Connections open per client address, and per IPv6 /64 (`ClientShares`).
     var perClient: [String: Int] = [:]
     let tls: @Sendable () -> TLSServerContext?
     let answer: HTTPServer.Answer
@@ -280,8 +284,9 @@ final class ServerLoop {
                 break
             }
             // One address past its share: closed as it comes (the socket goes with this scope).
-            let client = Self.peerAddress(socket.fd)
-            guard perClient[client, default: 0] < maxPerClient else { continue }
+            let client = Self.peer(socket.fd)
+            let keys = ClientShares.keys(client: client.address, subnet: client.subnet)
+            guard keys.allSatisfy({ perClient[$0.key, default: 0] < $0.shares * maxPerClient }) else { continue }
             var session: TLSMemorySession?
             if let context = tls() {
                 do throws(ConnectionFailure) { session = try TLSMemorySession(context: context) } catch { continue }
@@ -289,7 +294,7 @@ final class ServerLoop {
             let c = Connection(socket: socket, client: client, tls: session, now: Clock.ms())
             guard case .success = events.add(socket.fd, .readable) else { continue }
             connections[socket.fd] = c
-            perClient[client, default: 0] += 1
+            for k in keys { perClient[k.key, default: 0] += 1 }
             mailbox.open.store(connections.count, ordering: .relaxed)
         }
         // At the limit the listener rests until a connection closes; after a failure, its time.
@@ -344,7 +349,7 @@ final class ServerLoop {
                 (c.owed, c.owedSerial) = (head, nextSerial)
                 owedBy[nextSerial] = c.socket.fd
                 let (mailbox, serial) = (mailbox, nextSerial)
-                answer(HTTPServerRequest(head: head, client: c.client)) { mailbox.post(serial, $0) }
+                answer(HTTPServerRequest(head: head, client: c.client, subnet: c.subnet)) { mailbox.post(serial, $0) }
             case .failure(let error):
                 send(HTTPResponse(status: error.status), for: nil, to: c)
                 return
@@ -410,8 +415,11 @@ final class ServerLoop {
     }
 
     /// The client's address as every limit per client counts it (`IPAddress.client`), "" when the
-    /// kernel does not say.
-    static func peerAddress(_ fd: Int32) -> String { SocketAddress(of: fd, peer: true)?.address?.client ?? "" }
+    /// kernel does not say, and its /64 when it is IPv6 (`ClientShares`).
+    static func peer(_ fd: Int32) -> (address: String, subnet: String?) {
+        let a = SocketAddress(of: fd, peer: true)?.address
+        return (a?.client ?? "", a?.subnet64)
+    }
 
     /// The last answer sent: goodbye, then the lingering close (or the close, when the client
     /// has closed already).
@@ -438,8 +446,10 @@ final class ServerLoop {
         sayGoodbye(c)
         events.remove(c.socket.fd)
         connections[c.socket.fd] = nil
-        perClient[c.client, default: 1] -= 1
-        if perClient[c.client] == 0 { perClient[c.client] = nil }
+        for k in ClientShares.keys(client: c.client, subnet: c.subnet) {
+            perClient[k.key, default: 1] -= 1
+            if perClient[k.key] == 0 { perClient[k.key] = nil }
+        }
         mailbox.open.store(connections.count, ordering: .relaxed)
         if c.owed != nil { owedBy[c.owedSerial] = nil }
         if !accepting { acceptWaiting() }
