@@ -94,12 +94,10 @@ struct ConfigCheckTOMLTests {
     @Test func aFileReadWholeRefusesADirectoryAndTooMuch() throws {
         let dir = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let join = dir.appendingPathComponent("join")
-        try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("lab-join"), to: join)
+        let join = try TestPaths.copyOfFixture("lab-join")
         try FileManager.default.removeItem(at: join.appendingPathComponent("join.jsonl"))
         try FileManager.default.createDirectory(at: join.appendingPathComponent("join.jsonl"), withIntermediateDirectories: false)
-        let walk = dir.appendingPathComponent("walk")
-        try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("lab-walk"), to: walk)
+        let walk = try TestPaths.copyOfFixture("lab-walk")
         try FileManager.default.removeItem(at: walk.appendingPathComponent("push.jsonl"))
         try FileManager.default.createSymbolicLink(atPath: walk.appendingPathComponent("push.jsonl").path, withDestinationPath: "/dev/zero")
         let big = dir.appendingPathComponent("big.toml")

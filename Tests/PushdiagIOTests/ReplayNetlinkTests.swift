@@ -111,8 +111,7 @@ struct ReplayNetlinkTests {
     /// 4242, as wpa_supplicant makes in an nlmon capture) replays as the walk it was.
     @Test func aWalkWithAnotherProcesssRequestInItReplaysTheSame() throws {
         let source = TestPaths.fixtures.appendingPathComponent("lab-walk")
-        let dir = try TestPaths.temporaryDirectory().appendingPathComponent("walk")
-        try FileManager.default.copyItem(at: source, to: dir)
+        let dir = try TestPaths.copyOfFixture("lab-walk")
         let pcap = dir.appendingPathComponent("nl80211.pcap").path
         try FileManager.default.removeItem(atPath: pcap)
         let file = try PcapFile(path: source.appendingPathComponent("nl80211.pcap").path)

@@ -11,8 +11,7 @@ struct WalkReplayTests {
     /// its last roam's reconnect taken for a loss.
     @Test func aPushLogWithoutItsEndLineEndsAtItsLastLine() throws {
         let source = TestPaths.fixtures.appendingPathComponent("lab-walk")
-        let dir = try TestPaths.temporaryDirectory().appendingPathComponent("walk")
-        try FileManager.default.copyItem(at: source, to: dir)
+        let dir = try TestPaths.copyOfFixture("lab-walk")
         let log = dir.appendingPathComponent("push.jsonl")
         var lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
         #expect(lines.last?.contains("\"end\"") == true)
@@ -38,8 +37,7 @@ struct JoinReplayPartsTests {
     /// never reached with no reason given. The directory as recorded gets no such note.
     @Test func aPartOfAnotherRunIsNamed() throws {
         let source = TestPaths.fixtures.appendingPathComponent("lab-join")
-        let dir = try TestPaths.temporaryDirectory().appendingPathComponent("join")
-        try FileManager.default.copyItem(at: source, to: dir)
+        let dir = try TestPaths.copyOfFixture("lab-join")
         let nl = dir.appendingPathComponent("nl80211.pcap")
         try FileManager.default.removeItem(at: nl)
         try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("lab-walk/nl80211.pcap"), to: nl)

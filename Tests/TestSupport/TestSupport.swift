@@ -42,6 +42,13 @@ public enum TestPaths {
         try FileManager.default.createDirectory(at: u, withIntermediateDirectories: true)
         return u
     }
+
+    /// A copy of the fixture directory `name` in a temporary directory, to mend or break.
+    public static func copyOfFixture(_ name: String) throws -> URL {
+        let dir = try temporaryDirectory().appendingPathComponent(name)
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent(name), to: dir)
+        return dir
+    }
 }
 
 public struct RunResult {
