@@ -68,7 +68,14 @@ final class BasicAuthGate: Sendable {
     /// A client that sends wrong credentials and hangs up, again and again, would otherwise
     /// queue checks without end, each tens of milliseconds of a core, and Prometheus's own would
     /// wait behind them; a cap for all alone would let that one client take it.
-    let pending = Mutex<[String: Int]>([:])
+    let pending = Mutex(Pending())
+    struct Pending {
+        /// Checks by key (`ClientShares`: an address, an IPv6 /64).
+        var byKey: [String: Int] = [:]
+        /// Checks in all (a /64's count repeats its addresses', so it is not a sum of `byKey`).
+        var total = 0
+        var isEmpty: Bool { byKey.isEmpty && total == 0 }
+    }
     static let mostPendingPerClient = 4
     static let mostPending = 64
     static let mostRemembered = 64
@@ -105,10 +112,9 @@ final class BasicAuthGate: Sendable {
         if hash != nil, matched.withLock({ $0.contains(key) }) { return then(true) }
         let keys = ClientShares.keys(client: client, subnet: subnet)
         let admitted = pending.withLock { p -> Bool in
-            // The total counts addresses only (a /64's count repeats its addresses').
-            let total = p.filter { !$0.key.hasSuffix("/64") }.values.reduce(0, +)
-            guard total < Self.mostPending, keys.allSatisfy({ p[$0.key, default: 0] < $0.shares * Self.mostPendingPerClient }) else { return false }
-            for k in keys { p[k.key, default: 0] += 1 }
+            guard p.total < Self.mostPending, keys.allSatisfy({ p.byKey[$0.key, default: 0] < $0.shares * Self.mostPendingPerClient }) else { return false }
+            for k in keys { p.byKey[k.key, default: 0] += 1 }
+            p.total += 1
             return true
         }
         guard admitted else { return then(false) }
@@ -124,9 +130,10 @@ final class BasicAuthGate: Sendable {
             // Done before the answer goes, so that a client answered may check again at once.
             pending.withLock { p in
                 for k in keys {
-                    p[k.key, default: 1] -= 1
-                    if p[k.key] == 0 { p[k.key] = nil }
+                    p.byKey[k.key, default: 1] -= 1
+                    if p.byKey[k.key] == 0 { p.byKey[k.key] = nil }
                 }
+                p.total -= 1
             }
             then(ok)
         }
