@@ -21,7 +21,7 @@ public enum JoinReplay {
     public static func run(directory: String, thresholds: JoinThresholds) throws -> Replayed {
         let logPath = directory + "/join.jsonl"
         let data: [UInt8]
-        switch SmallFile.read(logPath, most: 1 << 30, what: "a join log") {
+        switch SmallFile.read(logPath, most: SmallFile.mostRecordingLog, what: "a join log") {
         case .success(let b): data = b
         case .failure(let f): throw JoinLogError("\(logPath): \(f)")
         }

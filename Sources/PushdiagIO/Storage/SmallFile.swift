@@ -17,6 +17,9 @@ public enum SmallFile {
 
     /// The most read from a pipe or a device, whose size is not known before.
     public static let mostUnsized = 64 << 20
+    /// The largest recording's log a replay reads (join.jsonl, push.jsonl: 24 days of a walk's
+    /// heartbeats every 250 ms fit in it).
+    public static let mostRecordingLog = 1 << 30
 
     /// The whole of `path`; `what` names what it should be ("a configuration file"). With
     /// `stopAt`, reading stops once the bytes read start with it (a history: SQLite opens it

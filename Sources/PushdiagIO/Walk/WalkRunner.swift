@@ -293,13 +293,10 @@ public final class WalkRunner {
 
     /// A walk from a recording: DIR/nl80211.pcap through the same link code, DIR/push.jsonl as
     /// the push connection's log.
-    /// The largest push log a replay reads (24 days of heartbeats every 250 ms fit in it).
-    static let mostLogBytes = 1 << 30
-
     public static func replay(directory: String, settings: WalkSettings) throws -> WalkTimeline {
         let logPath = directory + "/push.jsonl"
         let data: [UInt8]
-        switch SmallFile.read(logPath, most: WalkRunner.mostLogBytes, what: "a push log") {
+        switch SmallFile.read(logPath, most: SmallFile.mostRecordingLog, what: "a push log") {
         case .success(let b): data = b
         case .failure(let f): throw WalkError("cannot replay \(directory): no push log \(logPath): \(f)")
         }
